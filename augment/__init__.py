@@ -1,0 +1,1 @@
+"""Perturbations and variant recipes."""

@@ -1,0 +1,31 @@
+"""``gen list``: the domains, sources and statement types available."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from hopvista.domain import builtin_pack_names, resolve_pack
+from hopvista.sources import SOURCES
+from hopvista.statements.types import TYPES
+
+
+def register(subparsers: Any) -> None:
+    """Add ``list`` to the ``gen`` parser."""
+    p = subparsers.add_parser("list", help="list domains, sources and statement types",
+                              description=__doc__)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the catalogue."""
+    print("domains:")
+    for name in builtin_pack_names():
+        print(f"  {name:<12} {resolve_pack(name).spec.title}")
+    print("sources:")
+    for name in sorted(SOURCES):
+        print(f"  {name}")
+    print("statement types:")
+    for name, kind in TYPES.items():
+        print(f"  {name:<10} {kind.hops} hop(s)  {' + '.join(kind.modalities)}")
+    return 0

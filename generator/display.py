@@ -1,0 +1,47 @@
+"""How numbers are shown: rounding to a column's precision and the text form of a value.
+
+Labels are computed from *displayed* values, so the table image, the table JSON and the
+statements can never disagree by a rounding step.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+
+def shown(value: Decimal, precision: int) -> Decimal:
+    """The value as displayed: rounded half-up to ``precision`` decimals."""
+    return value.quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP)
+
+
+def fmt(value: Decimal, precision: int | None = None) -> str:
+    """Text form with thousands separators: ``Decimal('-1234.5') -> '-1,234.5'``.
+
+    With ``precision=None`` the value keeps exactly the decimals it has (thresholds at
+    midpoints may carry one more decimal than the column shows), trailing zeros trimmed
+    only beyond the value's own exponent.
+    """
+    if precision is not None:
+        value = shown(value, precision)
+        places = precision
+    else:
+        exponent = value.as_tuple().exponent
+        places = max(0, -exponent) if isinstance(exponent, int) else 0
+    text = f"{abs(value):,.{places}f}"
+    return f"-{text}" if value < 0 else text
+
+
+def midpoint(a: Decimal, b: Decimal) -> Decimal:
+    """The exact midpoint of two displayed values, without superfluous trailing zeros."""
+    mid = (a + b) / 2
+    return mid.quantize(Decimal(1)) if mid == mid.to_integral_value() else _trim(mid)
+
+
+def _trim(value: Decimal) -> Decimal:
+    sign, digits, exponent = value.as_tuple()
+    if not isinstance(exponent, int):
+        return value
+    while exponent < 0 and digits and digits[-1] == 0:
+        digits = digits[:-1]
+        exponent += 1
+    return Decimal((sign, digits, exponent))

@@ -1,0 +1,197 @@
+"""Instances: k entities, n periods, a table of some columns, one chart column, one chunk each.
+
+The chart column is removed from the table and chosen so that the domain's identities cannot
+derive it from the table's columns; no entity's chunk states its values. Values are stored as
+*displayed* (rounded to the column's precision): every label is computed from them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+
+from hopvista.display import fmt, shown
+from hopvista.domain import DomainPack, derivable_closure
+from hopvista.world import Chunk, Column, Entity, Fact, World
+
+
+@dataclass(frozen=True)
+class Instance:
+    """What one item shows: the displayed table, chart and text about a few entities."""
+
+    entities: tuple[Entity, ...]
+    years: tuple[int, ...]
+    table_columns: tuple[Column, ...]
+    chart_column: Column
+    table: dict[str, dict[str, tuple[Decimal, ...]]]
+    chart: dict[str, tuple[Decimal, ...]]
+    chunks: dict[str, Chunk]
+    facts: dict[str, tuple[Fact, ...]]
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """Entity ids in display order."""
+        return tuple(e.id for e in self.entities)
+
+    def name(self, entity_id: str) -> str:
+        """Display name of an entity of the instance."""
+        return next(e.name for e in self.entities if e.id == entity_id)
+
+    def value(self, entity_id: str, column: str, year: int) -> Decimal:
+        """A displayed table value."""
+        return self.table[entity_id][column][self.years.index(year)]
+
+    def chart_value(self, entity_id: str, year: int) -> Decimal:
+        """A displayed chart value."""
+        return self.chart[entity_id][self.years.index(year)]
+
+    def column(self, key: str) -> Column:
+        """A table or chart column by key."""
+        for column in (*self.table_columns, self.chart_column):
+            if column.key == key:
+                return column
+        raise KeyError(key)
+
+    def chart_span(self) -> Decimal:
+        """The chart's value span, zero included: the conservative axis range of any chart."""
+        values = [v for series in self.chart.values() for v in series]
+        return max(max(values), Decimal(0)) - min(min(values), Decimal(0))
+
+    def to_inputs(self) -> dict[str, Any]:
+        """The public ``inputs`` object of an item (text chunks, table JSON, chart spec)."""
+
+        def col(c: Column) -> dict[str, Any]:
+            return {"key": c.key, "label": c.label, "unit": c.unit, "precision": c.precision}
+
+        return {
+            "text": [
+                {"entity": e, "chunk": ch.id, "section": ch.section, "period": ch.period,
+                 "text": ch.text}
+                for e, ch in self.chunks.items()
+            ],
+            "table": {
+                "columns": [col(c) for c in self.table_columns],
+                "rows": [
+                    {"entity": e, "year": y,
+                     "values": {c.key: fmt(self.value(e, c.key, y), c.precision)
+                                for c in self.table_columns}}
+                    for e in self.ids for y in self.years
+                ],
+            },
+            "chart": {
+                "column": col(self.chart_column),
+                "years": list(self.years),
+                "series": [
+                    {"entity": e,
+                     "values": [fmt(v, self.chart_column.precision) for v in self.chart[e]]}
+                    for e in self.ids
+                ],
+            },
+        }
+
+
+def needle_occurs(needle: str, text: str) -> bool:
+    """Whether ``needle`` occurs in ``text`` as whole words, ignoring case and spacing."""
+    pattern = r"(?<!\w)" + r"\s+".join(re.escape(w) for w in needle.split()) + r"(?!\w)"
+    return re.search(pattern, text, flags=re.IGNORECASE) is not None
+
+
+def usable_facts(chunks: dict[str, Chunk]) -> dict[str, tuple[Fact, ...]]:
+    """Facts each entity's chunk states and no other entity's chunk supports."""
+    usable: dict[str, tuple[Fact, ...]] = {}
+    for entity, chunk in chunks.items():
+        others = [c for e, c in chunks.items() if e != entity]
+        other_keys = {f.key for c in others for f in c.facts}
+        usable[entity] = tuple(
+            f for f in chunk.facts
+            if f.key not in other_keys
+            and needle_occurs(f.needle, chunk.text)
+            and not any(needle_occurs(f.needle, c.text) for c in others)
+        )
+    return usable
+
+
+def _pick(rng: np.random.Generator, items: list[Any], k: int) -> list[Any]:
+    idx = rng.choice(len(items), size=k, replace=False)
+    return [items[int(i)] for i in idx]
+
+
+def _peers(world: World, pack: DomainPack, rng: np.random.Generator, k: int) -> list[Entity]:
+    spec = pack.spec.instance
+    if spec.peer_column is None:
+        return _pick(rng, world.entities, k)
+    last = world.periods[-1]
+
+    def scale(e: Entity) -> float:
+        value = world.value(e.id, spec.peer_column or "", last)
+        return abs(float(value)) if value is not None else 0.0
+
+    anchor = world.entities[int(rng.integers(len(world.entities)))]
+    base = scale(anchor)
+    peers = [e for e in world.entities if e.id != anchor.id
+             and base / spec.peer_ratio <= scale(e) <= base * spec.peer_ratio]
+    if len(peers) < k - 1:
+        return _pick(rng, world.entities, k)
+    return [anchor, *_pick(rng, peers, k - 1)]
+
+
+def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator) -> Instance | None:
+    """Draw one instance, or ``None`` when this draw cannot satisfy the rules."""
+    spec = pack.spec.instance
+    entities = _peers(world, pack, rng, spec.entities)
+    years = tuple(world.periods[-spec.periods:])
+    if len(years) < spec.periods:
+        return None
+
+    def complete(key: str) -> bool:
+        return all(world.value(e.id, key, y) is not None for e in entities for y in years)
+
+    columns = [c for c in world.columns.values() if complete(c.key)]
+    chartable = [c for c in columns if c.chartable]
+    if not chartable:
+        return None
+    chart_column = chartable[int(rng.integers(len(chartable)))]
+    identities = list(pack.identities)
+    table_columns: list[Column] = []
+    for column in _pick(rng, [c for c in columns if c.key != chart_column.key], len(columns) - 1):
+        trial = {c.key for c in table_columns} | {column.key}
+        if chart_column.key not in derivable_closure(trial, identities):
+            table_columns.append(column)
+        if len(table_columns) == spec.table_columns:
+            break
+    if len(table_columns) < spec.table_columns:
+        return None
+
+    def displayed(entity_id: str, column: Column) -> tuple[Decimal, ...]:
+        return tuple(shown(world.value(entity_id, column.key, y) or Decimal(0), column.precision)
+                     for y in years)
+
+    order = {c.key: i for i, c in enumerate(world.columns.values())}
+    table_columns.sort(key=lambda c: order[c.key])
+
+    chart = {e.id: displayed(e.id, chart_column) for e in entities}
+    chart_texts = {fmt(v, chart_column.precision) for series in chart.values() for v in series
+                   if abs(v) >= 10}
+    chunks: dict[str, Chunk] = {}
+    for entity in entities:
+        candidates = [ch for ch in world.chunks.get(entity.id, [])
+                      if chart_column.key not in ch.columns_stated and ch.facts
+                      and not any(text in ch.text for text in chart_texts)]
+        if not candidates:
+            return None
+        chunks[entity.id] = candidates[int(rng.integers(len(candidates)))]
+
+    return Instance(
+        entities=tuple(entities),
+        years=years,
+        table_columns=tuple(table_columns),
+        chart_column=chart_column,
+        table={e.id: {c.key: displayed(e.id, c) for c in table_columns} for e in entities},
+        chart=chart,
+        chunks=chunks,
+        facts=usable_facts(chunks),
+    )

@@ -1,0 +1,178 @@
+"""The balance plan: level, answer set, modality order and statement types for every index.
+
+The plan is drawn from the seed before any item is made, so retries can redraw an instance but
+never the answer. Each axis is balanced on its own and shuffled independently:
+
+* the 8 answer sets are equal ±1 over the build, and ±1 within each level;
+* for Easy and Medium, the 6 orders of the three modality slots are equal ±1 per level;
+* each modality slot is true about as often as false (orders are paired with answers to
+  that end, keeping both balanced);
+* types sharing a modality slot are equal ±1, and equal ±1 among that slot's true statements
+  and among its false ones, so true and false are balanced per type and no type predicts
+  the label.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import chain, combinations, permutations
+from typing import Any, TypeVar
+
+import numpy as np
+
+from hopvista.rng import derive
+from hopvista.statements.types import TYPES
+
+T = TypeVar("T")
+
+ANSWER_SETS: tuple[tuple[int, ...], ...] = tuple(
+    chain.from_iterable(combinations((1, 2, 3), r) for r in range(4)))
+LEVEL_NAMES = {1: "easy", 2: "medium", 3: "hard"}
+
+
+def slot_groups(level: int) -> dict[str, list[str]]:
+    """Modality groups of a level and the types that fill each (FCMR Table 12)."""
+    groups: dict[str, list[str]] = {}
+    for name, kind in TYPES.items():
+        if kind.hops == level:
+            groups.setdefault("+".join(kind.modalities), []).append(name)
+    return groups
+
+
+@dataclass(frozen=True)
+class PlanEntry:
+    """What index ``index`` must be."""
+
+    index: int
+    level: int
+    answer: tuple[int, ...]
+    order: tuple[str, ...]
+    types: tuple[str, ...]
+
+    def truth(self, slot: int) -> bool:
+        """Whether statement ``slot`` (0-based) must be true."""
+        return slot + 1 in self.answer
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan entry as recorded in provenance."""
+        return {"level": self.level, "answer": list(self.answer), "order": list(self.order),
+                "types": list(self.types)}
+
+
+def balanced_split(values: list[T], counts: list[int], rng: np.random.Generator) -> list[list[T]]:
+    """Lists of the given lengths, each balanced ±1 over ``values``, their union too, shuffled.
+
+    Whole rounds go to every list; the remainders are taken from one shuffled cycle of the
+    values in turn, so the extras of consecutive lists never pile up on the same value.
+    """
+    k = len(values)
+    cycle = [values[int(i)] for i in rng.permutation(k)]
+    out, cursor = [], 0
+    for count in counts:
+        rounds, extra = divmod(count, k)
+        part = values * rounds + [cycle[(cursor + j) % k] for j in range(extra)]
+        cursor += extra
+        out.append([part[int(i)] for i in rng.permutation(len(part))])
+    return out
+
+
+def _even_out_truth(orders: list[tuple[str, ...]], answers: list[tuple[int, ...]],
+                    groups: list[str], rng: np.random.Generator, rounds: int = 4000) -> None:
+    """Swap orders between items until each modality slot is true about half of the time.
+
+    Swaps keep the multiset of orders (so their balance) and the answers; they only pair
+    them so that no modality slot is more often true than false. The score of a slot is
+    (true - false); the sum of squared scores is driven down, spreading any imbalance that
+    the answers force evenly over the slots.
+    """
+    def contribution(order: tuple[str, ...], answer: tuple[int, ...]) -> dict[str, int]:
+        return {g: (1 if s + 1 in answer else -1) for s, g in enumerate(order)}
+
+    score = dict.fromkeys(groups, 0)
+    for order, answer in zip(orders, answers, strict=True):
+        for g, v in contribution(order, answer).items():
+            score[g] += v
+    n = len(orders)
+    for _ in range(rounds):
+        if n < 2 or sum(abs(v) for v in score.values()) <= len(groups) * (n % 2):
+            return
+        i, j = (int(x) for x in rng.choice(n, size=2, replace=False))
+        if orders[i] == orders[j]:
+            continue
+        trial = dict(score)
+        for order, answer, sign in ((orders[i], answers[i], -1), (orders[j], answers[j], -1),
+                                    (orders[j], answers[i], 1), (orders[i], answers[j], 1)):
+            for g, v in contribution(order, answer).items():
+                trial[g] += sign * v
+        if sum(v * v for v in trial.values()) <= sum(v * v for v in score.values()):
+            orders[i], orders[j] = orders[j], orders[i]
+            score = trial
+
+
+def parse_levels(text: str) -> tuple[int, ...]:
+    """``'3'``, ``'1-3'`` or ``'1,3'`` to a tuple of levels; ``ValueError`` if out of 1..3."""
+    levels: set[int] = set()
+    for part in text.split(","):
+        bounds = part.strip().split("-")
+        if len(bounds) > 2 or not all(b.strip().isdigit() for b in bounds):
+            raise ValueError(f"cannot read {text!r}: use e.g. 3, 1-3 or 1,3")
+        low, high = int(bounds[0]), int(bounds[-1])
+        if low > high or low < 1 or high > 3:
+            raise ValueError(f"hops must be between 1 and 3, got {text!r}")
+        levels.update(range(low, high + 1))
+    return tuple(sorted(levels))
+
+
+def make_plan(seed: int, count: int, levels: tuple[int, ...]) -> list[PlanEntry]:
+    """The plan of a build: a pure function of (seed, count, levels)."""
+    rng = derive(seed, "plan", count, *levels)
+    (level_of,) = balanced_split(list(levels), [count], rng)
+    members = {lv: [i for i in range(count) if level_of[i] == lv] for lv in levels}
+    answers_by_level = balanced_split(list(ANSWER_SETS), [len(members[lv]) for lv in levels],
+                                      rng)
+    answer: dict[int, tuple[int, ...]] = {}
+    order: dict[int, tuple[str, ...]] = {}
+    for lv, answers in zip(levels, answers_by_level, strict=True):
+        answer.update(zip(members[lv], answers, strict=True))
+        groups = list(slot_groups(lv))
+        if len(groups) == 1:
+            order.update({i: (groups[0],) * 3 for i in members[lv]})
+        else:
+            (orders,) = balanced_split(list(permutations(groups)), [len(members[lv])], rng)
+            _even_out_truth(orders, [answer[i] for i in members[lv]], groups, rng)
+            order.update(zip(members[lv], orders, strict=True))
+    types: dict[tuple[int, int], str] = {}
+    for lv in levels:
+        for group, names in slot_groups(lv).items():
+            slots = [(i, s) for i in members[lv] for s in range(3) if order[i][s] == group]
+            true = [x for x in slots if x[1] + 1 in answer[x[0]]]
+            false = [x for x in slots if x[1] + 1 not in answer[x[0]]]
+            for where, chosen in zip((true, false),
+                                     balanced_split(names, [len(true), len(false)], rng),
+                                     strict=True):
+                types.update(zip(where, chosen, strict=True))
+    return [PlanEntry(index=i, level=level_of[i], answer=answer[i], order=order[i],
+                      types=tuple(types[(i, s)] for s in range(3)))
+            for i in range(count)]
+
+
+def plan_shares(plan: list[PlanEntry]) -> dict[str, Any]:
+    """Counts along every balanced axis, as the manifest reports them."""
+    def tally(keys: list[str]) -> dict[str, int]:
+        return {k: keys.count(k) for k in sorted(set(keys))}
+
+    def answer_key(a: tuple[int, ...]) -> str:
+        return ",".join(map(str, a)) or "none"
+
+    by_type: dict[str, dict[str, int]] = {}
+    for entry in plan:
+        for slot, name in enumerate(entry.types):
+            cell = by_type.setdefault(name, {"true": 0, "false": 0})
+            cell["true" if entry.truth(slot) else "false"] += 1
+    return {
+        "levels": tally([LEVEL_NAMES[e.level] for e in plan]),
+        "answers": tally([answer_key(e.answer) for e in plan]),
+        "orders": {LEVEL_NAMES[lv]: tally([" | ".join(e.order) for e in plan if e.level == lv])
+                   for lv in sorted({e.level for e in plan}) if lv != 3},
+        "types": {name: by_type[name] for name in sorted(by_type)},
+    }

@@ -1,0 +1,32 @@
+"""FC, fact checking (text): the entity whose own text states a fact no other text supports."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from hopvista.instance import Instance
+from hopvista.statements.selection import Selection, text_cells
+from hopvista.world import Fact
+
+
+def fact_node(fact: Fact) -> dict[str, str]:
+    """The program node of a fact hop: the phrase that locates it in its owner's text."""
+    return {"op": "fact", "needle": fact.needle}
+
+
+def fc(instance: Instance, rng: np.random.Generator) -> Iterator[Selection]:
+    """One-hop FC selectors, one per usable fact, in random order."""
+    facts = [f for e in instance.ids for f in instance.facts[e]]
+    for k in rng.permutation(len(facts)):
+        fact = facts[int(k)]
+        yield Selection(kind="FC", picked=frozenset({fact.entity}), node=fact_node(fact),
+                        cells=text_cells(instance), words={"fact": fact.claim},
+                        modalities=frozenset({"text"}), meta={"fact": fact})
+
+
+def facts_of(instance: Instance, entity: str, rng: np.random.Generator) -> list[Fact]:
+    """The usable facts of one entity, in random order."""
+    facts = instance.facts[entity]
+    return [facts[int(k)] for k in rng.permutation(len(facts))]

@@ -1,0 +1,117 @@
+"""RK, ranking (chart): the entity with the highest or lowest chart value, by a clear margin.
+
+``rk_when`` is the hop pair of CT+RK / AR+RK: "during the years when <condition on entity A>,
+the entity with the highest <chart column> is X". It is emitted only when the same entity wins
+clearly in every year that meets the condition, and the winner is not the same in every year
+(so the condition is needed). Reading "during the years" as the total over those years gives
+the same winner, since a winner of every year also wins their sum.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+
+import numpy as np
+
+from hopvista.display import fmt
+from hopvista.instance import Instance
+from hopvista.statements.arithmetic import SIGNS, combine
+from hopvista.statements.selection import Margins, Selection, chart_cells, cuts, num, table_cells
+from hopvista.statements.threshold import CMPS
+
+ORDERS = ("max", "min")
+
+
+def winner(instance: Instance, year: int, order: str, margins: Margins) -> str | None:
+    """The clear winner of ``year`` on the chart, or ``None`` when the top two are too close."""
+    sign = Decimal(1) if order == "max" else Decimal(-1)
+    ranked = sorted(instance.ids, key=lambda e: sign * instance.chart_value(e, year),
+                    reverse=True)
+    gap = sign * (instance.chart_value(ranked[0], year) - instance.chart_value(ranked[1], year))
+    return ranked[0] if gap >= margins.rank_gap else None
+
+
+def clearly_loses(instance: Instance, entity: str, year: int, order: str,
+                  margins: Margins) -> bool:
+    """Whether ``entity`` is clearly not the winner of ``year``."""
+    sign = Decimal(1) if order == "max" else Decimal(-1)
+    best = max(sign * instance.chart_value(e, year) for e in instance.ids)
+    return best - sign * instance.chart_value(entity, year) >= margins.rank_gap
+
+
+def rk(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, str]],
+       margins: Margins) -> Iterator[Selection]:
+    """Valid one-hop RK selectors, in random order."""
+    params = [(y, o) for y in instance.years for o in ORDERS]
+    for k in rng.permutation(len(params)):
+        year, order = params[int(k)]
+        best = winner(instance, year, order, margins)
+        if best is not None:
+            yield Selection(
+                kind="RK", picked=frozenset({best}),
+                node={"op": "rk", "column": instance.chart_column.key, "year": year,
+                      "order": order},
+                cells=chart_cells(instance, [year]),
+                words={"column": instance.chart_column.label, "order": words["order"][order],
+                       "year": str(year)},
+                modalities=frozenset({"chart"}))
+
+
+def rk_when(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, str]],
+            margins: Margins, condition: str) -> Iterator[Selection]:
+    """Valid "during the years when" selectors; ``condition`` is ``'CT'`` or ``'AR'``."""
+    columns = [c.key for c in instance.table_columns]
+    if condition == "CT":
+        exprs: list[tuple[tuple[str, str], ...]] = [((c, "+"),) for c in columns]
+    else:
+        exprs = [((a, "+"), (b, s)) for a in columns for b in columns if a != b for s in SIGNS
+                 if s == "-" or a < b]
+    params = [(a, x, op, o) for a in instance.ids for x in range(len(exprs)) for op in CMPS
+              for o in ORDERS]
+    years = list(instance.years)
+    for k in rng.permutation(len(params)):
+        anchor, x, op, order = params[int(k)]
+        expr = exprs[x]
+        per_year = {}
+        for y in years:
+            value = instance.value(anchor, expr[0][0], y)
+            for column, sign in expr[1:]:
+                value = combine(value, sign, instance.value(anchor, column, y))
+            per_year[str(y)] = value
+        winners = {y: winner(instance, y, order, margins) for y in years}
+        for threshold, passing in cuts(per_year, op, range(1, len(years))):
+            when = [y for y in years if str(y) in passing]
+            best = {winners[y] for y in when}
+            if len(best) != 1 or None in best:
+                continue
+            champion = next(iter(best))
+            if champion is None:
+                continue
+            if not any(clearly_loses(instance, champion, y, order, margins)
+                       for y in years if y not in when):
+                continue
+            yield _rk_when_selection(instance, words, anchor, expr, op, threshold, order,
+                                     champion, condition)
+
+
+def _rk_when_selection(instance: Instance, words: dict[str, dict[str, str]], anchor: str,
+                       expr: tuple[tuple[str, str], ...], op: str, threshold: Decimal,
+                       order: str, champion: str, condition: str) -> Selection:
+    years = list(instance.years)
+    text = {"anchor": instance.name(anchor), "cond_column": instance.column(expr[0][0]).label,
+            "cmp": words["cmp"][op], "threshold": fmt(threshold),
+            "order": words["order"][order], "rank_column": instance.chart_column.label}
+    if len(expr) > 1:
+        text |= {"sign": words["sign"][expr[1][1]],
+                 "cond_column2": instance.column(expr[1][0]).label}
+    anchor_cells = tuple(cell for cell in table_cells(instance, [c for c, _ in expr], years)
+                         if cell["entity"] == anchor)
+    return Selection(
+        kind=f"{condition}+RK", picked=frozenset({champion}),
+        node={"op": "rk_when", "column": instance.chart_column.key, "order": order,
+              "when": {"entity": anchor,
+                       "terms": [{"column": c, "sign": s} for c, s in expr],
+                       "cmp": op, "threshold": num(threshold)}},
+        cells=anchor_cells + chart_cells(instance, years),
+        words=text, modalities=frozenset({"table", "chart"}))

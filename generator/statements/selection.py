@@ -1,0 +1,88 @@
+"""What every selector produces: the entities it picks, its program node, cells and words.
+
+A *selector* is one hop (or a fused pair of hops) that picks entities of an instance. The
+generator builds selectors by construction (it knows whom they pick); the verifier in
+``hopvista.verify`` re-executes their program nodes with code of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from hopvista.display import midpoint
+from hopvista.instance import Instance
+
+Node = dict[str, Any]
+Cell = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """A selector applied to an instance."""
+
+    kind: str
+    picked: frozenset[str]
+    node: Node
+    cells: tuple[Cell, ...]
+    words: dict[str, str]
+    modalities: frozenset[str]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def table_cells(instance: Instance, columns: list[str], years: list[int]) -> tuple[Cell, ...]:
+    """Table cells of every entity for these columns and years."""
+    return tuple({"modality": "table", "entity": e, "column": c, "year": y}
+                 for e in instance.ids for c in columns for y in years)
+
+
+def chart_cells(instance: Instance, years: list[int]) -> tuple[Cell, ...]:
+    """Chart points of every entity for these years."""
+    column = instance.chart_column.key
+    return tuple({"modality": "chart", "entity": e, "column": column, "year": y}
+                 for e in instance.ids for y in years)
+
+
+def text_cells(instance: Instance) -> tuple[Cell, ...]:
+    """Every entity's text chunk (an FC hop reads all of them to rule out other owners)."""
+    return tuple({"modality": "text", "entity": e, "chunk": instance.chunks[e].id}
+                 for e in instance.ids)
+
+
+def num(value: Decimal) -> str:
+    """A program's number: exact decimal text without separators."""
+    return format(value, "f")
+
+
+@dataclass(frozen=True)
+class Margins:
+    """Absolute chart margins for one instance (fractions of its chart span)."""
+
+    rank_gap: Decimal
+    trend_step: Decimal
+
+    @classmethod
+    def of(cls, instance: Instance, min_rank_gap: float, min_trend_step: float) -> Margins:
+        """Margins scaled to the instance's chart span."""
+        span = instance.chart_span()
+        return cls(rank_gap=span * Decimal(str(min_rank_gap)),
+                   trend_step=span * Decimal(str(min_trend_step)))
+
+
+def cuts(values: dict[str, Decimal], cmp: str,
+         sizes: range) -> list[tuple[Decimal, frozenset[str]]]:
+    """Thresholds at midpoints between neighbouring values that leave ``size`` entities passing.
+
+    For ``cmp='>'`` the passing entities are those with the largest values, for ``'<'`` the
+    smallest. A cut exists only where the neighbours differ, so no value equals a threshold.
+    """
+    ranked = sorted(values.items(), key=lambda kv: kv[1], reverse=(cmp == ">"))
+    found = []
+    for size in sizes:
+        if not 0 < size < len(ranked):
+            continue
+        inside, outside = ranked[size - 1][1], ranked[size][1]
+        if inside != outside:
+            found.append((midpoint(inside, outside), frozenset(e for e, _ in ranked[:size])))
+    return found

@@ -1,0 +1,147 @@
+"""Dataset-level checks of ``gen verify``: every item re-proved, balance, file hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from hopvista.domain import derivable_closure, resolve_pack
+from hopvista.errors import UserError
+from hopvista.verify.executor import Context, Undecidable, decide, drop, hops, parse_number
+
+LEVEL_MODALITIES = {1: 1, 2: 2, 3: 3}
+ALL_ANSWERS = [list(c) for r in range(4) for c in combinations((1, 2, 3), r)]
+
+
+def check_item(item: dict[str, Any], ctx: Context) -> list[str]:
+    """Problems with one item: labels, presuppositions, hop necessity, answer, modalities."""
+    problems = []
+    labels: list[bool | None] = []
+    for n, statement in enumerate(item["statements"], start=1):
+        where = f"statement {n} ({statement['type']})"
+        try:
+            label = decide(statement["program"], ctx)
+        except Undecidable as exc:
+            problems.append(f"{where}: undecidable: {exc}")
+            labels.append(None)
+            continue
+        labels.append(label)
+        if label != statement["label"]:
+            problems.append(f"{where}: stored label {statement['label']}, program gives {label}")
+        for path in hops(statement["program"]):
+            try:
+                decide(drop(statement["program"], path), ctx)
+            except Undecidable:
+                continue
+            problems.append(f"{where}: hop {'/'.join(map(str, path))} is not necessary")
+        if len(statement["modalities"]) != item["hops"] or \
+                len(statement["type"].split("+")) != item["hops"]:
+            problems.append(f"{where}: does not have {item['hops']} hops")
+    stored = [i + 1 for i, s in enumerate(item["statements"]) if s["label"]]
+    if item["answer"] != stored:
+        problems.append(f"answer {item['answer']} does not match the labels {stored}")
+    if None not in labels:
+        proved = [i + 1 for i, label in enumerate(labels) if label]
+        if proved != item["answer"]:
+            problems.append(f"answer {item['answer']} but the programs prove {proved}")
+    return problems
+
+
+def check_chart_needed(item: dict[str, Any], identities: list[Any]) -> list[str]:
+    """The chart column cannot be derived from the table, and no text states its values."""
+    chart = item["inputs"]["chart"]
+    column = chart["column"]["key"]
+    table = {c["key"] for c in item["inputs"]["table"]["columns"]}
+    problems = []
+    if column in derivable_closure(table, identities):
+        problems.append(f"chart column {column!r} can be derived from the table's columns")
+    shown = {v for s in chart["series"] for v in s["values"] if abs(parse_number(v)) >= 10}
+    for text in item["inputs"]["text"]:
+        stated = sorted(v for v in shown if v in text["text"])
+        if stated:
+            problems.append(f"text chunk {text['chunk']} states chart values {stated}")
+    return problems
+
+
+def check_balance(items: list[dict[str, Any]]) -> list[str]:
+    """The plan's guarantees: answer sets, orders and types per modality slot equal ±1."""
+    problems = []
+
+    def spread(name: str, counts: Counter[Any], universe: list[Any]) -> None:
+        values = [counts.get(k, 0) for k in universe]
+        if values and max(values) - min(values) > 1:
+            problems.append(f"{name} not balanced: {dict(counts)}")
+
+    answers = Counter(tuple(item["answer"]) for item in items)
+    spread("answer sets", answers, [tuple(a) for a in ALL_ANSWERS])
+    for level in sorted({item["hops"] for item in items}):
+        at = [item for item in items if item["hops"] == level]
+        orders = Counter(tuple("+".join(s["modalities"]) for s in item["statements"])
+                         for item in at)
+        groups = {g for order in orders for g in order}
+        if len(groups) == 3:
+            from itertools import permutations
+            spread(f"level {level} modality orders", orders, list(permutations(sorted(groups))))
+        by_group: dict[str, Counter[str]] = {}
+        for item in at:
+            for s in item["statements"]:
+                by_group.setdefault("+".join(s["modalities"]), Counter())[s["type"]] += 1
+        for group, types in by_group.items():
+            known = sorted(types)
+            if len(known) > 1:
+                spread(f"level {level} types in slot {group}", types, known)
+    return problems
+
+
+def check_files(root: Path, manifest: dict[str, Any]) -> list[str]:
+    """Every file listed in the manifest exists with its sha256; no file is unlisted."""
+    problems = []
+    listed = manifest.get("files", {})
+    for name, digest in listed.items():
+        path = root / name
+        if not path.is_file():
+            problems.append(f"{name}: listed in manifest.json but missing")
+            continue
+        actual = hashlib.sha256(path.read_bytes()).hexdigest()
+        if actual != digest:
+            problems.append(f"{name}: sha256 {actual[:12]}… differs from manifest {digest[:12]}…")
+    for path in sorted(root.rglob("*")):
+        name = path.relative_to(root).as_posix()
+        if path.is_file() and name != "manifest.json" and name not in listed:
+            problems.append(f"{name}: not listed in manifest.json")
+    return problems
+
+
+def verify_dataset(root: Path) -> tuple[int, list[str]]:
+    """Re-prove a dataset folder. Returns (items checked, problems, each naming its item)."""
+    try:
+        manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{root}: no manifest.json (not a hopvista dataset)") from None
+    except ValueError as exc:
+        raise UserError(f"{root / 'manifest.json'}: not valid JSON: {exc}") from None
+    problems = check_files(root, manifest)
+    config = manifest["config"]
+    identities = list(resolve_pack(config["domain"]).identities)
+    decide_cfg = config["decidability"]
+    items = []
+    try:
+        lines = (root / "items.jsonl").read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise UserError(f"{root}: no items.jsonl") from None
+    for number, line in enumerate(lines, start=1):
+        try:
+            item = json.loads(line)
+        except ValueError as exc:
+            problems.append(f"items.jsonl:{number}: not valid JSON: {exc}")
+            continue
+        items.append(item)
+        ctx = Context(item, decide_cfg["min_rank_gap"], decide_cfg["min_trend_step"])
+        for problem in check_item(item, ctx) + check_chart_needed(item, identities):
+            problems.append(f"item {item['id']}: {problem}")
+    problems += check_balance(items)
+    return len(items), problems

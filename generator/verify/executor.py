@@ -1,0 +1,261 @@
+"""An independent executor of statement programs, reading only an item's stored inputs.
+
+It shares nothing with the generator's label computation beyond the program language (see
+``docs/format.md``): values are parsed back from the displayed strings, sets are recomputed
+from scratch, and every presupposition (a definite description picks exactly one entity, a
+ranking or trend is visually clear, no value sits on a threshold, both readings agree) is
+checked. Anything that fails raises :class:`Undecidable`.
+"""
+
+from __future__ import annotations
+
+import copy
+from decimal import Decimal, InvalidOperation
+from itertools import pairwise
+from typing import Any
+
+Program = dict[str, Any]
+Path_ = tuple[Any, ...]
+
+
+class Undecidable(Exception):
+    """The program's label cannot be concluded from the inputs."""
+
+
+def parse_number(text: str) -> Decimal:
+    """A displayed number ("-1,234.5") back to an exact decimal."""
+    cleaned = text.replace(",", "").replace("\u2212", "-").strip()
+    try:
+        return Decimal(cleaned)
+    except InvalidOperation:
+        raise ValueError(f"not a number: {text!r}") from None
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def mentions(text: str, phrase: str) -> bool:
+    """Whether ``phrase`` occurs in ``text`` as whole words (case and spacing ignored)."""
+    haystack, needle = _normalise(text), _normalise(phrase)
+    start = haystack.find(needle)
+    while start != -1:
+        end = start + len(needle)
+        before = haystack[start - 1] if start > 0 else " "
+        after = haystack[end] if end < len(haystack) else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
+            return True
+        start = haystack.find(needle, start + 1)
+    return False
+
+
+class Context:
+    """An item's inputs, parsed, with the chart margins of its build."""
+
+    def __init__(self, item: dict[str, Any], min_rank_gap: float, min_trend_step: float):
+        inputs = item["inputs"]
+        self.entities = [e["id"] for e in item["entities"]]
+        self.table: dict[tuple[str, str, int], Decimal] = {}
+        for row in inputs["table"]["rows"]:
+            for column, text in row["values"].items():
+                self.table[(row["entity"], column, int(row["year"]))] = parse_number(text)
+        chart = inputs["chart"]
+        self.chart_column = chart["column"]["key"]
+        self.years = [int(y) for y in chart["years"]]
+        self.chart: dict[tuple[str, int], Decimal] = {}
+        for series in chart["series"]:
+            for year, text in zip(self.years, series["values"], strict=True):
+                self.chart[(series["entity"], year)] = parse_number(text)
+        self.texts = {t["entity"]: t["text"] for t in inputs["text"]}
+        points = list(self.chart.values()) + [Decimal(0)]
+        span = max(points) - min(points)
+        self.rank_gap = span * Decimal(str(min_rank_gap))
+        self.trend_step = span * Decimal(str(min_trend_step))
+
+    def cell(self, entity: str, column: str, year: int) -> Decimal:
+        """A table value (or a chart value, for the chart column)."""
+        if column == self.chart_column:
+            return self.chart[(entity, year)]
+        try:
+            return self.table[(entity, column, year)]
+        except KeyError:
+            raise Undecidable(f"no table cell {entity}/{column}/{year}") from None
+
+    def point(self, entity: str, column: str, year: int) -> Decimal:
+        """A chart value; chart hops may read nothing else."""
+        if column != self.chart_column:
+            raise Undecidable(f"{column!r} is not the chart column")
+        return self.chart[(entity, year)]
+
+
+def _compare(value: Decimal, cmp: str, threshold: Decimal) -> bool:
+    if value == threshold:
+        raise Undecidable(f"a value equals the threshold {threshold}")
+    if cmp == ">":
+        return value > threshold
+    if cmp == "<":
+        return value < threshold
+    raise Undecidable(f"unknown comparison {cmp!r}")
+
+
+def _apply(a: Decimal, sign: str, b: Decimal) -> Decimal:
+    if sign == "+":
+        return a + b
+    if sign == "-":
+        return a - b
+    raise Undecidable(f"unknown sign {sign!r}")
+
+
+def _span(ctx: Context, first: int, last: int) -> list[int]:
+    years = [y for y in ctx.years if first <= y <= last]
+    if len(years) < 2 or years[0] != first or years[-1] != last:
+        raise Undecidable(f"years {first}-{last} are not on the chart")
+    return years
+
+
+def _trend(ctx: Context, node: dict[str, Any], years: list[int]) -> frozenset[str]:
+    up = node["direction"] == "increasing"
+    chosen = set()
+    for e in ctx.entities:
+        values = [ctx.point(e, node["column"], y) for y in years]
+        moves = [(b - a) if up else (a - b) for a, b in pairwise(values)]
+        if min(moves) >= ctx.trend_step:
+            chosen.add(e)
+        elif min(moves) > -ctx.trend_step:
+            raise Undecidable(f"the trend of {e} is not visually clear")
+    return frozenset(chosen)
+
+
+def _best(ctx: Context, scores: dict[str, Decimal], order: str, gap: Decimal) -> str:
+    if order not in ("max", "min"):
+        raise Undecidable(f"unknown order {order!r}")
+    ordered = sorted(scores, key=lambda e: scores[e], reverse=(order == "max"))
+    margin = abs(scores[ordered[0]] - scores[ordered[1]])
+    if margin == 0 or margin < gap:
+        raise Undecidable("the top two are too close to rank")
+    return ordered[0]
+
+
+def select(node: dict[str, Any], ctx: Context) -> frozenset[str]:
+    """The set of entities a selector node picks."""
+    op = node["op"]
+    everyone = frozenset(ctx.entities)
+    if op == "any":
+        return everyone
+    if op == "ct":
+        t = Decimal(node["threshold"])
+        return frozenset(e for e in ctx.entities
+                         if _compare(ctx.cell(e, node["column"], node["year"]), node["cmp"], t))
+    if op == "ct_all":
+        t = Decimal(node["threshold"])
+        return frozenset(e for e in ctx.entities
+                         if all([_compare(ctx.cell(e, node["column"], y), node["cmp"], t)
+                                 for y in ctx.years]))
+    if op == "ar":
+        y1, y2 = node["years"]
+        r = Decimal(node["result"])
+        return frozenset(e for e in ctx.entities if _apply(
+            ctx.cell(e, node["column"], y1), node["sign"], ctx.cell(e, node["column"], y2)) == r)
+    if op == "ar_sum":
+        t = Decimal(node["threshold"])
+        return frozenset(e for e in ctx.entities if _compare(
+            sum((ctx.cell(e, node["column"], y) for y in ctx.years), Decimal(0)),
+            node["cmp"], t))
+    if op == "tr":
+        return _trend(ctx, node, _span(ctx, node["from"], node["to"]))
+    if op == "tr_all":
+        return _trend(ctx, node, ctx.years)
+    if op == "rk":
+        scores = {e: ctx.point(e, node["column"], node["year"]) for e in ctx.entities}
+        return frozenset({_best(ctx, scores, node["order"], ctx.rank_gap)})
+    if op == "rk_when":
+        return _rank_when(node, ctx)
+    if op == "and":
+        picked = everyone
+        for arg in node["args"]:
+            picked &= select(arg, ctx)
+        return picked
+    if op == "fact":
+        return frozenset(e for e in ctx.entities if mentions(ctx.texts[e], node["needle"]))
+    raise Undecidable(f"unknown operation {op!r}")
+
+
+def _rank_when(node: dict[str, Any], ctx: Context) -> frozenset[str]:
+    when = node.get("when")
+    if when is None:
+        years = list(ctx.years)
+    else:
+        t = Decimal(when["threshold"])
+        years = []
+        for y in ctx.years:
+            value = Decimal(0)
+            for term in when["terms"]:
+                value = _apply(value, term["sign"], ctx.cell(when["entity"], term["column"], y))
+            if _compare(value, when["cmp"], t):
+                years.append(y)
+    if not years:
+        raise Undecidable("no year meets the condition")
+    per_year = {_best(ctx, {e: ctx.point(e, node["column"], y) for e in ctx.entities},
+                      node["order"], ctx.rank_gap) for y in years}
+    if len(per_year) != 1:
+        return frozenset(per_year)
+    totals = {e: sum((ctx.point(e, node["column"], y) for y in years), Decimal(0))
+              for e in ctx.entities}
+    if _best(ctx, totals, node["order"], Decimal(0)) not in per_year:
+        raise Undecidable("'every year' and 'in total' readings disagree")
+    return frozenset(per_year)
+
+
+def decide(program: Program, ctx: Context) -> bool:
+    """The label of a statement program; raises :class:`Undecidable` when there is none."""
+    picked = select(program["select"], ctx)
+    if len(picked) != 1:
+        raise Undecidable(f"the selector picks {len(picked)} entities, not exactly one")
+    (chosen,) = picked
+    claim = program.get("claim")
+    if not claim:
+        raise Undecidable("the statement claims nothing")
+    if "entity" in claim:
+        if claim["entity"] not in ctx.entities:
+            raise Undecidable(f"unknown entity {claim['entity']!r}")
+        return bool(claim["entity"] == chosen)
+    owners = select(claim["fact"], ctx)
+    if len(owners) != 1:
+        raise Undecidable(f"the fact is stated by {len(owners)} entities' texts, not one")
+    return chosen in owners
+
+
+def hops(program: Program) -> list[Path_]:
+    """Paths of every hop of a program, each of which can be dropped."""
+    found: list[Path_] = []
+
+    def walk(node: dict[str, Any], path: Path_) -> None:
+        if node["op"] == "and":
+            for i, arg in enumerate(node["args"]):
+                walk(arg, (*path, "args", i))
+        elif node["op"] == "rk_when":
+            found.extend([(*path, "when"), path])
+        else:
+            found.append(path)
+
+    walk(program["select"], ("select",))
+    if program.get("claim") and "fact" in program["claim"]:
+        found.append(("claim",))
+    return found
+
+
+def drop(program: Program, path: Path_) -> Program:
+    """The program without one hop: a selector becomes 'any entity', a condition 'every year',
+    a fact claim nothing."""
+    result = copy.deepcopy(program)
+    if path == ("claim",):
+        result["claim"] = None
+        return result
+    parent: Any = result
+    for key in path[:-1]:
+        parent = parent[key]
+    if path[-1] == "when":
+        del parent["when"]
+    else:
+        parent[path[-1]] = {"op": "any"}
+    return result

@@ -1,0 +1,168 @@
+"""The ``gen`` command as a user runs it: build, verify, list, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from hopvista.cli.main import main
+
+
+def _build(out: Path, *args: str) -> None:
+    assert main(["build", "financial", "--out", str(out), *args]) == 0
+
+
+@pytest.fixture(scope="session")
+def hard48(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("hard") / "X"
+    _build(out, "--hops", "3", "-n", "48", "--seed", "7")
+    return out
+
+
+def _items(path: Path) -> list[dict]:
+    return [json.loads(line) for line in (path / "items.jsonl").read_text().splitlines()]
+
+
+def test_hard_build_spans_all_modalities_and_verifies(hard48: Path, capsys) -> None:
+    items = _items(hard48)
+    assert len(items) == 48
+    for item in items:
+        assert item["difficulty"] == "hard" and item["hops"] == 3
+        assert len(item["statements"]) == 3
+        for statement in item["statements"]:
+            assert statement["modalities"] == ["text", "table", "chart"]
+            assert statement["type"].startswith("FC+")
+        assert item["answer"] == [i + 1 for i, s in enumerate(item["statements"]) if s["label"]]
+    assert main(["verify", str(hard48)]) == 0
+    assert "OK: 48 items" in capsys.readouterr().out
+
+
+def _rehash(path: Path) -> None:
+    import hashlib
+    manifest = json.loads((path / "manifest.json").read_text())
+    manifest["files"]["items.jsonl"] = hashlib.sha256(
+        (path / "items.jsonl").read_bytes()).hexdigest()
+    (path / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_verify_catches_a_flipped_label(hard48: Path, tmp_path: Path, capsys) -> None:
+    import shutil
+    copy = tmp_path / "tampered"
+    shutil.copytree(hard48, copy)
+    items = _items(copy)
+    victim = items[5]
+    victim["statements"][1]["label"] = not victim["statements"][1]["label"]
+    victim["answer"] = [i + 1 for i, s in enumerate(victim["statements"]) if s["label"]]
+    (copy / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
+    capsys.readouterr()
+    assert main(["verify", str(copy)]) == 1
+    err = capsys.readouterr().err
+    assert "sha256" in err and "items.jsonl" in err
+    _rehash(copy)  # a careful tamperer fixes the hash: the label check still fails
+    assert main(["verify", str(copy)]) == 1
+    err = capsys.readouterr().err
+    assert f"item {victim['id']}: statement 2" in err and "program gives" in err
+    assert sum("program gives" in line for line in err.splitlines()) == 1
+
+
+def test_all_levels_balance_answers(tmp_path: Path) -> None:
+    out = tmp_path / "all"
+    _build(out, "-n", "160", "--seed", "3")
+    items = _items(out)
+    answers = Counter(tuple(i["answer"]) for i in items)
+    assert len(answers) == 8 and set(answers.values()) <= {19, 20, 21}
+    assert sorted(Counter(i["difficulty"] for i in items).values()) == [53, 53, 54]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert set(manifest["shares"]["answers"].values()) <= {19, 20, 21}
+    assert main(["verify", str(out)]) == 0
+
+
+def test_same_seed_same_bytes_whatever_the_workers(tmp_path: Path, hard48: Path) -> None:
+    _build(tmp_path / "a", "--hops", "3", "-n", "48", "--seed", "7", "--workers", "1")
+    _build(tmp_path / "b", "--hops", "3", "-n", "48", "--seed", "7", "--workers", "2")
+    first = (hard48 / "items.jsonl").read_bytes()
+    assert (tmp_path / "a" / "items.jsonl").read_bytes() == first
+    assert (tmp_path / "b" / "items.jsonl").read_bytes() == first
+    assert (tmp_path / "a" / "manifest.json").read_bytes() == \
+        (tmp_path / "b" / "manifest.json").read_bytes()
+    _build(tmp_path / "c", "--hops", "3", "-n", "48", "--seed", "8")
+    assert (tmp_path / "c" / "items.jsonl").read_bytes() != first
+
+
+def test_items_are_reproducible_one_by_one(hard48: Path) -> None:
+    from hopvista.domain import resolve_pack
+    from hopvista.item import build_item
+    from hopvista.plan import make_plan
+    from hopvista.sources import load_world
+
+    pack = resolve_pack("financial")
+    world = load_world("synthetic", pack, 7)
+    entry = make_plan(7, 48, (3,))[17]
+    assert build_item(world, pack, 7, entry) == _items(hard48)[17]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["build", "nosuchdomain"], "unknown domain 'nosuchdomain'"),
+    (["build", "financial", "--hops", "4"], "hops must be between 1 and 3"),
+    (["build", "financial", "--count", "0"], "must be at least 1"),
+    (["build", "financial", "-n", "x"], "expected a whole number"),
+    (["build", "financial", "--seed", "-1"], "must be 0 or more"),
+    (["verify", "/nonexistent/dataset"], "no manifest.json"),
+])
+def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        code = main(args)
+        raise SystemExit(code)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_non_empty_out_is_never_clobbered(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "thesis.tex").write_text("precious")
+    assert main(["build", "financial", "-n", "8", "--out", str(out)]) == 2
+    assert "not empty" in capsys.readouterr().err
+    assert main(["build", "financial", "-n", "8", "--out", str(out), "--overwrite"]) == 2
+    assert "not a hopvista dataset" in capsys.readouterr().err
+    assert (out / "thesis.tex").read_text() == "precious"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
+
+
+def test_overwrite_replaces_an_earlier_dataset(tmp_path: Path) -> None:
+    out = tmp_path / "ds"
+    _build(out, "-n", "8", "--seed", "1")
+    first = (out / "items.jsonl").read_bytes()
+    _build(out, "-n", "8", "--seed", "2", "--overwrite")
+    assert (out / "items.jsonl").read_bytes() != first
+    assert main(["verify", str(out)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_out(tmp_path: Path, capsys) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    assert main(["build", "financial", "-n", "8", "--out", str(locked / "x")]) == 2
+    assert "cannot write" in capsys.readouterr().err
+
+
+def test_unwritable_out_as_root(tmp_path: Path, capsys) -> None:
+    """A path under a regular file can never be written, whoever runs the build."""
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["build", "financial", "-n", "8", "--out", str(blocker / "x")]) == 2
+    err = capsys.readouterr().err
+    assert str(blocker / "x") in err and len(err.strip().splitlines()) == 1
+
+
+def test_list_names_domains_and_types(capsys) -> None:
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "financial" in out and "FC+AR+RK" in out and "synthetic" in out

@@ -1,0 +1,109 @@
+"""Sweep the statement-type registry: every type re-verifies, its distractors flip, and
+dropping any hop leaves the label undecidable."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from hopvista.domain import STATEMENT_TYPES, DomainPack
+from hopvista.instance import Instance, sample_instance
+from hopvista.plan import slot_groups
+from hopvista.rng import derive
+from hopvista.statements.fact import fact_node
+from hopvista.statements.types import TYPES, Statement, make_statement
+from hopvista.verify.executor import Context, Undecidable, decide, drop, hops
+from hopvista.world import World
+
+PER_TYPE = 4
+
+
+def _item_view(instance: Instance) -> dict[str, Any]:
+    return {"entities": [{"id": e.id, "name": e.name} for e in instance.entities],
+            "inputs": instance.to_inputs()}
+
+
+def _examples(type_name: str, truth: bool, world: World, pack: DomainPack
+              ) -> list[tuple[Instance, Statement]]:
+    rng = derive(5, "sweep", type_name, int(truth))
+    found: list[tuple[Instance, Statement]] = []
+    for _ in range(3000):
+        instance = sample_instance(world, pack, rng)
+        if instance is None:
+            continue
+        statement = make_statement(type_name, instance, pack, rng, truth, set())
+        if statement is not None:
+            found.append((instance, statement))
+            if len(found) == PER_TYPE:
+                break
+    return found
+
+
+def test_registry_matches_fcmr_table_12() -> None:
+    assert list(TYPES) == list(STATEMENT_TYPES)
+    assert len(TYPES) == 17
+    assert {lv: sorted(slot_groups(lv)) for lv in (1, 2, 3)} == {
+        1: ["chart", "table", "text"],
+        2: ["table+chart", "text+chart", "text+table"],
+        3: ["text+table+chart"],
+    }
+    for name, kind in TYPES.items():
+        assert kind.hops == len(name.split("+"))
+        assert len(kind.modalities) == kind.hops
+
+
+def test_every_type_has_wording(pack: DomainPack) -> None:
+    assert set(pack.words.forms) == set(TYPES)
+
+
+def _swaps(program: dict[str, Any], instance: Instance) -> list[dict[str, Any]]:
+    """Entity-swapped versions of a true statement's program (FCMR B.6)."""
+    swapped = []
+    claim = program["claim"]
+    if "entity" in claim:
+        for other in instance.ids:
+            if other != claim["entity"]:
+                p = copy.deepcopy(program)
+                p["claim"] = {"entity": other}
+                swapped.append(p)
+    else:
+        owner = next(f.entity for e in instance.ids for f in instance.facts[e]
+                     if f.needle == claim["fact"]["needle"])
+        for other in instance.ids:
+            if other != owner and instance.facts[other]:
+                p = copy.deepcopy(program)
+                p["claim"] = {"fact": fact_node(instance.facts[other][0])}
+                swapped.append(p)
+    return swapped
+
+
+@pytest.mark.parametrize("type_name", STATEMENT_TYPES)
+def test_type_verifies_flips_and_needs_every_hop(type_name: str, world: World,
+                                                 pack: DomainPack) -> None:
+    decide_cfg = pack.spec.decidability
+    for truth in (True, False):
+        examples = _examples(type_name, truth, world, pack)
+        assert len(examples) == PER_TYPE, f"{type_name}: too few {truth} statements"
+        for instance, statement in examples:
+            ctx = Context(_item_view(instance), decide_cfg.min_rank_gap,
+                          decide_cfg.min_trend_step)
+            assert statement.type == type_name
+            assert decide(statement.program, ctx) is truth == statement.label
+            paths = hops(statement.program)
+            assert len(paths) == TYPES[type_name].hops
+            for path in paths:
+                with pytest.raises(Undecidable):
+                    decide(drop(statement.program, path), ctx)
+            if truth:
+                swaps = _swaps(statement.program, instance)
+                assert swaps
+                for program in swaps:
+                    assert decide(program, ctx) is False
+            else:
+                assert statement.distractor is not None
+                repaired = copy.deepcopy(statement.program)
+                if "entity" in repaired["claim"]:
+                    repaired["claim"] = {"entity": statement.distractor["replaces"]}
+                    assert decide(repaired, ctx) is True

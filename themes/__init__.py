@@ -1,0 +1,1 @@
+"""Table themes (CSS) and chart styles."""
