@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
+import jinja2
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -26,6 +27,31 @@ STATEMENT_TYPES = (
     "FC+CT", "FC+AR", "FC+TR", "FC+RK", "CT+TR", "CT+RK", "AR+TR", "AR+RK",
     "FC+CT+TR", "FC+CT+RK", "FC+AR+TR", "FC+AR+RK",
 )
+
+
+_SELECTOR_WORDS = {
+    "FC": (),
+    "CT": ("column", "cmp", "threshold", "year"),
+    "AR": ("column", "year1", "year2", "sign", "result"),
+    "TR": ("column", "year1", "year2", "direction", "direction_verb"),
+    "RK": ("column", "order", "year"),
+    "CT+TR": ("cond_column", "cmp", "threshold", "first", "last", "trend_column", "direction",
+              "direction_verb"),
+    "CT+RK": ("anchor", "cond_column", "cmp", "threshold", "order", "rank_column"),
+}
+_SELECTOR_WORDS["AR+TR"] = _SELECTOR_WORDS["CT+TR"]
+_SELECTOR_WORDS["AR+RK"] = (*_SELECTOR_WORDS["CT+RK"], "sign", "cond_column2")
+WORD_MAPS = {"cmp": (">", "<"), "sign": ("+", "-"), "order": ("max", "min"),
+             "direction": ("increasing", "decreasing"),
+             "direction_verb": ("increasing", "decreasing")}
+
+
+def type_variables(type_name: str) -> tuple[str, ...]:
+    """The variables a surface form of ``type_name`` may use."""
+    if type_name.startswith("FC+"):
+        return ("noun", "fact", *_SELECTOR_WORDS[type_name[3:]])
+    base = ("noun", "entity", "fact") if type_name == "FC" else ("noun", "entity")
+    return (*base, *_SELECTOR_WORDS[type_name])
 
 
 class _Strict(BaseModel):
@@ -99,6 +125,15 @@ class StatementWords(_Strict):
     words: dict[str, dict[str, str]] = Field(
         description="Word maps, e.g. cmp: {'>': 'greater than'}; order: {max: highest}.")
     forms: dict[str, list[str]] = Field(description="Jinja2 surface forms per statement type.")
+
+    @field_validator("words")
+    @classmethod
+    def _word_maps(cls, words: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+        for name, keys in WORD_MAPS.items():
+            missing = [k for k in keys if k not in words.get(name, {})]
+            if missing:
+                raise ValueError(f"word map {name!r} needs entries for {', '.join(missing)}")
+        return words
 
     @field_validator("forms")
     @classmethod
@@ -208,6 +243,22 @@ def _validation_message(path: Path, exc: ValidationError) -> str:
     return f"{path}: field '{field}': {first['msg']}{more}"
 
 
+def _check_forms(path: Path, words: StatementWords) -> None:
+    """Render every surface form once, so a typo fails at load time naming its place."""
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+    for type_name, forms in words.forms.items():
+        variables = {v: f"<{v}>" for v in type_variables(type_name)}
+        for i, form in enumerate(forms):
+            where = f"{path}: field 'forms.{type_name}.{i}'"
+            try:
+                env.from_string(form).render(**variables)
+            except jinja2.TemplateSyntaxError as exc:
+                raise UserError(f"{where}: template syntax: {exc.message}") from None
+            except jinja2.UndefinedError as exc:
+                raise UserError(f"{where}: {exc.message} (available: "
+                                f"{', '.join(sorted(variables))})") from None
+
+
 def load_pack(folder: Path) -> DomainPack:
     """Load and validate the pack in ``folder``; raise :class:`UserError` on any problem."""
     pack_file, words_file = folder / "pack.yaml", folder / "statements.yaml"
@@ -219,6 +270,7 @@ def load_pack(folder: Path) -> DomainPack:
         words = StatementWords.model_validate(_read_yaml(words_file))
     except ValidationError as exc:
         raise UserError(_validation_message(words_file, exc)) from None
+    _check_forms(words_file, words)
     keys = {c.key for c in spec.columns}
     identities = []
     for i, text in enumerate(spec.identities):

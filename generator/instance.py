@@ -31,6 +31,8 @@ class Instance:
     chart: dict[str, tuple[Decimal, ...]]
     chunks: dict[str, Chunk]
     facts: dict[str, tuple[Fact, ...]]
+    entity_label: str = "Entity"
+    period_label: str = "Year"
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -74,6 +76,8 @@ class Instance:
                 for e, ch in self.chunks.items()
             ],
             "table": {
+                "entity_label": self.entity_label,
+                "period_label": self.period_label,
                 "columns": [col(c) for c in self.table_columns],
                 "rows": [
                     {"entity": e, "year": y,
@@ -139,13 +143,80 @@ def _peers(world: World, pack: DomainPack, rng: np.random.Generator, k: int) -> 
     return [anchor, *_pick(rng, peers, k - 1)]
 
 
-def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator) -> Instance | None:
-    """Draw one instance, or ``None`` when this draw cannot satisfy the rules."""
+TREND_STEP = 0.05  # of an entity's own scale: steps a guided trend draw takes as clear
+TREND_PEER_RATIO = 1.5  # scales within this ratio keep each trend visible on a shared axis
+
+
+def _trend_table(world: World, years: tuple[int, ...]) -> dict[tuple[str, int], list[Any]]:
+    """Per (column, direction ±1): entities whose series clearly move that way every year, and
+    entities with a clear step against it, each with its scale. Cached on the world."""
+    key = ("trend-table", years)
+    cached = world.cache.get(key)
+    if cached is None:
+        table: dict[tuple[str, int], list[Any]] = {}
+        for column in world.columns.values():
+            for entity in world.entities:
+                series = [world.value(entity.id, column.key, y) for y in years]
+                if any(v is None for v in series):
+                    continue
+                values = [float(v) for v in series if v is not None]
+                scale = max(abs(v) for v in values) or 1.0
+                steps = [(b - a) / scale for a, b in zip(values, values[1:], strict=False)]
+                for sign in (1, -1):
+                    if all(sign * step >= TREND_STEP for step in steps):
+                        table.setdefault((column.key, sign), []).append(("with", entity, scale))
+                    elif any(sign * step <= -TREND_STEP for step in steps):
+                        table.setdefault((column.key, sign), []).append(("against", entity, scale))
+        world.cache[key] = cached = table
+    return cached  # type: ignore[return-value]
+
+
+def _trend_peers(world: World, years: tuple[int, ...], rng: np.random.Generator,
+                 k: int) -> tuple[str, list[Entity]] | None:
+    """A chart column and k entities of similar scale, two moving clearly the same way every
+    year and the rest clearly not: the draw that makes all-year trend hops possible."""
+    table = _trend_table(world, years)
+    keys = sorted(table)
+    for index in rng.permutation(len(keys)):
+        column, sign = keys[int(index)]
+        rows = table[(column, sign)]
+        moving = [r for r in rows if r[0] == "with"]
+        if len(moving) < 2 or not world.columns[column].chartable:
+            continue
+        first = moving[int(rng.integers(len(moving)))]
+        near = [r for r in rows if r[1].id != first[1].id
+                and first[2] / TREND_PEER_RATIO <= r[2] <= first[2] * TREND_PEER_RATIO]
+        partners = [r for r in near if r[0] == "with"]
+        others = [r for r in near if r[0] == "against"]
+        if not partners or len(others) < k - 2:
+            continue
+        second = partners[int(rng.integers(len(partners)))]
+        rest = _pick(rng, others, k - 2)
+        return column, [first[1], second[1], *(r[1] for r in rest)]
+    return None
+
+
+def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
+                    trend_pair: bool = False) -> Instance | None:
+    """Draw one instance, or ``None`` when this draw cannot satisfy the rules.
+
+    With ``trend_pair``, the draw is guided towards instances where two entities trend the
+    same way on the chart every year (what CT+TR and AR+TR hops need); every rule is still
+    checked afterwards exactly as for an unguided draw.
+    """
     spec = pack.spec.instance
-    entities = _peers(world, pack, rng, spec.entities)
     years = tuple(world.periods[-spec.periods:])
     if len(years) < spec.periods:
         return None
+    forced_chart: str | None = None
+    if trend_pair:
+        guided = _trend_peers(world, years, rng, spec.entities)
+        if guided is None:
+            return None
+        forced_chart, entities = guided
+        entities = [entities[int(i)] for i in rng.permutation(len(entities))]
+    else:
+        entities = _peers(world, pack, rng, spec.entities)
 
     def complete(key: str) -> bool:
         return all(world.value(e.id, key, y) is not None for e in entities for y in years)
@@ -154,7 +225,10 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator) ->
     chartable = [c for c in columns if c.chartable]
     if not chartable:
         return None
-    chart_column = chartable[int(rng.integers(len(chartable)))]
+    if forced_chart is not None:
+        chart_column = world.columns[forced_chart]
+    else:
+        chart_column = chartable[int(rng.integers(len(chartable)))]
     identities = list(pack.identities)
     table_columns: list[Column] = []
     for column in _pick(rng, [c for c in columns if c.key != chart_column.key], len(columns) - 1):
@@ -174,6 +248,8 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator) ->
     table_columns.sort(key=lambda c: order[c.key])
 
     chart = {e.id: displayed(e.id, chart_column) for e in entities}
+    if len({v for series in chart.values() for v in series}) < 2:
+        return None  # a flat chart shows nothing to read
     chart_texts = {fmt(v, chart_column.precision) for series in chart.values() for v in series
                    if abs(v) >= 10}
     chunks: dict[str, Chunk] = {}
@@ -194,4 +270,6 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator) ->
         chart=chart,
         chunks=chunks,
         facts=usable_facts(chunks),
+        entity_label=pack.spec.entity.label,
+        period_label=pack.spec.period_label,
     )

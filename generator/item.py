@@ -28,8 +28,9 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
                max_attempts: int = 400) -> dict[str, Any]:
     """Make the item the plan entry asks for; retries redraw the instance, never the plan."""
     rng = derive(seed, "item", entry.index, "base")
+    trend_pair = any("TR" in t and "+" in t.removeprefix("FC+") for t in entry.types)
     for attempt in range(1, max_attempts + 1):
-        instance = sample_instance(world, pack, rng)
+        instance = sample_instance(world, pack, rng, trend_pair=trend_pair)
         if instance is None:
             continue
         used: set[str] = set()

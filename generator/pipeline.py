@@ -41,7 +41,8 @@ class BuildConfig:
         return {"domain": pack.name, "source": self.source or pack.spec.source,
                 "hops": [LEVEL_NAMES[lv] for lv in self.levels], "count": self.count,
                 "seed": self.seed, "instance": pack.spec.instance.model_dump(),
-                "decidability": pack.spec.decidability.model_dump()}
+                "decidability": pack.spec.decidability.model_dump(),
+                "identities": [identity.text for identity in pack.identities]}
 
 
 _WORKER: dict[str, Any] = {}

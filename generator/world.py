@@ -82,6 +82,7 @@ class World:
     values: dict[str, dict[str, list[Decimal | None]]]
     chunks: dict[str, list[Chunk]]
     provenance: dict[str, object] = field(default_factory=dict)
+    cache: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
     def entity(self, entity_id: str) -> Entity:
         """The entity with this id."""

@@ -29,7 +29,7 @@ def winner(instance: Instance, year: int, order: str, margins: Margins) -> str |
     ranked = sorted(instance.ids, key=lambda e: sign * instance.chart_value(e, year),
                     reverse=True)
     gap = sign * (instance.chart_value(ranked[0], year) - instance.chart_value(ranked[1], year))
-    return ranked[0] if gap >= margins.rank_gap else None
+    return ranked[0] if gap >= margins.rank_gap and gap > 0 else None
 
 
 def clearly_loses(instance: Instance, entity: str, year: int, order: str,
@@ -37,7 +37,8 @@ def clearly_loses(instance: Instance, entity: str, year: int, order: str,
     """Whether ``entity`` is clearly not the winner of ``year``."""
     sign = Decimal(1) if order == "max" else Decimal(-1)
     best = max(sign * instance.chart_value(e, year) for e in instance.ids)
-    return best - sign * instance.chart_value(entity, year) >= margins.rank_gap
+    lag = best - sign * instance.chart_value(entity, year)
+    return lag >= margins.rank_gap and lag > 0
 
 
 def rk(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, str]],
@@ -73,6 +74,8 @@ def rk_when(instance: Instance, rng: np.random.Generator, words: dict[str, dict[
     for k in rng.permutation(len(params)):
         anchor, x, op, order = params[int(k)]
         expr = exprs[x]
+        if not _comparable(instance, anchor, [c for c, _ in expr], years):
+            continue
         per_year = {}
         for y in years:
             value = instance.value(anchor, expr[0][0], y)
@@ -93,6 +96,16 @@ def rk_when(instance: Instance, rng: np.random.Generator, words: dict[str, dict[
                 continue
             yield _rk_when_selection(instance, words, anchor, expr, op, threshold, order,
                                      champion, condition)
+
+
+def _comparable(instance: Instance, anchor: str, columns: list[str], years: list[int],
+                ratio: int = 10) -> bool:
+    """Whether the columns combined in a condition are of one order of magnitude for the
+    anchor (so "Interest Expense minus Total Assets" is never asked)."""
+    if len(columns) < 2:
+        return True
+    scales = [sum(abs(instance.value(anchor, c, y)) for y in years) for c in columns]
+    return min(scales) * ratio >= max(scales) > 0
 
 
 def _rk_when_selection(instance: Instance, words: dict[str, dict[str, str]], anchor: str,

@@ -28,9 +28,9 @@ def trend_members(instance: Instance, first: int, last: int, direction: str,
     for entity in instance.ids:
         series = instance.chart[entity][i:j + 1]
         steps = [sign * (b - a) for a, b in pairwise(series)]
-        if all(step >= margins.trend_step for step in steps):
+        if all(step >= margins.trend_step and step > 0 for step in steps):
             members.add(entity)
-        elif not any(step <= -margins.trend_step for step in steps):
+        elif not any(step <= -margins.trend_step and step < 0 for step in steps):
             return None
     return frozenset(members)
 

@@ -20,7 +20,7 @@ from hopvista.instance import Instance
 from hopvista.statements.arithmetic import ar, ar_sum
 from hopvista.statements.fact import fact_node, facts_of, fc
 from hopvista.statements.ranking import rk, rk_when
-from hopvista.statements.selection import Margins, Selection
+from hopvista.statements.selection import Margins, Selection, text_cells
 from hopvista.statements.threshold import ct, ct_all
 from hopvista.statements.trend import tr, tr_all
 from hopvista.statements.wording import render
@@ -142,6 +142,7 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
         (chosen,) = selection.picked
         others = [e for e in instance.ids if e != chosen]
         claim: dict[str, Any]
+        cells = list(selection.cells)
         if kind.with_fact:
             owners = [chosen] if truth else [others[int(k)] for k in rng.permutation(len(others))]
             fact = next((f for o in owners for f in facts_of(instance, o, rng)
@@ -149,6 +150,7 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
             if fact is None:
                 continue
             claimed, claim = fact.entity, {"fact": fact_node(fact)}
+            cells += [c for c in text_cells(instance) if c not in cells]
             variables = selection.words | {"fact": fact.claim}
             used.add(fact.needle)
         else:
@@ -169,7 +171,7 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
             label=label,
             modalities=list(kind.modalities),
             program={"select": selection.node, "claim": claim},
-            cells=list(selection.cells),
+            cells=cells,
             distractor=None if label else {"replaces": chosen, "with": claimed},
         )
     return None

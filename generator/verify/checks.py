@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from itertools import combinations
+from itertools import combinations, permutations
 from pathlib import Path
 from typing import Any
 
-from hopvista.domain import derivable_closure, resolve_pack
+from hopvista.domain import derivable_closure, parse_identity
 from hopvista.errors import UserError
+from hopvista.outdir import DATASET_FORMAT
+from hopvista.pipeline import FORMAT_VERSION
+from hopvista.plan import slot_groups
 from hopvista.verify.executor import Context, Undecidable, decide, drop, hops, parse_number
 
 LEVEL_MODALITIES = {1: 1, 2: 2, 3: 3}
@@ -68,32 +71,31 @@ def check_chart_needed(item: dict[str, Any], identities: list[Any]) -> list[str]
 
 
 def check_balance(items: list[dict[str, Any]]) -> list[str]:
-    """The plan's guarantees: answer sets, orders and types per modality slot equal ±1."""
+    """The plan's guarantees: answer sets (overall and per level), modality orders per level
+    and types sharing a modality slot, each equal ±1."""
     problems = []
 
     def spread(name: str, counts: Counter[Any], universe: list[Any]) -> None:
         values = [counts.get(k, 0) for k in universe]
         if values and max(values) - min(values) > 1:
-            problems.append(f"{name} not balanced: {dict(counts)}")
+            shown = {", ".join(map(str, k)) if isinstance(k, tuple) else k: counts.get(k, 0)
+                     for k in universe}
+            problems.append(f"{name} not balanced: {shown}")
 
-    answers = Counter(tuple(item["answer"]) for item in items)
-    spread("answer sets", answers, [tuple(a) for a in ALL_ANSWERS])
+    universe = [tuple(a) for a in ALL_ANSWERS]
+    spread("answer sets", Counter(tuple(item["answer"]) for item in items), universe)
     for level in sorted({item["hops"] for item in items}):
         at = [item for item in items if item["hops"] == level]
-        orders = Counter(tuple("+".join(s["modalities"]) for s in item["statements"])
-                         for item in at)
-        groups = {g for order in orders for g in order}
+        spread(f"level {level} answer sets", Counter(tuple(i["answer"]) for i in at), universe)
+        groups = slot_groups(level)
         if len(groups) == 3:
-            from itertools import permutations
-            spread(f"level {level} modality orders", orders, list(permutations(sorted(groups))))
-        by_group: dict[str, Counter[str]] = {}
-        for item in at:
-            for s in item["statements"]:
-                by_group.setdefault("+".join(s["modalities"]), Counter())[s["type"]] += 1
-        for group, types in by_group.items():
-            known = sorted(types)
-            if len(known) > 1:
-                spread(f"level {level} types in slot {group}", types, known)
+            orders = Counter(tuple("+".join(s["modalities"]) for s in item["statements"])
+                             for item in at)
+            spread(f"level {level} modality orders", orders, list(permutations(groups)))
+        for group, names in groups.items():
+            types = Counter(s["type"] for item in at for s in item["statements"]
+                            if "+".join(s["modalities"]) == group)
+            spread(f"level {level} types in slot {group}", types, names)
     return problems
 
 
@@ -124,9 +126,15 @@ def verify_dataset(root: Path) -> tuple[int, list[str]]:
         raise UserError(f"{root}: no manifest.json (not a hopvista dataset)") from None
     except ValueError as exc:
         raise UserError(f"{root / 'manifest.json'}: not valid JSON: {exc}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != DATASET_FORMAT:
+        raise UserError(f"{root / 'manifest.json'}: not a hopvista dataset manifest")
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise UserError(f"{root / 'manifest.json'}: format_version "
+                        f"{manifest.get('format_version')!r} is not supported "
+                        f"(this hopvista reads {FORMAT_VERSION})")
     problems = check_files(root, manifest)
     config = manifest["config"]
-    identities = list(resolve_pack(config["domain"]).identities)
+    identities = [parse_identity(text) for text in config["identities"]]
     decide_cfg = config["decidability"]
     items = []
     try:
@@ -140,8 +148,12 @@ def verify_dataset(root: Path) -> tuple[int, list[str]]:
             problems.append(f"items.jsonl:{number}: not valid JSON: {exc}")
             continue
         items.append(item)
-        ctx = Context(item, decide_cfg["min_rank_gap"], decide_cfg["min_trend_step"])
-        for problem in check_item(item, ctx) + check_chart_needed(item, identities):
-            problems.append(f"item {item['id']}: {problem}")
+        try:
+            ctx = Context(item, decide_cfg["min_rank_gap"], decide_cfg["min_trend_step"])
+            found = check_item(item, ctx) + check_chart_needed(item, identities)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            found = [f"malformed item: {type(exc).__name__}: {exc}"]
+        for problem in found:
+            problems.append(f"item {item.get('id', f'on line {number}')}: {problem}")
     problems += check_balance(items)
     return len(items), problems

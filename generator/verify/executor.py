@@ -119,9 +119,9 @@ def _trend(ctx: Context, node: dict[str, Any], years: list[int]) -> frozenset[st
     for e in ctx.entities:
         values = [ctx.point(e, node["column"], y) for y in years]
         moves = [(b - a) if up else (a - b) for a, b in pairwise(values)]
-        if min(moves) >= ctx.trend_step:
+        if min(moves) >= ctx.trend_step and min(moves) > 0:
             chosen.add(e)
-        elif min(moves) > -ctx.trend_step:
+        elif min(moves) > -ctx.trend_step or min(moves) == 0:
             raise Undecidable(f"the trend of {e} is not visually clear")
     return frozenset(chosen)
 
@@ -208,6 +208,13 @@ def _rank_when(node: dict[str, Any], ctx: Context) -> frozenset[str]:
 
 def decide(program: Program, ctx: Context) -> bool:
     """The label of a statement program; raises :class:`Undecidable` when there is none."""
+    try:
+        return _decide(program, ctx)
+    except (KeyError, TypeError, ValueError, IndexError, InvalidOperation) as exc:
+        raise Undecidable(f"malformed program: {type(exc).__name__}: {exc}") from None
+
+
+def _decide(program: Program, ctx: Context) -> bool:
     picked = select(program["select"], ctx)
     if len(picked) != 1:
         raise Undecidable(f"the selector picks {len(picked)} entities, not exactly one")
