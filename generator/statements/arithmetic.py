@@ -13,7 +13,13 @@ import numpy as np
 
 from hopvista.display import fmt
 from hopvista.instance import Instance
-from hopvista.statements.selection import Selection, cuts, num, table_cells
+from hopvista.statements.selection import (
+    Selection,
+    all_years_condition,
+    cuts,
+    num,
+    table_cells,
+)
 from hopvista.statements.threshold import CMPS
 
 SIGNS = ("+", "-")
@@ -65,11 +71,5 @@ def ar_sum(instance: Instance, rng: np.random.Generator, words: dict[str, dict[s
         totals = {e: sum((instance.value(e, column, y) for y in years), Decimal(0))
                   for e in instance.ids}
         for threshold, picked in cuts(totals, op, sizes):
-            yield Selection(
-                kind="AR_SUM", picked=picked,
-                node={"op": "ar_sum", "column": column, "cmp": op, "threshold": num(threshold)},
-                cells=table_cells(instance, [column], years),
-                words={"cond_column": instance.column(column).label, "cmp": words["cmp"][op],
-                       "threshold": fmt(threshold), "first": str(years[0]),
-                       "last": str(years[-1])},
-                modalities=frozenset({"table"}))
+            yield all_years_condition(instance, "AR_SUM", "ar_sum", column, op, threshold,
+                                      picked, words)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from hopvista.display import midpoint
+from hopvista.display import fmt, midpoint
 from hopvista.instance import Instance
 
 Node = dict[str, Any]
@@ -86,3 +86,17 @@ def cuts(values: dict[str, Decimal], cmp: str,
         if inside != outside:
             found.append((midpoint(inside, outside), frozenset(e for e, _ in ranked[:size])))
     return found
+
+
+def all_years_condition(instance: Instance, kind: str, op: str, column: str, cmp: str,
+                        threshold: Decimal, picked: frozenset[str],
+                        words: dict[str, dict[str, str]]) -> Selection:
+    """The table hop of CT+TR / AR+TR: a condition on one column over every year shown."""
+    years = list(instance.years)
+    return Selection(
+        kind=kind, picked=picked,
+        node={"op": op, "column": column, "cmp": cmp, "threshold": num(threshold)},
+        cells=table_cells(instance, [column], years),
+        words={"cond_column": instance.column(column).label, "cmp": words["cmp"][cmp],
+               "threshold": fmt(threshold), "first": str(years[0]), "last": str(years[-1])},
+        modalities=frozenset({"table"}))

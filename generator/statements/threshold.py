@@ -12,7 +12,13 @@ import numpy as np
 
 from hopvista.display import fmt
 from hopvista.instance import Instance
-from hopvista.statements.selection import Selection, cuts, num, table_cells
+from hopvista.statements.selection import (
+    Selection,
+    all_years_condition,
+    cuts,
+    num,
+    table_cells,
+)
 
 CMPS = (">", "<")
 
@@ -49,11 +55,5 @@ def ct_all(instance: Instance, rng: np.random.Generator, words: dict[str, dict[s
         for threshold, picked in cuts(binding, op, sizes):
             if threshold in every:
                 continue
-            yield Selection(
-                kind="CT_ALL", picked=picked,
-                node={"op": "ct_all", "column": column, "cmp": op, "threshold": num(threshold)},
-                cells=table_cells(instance, [column], years),
-                words={"cond_column": instance.column(column).label, "cmp": words["cmp"][op],
-                       "threshold": fmt(threshold), "first": str(years[0]),
-                       "last": str(years[-1])},
-                modalities=frozenset({"table"}))
+            yield all_years_condition(instance, "CT_ALL", "ct_all", column, op, threshold,
+                                      picked, words)
