@@ -45,3 +45,8 @@ def _trim(value: Decimal) -> Decimal:
         digits = digits[:-1]
         exponent += 1
     return Decimal((sign, digits, exponent))
+
+
+def parse_shown(text: str) -> Decimal:
+    """A displayed value back to its exact decimal (``'-1,234.5' -> Decimal('-1234.5')``)."""
+    return Decimal(text.replace(",", ""))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import jinja2
 
 from hopvista import __version__
+from hopvista.display import parse_shown
 from hopvista.domain import DomainPack
 from hopvista.errors import GenerationError
 from hopvista.instance import sample_instance
@@ -22,6 +24,49 @@ _QUESTION_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=
 def item_id(domain: str, seed: int, index: int) -> str:
     """The stable id of a base item."""
     return f"{domain}-s{seed}-{index:06d}"
+
+
+def pie_year(inputs: dict[str, Any], statements: list[Statement],
+             min_rank_gap: float) -> int | None:
+    """The year a pie chart could show, or ``None``.
+
+    A pie shows one year, so it is allowed only when the only chart-read statement is a
+    one-year ranking (FCMR uses pies for Easy rankings only), every slice is positive, and the
+    winner's lead is a clear share of the whole pie.
+    """
+    readers = [s for s in statements if "chart" in s.modalities]
+    if len(readers) != 1 or readers[0].type not in ("RK", "FC+RK"):
+        return None
+    node = readers[0].program["select"]
+    year = int(node["year"])
+    chart = inputs["chart"]
+    at = chart["years"].index(year)
+    values = sorted((parse_shown(s["values"][at]) for s in chart["series"]), reverse=True)
+    if values[-1] <= 0:
+        return None
+    lead = values[0] - values[1] if node["order"] == "max" else values[-2] - values[-1]
+    return year if lead >= sum(values) * Decimal(str(min_rank_gap)) else None
+
+
+def sample_style(seed: int, index: int, inputs: dict[str, Any], statements: list[Statement],
+                 min_rank_gap: float) -> dict[str, Any]:
+    """The item's table theme and chart style, from its own stream; a pie narrows the chart
+    input to the one year it shows."""
+    from hopvista.themes.charts import sample_chart_style
+    from hopvista.themes.tables import sample_table_theme
+
+    rng = derive(seed, "item", index, "base", "style")
+    year = pie_year(inputs, statements, min_rank_gap)
+    kinds = ["line", "bar", "scatter"] + (["pie"] if year is not None else [])
+    table = sample_table_theme(rng)
+    chart = sample_chart_style(rng, kinds)
+    inputs["chart"]["kind"] = chart["kind"]
+    if chart["kind"] == "pie" and year is not None:
+        at = inputs["chart"]["years"].index(year)
+        inputs["chart"]["years"] = [year]
+        for series in inputs["chart"]["series"]:
+            series["values"] = [series["values"][at]]
+    return {"table": table, "chart": chart}
 
 
 def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
@@ -44,6 +89,8 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
             continue
         decide = pack.spec.decidability
         span = instance.chart_span()
+        inputs = instance.to_inputs()
+        style = sample_style(seed, entry.index, inputs, statements, decide.min_rank_gap)
         question = _QUESTION_ENV.from_string(pack.spec.question).render(
             names=", ".join(e.name for e in instance.entities),
             statements=[s.text for s in statements])
@@ -56,12 +103,12 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
             "difficulty": LEVEL_NAMES[entry.level],
             "hops": entry.level,
             "entities": [{"id": e.id, "name": e.name} for e in instance.entities],
-            "inputs": instance.to_inputs(),
+            "inputs": inputs,
             "images": [],
             "question": question,
             "statements": [s.to_json() for s in statements],
             "answer": [i + 1 for i, s in enumerate(statements) if s.label],
-            "variant": {"style": None, "perturbations": [], "markup": None},
+            "variant": {"style": style, "perturbations": [], "markup": None},
             "seed": seed,
             "provenance": {
                 "generator": f"hopvista {__version__}",

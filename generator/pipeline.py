@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import multiprocessing.util
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,7 +24,8 @@ from hopvista.sources import load_world
 from hopvista.world import World
 
 FORMAT_VERSION = 1
-RECORDED_PACKAGES = ("numpy", "pydantic", "jinja2", "faker", "pyyaml")
+RECORDED_PACKAGES = ("numpy", "pydantic", "jinja2", "faker", "pyyaml", "playwright", "matplotlib",
+                     "seaborn", "plotly", "kaleido", "pillow", "pyarrow", "datasets")
 
 
 @dataclass(frozen=True)
@@ -35,12 +37,14 @@ class BuildConfig:
     count: int = 48
     seed: int = 0
     source: str | None = None
+    images: bool = True
 
     def to_json(self, pack: DomainPack) -> dict[str, Any]:
         """The config as the manifest records it."""
         return {"domain": pack.name, "source": self.source or pack.spec.source,
                 "hops": [LEVEL_NAMES[lv] for lv in self.levels], "count": self.count,
-                "seed": self.seed, "instance": pack.spec.instance.model_dump(),
+                "seed": self.seed, "images": self.images,
+                "instance": pack.spec.instance.model_dump(),
                 "decidability": pack.spec.decidability.model_dump(),
                 "identities": [identity.text for identity in pack.identities]}
 
@@ -48,37 +52,67 @@ class BuildConfig:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(config: BuildConfig) -> None:
+def _close_renderer() -> None:
+    renderer = _WORKER.pop("renderer", None)
+    if renderer is not None:
+        renderer.close()
+
+
+def _init_worker(config: BuildConfig, images_root: Path | None) -> None:
     pack = resolve_pack(config.domain)
-    _WORKER.update(config=config, pack=pack,
+    _WORKER.update(config=config, pack=pack, images_root=images_root,
                    world=load_world(config.source or pack.spec.source, pack, config.seed))
+    if images_root is not None and "renderer" not in _WORKER:
+        from hopvista.render.item_images import ItemRenderer
+
+        _WORKER["renderer"] = ItemRenderer().__enter__()
+        # Pool workers that exit normally run these finalizers: the browsers are closed.
+        multiprocessing.util.Finalize(None, _close_renderer, exitpriority=10)
 
 
 def _make(entry: PlanEntry) -> str:
     config: BuildConfig = _WORKER["config"]
     world: World = _WORKER["world"]
     item = build_item(world, _WORKER["pack"], config.seed, entry)
+    if _WORKER["images_root"] is not None:
+        _WORKER["renderer"].render(item, _WORKER["images_root"])
     return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
 
 
-def generate_lines(config: BuildConfig, workers: int = 1, progress: bool = False
-                   ) -> Iterator[str]:
-    """The JSON lines of the build's items, in index order, whatever ``workers`` is."""
+def generate_lines(config: BuildConfig, workers: int = 1, progress: bool = False,
+                   images_root: Path | None = None) -> Iterator[str]:
+    """The JSON lines of the build's items, in index order, whatever ``workers`` is.
+
+    With ``images_root``, each item's PNGs are written under it and the item records them.
+    """
     plan = make_plan(config.seed, config.count, config.levels)
     bar = tqdm(total=len(plan), desc="items", unit="item", disable=not progress,
                file=sys.stderr)
     try:
         if workers <= 1:
-            _init_worker(config)
-            for entry in plan:
-                yield _make(entry)
-                bar.update()
+            _init_worker(config, images_root)
+            try:
+                for entry in plan:
+                    yield _make(entry)
+                    bar.update()
+            finally:
+                _close_renderer()
         else:
             context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-            with context.Pool(workers, initializer=_init_worker, initargs=(config,)) as pool:
-                for line in pool.imap(_make, plan, chunksize=4):
+            pool = context.Pool(workers, initializer=_init_worker,
+                                initargs=(config, images_root))
+            finished = False
+            try:
+                for line in pool.imap(_make, plan, chunksize=2):
                     yield line
                     bar.update()
+                finished = True
+            finally:
+                if finished:
+                    pool.close()  # workers exit normally and close their browsers
+                else:
+                    pool.terminate()
+                pool.join()
     finally:
         bar.close()
 
@@ -112,26 +146,50 @@ def statement_shares(items: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return {k: shares[k] for k in sorted(shares)}
 
 
+def _render_versions(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """Chromium and font versions behind the images (what makes their bytes)."""
+    from hopvista.render.browser import chromium_version
+    from hopvista.themes.fonts import font_versions
+
+    fonts = sorted({item["render"]["table"]["font"] for item in items} |
+                   {item["render"]["chart"]["font"] for item in items})
+    return {"chromium": chromium_version(), "fonts": font_versions(fonts)}
+
+
 def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = False,
           progress: bool = False) -> dict[str, Any]:
-    """Build the dataset of ``config`` into ``out``; return its manifest."""
+    """Build the dataset of ``config`` into ``out``; return its manifest.
+
+    Everything is written into a temporary sibling folder that replaces ``out`` only when the
+    build has succeeded.
+    """
+    from hopvista.card import dataset_card
+    from hopvista.export import write_parquet
+
     pack = resolve_pack(config.domain)
     check_out(out, overwrite)
     with staged_dataset(out) as stage:
-        lines = list(generate_lines(config, workers, progress))
-        data = "".join(line + "\n" for line in lines).encode("utf-8")
-        write_atomic(stage / "items.jsonl", data)
+        lines = list(generate_lines(config, workers, progress,
+                                    images_root=stage if config.images else None))
+        write_atomic(stage / "items.jsonl", "".join(line + "\n" for line in lines).encode())
         items = [json.loads(line) for line in lines]
+        write_parquet(items, stage)
         plan = make_plan(config.seed, config.count, config.levels)
-        manifest = {
+        manifest: dict[str, Any] = {
             "format": DATASET_FORMAT,
             "format_version": FORMAT_VERSION,
             "config": config.to_json(pack),
             "seed": config.seed,
             "packages": _versions(),
-            "counts": {"items": len(items), "statements": 3 * len(items)},
+            "render": _render_versions(items) if config.images else None,
+            "counts": {"items": len(items), "statements": 3 * len(items),
+                       "images": sum(len(item["images"]) for item in items)},
             "shares": plan_shares(plan) | {"statements": statement_shares(items)},
-            "files": {"items.jsonl": sha256_file(stage / "items.jsonl")},
+        }
+        write_atomic(stage / "README.md", dataset_card(manifest, pack.spec.title).encode())
+        manifest["files"] = {
+            path.relative_to(stage).as_posix(): sha256_file(path)
+            for path in sorted(stage.rglob("*")) if path.is_file()
         }
         write_atomic(stage / "manifest.json",
                      (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())

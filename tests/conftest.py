@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from hopvista.cli.main import main
 from hopvista.domain import DomainPack, resolve_pack
 from hopvista.sources import load_world
 from hopvista.world import World
@@ -27,3 +30,21 @@ def sec_data() -> Path:
     if not value:
         pytest.skip("HOPVISTA_SEC_DATA is not set (point it at shared/data/sec)")
     return Path(value)
+
+
+def build_dataset(out: Path, *args: str) -> None:
+    """``gen build financial --out OUT ARGS``, which must succeed."""
+    assert main(["build", "financial", "--out", str(out), *args]) == 0
+
+
+def read_items(path: Path) -> list[dict[str, Any]]:
+    """The items of a dataset folder."""
+    return [json.loads(line) for line in (path / "items.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="session")
+def hard48(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The issue's reference build: 48 Hard items, seed 7, with images."""
+    out = tmp_path_factory.mktemp("hard") / "X"
+    build_dataset(out, "--hops", "3", "-n", "48", "--seed", "7")
+    return out

@@ -10,21 +10,8 @@ from pathlib import Path
 import pytest
 
 from hopvista.cli.main import main
-
-
-def _build(out: Path, *args: str) -> None:
-    assert main(["build", "financial", "--out", str(out), *args]) == 0
-
-
-@pytest.fixture(scope="session")
-def hard48(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("hard") / "X"
-    _build(out, "--hops", "3", "-n", "48", "--seed", "7")
-    return out
-
-
-def _items(path: Path) -> list[dict]:
-    return [json.loads(line) for line in (path / "items.jsonl").read_text().splitlines()]
+from tests.conftest import build_dataset as _build
+from tests.conftest import read_items as _items
 
 
 def test_hard_build_spans_all_modalities_and_verifies(hard48: Path, capsys) -> None:
@@ -71,7 +58,7 @@ def test_verify_catches_a_flipped_label(hard48: Path, tmp_path: Path, capsys) ->
 
 def test_all_levels_balance_answers(tmp_path: Path) -> None:
     out = tmp_path / "all"
-    _build(out, "-n", "160", "--seed", "3")
+    _build(out, "-n", "160", "--seed", "3", "--no-images")
     items = _items(out)
     answers = Counter(tuple(i["answer"]) for i in items)
     assert len(answers) == 8 and set(answers.values()) <= {19, 20, 21}
@@ -82,15 +69,18 @@ def test_all_levels_balance_answers(tmp_path: Path) -> None:
 
 
 def test_same_seed_same_bytes_whatever_the_workers(tmp_path: Path, hard48: Path) -> None:
+    """Two more runs of the hard48 command, at --workers 1 and 2: every file is identical,
+    images and Parquet included (the manifest lists the sha256 of each)."""
     _build(tmp_path / "a", "--hops", "3", "-n", "48", "--seed", "7", "--workers", "1")
     _build(tmp_path / "b", "--hops", "3", "-n", "48", "--seed", "7", "--workers", "2")
-    first = (hard48 / "items.jsonl").read_bytes()
-    assert (tmp_path / "a" / "items.jsonl").read_bytes() == first
-    assert (tmp_path / "b" / "items.jsonl").read_bytes() == first
-    assert (tmp_path / "a" / "manifest.json").read_bytes() == \
-        (tmp_path / "b" / "manifest.json").read_bytes()
-    _build(tmp_path / "c", "--hops", "3", "-n", "48", "--seed", "8")
-    assert (tmp_path / "c" / "items.jsonl").read_bytes() != first
+    first = (hard48 / "manifest.json").read_bytes()
+    assert len(json.loads(first)["files"]) == 1 + 96 + 1 + 1  # items, images, parquet, card
+    assert (tmp_path / "a" / "manifest.json").read_bytes() == first
+    assert (tmp_path / "b" / "manifest.json").read_bytes() == first
+    for name in json.loads(first)["files"]:
+        assert (tmp_path / "b" / name).read_bytes() == (hard48 / name).read_bytes(), name
+    _build(tmp_path / "c", "--hops", "3", "-n", "48", "--seed", "8", "--no-images")
+    assert (tmp_path / "c" / "items.jsonl").read_bytes() != (hard48 / "items.jsonl").read_bytes()
 
 
 def test_items_are_reproducible_one_by_one(hard48: Path) -> None:
@@ -102,7 +92,10 @@ def test_items_are_reproducible_one_by_one(hard48: Path) -> None:
     pack = resolve_pack("financial")
     world = load_world("synthetic", pack, 7)
     entry = make_plan(7, 48, (3,))[17]
-    assert build_item(world, pack, 7, entry) == _items(hard48)[17]
+    stored = _items(hard48)[17]
+    assert stored["images"] and stored.pop("render")
+    stored["images"] = []
+    assert build_item(world, pack, 7, entry) == stored
 
 
 @pytest.mark.parametrize("args,message", [
@@ -127,9 +120,10 @@ def test_non_empty_out_is_never_clobbered(tmp_path: Path, capsys) -> None:
     out = tmp_path / "mine"
     out.mkdir()
     (out / "thesis.tex").write_text("precious")
-    assert main(["build", "financial", "-n", "8", "--out", str(out)]) == 2
+    assert main(["build", "financial", "-n", "8", "--no-images", "--out", str(out)]) == 2
     assert "not empty" in capsys.readouterr().err
-    assert main(["build", "financial", "-n", "8", "--out", str(out), "--overwrite"]) == 2
+    assert main(["build", "financial", "-n", "8", "--no-images", "--out", str(out),
+                 "--overwrite"]) == 2
     assert "not a hopvista dataset" in capsys.readouterr().err
     assert (out / "thesis.tex").read_text() == "precious"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
@@ -137,9 +131,9 @@ def test_non_empty_out_is_never_clobbered(tmp_path: Path, capsys) -> None:
 
 def test_overwrite_replaces_an_earlier_dataset(tmp_path: Path) -> None:
     out = tmp_path / "ds"
-    _build(out, "-n", "8", "--seed", "1")
+    _build(out, "-n", "8", "--seed", "1", "--no-images")
     first = (out / "items.jsonl").read_bytes()
-    _build(out, "-n", "8", "--seed", "2", "--overwrite")
+    _build(out, "-n", "8", "--seed", "2", "--overwrite", "--no-images")
     assert (out / "items.jsonl").read_bytes() != first
     assert main(["verify", str(out)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ds"]
@@ -149,7 +143,7 @@ def test_overwrite_replaces_an_earlier_dataset(tmp_path: Path) -> None:
 def test_unwritable_out(tmp_path: Path, capsys) -> None:
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
-    assert main(["build", "financial", "-n", "8", "--out", str(locked / "x")]) == 2
+    assert main(["build", "financial", "-n", "8", "--no-images", "--out", str(locked / "x")]) == 2
     assert "cannot write" in capsys.readouterr().err
 
 
@@ -157,7 +151,7 @@ def test_unwritable_out_as_root(tmp_path: Path, capsys) -> None:
     """A path under a regular file can never be written, whoever runs the build."""
     blocker = tmp_path / "file"
     blocker.write_text("")
-    assert main(["build", "financial", "-n", "8", "--out", str(blocker / "x")]) == 2
+    assert main(["build", "financial", "-n", "8", "--no-images", "--out", str(blocker / "x")]) == 2
     err = capsys.readouterr().err
     assert str(blocker / "x") in err and len(err.strip().splitlines()) == 1
 

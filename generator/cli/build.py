@@ -50,6 +50,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--workers", type=_positive, default=1,
                    help="processes (default 1); the output does not depend on it")
     p.add_argument("--source", default=None, help="data source (default: the domain's own)")
+    p.add_argument("--no-images", dest="images", action="store_false",
+                   help="skip rendering: items.jsonl and Parquet without table/chart images")
     p.add_argument("--overwrite", action="store_true",
                    help="replace an earlier hopvista dataset in --out")
     p.set_defaults(run=run)
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if not str(out).strip():
         raise UserError("--out: empty path")
     config = BuildConfig(domain=args.domain, levels=args.hops, count=args.count,
-                         seed=args.seed, source=args.source)
+                         seed=args.seed, source=args.source, images=args.images)
     manifest = build(config, out, workers=args.workers, overwrite=args.overwrite,
                      progress=sys.stderr.isatty())
     shares = manifest["shares"]

@@ -14,6 +14,7 @@ from hopvista.errors import UserError
 from hopvista.outdir import DATASET_FORMAT
 from hopvista.pipeline import FORMAT_VERSION
 from hopvista.plan import slot_groups
+from hopvista.preview import PREVIEW_NAME
 from hopvista.verify.executor import Context, Undecidable, decide, drop, hops, parse_number
 
 LEVEL_MODALITIES = {1: 1, 2: 2, 3: 3}
@@ -113,7 +114,7 @@ def check_files(root: Path, manifest: dict[str, Any]) -> list[str]:
             problems.append(f"{name}: sha256 {actual[:12]}… differs from manifest {digest[:12]}…")
     for path in sorted(root.rglob("*")):
         name = path.relative_to(root).as_posix()
-        if path.is_file() and name != "manifest.json" and name not in listed:
+        if path.is_file() and name not in ("manifest.json", PREVIEW_NAME) and name not in listed:
             problems.append(f"{name}: not listed in manifest.json")
     return problems
 

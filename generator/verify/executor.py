@@ -67,8 +67,15 @@ class Context:
             for year, text in zip(self.years, series["values"], strict=True):
                 self.chart[(series["entity"], year)] = parse_number(text)
         self.texts = {t["entity"]: t["text"] for t in inputs["text"]}
-        points = list(self.chart.values()) + [Decimal(0)]
-        span = max(points) - min(points)
+        self.chart_kind = chart.get("kind")
+        if self.chart_kind == "pie":
+            # a pie shows shares of one whole: its scale is the sum of the slices
+            if len(self.years) != 1 or min(self.chart.values()) <= 0:
+                raise ValueError("a pie chart needs one year of positive values")
+            span = sum(self.chart.values(), Decimal(0))
+        else:
+            points = list(self.chart.values()) + [Decimal(0)]
+            span = max(points) - min(points)
         self.rank_gap = span * Decimal(str(min_rank_gap))
         self.trend_step = span * Decimal(str(min_trend_step))
 

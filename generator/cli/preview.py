@@ -1,0 +1,26 @@
+"""``gen preview DIR``: a static HTML contact sheet of a dataset (text, images, statements)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from hopvista.preview import PREVIEW_NAME, write_preview
+
+
+def register(subparsers: Any) -> None:
+    """Add ``preview`` to the ``gen`` parser."""
+    p = subparsers.add_parser("preview", help="write an HTML contact sheet of a dataset",
+                              description=__doc__)
+    p.add_argument("path", type=Path, help="dataset folder")
+    p.add_argument("--out", type=Path, default=None,
+                   help=f"HTML file to write (default: DIR/{PREVIEW_NAME})")
+    p.add_argument("--limit", type=int, default=100, help="items shown (default 100)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the sheet and say where."""
+    print(f"wrote {write_preview(args.path, args.out, args.limit)}")
+    return 0

@@ -1,0 +1,1 @@
+"""Rendering: tables through headless Chromium, charts through matplotlib / seaborn / plotly."""

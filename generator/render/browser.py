@@ -1,0 +1,237 @@
+"""Headless Chromium for table rendering: finding it, launching it, and a sealed page context.
+
+Which Chromium (first that exists wins):
+
+1. ``HOPVISTA_CHROMIUM``: a path to a Chromium / Chrome executable. When set, it is the only
+   candidate: a bad value is a :class:`~hopvista.errors.UserError` naming the variable.
+2. ``chromium``, ``chromium-browser`` or ``google-chrome`` on ``PATH``.
+3. A Playwright-managed Chromium (``playwright install chromium``), launched without an
+   executable path.
+
+Nothing here hard-codes a machine path. The context made by :func:`new_context` runs no
+JavaScript, uses a fixed viewport and scale factor, and aborts every network request (the
+table is set with ``page.set_content`` and uses system fonts through fontconfig, so nothing
+needs the network).
+
+Playwright's sync API must be started *after* ``fork`` and used from one thread; each worker
+process owns its own browser.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from playwright.sync_api import Browser, BrowserContext, Playwright, Route
+from playwright.sync_api import Error as PlaywrightError
+
+from hopvista.errors import UserError
+
+ENV_VAR = "HOPVISTA_CHROMIUM"
+PATH_NAMES: tuple[str, ...] = ("chromium", "chromium-browser", "google-chrome")
+
+# ENVIRONMENT.md's flags, plus those that keep pixels independent of the machine: no hinting,
+# sRGB output, no scrollbars, greyscale antialiasing, no CPU-specific Skia code paths.
+LAUNCH_ARGS: tuple[str, ...] = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--mute-audio",
+    "--font-render-hinting=none",
+    "--force-color-profile=srgb",
+    "--hide-scrollbars",
+    "--disable-lcd-text",
+    "--disable-skia-runtime-opts",
+)
+
+INSTALL_HINT = (
+    "install Chromium (Debian/Ubuntu: apt-get install chromium), "
+    f"set {ENV_VAR} to a Chromium executable, or run 'playwright install chromium'"
+)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One way to launch Chromium: an executable path, or ``None`` for Playwright's own."""
+
+    executable: str | None
+    origin: str
+
+
+def candidates() -> list[Candidate]:
+    """The launch candidates in order of preference (see the module docstring).
+
+    Raises ``UserError`` when ``HOPVISTA_CHROMIUM`` is set but is not an executable file.
+    """
+    override = os.environ.get(ENV_VAR)
+    if override:
+        path = shutil.which(override) if os.sep not in override else override
+        if not path or not os.path.isfile(path) or not os.access(path, os.X_OK):
+            raise UserError(
+                f"{ENV_VAR}={override!r} is not an executable file: "
+                "point it at a Chromium executable or unset it"
+            )
+        return [Candidate(path, f"{ENV_VAR}={override}")]
+    found: list[Candidate] = []
+    for name in PATH_NAMES:
+        path = shutil.which(name)
+        if path and all(c.executable != path for c in found):
+            found.append(Candidate(path, f"{name} on PATH"))
+    found.append(Candidate(None, "Playwright-managed Chromium"))
+    return found
+
+
+def playwright_chromium() -> str | None:
+    """The newest Chromium that ``playwright install chromium`` left, if any."""
+    root = os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or str(
+        Path.home() / ".cache" / "ms-playwright")
+    found = sorted(glob.glob(os.path.join(root, "chromium-*", "chrome-linux*", "chrome")))
+    return found[-1] if found else None
+
+
+def chromium_executable() -> str:
+    """A Chromium executable path, for tools that need one (kaleido): the first candidate,
+    or Playwright's own install. Raises ``UserError`` saying how to get one."""
+    path = find_chromium() or playwright_chromium()
+    if path is None:
+        raise UserError(f"no Chromium found: {INSTALL_HINT}")
+    return path
+
+
+def find_chromium() -> str | None:
+    """The Chromium executable to launch: ``HOPVISTA_CHROMIUM``, else the first on ``PATH``.
+
+    ``None`` means "no executable found: let Playwright use its own install" (pass it as
+    ``executable_path``). Raises ``UserError`` on a bad ``HOPVISTA_CHROMIUM``. This does not
+    launch anything; :func:`launch_browser` also falls back past a candidate that fails to start.
+    """
+    return candidates()[0].executable
+
+
+class _Shared(threading.local):
+    playwright: Playwright | None = None
+    users: int = 0
+    pid: int = -1
+
+
+_SHARED = _Shared()
+
+
+def acquire_playwright() -> Playwright:
+    """This thread's Playwright driver, started on first use and shared (reference-counted).
+
+    Playwright's sync API allows one instance per thread; every renderer in a thread shares it.
+    Pair each call with :func:`release_playwright`.
+    """
+    from playwright.sync_api import sync_playwright
+
+    if _SHARED.playwright is None or _SHARED.pid != os.getpid():
+        _SHARED.playwright = sync_playwright().start()
+        _SHARED.users = 0
+        _SHARED.pid = os.getpid()
+    _SHARED.users += 1
+    return _SHARED.playwright
+
+
+def release_playwright() -> None:
+    """Give back :func:`acquire_playwright`'s driver; the last user stops it."""
+    if _SHARED.playwright is None or _SHARED.pid != os.getpid():
+        return
+    _SHARED.users -= 1
+    if _SHARED.users <= 0:
+        playwright, _SHARED.playwright, _SHARED.users = _SHARED.playwright, None, 0
+        playwright.stop()
+
+
+def launch_browser(playwright: Playwright, extra_args: tuple[str, ...] = ()) -> Browser:
+    """Launch headless Chromium from the first candidate that starts.
+
+    Raises ``UserError`` saying what to install or set when none does.
+    """
+    errors: list[str] = []
+    for candidate in candidates():
+        try:
+            return playwright.chromium.launch(
+                executable_path=candidate.executable,
+                headless=True,
+                args=[*LAUNCH_ARGS, *extra_args],
+            )
+        except PlaywrightError as exc:
+            lines = (exc.message or str(exc)).strip().splitlines()
+            detail = lines[0] if lines else "failed to start"
+            if candidate.origin.startswith(ENV_VAR):
+                raise UserError(
+                    f"cannot launch Chromium from {candidate.origin}: {detail}; "
+                    f"point {ENV_VAR} at a working Chromium executable or unset it"
+                ) from None
+            errors.append(f"{candidate.origin}: {detail}")
+    raise UserError(f"no usable Chromium ({'; '.join(errors)}): {INSTALL_HINT}")
+
+
+RequestHook = Callable[[str], None]
+
+
+def new_context(
+    browser: Browser,
+    viewport: tuple[int, int] = (1280, 1024),
+    device_scale_factor: float = 1.0,
+    on_request: RequestHook | None = None,
+) -> BrowserContext:
+    """A sealed context: no JavaScript, fixed viewport and scale, every request aborted.
+
+    ``on_request`` is called with the URL of every request the page attempts (all of them are
+    aborted); use it to count or log attempts.
+    """
+    context = browser.new_context(
+        java_script_enabled=False,
+        viewport={"width": viewport[0], "height": viewport[1]},
+        device_scale_factor=device_scale_factor,
+        color_scheme="light",
+        reduced_motion="reduce",
+        forced_colors="none",
+        locale="en-US",
+        timezone_id="UTC",
+        service_workers="block",
+        accept_downloads=False,
+        offline=True,
+    )
+
+    def abort(route: Route) -> None:
+        if on_request is not None:
+            on_request(route.request.url)
+        route.abort()
+
+    context.route("**/*", abort)
+    return context
+
+
+def chromium_version(browser: Browser | None = None) -> str:
+    """Chromium's version string (e.g. ``"156.0.8078.108"``) for the build manifest.
+
+    With ``browser`` given, asks it; otherwise launches one briefly (about half a second).
+    """
+    if browser is not None:
+        return browser.version
+    candidates()  # a bad HOPVISTA_CHROMIUM fails here, before anything starts
+    playwright = acquire_playwright()
+    try:
+        launched = launch_browser(playwright)
+        try:
+            return launched.version
+        finally:
+            launched.close()
+    finally:
+        release_playwright()

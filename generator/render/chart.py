@@ -1,0 +1,189 @@
+"""Chart images: ``inputs.chart`` + entity names + a sampled style -> PNG bytes.
+
+``ChartRenderer`` draws line, bar, scatter and pie charts with matplotlib, seaborn or plotly
+(the style, from ``hopvista.themes.charts.sample_chart_style``, says which). The same chart,
+names and style give the same bytes in any process on the same machine and packages, whatever
+was drawn before. Fonts are the style's FCMR substitute, checked before drawing: a missing
+family raises ``UserError``, never a silent fallback.
+
+Use it as a context manager, once per process (after any fork)::
+
+    with ChartRenderer() as charts:
+        png, meta = charts.render(item["inputs"]["chart"], names, style["chart"])
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.metadata
+import struct
+import threading
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from hopvista.render.browser import chromium_executable
+from hopvista.render.chart_data import ChartData
+from hopvista.themes.fonts import (
+    FALLBACK_FAMILY,
+    file_version,
+    fontconfig_family,
+    fontconfig_file,
+    missing_glyphs,
+    resolve_font,
+)
+
+KALEIDO_TIMEOUT_S = 60.0
+"""Longest wait for the browser to start or to draw one image."""
+
+LIBRARIES = ("matplotlib", "seaborn", "plotly")
+
+def _version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def library_versions() -> dict[str, str]:
+    """Versions of the chart libraries, for the manifest."""
+    return {name: _version(name) for name in ("matplotlib", "seaborn", "plotly", "kaleido")}
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    """Width and height from a PNG header."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
+        raise ValueError("not a PNG image")
+    width, height = struct.unpack(">II", png[16:24])
+    return int(width), int(height)
+
+
+class ChartRenderer:
+    """Draws chart images; keeps the libraries imported and one plotly browser warm.
+
+    ``warm_plotly=False`` defers starting the browser to the first plotly chart (a process
+    that never draws plotly never starts Chromium). Entering again after leaving starts a
+    fresh browser. One renderer per process; ``render`` may be called from one thread at a
+    time (matplotlib's rcParams are process-global; drawing takes a lock).
+    """
+
+    def __init__(self, chromium: str | None = None, *, warm_plotly: bool = True,
+                 timeout_s: float = KALEIDO_TIMEOUT_S) -> None:
+        self._chromium = chromium
+        self._warm_plotly = warm_plotly
+        self._timeout_s = timeout_s
+        self._open = False
+        self._lock = threading.Lock()
+        self._kaleido: Any = None
+        self.kaleido_start_s: float | None = None
+        """Seconds the last browser start took (``None`` before one started)."""
+
+    def __enter__(self) -> ChartRenderer:
+        if self._open:
+            raise RuntimeError("ChartRenderer is already open")
+        # Images are drawn on Agg canvases directly: pyplot (and its backend) is never used.
+        import matplotlib.backends.backend_agg  # noqa: F401
+        import seaborn  # noqa: F401  (1.5 s: import once per process)
+
+        self._open = True
+        if self._warm_plotly:
+            try:
+                self._start_plotly()
+            except BaseException:
+                self._open = False
+                raise
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the plotly browser; safe to call twice. The renderer can be entered again."""
+        self._open = False
+        worker, self._kaleido = self._kaleido, None
+        if worker is not None:
+            worker.stop()
+
+    def _start_plotly(self) -> None:
+        from hopvista.render.chart_plotly import KaleidoWorker
+
+        browser = self._chromium or chromium_executable()
+        worker = KaleidoWorker(browser, self._timeout_s)
+        self.kaleido_start_s = worker.start()
+        self._kaleido = worker
+
+    def render(self, chart: dict[str, Any], names: dict[str, str],
+               style: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
+        """PNG bytes of ``chart`` (``item["inputs"]["chart"]``) and how they were drawn.
+
+        ``names`` maps entity ids to display names (legend, pie labels). ``style`` is a
+        ``sample_chart_style`` dict. Raises ``ValueError`` for a chart the style cannot draw
+        (a pie over several years or with a non-positive slice) and :class:`UserError` for a
+        missing font.
+        """
+        if not self._open:
+            raise RuntimeError("ChartRenderer is not open: use `with ChartRenderer() as r:`")
+        library = style["library"]
+        if library not in LIBRARIES:
+            raise ValueError(f"style.library must be one of {LIBRARIES}, got {library!r}")
+        data = ChartData.parse(chart, names, style["kind"])
+        if len(data.names) > len(style["palette"]):
+            raise ValueError(f"style.palette has {len(style['palette'])} colours for "
+                             f"{len(data.names)} series")
+        family = style["font"]["family"]
+        font = resolve_font(family)
+        fallback = missing_glyphs(family, data.all_text())
+        with self._lock:
+            if library == "plotly":
+                png, font_file, version = self._plotly(data, style, family, fallback)
+            else:
+                from hopvista.render.chart_mpl import render_matplotlib
+
+                png = render_matplotlib(data, style, font, bool(fallback),
+                                        seaborn=library == "seaborn")
+                font_file = Path(font.path).name
+                version = file_version(font.path, font.face_index)
+        size = png_size(png)
+        if size != (int(style["width"]), int(style["height"])):
+            raise RuntimeError(f"{library} drew a {size[0]}x{size[1]} image, expected "
+                               f"{style['width']}x{style['height']}")
+        engine = {"matplotlib": [], "seaborn": ["matplotlib"], "plotly": ["kaleido"]}[library]
+        versions = {name: _version(name) for name in [library, *engine]}
+        meta = {
+            "library": library,
+            "library_version": versions[library],
+            "versions": versions,
+            "kind": data.kind,
+            "font": family,
+            "font_requested": style["font"]["requested"],
+            "font_file": font_file,
+            "font_version": version,
+            "fallback_chars": fallback,
+            "fallback_family": FALLBACK_FAMILY if fallback else None,
+            "width": size[0],
+            "height": size[1],
+        }
+        return png, meta
+
+    def _plotly(self, data: ChartData, style: dict[str, Any], family: str,
+                fallback: str) -> tuple[bytes, str, str]:
+        from hopvista.render.chart_plotly import plotly_figure
+
+        css_family = fontconfig_family(family)
+        path = fontconfig_file(family)
+        if fallback:
+            css_family = f"{css_family}, {fontconfig_family(FALLBACK_FAMILY)}"
+        if self._kaleido is None:
+            self._start_plotly()
+        figure = plotly_figure(data, style, css_family)
+        size = int(style["width"]), int(style["height"])
+        try:
+            png = self._kaleido.png(figure, *size)
+        except Exception:  # a crashed or hung browser: one fresh start, one more try
+            with contextlib.suppress(Exception):
+                self._kaleido.stop()
+            self._kaleido = None
+            self._start_plotly()
+            png = self._kaleido.png(figure, *size)
+        return png, path.name, file_version(str(path))

@@ -1,0 +1,218 @@
+"""plotly charts: the figure as a dict, and a warm kaleido browser that turns it into PNG.
+
+kaleido ≥ 1 draws through a Chromium it drives over the DevTools protocol. Starting one costs
+seconds, so :class:`KaleidoWorker` keeps one open on a private asyncio loop in a background
+thread and hands it figures one at a time (about 0.15–0.25 s each).
+
+kaleido's own ``start_sync_server`` does the same with a process-wide singleton; it is not
+used here because a second user in the process would share (and could stop) our server and
+because a failed start leaves its queue blocking forever. Every wait here has a timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import math
+import threading
+import time
+from collections.abc import Coroutine
+from typing import Any
+
+from hopvista.render.chart_data import (
+    LINE_X_PADDING,
+    ChartData,
+    dodge,
+    legend_labels,
+    points_to_pixels,
+    scatter_padding,
+)
+
+ZERO_LINE_COLOR = "#333333"
+TEXT_COLOR = "#2a2a2a"
+PIE_EDGE_COLOR = "white"
+MARGIN_PX = 12
+"""Base figure margin; plotly grows margins further for titles, ticks and legends."""
+
+
+def _pie_rotation(values: list[float]) -> float:
+    """Rotation (clockwise from 12 o'clock) centring the smallest slice at 3 o'clock."""
+    total = sum(values)
+    smallest = min(range(len(values)), key=lambda i: (values[i], i))
+    before = sum(values[:smallest])
+    return 90.0 - 360.0 * (before + values[smallest] / 2) / total
+
+
+def plotly_figure(data: ChartData, style: dict[str, Any], family: str) -> dict[str, Any]:
+    """The plotly figure (as a plain dict) for ``data`` drawn in ``style`` with ``family``.
+
+    ``family`` is a CSS font-family list (the substitute, plus a glyph fallback if needed).
+    """
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    dpi = int(style["dpi"])
+    sizes = {k: points_to_pixels(float(v), dpi) for k, v in style["font_sizes"].items()}
+    palette = list(style["palette"])[:len(data.names)]
+    primary = family.split(",")[0].strip()
+    layout: dict[str, Any] = {
+        "template": pio.templates[style["theme"]],
+        "width": int(style["width"]),
+        "height": int(style["height"]),
+        "font": {"family": family, "size": sizes["tick"], "color": TEXT_COLOR},
+        "title": {"text": data.title, "font": {"size": sizes["title"]}, "x": 0.5,
+                  "xanchor": "center", "y": 0.98, "yanchor": "top", "yref": "container",
+                  "automargin": True},
+        "colorway": palette,
+        "margin": {"l": MARGIN_PX, "r": MARGIN_PX, "t": MARGIN_PX, "b": MARGIN_PX,
+                   "autoexpand": True},
+        "showlegend": data.kind != "pie",
+    }
+    traces: list[Any] = []
+    if data.kind == "pie":
+        slices = [series[0] for series in data.values]
+        traces.append(go.Pie(
+            labels=list(data.names), values=slices, sort=False, direction="clockwise",
+            rotation=_pie_rotation(slices), textinfo="label", textposition="outside",
+            textfont={"size": sizes["legend"]}, automargin=True, hoverinfo="skip",
+            marker={"colors": palette, "line": {"color": PIE_EDGE_COLOR, "width": 1}}))
+        return go.Figure(data=traces, layout=layout).to_dict()  # type: ignore[no-any-return]
+
+    line_px = points_to_pixels(float(style["line_width"]), dpi)
+    marker_px = points_to_pixels(float(style["marker_size"]), dpi)
+    offsets, scatter_px = dodge(len(data.names), len(data.years), int(style["width"]),
+                                marker_px)
+    lines, columns = legend_labels(data.names, style["legend"], primary,
+                             float(style["font_sizes"]["legend"]), dpi, int(style["width"]))
+    for i, values in enumerate(data.values):
+        shown = "<br>".join(lines[i])
+        if data.kind == "line":
+            traces.append(go.Scatter(
+                x=list(data.years), y=list(values), name=shown, mode="lines+markers",
+                line={"color": palette[i], "width": line_px},
+                marker={"color": palette[i], "size": marker_px}))
+        elif data.kind == "scatter":
+            traces.append(go.Scatter(
+                x=[y + offsets[i] for y in data.years], y=list(values), name=shown,
+                mode="markers", marker={"color": palette[i], "size": scatter_px}))
+        else:
+            traces.append(go.Bar(x=[str(y) for y in data.years], y=list(values), name=shown,
+                                 marker={"color": palette[i], "line": {"width": 0}}))
+    grid = bool(style["grid"])
+    axis_common: dict[str, Any] = {"automargin": True, "ticks": "outside", "showline": True,
+                   "linecolor": "#444444", "tickfont": {"size": sizes["tick"]},
+                   "title": {"font": {"size": sizes["axis_label"]}, "standoff": 8}}
+    low, high = data.value_range()
+    layout["yaxis"] = {**axis_common, "range": [low, high], "autorange": False,
+                       "showgrid": grid, "tickformat": ",", "zeroline": data.crosses_zero(),
+                       "zerolinecolor": ZERO_LINE_COLOR, "zerolinewidth": 1,
+                       "title": {**axis_common["title"], "text": data.value_title}}
+    xaxis: dict[str, Any] = {**axis_common,
+                             "title": {**axis_common["title"], "text": data.category_title}}
+    if data.kind == "bar":
+        width = float(style["bar_width"])
+        layout.update({"barmode": "group", "bargap": 1.0 - width, "bargroupgap": 0.0})
+        xaxis.update({"type": "category", "showgrid": False,
+                      "categoryorder": "array",
+                      "categoryarray": [str(y) for y in data.years]})
+    else:
+        pad = LINE_X_PADDING if data.kind == "line" else scatter_padding(len(data.names))
+        xaxis.update({"type": "linear", "tickmode": "array", "tickvals": list(data.years),
+                      "ticktext": [str(y) for y in data.years], "showgrid": grid,
+                      "range": [data.years[0] - pad, data.years[-1] + pad], "zeroline": False})
+    layout["xaxis"] = xaxis
+    legend: dict[str, Any] = {"font": {"size": sizes["legend"]}, "bgcolor": "rgba(0,0,0,0)",
+                              "traceorder": "normal"}
+    if style["legend"] == "right":
+        legend.update({"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0,
+                       "yanchor": "top"})
+    else:
+        legend.update({"orientation": "h", "x": 0.5, "xanchor": "center", "xref": "container",
+                       "y": 0.0, "yanchor": "bottom", "yref": "container"})
+        rows = math.ceil(len(lines) / columns) * max(len(parts) for parts in lines)
+        # The legend sits at the bottom of the image; the margin above it holds the tick
+        # labels and the axis title, which plotly places from the plot area downwards.
+        axis_px = 1.4 * sizes["tick"] + 1.4 * sizes["axis_label"] + 8 + 8
+        layout["margin"]["b"] = MARGIN_PX + int(rows * sizes["legend"] * 1.6 + axis_px + 8)
+    layout["legend"] = legend
+    return go.Figure(data=traces, layout=layout).to_dict()  # type: ignore[no-any-return]
+
+
+class KaleidoWorker:
+    """One Chromium driven by kaleido, owned by one thread with its own asyncio loop."""
+
+    def __init__(self, browser: str, timeout_s: float) -> None:
+        self._browser = browser
+        self._timeout_s = timeout_s
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._kaleido: Any = None
+
+    @property
+    def running(self) -> bool:
+        """Whether the browser is up."""
+        return self._kaleido is not None
+
+    def _run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
+        if self._loop is None:
+            raise RuntimeError("kaleido worker is not started")
+        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+        try:
+            return future.result(self._timeout_s)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise RuntimeError(f"kaleido did not answer within {self._timeout_s:.0f} s "
+                               f"(browser {self._browser})") from None
+
+    def start(self) -> float:
+        """Open the browser; returns the seconds it took."""
+        if self.running:
+            return 0.0
+        began = time.perf_counter()
+        loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=loop.run_forever, name="hopvista-kaleido",
+                                  daemon=True)
+        thread.start()
+        self._loop, self._thread = loop, thread
+
+        async def open_browser() -> Any:
+            import kaleido
+
+            browser = kaleido.Kaleido(n=1, timeout=self._timeout_s, mathjax=False,
+                                      path=self._browser)
+            await browser.open()
+            return browser
+
+        try:
+            self._kaleido = self._run(open_browser())
+        except BaseException:
+            self._stop_loop()
+            raise
+        return time.perf_counter() - began
+
+    def png(self, figure: dict[str, Any], width: int, height: int) -> bytes:
+        """The figure as PNG bytes of ``width`` x ``height`` pixels."""
+        if self._kaleido is None:
+            raise RuntimeError("kaleido worker is not started")
+        options = {"format": "png", "width": width, "height": height, "scale": 1}
+        result = self._run(self._kaleido.calc_fig(figure, opts=options))
+        return bytes(result)
+
+    def stop(self) -> None:
+        """Close the browser and the loop; safe to call twice."""
+        browser, self._kaleido = self._kaleido, None
+        try:
+            if browser is not None and self._loop is not None:
+                self._run(browser.close())
+        finally:
+            self._stop_loop()
+
+    def _stop_loop(self) -> None:
+        loop, thread = self._loop, self._thread
+        self._loop = self._thread = None
+        if loop is not None:
+            loop.call_soon_threadsafe(loop.stop)
+        if thread is not None:
+            thread.join(self._timeout_s)
+        if loop is not None and not loop.is_running():
+            loop.close()

@@ -1,0 +1,528 @@
+"""Tables to PNG: Jinja2 HTML + theme CSS, rendered by headless Chromium through Playwright.
+
+:class:`TableRenderer` owns one Playwright instance, one browser, one context and one page and
+reuses them for every image (a fresh browser per image costs about six times as much). Each
+worker process owns one renderer, created *after* any ``fork`` and used from one thread.
+
+The input is the item's ``inputs.table`` object (docs/format.md, section 2.2), the display
+names of its entities and a style (``hopvista.themes.tables.sample_table_theme``). Cell text
+is untrusted: the skeleton is rendered with autoescaping on, the page runs no JavaScript, a
+Content-Security-Policy forbids every load, and the browser context aborts every request.
+
+Determinism: the same table, names, style and template give the same PNG bytes, in any order
+and in any process, for a given Chromium build, font set and fontconfig configuration. A
+change of any of these may change pixels; record :attr:`TableRenderer.chromium_version`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+import os
+import re
+import struct
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, cast
+
+from jinja2 import Environment, StrictUndefined, Template
+from markupsafe import Markup
+from playwright.sync_api import Browser, BrowserContext, CDPSession, Page, Playwright
+
+from hopvista.errors import UserError
+from hopvista.render.browser import (
+    acquire_playwright,
+    candidates,
+    chromium_version,
+    launch_browser,
+    new_context,
+    release_playwright,
+)
+from hopvista.themes.tables import THEMES, Theme, skeleton
+
+__all__ = ["TableRenderer", "TableStyle", "parse_style", "render_html"]
+
+_FONT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}")
+_COLOUR = re.compile(r"#[0-9A-Fa-f]{6}")
+
+# Integer style keys: (default, lowest, highest).
+_INT_KEYS: dict[str, tuple[int, int, int]] = {
+    "font_size_px": (14, 6, 72),
+    "padding_y_px": (5, 0, 48),
+    "padding_x_px": (10, 0, 64),
+    "margin_px": (14, 0, 128),
+    "header_max_em": (12, 3, 100),
+}
+
+_BASE_CSS = """
+html, body { margin: 0; padding: 0; background: var(--hv-bg, #ffffff); }
+body { padding: 0 2px 2px 0; }
+.hv-root {
+  display: block; width: fit-content; box-sizing: border-box;
+  padding: var(--hv-margin); background: var(--hv-bg, #ffffff); color: #000000;
+  font-size: var(--hv-size); line-height: 1.3;
+}
+.hv-root * { font-family: inherit; }
+.hv-table { border-collapse: collapse; border-spacing: 0; font-size: inherit; }
+.hv-caption { caption-side: top; padding: 0 0 0.4em 0; font-size: 0.95em; white-space: nowrap; }
+.hv-table th, .hv-table td {
+  padding: var(--hv-pad-y) var(--hv-pad-x); white-space: nowrap; vertical-align: bottom;
+}
+.hv-head .hv-label { display: inline-block; max-width: var(--hv-head-max); white-space: normal; }
+.hv-entity { text-align: left; }
+.hv-period { text-align: center; }
+.hv-num { text-align: right; font-variant-numeric: tabular-nums lining-nums; }
+"""
+
+
+@dataclass(frozen=True)
+class TableStyle:
+    """A validated table style: the theme and the values its CSS custom properties get."""
+
+    theme: Theme
+    font: str
+    font_size_px: int
+    padding_y_px: int
+    padding_x_px: int
+    margin_px: int
+    header_max_em: int
+    accent: str
+
+    def css(self) -> str:
+        """The page's CSS: base rules, the style's custom properties, the theme, the font."""
+        variables = (
+            f':root {{ --hv-font: "{self.font}"; --hv-size: {self.font_size_px}px; '
+            f"--hv-pad-y: {self.padding_y_px}px; --hv-pad-x: {self.padding_x_px}px; "
+            f"--hv-margin: {self.margin_px}px; --hv-head-max: {self.header_max_em}em; "
+            f"--hv-accent: {self.accent}; }}"
+        )
+        font = f'.hv-root {{ font-family: "{self.font}"; }}'
+        text = "\n".join([variables, _BASE_CSS, self.theme.stylesheet(), font])
+        if "</" in text:  # the CSS is inlined in <style>; it must not be able to close it
+            raise ValueError(f"theme {self.theme.name!r}: CSS must not contain '</'")
+        return text
+
+
+def parse_style(style: Mapping[str, Any]) -> TableStyle:
+    """Validate a style dict (``sample_table_theme``'s keys) and fill in defaults.
+
+    ``theme`` is required; ``font`` defaults to the theme's first font. Unknown keys are
+    ignored. Raises ``UserError`` on an unknown theme or a malformed value.
+    """
+    name = style.get("theme")
+    if not isinstance(name, str) or name not in THEMES:
+        raise UserError(f"unknown table theme {name!r}; known: {', '.join(THEMES)}")
+    theme = THEMES[name]
+    font = style.get("font", theme.fonts[0])
+    if not isinstance(font, str) or not _FONT_NAME.fullmatch(font):
+        raise UserError(f"table style: font {font!r} is not a plain font family name")
+    accent = style.get("accent", theme.accents[0])
+    if not isinstance(accent, str) or not _COLOUR.fullmatch(accent):
+        raise UserError(f"table style: accent {accent!r} is not a #rrggbb colour")
+    numbers: dict[str, int] = {}
+    for key, (default, low, high) in _INT_KEYS.items():
+        value = style.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise UserError(f"table style: {key} must be an integer in [{low}, {high}]: {value!r}")
+        numbers[key] = value
+    return TableStyle(theme=theme, font=font, accent=accent, **numbers)
+
+
+# --- HTML -----------------------------------------------------------------------------------
+
+_ENV = Environment(autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
+_TEMPLATES: dict[str, Template] = {}
+
+
+def _template(source: str | None) -> Template:
+    text = skeleton() if source is None else source
+    compiled = _TEMPLATES.get(text)
+    if compiled is None:
+        if len(_TEMPLATES) > 64:
+            _TEMPLATES.clear()
+        compiled = _TEMPLATES[text] = _ENV.from_string(text)
+    return compiled
+
+
+def _context(table: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """The skeleton's variables: caption, header cells and body rows (each cell with row/col)."""
+    try:
+        columns: Sequence[Mapping[str, Any]] = table["columns"]
+        rows: Sequence[Mapping[str, Any]] = table["rows"]
+        entity_label = str(table["entity_label"])
+        period_label = str(table["period_label"])
+    except KeyError as exc:
+        raise ValueError(f"table is missing {exc.args[0]!r}") from None
+    units = {str(c.get("unit") or "") for c in columns}
+    shared = units.pop() if len(units) == 1 else None
+    caption = shared or None
+
+    def label(column: Mapping[str, Any]) -> str:
+        text = str(column["label"])
+        unit = str(column.get("unit") or "")
+        return text if shared is not None or not unit else f"{text} ({unit})"
+
+    header = [
+        {"row": 0, "col": 0, "kind": "entity", "text": entity_label},
+        {"row": 0, "col": 1, "kind": "period", "text": period_label},
+    ] + [{"row": 0, "col": 2 + i, "kind": "num", "text": label(c)} for i, c in enumerate(columns)]
+    body: list[dict[str, Any]] = []
+    for r, row in enumerate(rows, start=1):
+        entity = row["entity"]
+        if entity not in names:
+            raise ValueError(f"no display name for entity {entity!r}")
+        values: Mapping[str, Any] = row["values"]
+        cells = [
+            {"row": r, "col": 0, "kind": "entity", "text": str(names[entity])},
+            {"row": r, "col": 1, "kind": "period", "text": str(row["year"])},
+        ]
+        for i, column in enumerate(columns):
+            key = column["key"]
+            if key not in values:
+                raise ValueError(f"row {r} ({entity}, {row['year']}) has no value for {key!r}")
+            value = values[key]
+            text = "" if value is None else str(value)
+            cells.append({"row": r, "col": 2 + i, "kind": "num", "text": text})
+        previous = rows[r - 2]["entity"] if r > 1 else None
+        following = rows[r]["entity"] if r < len(rows) else None
+        body.append(
+            {"cells": cells, "group_start": previous != entity, "group_end": following != entity}
+        )
+    return {"caption": caption, "header": header, "rows": body}
+
+
+def render_html(
+    table: Mapping[str, Any],
+    names: Mapping[str, str],
+    style: Mapping[str, Any] | TableStyle,
+    template: str | None = None,
+) -> str:
+    """The HTML page of a table (what :meth:`TableRenderer.render` loads into Chromium).
+
+    ``template`` is Jinja2 source replacing the default skeleton; it is rendered with
+    autoescaping on and gets ``css`` (trusted markup), ``theme``, ``font``, ``caption``,
+    ``header`` (cells) and ``rows`` (each with ``cells``, ``group_start``, ``group_end``); a cell
+    has ``row``, ``col``, ``kind`` (``entity`` / ``period`` / ``num``) and ``text``. It must put
+    the table inside an element with ``id="hv-root"`` (what the screenshot shows) and give every
+    cell ``data-row`` / ``data-col`` attributes.
+    """
+    parsed = style if isinstance(style, TableStyle) else parse_style(style)
+    variables = _context(table, names)
+    return _template(template).render(
+        css=Markup(parsed.css()), theme=parsed.theme.name, font=parsed.font, **variables
+    )
+
+
+# --- Layout from a DOM snapshot -------------------------------------------------------------
+
+
+@dataclass
+class _Element:
+    name: str
+    attrs: dict[str, str]
+    bounds: tuple[float, float, float, float] | None
+    text: list[str]
+
+
+def _snapshot_elements(snapshot: Mapping[str, Any]) -> list[_Element]:
+    """The snapshot's cells, caption and root, each with its bounds and its text."""
+    strings: list[str] = snapshot["strings"]
+    document = snapshot["documents"][0]
+    nodes = document["nodes"]
+    parents: list[int] = nodes["parentIndex"]
+    types: list[int] = nodes["nodeType"]
+    node_names: list[int] = nodes["nodeName"]
+    node_values: list[int] = nodes["nodeValue"]
+    attributes: list[list[int]] = nodes["attributes"]
+    bounds: dict[int, tuple[float, float, float, float]] = {}
+    layout = document["layout"]
+    for index, box in zip(layout["nodeIndex"], layout["bounds"], strict=True):
+        bounds.setdefault(index, (box[0], box[1], box[2], box[3]))
+
+    wanted: dict[int, _Element] = {}
+    owner: list[int] = [-1] * len(parents)  # nearest wanted ancestor-or-self, by node index
+    for index, parent in enumerate(parents):  # pre-order: a parent comes before its children
+        owner[index] = owner[parent] if parent >= 0 else -1
+        if types[index] == 1:
+            flat = attributes[index]
+            attrs = {strings[flat[i]]: strings[flat[i + 1]] for i in range(0, len(flat), 2)}
+            name = strings[node_names[index]]
+            if "data-row" in attrs or name == "CAPTION" or attrs.get("id") == "hv-root":
+                wanted[index] = _Element(name, attrs, bounds.get(index), [])
+                owner[index] = index
+        elif types[index] == 3 and owner[index] >= 0 and node_values[index] >= 0:
+            wanted[owner[index]].text.append(strings[node_values[index]])
+    return list(wanted.values())
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        raise RuntimeError("Chromium did not return a PNG")
+    width, height = struct.unpack(">II", png[16:24])
+    return int(width), int(height)
+
+
+def _clean(parts: list[str]) -> str:
+    return " ".join("".join(parts).split())
+
+
+# --- The renderer ---------------------------------------------------------------------------
+
+_BLANK = object()  # the page shows about:blank
+_DIRTY = object()  # a render failed half-way: the document is in an unknown state
+
+
+class TableRenderer:
+    """Renders tables to PNG with one warm Chromium page (use as a context manager).
+
+    Not thread-safe and not fork-safe: create it in the process and thread that use it
+    (after ``fork``). Renderers in one thread share that thread's Playwright driver (the sync
+    API allows one per thread) but each has its own browser; it cannot be used inside a running
+    asyncio event loop. ``blocked_requests`` lists every URL a page tried to load (all aborted).
+    """
+
+    def __init__(
+        self,
+        viewport: tuple[int, int] = (1280, 1024),
+        device_scale_factor: float = 1.0,
+        timeout_ms: float = 30_000,
+    ) -> None:
+        self.viewport = viewport
+        self.device_scale_factor = device_scale_factor
+        self.timeout_ms = timeout_ms
+        self.blocked_requests: list[str] = []
+        self._pid: int | None = None
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._context: BrowserContext | None = None
+        self._page: Page | None = None
+        self._cdp: CDPSession | None = None
+        # (theme, font, template digest, cell class) -> characters already shown in the font
+        self._fonts_ok: dict[tuple[str, str, str, str], set[str]] = {}
+        self._font_names: dict[str, str] = {}  # requested family -> the name Chromium reports
+        # The template of the document now loaded (None: the default skeleton).
+        self._loaded: str | None | object = _BLANK
+
+    # lifecycle
+
+    def open(self) -> TableRenderer:
+        """Start Playwright, the browser, the context and the page (idempotent)."""
+        if self._page is not None:
+            self._check_process()
+            return self
+        candidates()  # a bad HOPVISTA_CHROMIUM fails here, before anything starts
+        self._pid = os.getpid()
+        self._playwright = acquire_playwright()
+        try:
+            self._browser = launch_browser(self._playwright)
+            self._context = new_context(
+                self._browser,
+                viewport=self.viewport,
+                device_scale_factor=self.device_scale_factor,
+                on_request=self.blocked_requests.append,
+            )
+            self._context.set_default_timeout(self.timeout_ms)
+            self._page = self._context.new_page()
+            self._cdp = self._context.new_cdp_session(self._page)
+            self._cdp.send("DOM.enable")
+            self._cdp.send("CSS.enable")
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def close(self) -> None:
+        """Close the page, context, browser and Playwright; safe to call twice."""
+        if self._pid is not None and self._pid != os.getpid():
+            # A forked copy: the browser belongs to the parent. Drop references only.
+            self._page = self._cdp = self._context = self._browser = self._playwright = None
+            return
+        for closer in (self._context, self._browser):
+            if closer is not None:
+                # closing a crashed browser must not mask the error that crashed it
+                with contextlib.suppress(Exception):
+                    closer.close()
+        if self._playwright is not None:
+            release_playwright()
+        self._page = self._cdp = self._context = self._browser = self._playwright = None
+
+    def __enter__(self) -> TableRenderer:
+        return self.open()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _check_process(self) -> None:
+        if self._pid is not None and self._pid != os.getpid():
+            raise RuntimeError(
+                "TableRenderer was created in another process (fork): create one per worker, "
+                "after the fork"
+            )
+
+    @property
+    def chromium_version(self) -> str:
+        """The running Chromium's version string, e.g. ``"156.0.8078.108"``."""
+        self.open()
+        return chromium_version(self._browser)
+
+    # rendering
+
+    def render(
+        self,
+        table: dict[str, Any],
+        names: dict[str, str],
+        style: dict[str, Any],
+        template: str | None = None,
+    ) -> tuple[bytes, dict[str, Any]]:
+        """Render ``table`` to PNG bytes and its layout.
+
+        ``table`` is ``inputs.table`` (format.md 2.2), ``names`` maps entity ids to display
+        names, ``style`` is a ``sample_table_theme`` dict, ``template`` optional Jinja2 source
+        (see :func:`render_html`).
+
+        The image is the ``#hv-root`` element: the table, its caption and the theme's margin.
+        The layout is ``{"width", "height", "font", "caption", "cells"}``: ``width`` and
+        ``height`` are the PNG's size in pixels; ``font`` is the family Chromium actually used
+        (checked with ``CSS.getPlatformFontsForNode``); ``caption`` is ``{"text", "box"}`` or
+        ``None``; ``cells`` lists every header and body cell, sorted by row then column, as
+        ``{"row", "col", "text", "box"}``. Row 0 is the header row, body rows count from 1;
+        column 0 is the entity, 1 the period, 2… the table's columns in order. ``text`` is the
+        text the page shows (whitespace collapsed). A ``box`` is ``[x, y, w, h]`` in integer
+        pixels of the PNG: origin at its top-left corner, x to the right, y down; edges are
+        rounded to the nearest pixel, so neighbouring cells share an edge and never overlap.
+
+        Raises ``UserError`` when the font is missing or Chromium fell back to another family
+        for any glyph, or when no Chromium can be launched.
+        """
+        self.open()
+        self._check_process()
+        parsed = parse_style(style)
+        html = render_html(table, names, parsed, template)
+        page, cdp = cast(Page, self._page), cast(CDPSession, self._cdp)
+        if self._loaded is not _BLANK and (self._loaded is _DIRTY or self._loaded != template):
+            # set_content reuses the document (document.open), which keeps e.g. its
+            # Content-Security-Policy: start from a new one when the skeleton changes.
+            page.goto("about:blank")
+        self._loaded = _DIRTY
+        page.set_content(html, wait_until="load")
+
+        snapshot = cdp.send("DOMSnapshot.captureSnapshot", {"computedStyles": []})
+        elements = _snapshot_elements(snapshot)
+        roots = [e for e in elements if e.attrs.get("id") == "hv-root"]
+        cells = [e for e in elements if "data-row" in e.attrs]
+        if not roots or roots[0].bounds is None or not cells:
+            raise ValueError(
+                "the table template must render an element with id 'hv-root' containing cells "
+                "with data-row and data-col attributes"
+            )
+        rx, ry, rw, rh = roots[0].bounds
+        x0, y0 = math.floor(rx + 1e-3), math.floor(ry + 1e-3)
+        x1, y1 = math.ceil(rx + rw - 1e-3), math.ceil(ry + rh - 1e-3)
+
+        font = self._verify_font(parsed, template, elements)
+
+        png = page.screenshot(
+            clip={"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0},
+            full_page=True,
+            type="png",
+            animations="disabled",
+            caret="hide",
+            scale="device",
+        )
+        width, height = _png_size(png)
+        scale = self.device_scale_factor
+
+        def box(bounds: tuple[float, float, float, float] | None) -> list[int]:
+            if bounds is None:
+                return [0, 0, 0, 0]
+            bx, by, bw, bh = bounds
+            left = min(max(round((bx - x0) * scale), 0), width)
+            top = min(max(round((by - y0) * scale), 0), height)
+            right = min(max(round((bx + bw - x0) * scale), 0), width)
+            bottom = min(max(round((by + bh - y0) * scale), 0), height)
+            return [left, top, right - left, bottom - top]
+
+        layout_cells = sorted(
+            (
+                {
+                    "row": int(e.attrs["data-row"]),
+                    "col": int(e.attrs.get("data-col", "0")),
+                    "text": _clean(e.text),
+                    "box": box(e.bounds),
+                }
+                for e in cells
+            ),
+            key=lambda c: (c["row"], c["col"]),
+        )
+        captions = [e for e in elements if e.name == "CAPTION"]
+        caption = (
+            {"text": _clean(captions[0].text), "box": box(captions[0].bounds)} if captions else None
+        )
+        self._loaded = template
+        layout = {
+            "width": width,
+            "height": height,
+            "font": font,
+            "caption": caption,
+            "cells": layout_cells,
+        }
+        return png, layout
+
+    def _verify_font(
+        self, style: TableStyle, template: str | None, elements: list[_Element]
+    ) -> str:
+        """Check that every glyph of the table came from ``style.font``; return that family.
+
+        Font fallback is decided per character and face, so characters already verified for
+        the same theme, font, template and cell class are not checked again (the CDP calls cost
+        about 1.5 ms each).
+        """
+        digest = hashlib.sha256((template or "").encode("utf-8")).hexdigest()[:16]
+        pending: dict[tuple[str, str, str, str], set[str]] = {}
+        for element in elements:
+            if element.name == "CAPTION":
+                klass = "caption"
+            elif "data-row" in element.attrs:
+                head = element.attrs["data-row"] == "0"
+                klass = ("head:" if head else "body:") + element.attrs.get("class", "")
+            else:
+                continue
+            key = (style.theme.name, style.font, digest, klass)
+            chars = set("".join(element.text)) - set(" \t\n\r")
+            new = chars - self._fonts_ok.get(key, set())
+            if new:
+                pending.setdefault(key, set()).update(new)
+        if not pending and style.font in self._font_names:
+            return self._font_names[style.font]
+
+        cdp = cast(CDPSession, self._cdp)
+        root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        selector = "#hv-root tr, #hv-root caption"
+        node_ids = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})
+        glyphs: dict[str, int] = {}
+        for node_id in node_ids["nodeIds"]:
+            found = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node_id})
+            for usage in found["fonts"]:
+                family = str(usage["familyName"])
+                glyphs[family] = glyphs.get(family, 0) + int(usage["glyphCount"])
+        wanted = style.font.casefold()
+        others = {f: n for f, n in glyphs.items() if f.casefold() != wanted}
+        if others or not glyphs:
+            used = ", ".join(f"{f} ({n} glyphs)" for f, n in sorted(others.items())) or "nothing"
+            raise UserError(
+                f"table font {style.font!r} (theme {style.theme.name!r}) is not installed or "
+                f"lacks glyphs for this text: Chromium fell back to {used}. Install the font "
+                "(see scripts/install.sh) or choose another one"
+            )
+        for key, chars in pending.items():
+            self._fonts_ok.setdefault(key, set()).update(chars)
+        reported = str(max(glyphs, key=lambda f: glyphs[f]))
+        self._font_names[style.font] = reported
+        return reported

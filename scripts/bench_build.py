@@ -1,0 +1,80 @@
+"""Benchmark a build: items per second and peak memory of the whole process tree.
+
+Peak memory is the largest sum, over the build process and all its descendants (workers,
+Playwright drivers, Chromium and kaleido processes), of their PSS (proportional set size:
+shared pages divided among the processes sharing them), sampled every 100 ms from
+/proc via psutil. Wall time runs from process start to exit (it includes imports, world
+generation, browser start-up, Parquet export and hashing).
+
+    python scripts/bench_build.py -n 200 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+
+def tree_pss(root: psutil.Process) -> int:
+    """Summed PSS in bytes of ``root`` and its descendants (processes that vanish count 0)."""
+    total = 0
+    try:
+        procs = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0
+    for proc in procs:
+        try:
+            total += proc.memory_full_info().pss
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return total
+
+
+def main() -> int:
+    """Run one build and print its figures as JSON."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-n", "--count", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--hops", default="1-3")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--domain", default="financial")
+    args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="hopvista-bench-"))
+    out = scratch / "ds"
+    command = [sys.executable, "-m", "hopvista.cli.main", "build", args.domain,
+               "-n", str(args.count), "--workers", str(args.workers), "--hops", args.hops,
+               "--seed", str(args.seed), "--out", str(out)]
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    watched = psutil.Process(proc.pid)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, tree_pss(watched))
+        time.sleep(0.1)
+    wall = time.perf_counter() - start
+    try:
+        if proc.returncode != 0:
+            print(f"build failed with exit code {proc.returncode}", file=sys.stderr)
+            return 1
+        images = len(list((out / "images").glob("*.png")))
+        report = {"command": " ".join(["gen", *command[3:-2]]), "items": args.count,
+                  "images": images, "wall_s": round(wall, 2),
+                  "items_per_s": round(args.count / wall, 2),
+                  "peak_pss_mb": round(peak / 2**20), "cpus": psutil.cpu_count()}
+        print(json.dumps(report))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
