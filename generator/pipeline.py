@@ -58,10 +58,17 @@ def _close_renderer() -> None:
         renderer.close()
 
 
+def _load_state(config: BuildConfig) -> None:
+    """Pack and world of ``config`` in this process (kept if already there)."""
+    if _WORKER.get("config") != config:
+        pack = resolve_pack(config.domain)
+        _WORKER.update(config=config, pack=pack,
+                       world=load_world(config.source or pack.spec.source, pack, config.seed))
+
+
 def _init_worker(config: BuildConfig, images_root: Path | None) -> None:
-    pack = resolve_pack(config.domain)
-    _WORKER.update(config=config, pack=pack, images_root=images_root,
-                   world=load_world(config.source or pack.spec.source, pack, config.seed))
+    _load_state(config)  # forked workers inherit the parent's world; spawned ones build it
+    _WORKER["images_root"] = images_root
     if images_root is not None and "renderer" not in _WORKER:
         from hopvista.render.item_images import ItemRenderer
 
@@ -70,13 +77,16 @@ def _init_worker(config: BuildConfig, images_root: Path | None) -> None:
         multiprocessing.util.Finalize(None, _close_renderer, exitpriority=10)
 
 
-def _make(entry: PlanEntry) -> str:
+BATCH = 4  # items a worker renders together (charts and tables overlap within a batch)
+
+
+def _make(entries: list[PlanEntry]) -> list[str]:
     config: BuildConfig = _WORKER["config"]
     world: World = _WORKER["world"]
-    item = build_item(world, _WORKER["pack"], config.seed, entry)
+    items = [build_item(world, _WORKER["pack"], config.seed, entry) for entry in entries]
     if _WORKER["images_root"] is not None:
-        _WORKER["renderer"].render(item, _WORKER["images_root"])
-    return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+        _WORKER["renderer"].render_many(items, _WORKER["images_root"])
+    return [json.dumps(item, ensure_ascii=False, separators=(",", ":")) for item in items]
 
 
 def generate_lines(config: BuildConfig, workers: int = 1, progress: bool = False,
@@ -86,26 +96,37 @@ def generate_lines(config: BuildConfig, workers: int = 1, progress: bool = False
     With ``images_root``, each item's PNGs are written under it and the item records them.
     """
     plan = make_plan(config.seed, config.count, config.levels)
+    batches = [plan[i:i + BATCH] for i in range(0, len(plan), BATCH)]
     bar = tqdm(total=len(plan), desc="items", unit="item", disable=not progress,
                file=sys.stderr)
     try:
         if workers <= 1:
             _init_worker(config, images_root)
             try:
-                for entry in plan:
-                    yield _make(entry)
-                    bar.update()
+                for batch in batches:
+                    for line in _make(batch):
+                        yield line
+                        bar.update()
             finally:
                 _close_renderer()
         else:
+            if sys.platform == "linux":
+                # Build the world and import the renderers' libraries once, before forking,
+                # so every worker starts with them instead of paying for them again.
+                _load_state(config)
+                if images_root is not None:
+                    from hopvista.render.item_images import preload
+
+                    preload()
             context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
             pool = context.Pool(workers, initializer=_init_worker,
                                 initargs=(config, images_root))
             finished = False
             try:
-                for line in pool.imap(_make, plan, chunksize=2):
-                    yield line
-                    bar.update()
+                for lines in pool.imap(_make, batches):
+                    for line in lines:
+                        yield line
+                        bar.update()
                 finished = True
             finally:
                 if finished:

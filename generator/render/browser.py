@@ -19,9 +19,12 @@ process owns its own browser.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
+import re
 import shutil
+import subprocess
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -225,7 +228,14 @@ def chromium_version(browser: Browser | None = None) -> str:
     """
     if browser is not None:
         return browser.version
-    candidates()  # a bad HOPVISTA_CHROMIUM fails here, before anything starts
+    executable = find_chromium()  # a bad HOPVISTA_CHROMIUM fails here
+    if executable is not None:
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            shown = subprocess.run([executable, "--version"], capture_output=True, text=True,
+                                   timeout=30, check=True).stdout
+            match = re.search(r"(\d+\.\d+\.\d+\.\d+)", shown)
+            if match:
+                return match.group(1)
     playwright = acquire_playwright()
     try:
         launched = launch_browser(playwright)

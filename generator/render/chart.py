@@ -18,6 +18,7 @@ import contextlib
 import importlib.metadata
 import struct
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -75,6 +76,8 @@ class ChartRenderer:
         self._open = False
         self._lock = threading.Lock()
         self._kaleido: Any = None
+        self._warm: Future[None] | None = None
+        self._warming: ThreadPoolExecutor | None = None
         self.kaleido_start_s: float | None = None
         """Seconds the last browser start took (``None`` before one started)."""
 
@@ -87,19 +90,31 @@ class ChartRenderer:
 
         self._open = True
         if self._warm_plotly:
-            try:
-                self._start_plotly()
-            except BaseException:
-                self._open = False
-                raise
+            # The browser starts in the background (~2 s); matplotlib and seaborn charts
+            # need not wait for it, the first plotly chart does.
+            self._warming = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kaleido-start")
+            self._warm = self._warming.submit(self._start_plotly)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
 
+    def _await_warm_start(self) -> None:
+        """Wait for a background browser start; its failure is raised here, once."""
+        warm, self._warm = self._warm, None
+        if warm is not None:
+            try:
+                warm.result()
+            finally:
+                if self._warming is not None:
+                    self._warming.shutdown(wait=True)
+                self._warming = None
+
     def close(self) -> None:
         """Stop the plotly browser; safe to call twice. The renderer can be entered again."""
+        with contextlib.suppress(Exception):
+            self._await_warm_start()
         self._open = False
         worker, self._kaleido = self._kaleido, None
         if worker is not None:
@@ -174,6 +189,7 @@ class ChartRenderer:
         path = fontconfig_file(family)
         if fallback:
             css_family = f"{css_family}, {fontconfig_family(FALLBACK_FAMILY)}"
+        self._await_warm_start()
         if self._kaleido is None:
             self._start_plotly()
         figure = plotly_figure(data, style, css_family)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -9,6 +10,20 @@ from typing import Any
 from hopvista.outdir import write_atomic
 
 IMAGES_DIR = "images"
+
+
+def preload() -> None:
+    """Import the rendering libraries (nothing is started: safe before a fork)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.figure  # noqa: F401
+    import playwright.sync_api  # noqa: F401
+    import plotly.graph_objects  # noqa: F401
+    import seaborn  # noqa: F401
+
+    import hopvista.render.chart  # noqa: F401
+    import hopvista.render.table  # noqa: F401
 
 
 class ItemRenderer:
@@ -23,11 +38,17 @@ class ItemRenderer:
 
         self._table = TableRenderer()
         self._chart = ChartRenderer()
+        # Charts are drawn on a second thread while Chromium lays out and shoots the table:
+        # each waits on a different process or library most of the time.
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopvista-chart")
         self._open = False
 
     def __enter__(self) -> ItemRenderer:
+        # Chromium for tables first; then the chart renderer starts on its own thread (its
+        # plotly browser warms up in the background) while the first tables render. Starting
+        # both browsers at once only makes each start slower on a small machine.
         self._table.__enter__()
-        self._chart.__enter__()
+        self._chart_ready = self._pool.submit(self._chart.__enter__)
         self._open = True
         return self
 
@@ -40,24 +61,33 @@ class ItemRenderer:
         if self._open:
             self._open = False
             try:
-                self._chart.__exit__(None, None, None)
+                self._pool.submit(self._chart.__exit__, None, None, None).result()
             finally:
+                self._pool.shutdown(wait=True)
                 self._table.__exit__(None, None, None)
 
     def render(self, item: dict[str, Any], root: Path) -> None:
         """Write the item's PNGs under ``root/images`` and fill ``images`` and ``render``."""
-        names = {e["id"]: e["name"] for e in item["entities"]}
-        style = item["variant"]["style"]
-        folder = root / IMAGES_DIR
-        folder.mkdir(exist_ok=True)
-        table_png, table_layout = self._table.render(item["inputs"]["table"], names,
-                                                     style["table"])
-        chart_png, chart_meta = self._chart.render(item["inputs"]["chart"], names,
-                                                   style["chart"])
-        table_path = f"{IMAGES_DIR}/{item['id']}-table.png"
-        chart_path = f"{IMAGES_DIR}/{item['id']}-chart.png"
-        write_atomic(root / table_path, table_png)
-        write_atomic(root / chart_path, chart_png)
-        item["images"] = [table_path, chart_path]
-        item["render"] = {"table": {"image": table_path, **table_layout},
-                          "chart": {"image": chart_path, **chart_meta}}
+        self.render_many([item], root)
+
+    def render_many(self, items: list[dict[str, Any]], root: Path) -> None:
+        """Render several items: their charts queue on the chart thread while their tables
+        render here, so neither the chart libraries nor Chromium wait for the other."""
+        self._chart_ready.result()  # raises here if the chart renderer could not start
+        (root / IMAGES_DIR).mkdir(exist_ok=True)
+        names = [{e["id"]: e["name"] for e in item["entities"]} for item in items]
+        charts = [self._pool.submit(self._chart.render, item["inputs"]["chart"], named,
+                                    item["variant"]["style"]["chart"])
+                  for item, named in zip(items, names, strict=True)]
+        tables = [self._table.render(item["inputs"]["table"], named,
+                                     item["variant"]["style"]["table"])
+                  for item, named in zip(items, names, strict=True)]
+        for item, (table_png, layout), chart in zip(items, tables, charts, strict=True):
+            chart_png, meta = chart.result()
+            table_path = f"{IMAGES_DIR}/{item['id']}-table.png"
+            chart_path = f"{IMAGES_DIR}/{item['id']}-chart.png"
+            write_atomic(root / table_path, table_png)
+            write_atomic(root / chart_path, chart_png)
+            item["images"] = [table_path, chart_path]
+            item["render"] = {"table": {"image": table_path, **layout},
+                              "chart": {"image": chart_path, **meta}}

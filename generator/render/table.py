@@ -16,6 +16,7 @@ change of any of these may change pixels; record :attr:`TableRenderer.chromium_v
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import math
@@ -428,14 +429,13 @@ class TableRenderer:
 
         font = self._verify_font(parsed, template, elements)
 
-        png = page.screenshot(
-            clip={"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0},
-            full_page=True,
-            type="png",
-            animations="disabled",
-            caret="hide",
-            scale="device",
-        )
+        # Straight through CDP: Playwright's screenshot has no optimizeForSpeed, which makes
+        # Chromium encode the PNG about twice as fast (a larger, equally lossless file).
+        shot = self._cdp.send("Page.captureScreenshot", {
+            "format": "png", "optimizeForSpeed": True, "captureBeyondViewport": True,
+            "clip": {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0,
+                     "scale": self.device_scale_factor}})
+        png = base64.b64decode(shot["data"])
         width, height = _png_size(png)
         scale = self.device_scale_factor
 
