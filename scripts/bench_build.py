@@ -2,9 +2,10 @@
 
 Peak memory is the largest sum, over the build process and all its descendants (workers,
 Playwright drivers, Chromium and kaleido processes), of their PSS (proportional set size:
-shared pages divided among the processes sharing them), sampled every second from
-/proc/PID/smaps_rollup (the process tree found with psutil). Wall time runs from process start to exit (it includes imports, world
-generation, browser start-up, Parquet export and hashing).
+shared pages divided among the processes sharing them), sampled every second
+from /proc/PID/smaps_rollup (the process tree found with psutil). Wall time runs from process
+start to exit: it includes imports, world generation, browser start-up, Parquet export and
+hashing.
 
     python scripts/bench_build.py -n 200 --workers 2
 """

@@ -431,7 +431,7 @@ class TableRenderer:
 
         # Straight through CDP: Playwright's screenshot has no optimizeForSpeed, which makes
         # Chromium encode the PNG about twice as fast (a larger, equally lossless file).
-        shot = self._cdp.send("Page.captureScreenshot", {
+        shot = cdp.send("Page.captureScreenshot", {
             "format": "png", "optimizeForSpeed": True, "captureBeyondViewport": True,
             "clip": {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0,
                      "scale": self.device_scale_factor}})
