@@ -11,6 +11,7 @@ from hopvista import __version__
 from hopvista.display import parse_shown
 from hopvista.domain import DomainPack
 from hopvista.errors import GenerationError
+from hopvista.feasibility import needs_trend_pair
 from hopvista.instance import sample_instance
 from hopvista.plan import LEVEL_NAMES, PlanEntry
 from hopvista.rng import derive
@@ -73,7 +74,7 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
                max_attempts: int = 400) -> dict[str, Any]:
     """Make the item the plan entry asks for; retries redraw the instance, never the plan."""
     rng = derive(seed, "item", entry.index, "base")
-    trend_pair = any("TR" in t and "+" in t.removeprefix("FC+") for t in entry.types)
+    trend_pair = any(needs_trend_pair(t) for t in entry.types)
     for attempt in range(1, max_attempts + 1):
         instance = sample_instance(world, pack, rng, trend_pair=trend_pair)
         if instance is None:

@@ -36,8 +36,10 @@ def check_out(out: Path, overwrite: bool) -> None:
             raise UserError(f"--out {out}: not a hopvista dataset (no hopvista manifest.json); "
                             "refusing to overwrite it")
     parent = out.resolve().parent
-    if not parent.is_dir():
-        raise UserError(f"--out {out}: {parent} is not an existing folder")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--out {out}: cannot create {parent}: {exc.strerror}") from None
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UserError(f"--out {out}: cannot write in {parent}")
 

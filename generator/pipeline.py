@@ -8,7 +8,7 @@ import multiprocessing
 import multiprocessing.util
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -17,10 +17,11 @@ from tqdm import tqdm
 
 from hopvista import __version__
 from hopvista.domain import DomainPack, resolve_pack
+from hopvista.feasibility import feasible_types
 from hopvista.item import build_item
 from hopvista.outdir import DATASET_FORMAT, check_out, staged_dataset, write_atomic
 from hopvista.plan import LEVEL_NAMES, PlanEntry, make_plan, plan_shares
-from hopvista.sources import load_world
+from hopvista.sources import SourceOptions, load_world
 from hopvista.world import World
 
 FORMAT_VERSION = 1
@@ -38,10 +39,26 @@ class BuildConfig:
     seed: int = 0
     source: str | None = None
     images: bool = True
+    data: str | None = None
+    years: tuple[int, int] | None = None
+    periods: int | None = None
+
+    def options(self) -> SourceOptions:
+        """What the source is told."""
+        return SourceOptions(data=Path(self.data) if self.data else None, years=self.years)
+
+    def pack(self) -> DomainPack:
+        """The domain pack, with ``periods`` applied."""
+        pack = resolve_pack(self.domain)
+        if self.periods is None:
+            return pack
+        instance = pack.spec.instance.model_copy(update={"periods": self.periods})
+        return replace(pack, spec=pack.spec.model_copy(update={"instance": instance}))
 
     def to_json(self, pack: DomainPack) -> dict[str, Any]:
-        """The config as the manifest records it."""
+        """The config as the manifest records it (the data folder as the user named it)."""
         return {"domain": pack.name, "source": self.source or pack.spec.source,
+                "data": self.data, "years": list(self.years) if self.years else None,
                 "hops": [LEVEL_NAMES[lv] for lv in self.levels], "count": self.count,
                 "seed": self.seed, "images": self.images,
                 "instance": pack.spec.instance.model_dump(),
@@ -58,12 +75,14 @@ def _close_renderer() -> None:
         renderer.close()
 
 
-def _load_state(config: BuildConfig) -> None:
+def _load_state(config: BuildConfig) -> tuple[DomainPack, World]:
     """Pack and world of ``config`` in this process (kept if already there)."""
     if _WORKER.get("config") != config:
-        pack = resolve_pack(config.domain)
-        _WORKER.update(config=config, pack=pack,
-                       world=load_world(config.source or pack.spec.source, pack, config.seed))
+        pack = config.pack()
+        world = load_world(config.source or pack.spec.source, pack, config.seed,
+                           config.options())
+        _WORKER.update(config=config, pack=pack, world=world)
+    return _WORKER["pack"], _WORKER["world"]
 
 
 def _init_worker(config: BuildConfig, images_root: Path | None) -> None:
@@ -89,13 +108,22 @@ def _make(entries: list[PlanEntry]) -> list[str]:
     return [json.dumps(item, ensure_ascii=False, separators=(",", ":")) for item in items]
 
 
+def plan_build(config: BuildConfig) -> tuple[list[PlanEntry], tuple[str, ...]]:
+    """The build's plan over the statement types its world can make (probed here)."""
+    pack, world = _load_state(config)
+    available = feasible_types(world, pack, config.seed)
+    return make_plan(config.seed, config.count, config.levels, available), available
+
+
 def generate_lines(config: BuildConfig, workers: int = 1, progress: bool = False,
-                   images_root: Path | None = None) -> Iterator[str]:
+                   images_root: Path | None = None,
+                   plan: list[PlanEntry] | None = None) -> Iterator[str]:
     """The JSON lines of the build's items, in index order, whatever ``workers`` is.
 
     With ``images_root``, each item's PNGs are written under it and the item records them.
     """
-    plan = make_plan(config.seed, config.count, config.levels)
+    if plan is None:
+        plan, _ = plan_build(config)
     batches = [plan[i:i + BATCH] for i in range(0, len(plan), BATCH)]
     bar = tqdm(total=len(plan), desc="items", unit="item", disable=not progress,
                file=sys.stderr)
@@ -187,19 +215,21 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
     from hopvista.card import dataset_card
     from hopvista.export import write_parquet
 
-    pack = resolve_pack(config.domain)
+    config.pack()  # an unknown domain or a broken pack is reported before anything else
     check_out(out, overwrite)
+    pack, world = _load_state(config)
+    plan, available = plan_build(config)
     with staged_dataset(out) as stage:
         lines = list(generate_lines(config, workers, progress,
-                                    images_root=stage if config.images else None))
+                                    images_root=stage if config.images else None, plan=plan))
         write_atomic(stage / "items.jsonl", "".join(line + "\n" for line in lines).encode())
         items = [json.loads(line) for line in lines]
         write_parquet(items, stage)
-        plan = make_plan(config.seed, config.count, config.levels)
         manifest: dict[str, Any] = {
             "format": DATASET_FORMAT,
             "format_version": FORMAT_VERSION,
-            "config": config.to_json(pack),
+            "config": config.to_json(pack) | {"types": list(available)},
+            "source": world.provenance,
             "seed": config.seed,
             "packages": _versions(),
             "render": _render_versions(items) if config.images else None,

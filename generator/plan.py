@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from hopvista.errors import UserError
 from hopvista.rng import derive
 from hopvista.statements.types import TYPES
 
@@ -30,13 +31,27 @@ ANSWER_SETS: tuple[tuple[int, ...], ...] = tuple(
 LEVEL_NAMES = {1: "easy", 2: "medium", 3: "hard"}
 
 
-def slot_groups(level: int) -> dict[str, list[str]]:
-    """Modality groups of a level and the types that fill each (FCMR Table 12)."""
+def slot_groups(level: int, available: tuple[str, ...] | None = None) -> dict[str, list[str]]:
+    """Modality groups of a level and the types that fill each (FCMR Table 12), limited to
+    ``available`` types when given (a group may then be empty)."""
     groups: dict[str, list[str]] = {}
     for name, kind in TYPES.items():
         if kind.hops == level:
-            groups.setdefault("+".join(kind.modalities), []).append(name)
+            group = groups.setdefault("+".join(kind.modalities), [])
+            if available is None or name in available:
+                group.append(name)
     return groups
+
+
+def check_levels(levels: tuple[int, ...], available: tuple[str, ...]) -> None:
+    """Raise ``UserError`` if a requested level has a modality slot no available type fills."""
+    for level in levels:
+        empty = [g for g, names in slot_groups(level, available).items() if not names]
+        if empty:
+            raise UserError(
+                f"this source cannot make {LEVEL_NAMES[level]} items: no statement of "
+                f"{', '.join(empty)} is possible in its data (possible types: "
+                f"{', '.join(available) or 'none'}); choose other --hops")
 
 
 @dataclass(frozen=True)
@@ -123,8 +138,11 @@ def parse_levels(text: str) -> tuple[int, ...]:
     return tuple(sorted(levels))
 
 
-def make_plan(seed: int, count: int, levels: tuple[int, ...]) -> list[PlanEntry]:
-    """The plan of a build: a pure function of (seed, count, levels)."""
+def make_plan(seed: int, count: int, levels: tuple[int, ...],
+              available: tuple[str, ...] | None = None) -> list[PlanEntry]:
+    """The plan of a build: a pure function of (seed, count, levels, available types)."""
+    if available is not None:
+        check_levels(levels, available)
     rng = derive(seed, "plan", count, *levels)
     (level_of,) = balanced_split(list(levels), [count], rng)
     members = {lv: [i for i in range(count) if level_of[i] == lv] for lv in levels}
@@ -143,7 +161,7 @@ def make_plan(seed: int, count: int, levels: tuple[int, ...]) -> list[PlanEntry]
             order.update(zip(members[lv], orders, strict=True))
     types: dict[tuple[int, int], str] = {}
     for lv in levels:
-        for group, names in slot_groups(lv).items():
+        for group, names in slot_groups(lv, available).items():
             slots = [(i, s) for i in members[lv] for s in range(3) if order[i][s] == group]
             true = [x for x in slots if x[1] + 1 in answer[x[0]]]
             false = [x for x in slots if x[1] + 1 not in answer[x[0]]]

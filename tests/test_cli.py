@@ -156,6 +156,11 @@ def test_unwritable_out_as_root(tmp_path: Path, capsys) -> None:
     assert str(blocker / "x") in err and len(err.strip().splitlines()) == 1
 
 
+def test_missing_parent_folders_are_created(tmp_path: Path) -> None:
+    _build(tmp_path / "new" / "deeper" / "ds", "-n", "3", "--no-images")
+    assert (tmp_path / "new" / "deeper" / "ds" / "items.jsonl").is_file()
+
+
 def test_list_names_domains_and_types(capsys) -> None:
     assert main(["list"]) == 0
     out = capsys.readouterr().out

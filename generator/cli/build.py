@@ -29,6 +29,16 @@ _positive = _int_at_least(1, "at least 1")
 _seed = _int_at_least(0, "0 or more")
 
 
+def _years(text: str) -> tuple[int, int]:
+    parts = text.split("-")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"expected FIRST-LAST like 2020-2024, got {text!r}")
+    first, last = int(parts[0]), int(parts[1])
+    if not 1900 <= first <= last <= 2100:
+        raise argparse.ArgumentTypeError(f"not a window of years: {text!r}")
+    return first, last
+
+
 def _levels(text: str) -> tuple[int, ...]:
     try:
         return parse_levels(text)
@@ -50,6 +60,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--workers", type=_positive, default=1,
                    help="processes (default 1); the output does not depend on it")
     p.add_argument("--source", default=None, help="data source (default: the domain's own)")
+    p.add_argument("--data", default=None, metavar="DIR",
+                   help="data folder of a file-based source (sec: what 'gen fetch sec' wrote)")
+    p.add_argument("--years", type=_years, default=None, metavar="FIRST-LAST",
+                   help="window of fiscal years, e.g. 2020-2024 (default: the source's)")
+    p.add_argument("--periods", type=_int_at_least(3, "at least 3"), default=None,
+                   help="periods per instance (default: the domain's, 5 for financial)")
     p.add_argument("--no-images", dest="images", action="store_false",
                    help="skip rendering: items.jsonl and Parquet without table/chart images")
     p.add_argument("--overwrite", action="store_true",
@@ -63,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     if not str(out).strip():
         raise UserError("--out: empty path")
     config = BuildConfig(domain=args.domain, levels=args.hops, count=args.count,
-                         seed=args.seed, source=args.source, images=args.images)
+                         seed=args.seed, source=args.source, images=args.images,
+                         data=args.data, years=args.years, periods=args.periods)
     manifest = build(config, out, workers=args.workers, overwrite=args.overwrite,
                      progress=sys.stderr.isatty())
     shares = manifest["shares"]

@@ -71,7 +71,8 @@ def check_chart_needed(item: dict[str, Any], identities: list[Any]) -> list[str]
     return problems
 
 
-def check_balance(items: list[dict[str, Any]]) -> list[str]:
+def check_balance(items: list[dict[str, Any]],
+                  available: tuple[str, ...] | None = None) -> list[str]:
     """The plan's guarantees: answer sets (overall and per level), modality orders per level
     and types sharing a modality slot, each equal ±1."""
     problems = []
@@ -88,7 +89,7 @@ def check_balance(items: list[dict[str, Any]]) -> list[str]:
     for level in sorted({item["hops"] for item in items}):
         at = [item for item in items if item["hops"] == level]
         spread(f"level {level} answer sets", Counter(tuple(i["answer"]) for i in at), universe)
-        groups = slot_groups(level)
+        groups = slot_groups(level, available)
         if len(groups) == 3:
             orders = Counter(tuple("+".join(s["modalities"]) for s in item["statements"])
                              for item in at)
@@ -156,5 +157,6 @@ def verify_dataset(root: Path) -> tuple[int, list[str]]:
             found = [f"malformed item: {type(exc).__name__}: {exc}"]
         for problem in found:
             problems.append(f"item {item.get('id', f'on line {number}')}: {problem}")
-    problems += check_balance(items)
+    types = config.get("types")
+    problems += check_balance(items, tuple(types) if types is not None else None)
     return len(items), problems

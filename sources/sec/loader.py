@@ -1,0 +1,193 @@
+"""The SEC source: real 10-K text and XBRL figures, aligned on companies, as a World.
+
+Reads what ``gen fetch sec`` (or sec-edgar-downloader) wrote: ``sec-edgar-filings/<TICKER or
+CIK>/10-K/<ACCESSION>/{primary-document.html | full-submission.txt}`` and
+``companyfacts/CIK##########.json``. A company is kept when it has figures for every year of
+the window and a 10-K whose fiscal year lies in it; everything else is reported (stderr and
+the manifest's ``source`` section), never silently mixed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hopvista.domain import DomainPack
+from hopvista.errors import UserError
+from hopvista.sources import SourceOptions
+from hopvista.sources.sec.facts import extract_facts
+from hopvista.sources.sec.figures import companyfacts_figures, xbrl_figures
+from hopvista.sources.sec.filings import chunk_paragraphs, find_filings, is_boilerplate, read_filing
+from hopvista.sources.sec.model import ITEMS, SECTION_NAMES, CompanyFigures, Filing, FilingError
+from hopvista.sources.sec.stated import columns_stated
+from hopvista.world import Chunk, Entity, World
+
+
+@dataclass
+class _Company:
+    key: str                      # CIK when known, else the folder name
+    filings: list[Filing]
+    facts_path: Path | None = None
+    facts_json: dict[str, Any] | None = None
+
+
+def _cik(value: str | int | None) -> str | None:
+    if value is None:
+        return None
+    digits = str(value).strip()
+    return digits.zfill(10) if digits.isdigit() else None
+
+
+def _read_companyfacts(root: Path, report: list[str]) -> dict[str, tuple[Path, dict[str, Any]]]:
+    found: dict[str, tuple[Path, dict[str, Any]]] = {}
+    for path in sorted((root / "companyfacts").glob("CIK*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            report.append(f"{path}: unreadable companyfacts JSON ({exc}); skipped")
+            continue
+        cik = _cik(data.get("cik")) or _cik(path.stem.removeprefix("CIK"))
+        if cik is None or not isinstance(data.get("facts"), dict):
+            report.append(f"{path}: not a companyfacts file (no cik or facts); skipped")
+            continue
+        found[cik] = (path, data)
+    return found
+
+
+def _companies(root: Path, report: list[str]) -> list[_Company]:
+    filings: list[Filing] = []
+    for path in find_filings(root):
+        try:
+            filing = read_filing(path)
+        except FilingError as exc:
+            report.append(f"{exc}; skipped")
+            continue
+        for problem in filing.problems:
+            report.append(f"{path}: {problem}")
+        filings.append(filing)
+    facts = _read_companyfacts(root, report)
+    companies: dict[str, _Company] = {}
+    for filing in filings:
+        key = _cik(filing.cik) or filing.folder
+        companies.setdefault(key, _Company(key=key, filings=[])).filings.append(filing)
+    for cik, (path, data) in facts.items():
+        company = companies.setdefault(cik, _Company(key=cik, filings=[]))
+        company.facts_path, company.facts_json = path, data
+    return [companies[k] for k in sorted(companies)]
+
+
+def _window(companies: list[_Company], periods: int,
+            years: tuple[int, int] | None) -> tuple[int, int]:
+    if years is not None:
+        return years
+    ends = sorted({f.fiscal_year for c in companies for f in c.filings if f.fiscal_year})
+    if not ends:
+        raise UserError("--data: no 10-K with a known fiscal year; nothing to build from")
+    best = max(ends, key=lambda end: (sum(
+        1 for c in companies if c.facts_json is not None
+        and any(f.fiscal_year and end - periods < f.fiscal_year <= end for f in c.filings)),
+        end))
+    return best - periods + 1, best
+
+
+def _figures(company: _Company, filing: Filing, window: Sequence[int]) -> CompanyFigures:
+    if company.facts_json is not None:
+        return companyfacts_figures(company.facts_json, window)
+    return xbrl_figures(filing.facts, window)
+
+
+def _chunks(entity: str, filing: Filing, figures: CompanyFigures,
+            names: Sequence[str]) -> list[Chunk]:
+    chunks = []
+    for item in ITEMS:
+        section = SECTION_NAMES[item]
+        for k, group in enumerate(chunk_paragraphs(filing.sections.get(item, [])), start=1):
+            text = "\n\n".join(group)
+            if is_boilerplate(text):
+                continue
+            chunk_id = f"{entity}-{section}-{k}"
+            chunks.append(Chunk(
+                id=chunk_id, entity=entity, section=section, period=filing.fiscal_year or 0,
+                text=text, columns_stated=columns_stated(text, figures.values),
+                facts=tuple(extract_facts(entity, chunk_id, text, names, filing.ticker))))
+    return chunks
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def load_world(pack: DomainPack, seed: int, options: SourceOptions) -> World:
+    """Real companies of ``options.data`` aligned on the window of fiscal years."""
+    if options.data is None:
+        raise UserError("--source sec needs --data DIR (the folder 'gen fetch sec' wrote)")
+    root = options.data
+    if not root.is_dir():
+        raise UserError(f"--data {root}: not a folder")
+    report: list[str] = []
+    companies = _companies(root, report)
+    periods = pack.spec.instance.periods
+    first, last = _window(companies, periods, options.years)
+    window = list(range(first, last + 1))
+    columns = pack.columns()
+    need = pack.spec.instance.table_columns + 1
+    entities, values, chunks = [], {}, {}
+    kept: dict[str, Any] = {}
+    for company in companies:
+        in_window = [f for f in company.filings if f.fiscal_year and first <= f.fiscal_year <= last]
+        label = company.filings[0].folder if company.filings else f"CIK{company.key}"
+        if not in_window:
+            years = sorted({f.fiscal_year for f in company.filings if f.fiscal_year})
+            report.append(f"{label}: no 10-K for a fiscal year in {first}-{last} "
+                          f"(10-Ks for {years or 'none'}); dropped")
+            continue
+        filing = max(in_window, key=lambda f: f.fiscal_year or 0)
+        figures = _figures(company, filing, window)
+        complete = [c for c in columns if all(y in figures.values.get(c, {}) for y in window)]
+        missing = {c: [y for y in window if y not in figures.values.get(c, {})]
+                   for c in columns if c not in complete}
+        if len(complete) < need:
+            report.append(f"{label}: figures for every year {first}-{last} in only "
+                          f"{len(complete)} columns (need {need}; {figures.origin}); dropped")
+            continue
+        for column, years in missing.items():
+            report.append(f"{label}: {column} missing for {years}; not sampled for it")
+        entity_id = filing.ticker or label
+        name = (company.facts_json or {}).get("entityName") or filing.name or entity_id
+        names = [n for n in {name, filing.name, entity_id} if n]
+        company_chunks = _chunks(entity_id, filing, figures, names)
+        if not company_chunks:
+            report.append(f"{label}: no usable text chunk in {filing.path}; dropped")
+            continue
+        entities.append(Entity(id=entity_id, name=str(name),
+                               attributes={"cik": company.key, "ticker": filing.ticker or ""}))
+        values[entity_id] = {c: [figures.values.get(c, {}).get(y) for y in window]
+                             for c in columns}
+        chunks[entity_id] = company_chunks
+        kept[entity_id] = {
+            "name": name, "cik": company.key, "text": {
+                "file": filing.path.relative_to(root).as_posix(), "sha256": _digest(filing.path),
+                "accession": filing.accession, "fiscal_year": filing.fiscal_year},
+            "figures": {"origin": figures.origin,
+                        "file": (company.facts_path.relative_to(root).as_posix()
+                                 if company.facts_path else None),
+                        "sha256": _digest(company.facts_path) if company.facts_path else None,
+                        "tags": {c: {str(y): t for y, t in by_year.items()}
+                                 for c, by_year in sorted(figures.tags.items())}},
+            "missing": missing, "chunks": len(company_chunks),
+            "facts": sum(len(c.facts) for c in company_chunks)}
+        report.extend(f"{label}: {p}" for p in figures.problems)
+    for line in report:
+        print(f"gen: sec: {line}", file=sys.stderr)
+    if len(entities) < pack.spec.instance.entities:
+        raise UserError(f"--data {root}: only {len(entities)} companies have both a 10-K and "
+                        f"figures for {first}-{last} (need {pack.spec.instance.entities}); "
+                        "see the messages above")
+    return World(domain=pack.name, source="sec", entities=entities, periods=window,
+                 columns=columns, values=values, chunks=chunks,
+                 provenance={"window": [first, last], "companies": kept, "report": report})
