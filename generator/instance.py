@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from hopvista.derivation import derivation
 from hopvista.display import fmt, shown
 from hopvista.domain import DomainPack, derivable_closure
 from hopvista.world import Chunk, Column, Entity, Fact, World
@@ -250,6 +251,11 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     chart = {e.id: displayed(e.id, chart_column) for e in entities}
     if len({v for series in chart.values() for v in series}) < 2:
         return None  # a flat chart shows nothing to read
+    table = {e.id: {c.key: displayed(e.id, c) for c in table_columns} for e in entities}
+    if derivation([v for e in entities for v in chart[e.id]],
+                  {c.key: [v for e in entities for v in table[e.id][c.key]]
+                   for c in table_columns}, chart_column.precision) is not None:
+        return None  # the data itself links the chart column to the table's
     chart_texts = {fmt(v, chart_column.precision) for series in chart.values() for v in series
                    if abs(v) >= 10}
     chunks: dict[str, Chunk] = {}
@@ -266,7 +272,7 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
         years=years,
         table_columns=tuple(table_columns),
         chart_column=chart_column,
-        table={e.id: {c.key: displayed(e.id, c) for c in table_columns} for e in entities},
+        table=table,
         chart=chart,
         chunks=chunks,
         facts=usable_facts(chunks),

@@ -93,7 +93,7 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
         inputs = instance.to_inputs()
         style = sample_style(seed, entry.index, inputs, statements, decide.min_rank_gap)
         question = _QUESTION_ENV.from_string(pack.spec.question).render(
-            names=", ".join(e.name for e in instance.entities),
+            names=", ".join(e.name for e in instance.entities).rstrip("."),
             statements=[s.text for s in statements])
         identifier = item_id(pack.name, seed, entry.index)
         return {

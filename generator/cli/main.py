@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from hopvista import __version__
-from hopvista.cli import build, listing, preview, verify
+from hopvista.cli import build, fetch, listing, preview, verify
 from hopvista.errors import GenerationError, UserError
 
-SUBCOMMANDS = (build, verify, preview, listing)
+SUBCOMMANDS = (build, verify, preview, listing, fetch)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -9,6 +9,7 @@ from itertools import combinations, permutations
 from pathlib import Path
 from typing import Any
 
+from hopvista.derivation import derivation
 from hopvista.domain import derivable_closure, parse_identity
 from hopvista.errors import UserError
 from hopvista.outdir import DATASET_FORMAT
@@ -63,6 +64,16 @@ def check_chart_needed(item: dict[str, Any], identities: list[Any]) -> list[str]
     problems = []
     if column in derivable_closure(table, identities):
         problems.append(f"chart column {column!r} can be derived from the table's columns")
+    rows = item["inputs"]["table"]["rows"]
+    entities = [s["entity"] for s in chart["series"]]
+    target = [parse_number(v) for s in chart["series"] for v in s["values"]]
+    shown_columns = {c: [parse_number(r["values"][c]) for e in entities
+                         for r in rows if r["entity"] == e and r["year"] in chart["years"]]
+                     for c in table}
+    found = derivation(target, shown_columns, chart["column"]["precision"])
+    if found is not None:
+        formula = " ".join(f"{'+' if s > 0 else '-'} {c}" for s, c in found)
+        problems.append(f"chart column {column!r} equals {formula} in the data shown")
     shown = {v for s in chart["series"] for v in s["values"] if abs(parse_number(v)) >= 10}
     for text in item["inputs"]["text"]:
         stated = sorted(v for v in shown if v in text["text"])

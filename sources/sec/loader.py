@@ -158,7 +158,8 @@ def load_world(pack: DomainPack, seed: int, options: SourceOptions) -> World:
         for column, years in missing.items():
             report.append(f"{label}: {column} missing for {years}; not sampled for it")
         entity_id = filing.ticker or label
-        name = (company.facts_json or {}).get("entityName") or filing.name or entity_id
+        # the registrant name as the 10-K writes it ("Alphabet Inc."), else SEC's index name
+        name = filing.name or (company.facts_json or {}).get("entityName") or entity_id
         names = [n for n in {name, filing.name, entity_id} if n]
         company_chunks = _chunks(entity_id, filing, figures, names)
         if not company_chunks:
