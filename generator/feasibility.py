@@ -14,6 +14,10 @@ from hopvista.statements.types import make_statement
 from hopvista.world import World
 
 PROBE_DRAWS = 300
+#: With three periods the only trend span is all of them, so an item could not hold both a
+#: one-hop TR (one entity trends) and a CT+TR pair (two trend) on its one chart: all-year
+#: trend pairs need a fourth period to leave shorter spans to one-hop trends.
+MIN_PERIODS_FOR_TREND_PAIRS = 4
 
 
 def needs_trend_pair(type_name: str) -> bool:
@@ -24,9 +28,13 @@ def needs_trend_pair(type_name: str) -> bool:
 def feasible_types(world: World, pack: DomainPack, seed: int,
                    draws: int = PROBE_DRAWS) -> tuple[str, ...]:
     """The types for which some instance of ``world`` gives both a true and a false statement
-    within ``draws`` instance draws (deterministic in ``seed``)."""
+    within ``draws`` instance draws (deterministic in ``seed``); all-year trend pairs only
+    with at least four periods per instance."""
     found = []
+    short = pack.spec.instance.periods < MIN_PERIODS_FOR_TREND_PAIRS
     for type_name in STATEMENT_TYPES:
+        if short and needs_trend_pair(type_name):
+            continue
         rng = derive(seed, "probe", type_name)
         missing = {True, False}
         for _ in range(draws):

@@ -107,3 +107,20 @@ def test_sec_needs_data(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
     assert main(["build", "financial", "--source", "sec", "-n", "3",
                  "--out", str(tmp_path / "o")]) == 2
     assert "--source sec needs --data" in capsys.readouterr().err
+
+
+def test_inline_xbrl_fallback_with_three_periods(sec_data: Path, tmp_path: Path) -> None:
+    """Companies without companyfacts use the figures tagged in their own 10-K (three years
+    of flows), when instances have three periods."""
+    out = tmp_path / "ixbrl"
+    assert main(["build", "financial", "--source", "sec", "--data", str(sec_data),
+                 "--periods", "3", "--years", "2022-2024", "--hops", "1-3", "-n", "24",
+                 "--no-images", "--out", str(out)]) == 0
+    assert main(["verify", str(out)]) == 0
+    companies = json.loads((out / "manifest.json").read_text())["source"]["companies"]
+    assert companies["AMZN"]["figures"]["origin"] == "inline-xbrl"
+    assert companies["AAPL"]["figures"]["origin"] == "companyfacts"
+    types = json.loads((out / "manifest.json").read_text())["config"]["types"]
+    assert "CT+TR" not in types  # three periods leave no room for all-year trend pairs
+    for item in read_items(out):
+        assert len(item["inputs"]["chart"]["years"]) in (1, 3)
