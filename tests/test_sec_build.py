@@ -124,3 +124,30 @@ def test_inline_xbrl_fallback_with_three_periods(sec_data: Path, tmp_path: Path)
     assert "CT+TR" not in types  # three periods leave no room for all-year trend pairs
     for item in read_items(out):
         assert len(item["inputs"]["chart"]["years"]) in (1, 3)
+
+
+def test_brand_names_are_frequent_own_proper_names_only() -> None:
+    from hopvista.sources.sec.loader import brand_names
+
+    own = " ".join(["Google Search grew.", "The Company uses Google.", "In September we met."]
+                   * 20)
+    others = ["The company sells search services. Our company grew in September."] * 5
+    assert brand_names(own, others) == ["Google"]
+
+
+def test_fact_claims_do_not_name_the_company_or_its_brands(sec_data: Path) -> None:
+    from hopvista.domain import resolve_pack
+    from hopvista.sources import SourceOptions, load_world
+
+    world = load_world("sec", resolve_pack("financial"), 0, SourceOptions(data=sec_data))
+    companies = world.provenance["companies"]
+    assert isinstance(companies, dict) and "Google" in companies["GOOGL"]["aliases"]
+    checked = 0
+    for entity in world.entities:
+        names = [entity.name.split()[0], *companies[entity.id]["aliases"]]
+        for chunk in world.chunks[entity.id]:
+            for fact in chunk.facts:
+                checked += 1
+                for name in names:
+                    assert name.lower() not in fact.claim.lower(), (name, fact.claim)
+    assert checked >= 10

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -118,6 +119,41 @@ def _chunks(entity: str, filing: Filing, figures: CompanyFigures,
     return chunks
 
 
+_PROPER = re.compile(r"\b[A-Z][A-Za-z0-9]+(?:[-&][A-Za-z0-9]+)*\b")
+BRAND_MIN_COUNT = 15
+BRAND_RATIO = 20
+_MONTHS = {"january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december"}
+
+
+def _document_text(filing: Filing) -> str:
+    return "\n".join(p for paragraphs in filing.sections.values() for p in paragraphs)
+
+
+def brand_names(own: str, others: Sequence[str]) -> list[str]:
+    """Proper names that give a company away: frequent in its own 10-K ("Google" in
+    Alphabet's), rare in the other companies' (at most one in BRAND_RATIO as often, per word).
+    A claim naming one is rejected like one naming the company itself."""
+    def rates(text: str) -> tuple[dict[str, int], int]:
+        counts: dict[str, int] = {}
+        for word in _PROPER.findall(text):
+            counts[word] = counts.get(word, 0) + 1
+        return counts, max(1, len(text.split()))
+
+    mine, size = rates(own)
+    theirs = [rates(text) for text in others]
+    common = {w for text in others for w in re.findall(r"\b[a-z][a-z0-9]+\b", text)}
+    brands = []
+    for word, count in mine.items():
+        if count < BRAND_MIN_COUNT or len(word) < 3 or word.lower() in common \
+                or word.lower() in _MONTHS:
+            continue  # an English word capitalised ("Company", "Search") is no brand
+        rate = count / size
+        if all(c.get(word, 0) / n * BRAND_RATIO <= rate for c, n in theirs):
+            brands.append(word)
+    return sorted(brands)
+
+
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -138,6 +174,7 @@ def load_world(pack: DomainPack, seed: int, options: SourceOptions) -> World:
     need = pack.spec.instance.table_columns + 1
     entities, values, chunks = [], {}, {}
     kept: dict[str, Any] = {}
+    accepted: list[tuple[_Company, Filing, CompanyFigures, dict[str, list[int]], str]] = []
     for company in companies:
         in_window = [f for f in company.filings if f.fiscal_year and first <= f.fiscal_year <= last]
         label = company.filings[0].folder if company.filings else f"CIK{company.key}"
@@ -157,10 +194,15 @@ def load_world(pack: DomainPack, seed: int, options: SourceOptions) -> World:
             continue
         for column, years in missing.items():
             report.append(f"{label}: {column} missing for {years}; not sampled for it")
+        accepted.append((company, filing, figures, missing, label))
+    documents = {id(f): _document_text(f) for _, f, _, _, _ in accepted}
+    for company, filing, figures, missing, label in accepted:
         entity_id = filing.ticker or label
         # the registrant name as the 10-K writes it ("Alphabet Inc."), else SEC's index name
         name = filing.name or (company.facts_json or {}).get("entityName") or entity_id
+        others = [documents[id(f)] for _, f, _, _, _ in accepted if f is not filing]
         names = [n for n in {name, filing.name, entity_id} if n]
+        names += brand_names(documents[id(filing)], others)
         company_chunks = _chunks(entity_id, filing, figures, names)
         if not company_chunks:
             report.append(f"{label}: no usable text chunk in {filing.path}; dropped")
@@ -171,7 +213,8 @@ def load_world(pack: DomainPack, seed: int, options: SourceOptions) -> World:
                              for c in columns}
         chunks[entity_id] = company_chunks
         kept[entity_id] = {
-            "name": name, "cik": company.key, "text": {
+            "name": name, "cik": company.key, "aliases": sorted(set(names) - {name}),
+            "text": {
                 "file": filing.path.relative_to(root).as_posix(), "sha256": _digest(filing.path),
                 "accession": filing.accession, "fiscal_year": filing.fiscal_year},
             "figures": {"origin": figures.origin,
