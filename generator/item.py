@@ -5,8 +5,6 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-import jinja2
-
 from hopvista import __version__
 from hopvista.display import parse_shown
 from hopvista.domain import DomainPack
@@ -16,10 +14,10 @@ from hopvista.instance import sample_instance
 from hopvista.plan import LEVEL_NAMES, PlanEntry
 from hopvista.rng import derive
 from hopvista.statements.types import Statement, make_statement
+from hopvista.statements.wording import template
 from hopvista.world import World
 
 ITEM_KIND = "three_statement"
-_QUESTION_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
 
 
 def item_id(domain: str, seed: int, index: int) -> str:
@@ -92,7 +90,7 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
         span = instance.chart_span()
         inputs = instance.to_inputs()
         style = sample_style(seed, entry.index, inputs, statements, decide.min_rank_gap)
-        question = _QUESTION_ENV.from_string(pack.spec.question).render(
+        question = template(pack.spec.question).render(
             names=", ".join(e.name for e in instance.entities).rstrip("."),
             statements=[s.text for s in statements])
         identifier = item_id(pack.name, seed, entry.index)

@@ -17,6 +17,7 @@ from tqdm import tqdm
 
 from hopvista import __version__
 from hopvista.domain import DomainPack, resolve_pack
+from hopvista.errors import UserError
 from hopvista.feasibility import feasible_types
 from hopvista.item import build_item
 from hopvista.outdir import DATASET_FORMAT, check_out, staged_dataset, write_atomic
@@ -218,6 +219,10 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
     config.pack()  # an unknown domain or a broken pack is reported before anything else
     check_out(out, overwrite)
     pack, world = _load_state(config)
+    if len(world.periods) < pack.spec.instance.periods:
+        raise UserError(f"the source's window has {len(world.periods)} periods "
+                        f"({world.periods[0]}-{world.periods[-1]}) but instances need "
+                        f"{pack.spec.instance.periods}: widen --years or lower --periods")
     plan, available = plan_build(config)
     with staged_dataset(out) as stage:
         lines = list(generate_lines(config, workers, progress,

@@ -63,8 +63,19 @@ def write_preview(root: Path, out: Path | None = None, limit: int = 100) -> Path
     target = out or root / PREVIEW_NAME
     if not target.parent.is_dir():
         raise UserError(f"--out {target}: folder {target.parent} does not exist")
-    lines = items_path.read_text(encoding="utf-8").splitlines()
-    items: list[dict[str, Any]] = [json.loads(line) for line in lines[:limit]]
+    try:
+        lines = items_path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{items_path}: not UTF-8 text ({exc.reason})") from None
+    items: list[dict[str, Any]] = []
+    for number, line in enumerate(lines[:limit], start=1):
+        try:
+            item = json.loads(line)
+        except ValueError as exc:
+            raise UserError(f"{items_path}:{number}: not valid JSON ({exc.msg})") from None
+        if not isinstance(item, dict) or "id" not in item or "entities" not in item:
+            raise UserError(f"{items_path}:{number}: not a hopvista item")
+        items.append(item)
     base = target.resolve().parent
     for item in items:
         item["srcs"] = [Path(os.path.relpath((root / p).resolve(), base)).as_posix()

@@ -165,3 +165,27 @@ def test_list_names_domains_and_types(capsys) -> None:
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     assert "financial" in out and "FC+AR+RK" in out and "synthetic" in out
+
+
+def test_verify_reports_malformed_items_without_a_traceback(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "ds"
+    _build(out, "-n", "8", "--no-images")
+    lines = (out / "items.jsonl").read_text().splitlines()
+    broken = json.loads(lines[2])
+    del broken["hops"]
+    lines[2] = json.dumps(broken)
+    (out / "items.jsonl").write_text("\n".join([*lines, "[1]", "{oops"]) + "\n")
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"item {broken['id']}: malformed item" in err and "Traceback" not in err
+    assert "items.jsonl:9: not an item" in err and "items.jsonl:10: not valid JSON" in err
+    assert main(["preview", str(out)]) == 2
+    assert "items.jsonl:9: not a hopvista item" in capsys.readouterr().err
+
+
+def test_window_shorter_than_instances_is_a_user_error(tmp_path: Path, capsys) -> None:
+    assert main(["build", "financial", "--years", "2020-2021", "-n", "3", "--no-images",
+                 "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "window has 2 periods" in err and "--periods" in err

@@ -15,6 +15,7 @@ Use it as a context manager, once per process (after any fork)::
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.metadata
 import struct
 import threading
@@ -39,6 +40,7 @@ KALEIDO_TIMEOUT_S = 60.0
 
 LIBRARIES = ("matplotlib", "seaborn", "plotly")
 
+@functools.cache
 def _version(package: str) -> str:
     try:
         return importlib.metadata.version(package)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from decimal import Decimal
+from typing import cast
 
 import numpy as np
 
@@ -88,9 +89,7 @@ def rk_when(instance: Instance, rng: np.random.Generator, words: dict[str, dict[
             best = {winners[y] for y in when}
             if len(best) != 1 or None in best:
                 continue
-            champion = next(iter(best))
-            if champion is None:
-                continue
+            champion = cast(str, next(iter(best)))  # None was excluded just above
             if not any(clearly_loses(instance, champion, y, order, margins)
                        for y in years if y not in when):
                 continue

@@ -12,12 +12,13 @@ _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
 
 
 @lru_cache(maxsize=512)
-def _template(source: str) -> jinja2.Template:
+def template(source: str) -> jinja2.Template:
+    """A compiled Jinja2 template of the pack (strict: an unknown variable is an error)."""
     return _ENV.from_string(source)
 
 
 def render(forms: list[str], variables: dict[str, str], rng: np.random.Generator) -> str:
     """Render one surface form, chosen by ``rng``, with ``variables``."""
     source = forms[int(rng.integers(len(forms)))]
-    text = _template(source).render(**variables).strip()
+    text = template(source).render(**variables).strip()
     return text[0].upper() + text[1:] if text else text

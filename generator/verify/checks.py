@@ -146,28 +146,39 @@ def verify_dataset(root: Path) -> tuple[int, list[str]]:
                         f"{manifest.get('format_version')!r} is not supported "
                         f"(this hopvista reads {FORMAT_VERSION})")
     problems = check_files(root, manifest)
-    config = manifest["config"]
-    identities = [parse_identity(text) for text in config["identities"]]
-    decide_cfg = config["decidability"]
-    items = []
+    try:
+        config = manifest["config"]
+        identities = [parse_identity(text) for text in config["identities"]]
+        decide_cfg = config["decidability"]
+        margins = (float(decide_cfg["min_rank_gap"]), float(decide_cfg["min_trend_step"]))
+        types = config.get("types")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UserError(f"{root / 'manifest.json'}: malformed config: "
+                        f"{type(exc).__name__}: {exc}") from None
     try:
         lines = (root / "items.jsonl").read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         raise UserError(f"{root}: no items.jsonl") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{root / 'items.jsonl'}: not UTF-8 text ({exc.reason})") from None
+    items = []
     for number, line in enumerate(lines, start=1):
         try:
             item = json.loads(line)
         except ValueError as exc:
             problems.append(f"items.jsonl:{number}: not valid JSON: {exc}")
             continue
-        items.append(item)
+        if not isinstance(item, dict):
+            problems.append(f"items.jsonl:{number}: not an item (a JSON object)")
+            continue
         try:
-            ctx = Context(item, decide_cfg["min_rank_gap"], decide_cfg["min_trend_step"])
-            found = check_item(item, ctx) + check_chart_needed(item, identities)
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            found = check_item(item, Context(item, *margins))
+            found += check_chart_needed(item, identities)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             found = [f"malformed item: {type(exc).__name__}: {exc}"]
+        else:
+            items.append(item)  # only well-formed items enter the balance check
         for problem in found:
             problems.append(f"item {item.get('id', f'on line {number}')}: {problem}")
-    types = config.get("types")
     problems += check_balance(items, tuple(types) if types is not None else None)
-    return len(items), problems
+    return len(lines), problems

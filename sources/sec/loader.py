@@ -9,6 +9,7 @@ the manifest's ``source`` section), never silently mixed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -130,19 +131,26 @@ def _document_text(filing: Filing) -> str:
     return "\n".join(p for paragraphs in filing.sections.values() for p in paragraphs)
 
 
+@functools.lru_cache(maxsize=64)
+def _proper_rates(text: str) -> tuple[dict[str, int], int]:
+    counts: dict[str, int] = {}
+    for word in _PROPER.findall(text):
+        counts[word] = counts.get(word, 0) + 1
+    return counts, max(1, len(text.split()))
+
+
+@functools.lru_cache(maxsize=64)
+def _lower_words(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"\b[a-z][a-z0-9]+\b", text))
+
+
 def brand_names(own: str, others: Sequence[str]) -> list[str]:
     """Proper names that give a company away: frequent in its own 10-K ("Google" in
     Alphabet's), rare in the other companies' (at most one in BRAND_RATIO as often, per word).
     A claim naming one is rejected like one naming the company itself."""
-    def rates(text: str) -> tuple[dict[str, int], int]:
-        counts: dict[str, int] = {}
-        for word in _PROPER.findall(text):
-            counts[word] = counts.get(word, 0) + 1
-        return counts, max(1, len(text.split()))
-
-    mine, size = rates(own)
-    theirs = [rates(text) for text in others]
-    common = {w for text in others for w in re.findall(r"\b[a-z][a-z0-9]+\b", text)}
+    mine, size = _proper_rates(own)
+    theirs = [_proper_rates(text) for text in others]
+    common = set().union(*(_lower_words(text) for text in others))
     brands = []
     for word, count in mine.items():
         if count < BRAND_MIN_COUNT or len(word) < 3 or word.lower() in common \
@@ -201,7 +209,7 @@ def load_world(pack: DomainPack, seed: int, options: SourceOptions) -> World:
         # the registrant name as the 10-K writes it ("Alphabet Inc."), else SEC's index name
         name = filing.name or (company.facts_json or {}).get("entityName") or entity_id
         others = [documents[id(f)] for _, f, _, _, _ in accepted if f is not filing]
-        names = [n for n in {name, filing.name, entity_id} if n]
+        names = sorted(n for n in {name, filing.name, entity_id} if n)
         names += brand_names(documents[id(filing)], others)
         company_chunks = _chunks(entity_id, filing, figures, names)
         if not company_chunks:
