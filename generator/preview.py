@@ -72,7 +72,7 @@ def write_preview(root: Path, out: Path | None = None, limit: int = 100) -> Path
         try:
             item = json.loads(line)
         except ValueError as exc:
-            raise UserError(f"{items_path}:{number}: not valid JSON ({exc.msg})") from None
+            raise UserError(f"{items_path}:{number}: not valid JSON ({exc})") from None
         if not isinstance(item, dict) or "id" not in item or "entities" not in item:
             raise UserError(f"{items_path}:{number}: not a hopvista item")
         items.append(item)
