@@ -18,6 +18,7 @@ import contextlib
 import functools
 import importlib.metadata
 import struct
+import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -103,11 +104,16 @@ class ChartRenderer:
         self.close()
 
     def _await_warm_start(self) -> None:
-        """Wait for a background browser start; its failure is raised here, once."""
+        """Wait for a background browser start. If it failed (a start that hung on a loaded
+        machine), forget it: the caller starts the browser again, once, in the foreground."""
         warm, self._warm = self._warm, None
         if warm is not None:
             try:
                 warm.result()
+            except Exception as exc:  # the foreground start below reports for real
+                print(f"gen: plotly browser start failed ({exc}); starting it again",
+                      file=sys.stderr)
+                self._kaleido = None
             finally:
                 if self._warming is not None:
                     self._warming.shutdown(wait=True)

@@ -17,6 +17,7 @@ def preload() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
+    import kaleido  # noqa: F401  (imported here, not first in a worker's browser thread)
     import matplotlib.figure  # noqa: F401
     import playwright.sync_api  # noqa: F401
     import plotly.graph_objects  # noqa: F401
