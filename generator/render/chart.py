@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.metadata
-import struct
 import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -27,6 +26,7 @@ from typing import Any
 
 from hopvista.render.browser import chromium_executable
 from hopvista.render.chart_data import ChartData
+from hopvista.render.png import png_size
 from hopvista.themes.fonts import (
     FALLBACK_FAMILY,
     file_version,
@@ -52,14 +52,6 @@ def _version(package: str) -> str:
 def library_versions() -> dict[str, str]:
     """Versions of the chart libraries, for the manifest."""
     return {name: _version(name) for name in ("matplotlib", "seaborn", "plotly", "kaleido")}
-
-
-def png_size(png: bytes) -> tuple[int, int]:
-    """Width and height from a PNG header."""
-    if png[:8] != b"\x89PNG\r\n\x1a\n" or png[12:16] != b"IHDR":
-        raise ValueError("not a PNG image")
-    width, height = struct.unpack(">II", png[16:24])
-    return int(width), int(height)
 
 
 class ChartRenderer:

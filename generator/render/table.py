@@ -22,7 +22,6 @@ import hashlib
 import math
 import os
 import re
-import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -41,6 +40,7 @@ from hopvista.render.browser import (
     new_context,
     release_playwright,
 )
+from hopvista.render.png import png_size
 from hopvista.themes.tables import THEMES, Theme, skeleton
 
 __all__ = ["TableRenderer", "TableStyle", "parse_style", "render_html"]
@@ -258,13 +258,6 @@ def _snapshot_elements(snapshot: Mapping[str, Any]) -> list[_Element]:
     return list(wanted.values())
 
 
-def _png_size(png: bytes) -> tuple[int, int]:
-    if png[:8] != b"\x89PNG\r\n\x1a\n":
-        raise RuntimeError("Chromium did not return a PNG")
-    width, height = struct.unpack(">II", png[16:24])
-    return int(width), int(height)
-
-
 def _clean(parts: list[str]) -> str:
     return " ".join("".join(parts).split())
 
@@ -436,7 +429,7 @@ class TableRenderer:
             "clip": {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0,
                      "scale": self.device_scale_factor}})
         png = base64.b64decode(shot["data"])
-        width, height = _png_size(png)
+        width, height = png_size(png)
         scale = self.device_scale_factor
 
         def box(bounds: tuple[float, float, float, float] | None) -> list[int]:
