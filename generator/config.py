@@ -45,4 +45,7 @@ class BuildConfig:
                 "seed": self.seed, "images": self.images,
                 "instance": pack.spec.instance.model_dump(),
                 "decidability": pack.spec.decidability.model_dump(),
-                "identities": [identity.text for identity in pack.identities]}
+                "identities": [identity.text for identity in pack.identities],
+                "wording": {"forms": pack.words.forms, "words": pack.words.words,
+                            "nouns": list(pack.spec.entity.nouns),
+                            "question": pack.spec.question}}

@@ -8,6 +8,7 @@ errors name the file and the field.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -229,6 +230,12 @@ def _read_yaml(path: Path) -> Any:
             return yaml.safe_load(fh)
     except FileNotFoundError:
         raise UserError(f"{path}: file not found") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except RecursionError:
+        raise UserError(f"{path}: invalid YAML: nested too deeply") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read it: {exc.strerror}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -257,10 +264,31 @@ def _check_forms(path: Path, words: StatementWords) -> None:
             except jinja2.UndefinedError as exc:
                 raise UserError(f"{where}: {exc.message} (available: "
                                 f"{', '.join(sorted(variables))})") from None
+            except (jinja2.TemplateError, TypeError, ValueError) as exc:
+                raise UserError(f"{where}: cannot render: {exc}") from None
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
 
 
 def load_pack(folder: Path) -> DomainPack:
-    """Load and validate the pack in ``folder``; raise :class:`UserError` on any problem."""
+    """Load and validate the pack in ``folder``; raise :class:`UserError` on any problem.
+
+    A pack whose two files are unchanged (same modification time and size) since it was last
+    loaded in this process is not read again.
+    """
+    pack_file, words_file = folder / "pack.yaml", folder / "statements.yaml"
+    return _load_pack(folder, _stamp(pack_file), _stamp(words_file))
+
+
+@functools.lru_cache(maxsize=16)
+def _load_pack(folder: Path, pack_stamp: tuple[int, int] | None,
+               words_stamp: tuple[int, int] | None) -> DomainPack:
     pack_file, words_file = folder / "pack.yaml", folder / "statements.yaml"
     try:
         spec = PackSpec.model_validate(_read_yaml(pack_file))

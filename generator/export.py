@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 SPLIT = "test"
 SHARD_ROWS = 1000
+GROUP_ROWS = 64
 DATA_DIR = "data"
 
 
@@ -49,33 +50,85 @@ def _row(item: dict[str, Any], root: Path) -> dict[str, Any]:
     }
 
 
-def _chunks(items: list[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
+class ParquetShards:
+    """Writes items as they come into ``data/test-0000i-of-0000n.parquet`` under ``root``.
+
+    ``count`` items are expected (it fixes the number of shards in the names). Rows are
+    written in row groups of ``group_rows``, so memory stays flat however many items come;
+    the same items give the same bytes.
+    """
+
+    def __init__(self, root: Path, count: int, shard_rows: int = SHARD_ROWS,
+                 group_rows: int = GROUP_ROWS) -> None:
+        self._root = root
+        self._shards = max(1, -(-count // shard_rows))
+        self._shard_rows = shard_rows
+        self._group_rows = group_rows
+        self._features = _features()
+        self._rows: list[dict[str, Any]] = []
+        self._writer: Any = None
+        self._in_shard = 0
+        self._added = 0
+        self.written: list[str] = []
+        """Relative paths of the shards written so far."""
+        (root / DATA_DIR).mkdir(exist_ok=True)
+
+    def add(self, item: dict[str, Any]) -> None:
+        """Queue one item (its images are read from ``root``)."""
+        if self._added == self._shards * self._shard_rows:
+            raise ValueError(f"more items than the {self._shards} shard(s) announced")
+        if self._writer is None:
+            self._open()
+        self._rows.append(self._features.encode_example(_row(item, self._root)))
+        self._added += 1
+        self._in_shard += 1
+        if len(self._rows) >= self._group_rows:
+            self._flush()
+        if self._in_shard == self._shard_rows:
+            self._close_shard()
+
+    def close(self) -> list[str]:
+        """Finish the last shard (an empty build still gets one empty shard)."""
+        if self._writer is None and not self.written:
+            self._open()
+        if self._writer is not None:
+            self._close_shard()
+        return self.written
+
+    def _open(self) -> None:
+        import pyarrow.parquet as pq
+
+        name = f"{DATA_DIR}/{SPLIT}-{len(self.written):05d}-of-{self._shards:05d}.parquet"
+        self._writer = pq.ParquetWriter(self._root / name, self._features.arrow_schema,
+                                        compression="zstd")
+        self.written.append(name)
+        self._in_shard = 0
+
+    def _flush(self) -> None:
+        import pyarrow as pa
+
+        if self._rows:
+            table = pa.Table.from_pylist(self._rows, schema=self._features.arrow_schema)
+            self._writer.write_table(table)
+            self._rows = []
+
+    def _close_shard(self) -> None:
+        self._flush()
+        self._writer.close()
+        self._writer = None
 
 
-def write_parquet(items: list[dict[str, Any]], root: Path,
+def write_parquet(items: Iterable[dict[str, Any]], root: Path, count: int,
                   shard_rows: int = SHARD_ROWS) -> list[str]:
-    """Write ``data/test-0000i-of-0000n.parquet``; return the relative paths written.
+    """Write ``count`` items as Parquet shards under ``root``; return the relative paths.
 
     The schema carries the Hugging Face features (``Image`` columns hold the PNG bytes), so
     the shards load with ``datasets`` and stand alone without the ``images/`` folder.
     """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    features = _features()
-    schema = features.arrow_schema
-    (root / DATA_DIR).mkdir(exist_ok=True)
-    shards = list(_chunks(items, shard_rows)) or [[]]
-    written = []
-    for number, shard in enumerate(shards):
-        name = f"{DATA_DIR}/{SPLIT}-{number:05d}-of-{len(shards):05d}.parquet"
-        rows = [features.encode_example(_row(item, root)) for item in shard]
-        table = pa.Table.from_pylist(rows, schema=schema)
-        pq.write_table(table, root / name, compression="zstd")
-        written.append(name)
-    return written
+    shards = ParquetShards(root, count, shard_rows)
+    for item in items:
+        shards.add(item)
+    return shards.close()
 
 
 def iter_lines(path: Path) -> Iterable[dict[str, Any]]:

@@ -1,80 +1,326 @@
-"""Writing a dataset folder safely: atomic files, and never clobbering what is not ours."""
+"""The output folder of a build: claimed for the whole build, replaced in one step, and never
+clobbering what is not ours.
+
+A build into ``--out X`` (with ``X`` resolved through symlinks to the folder it names):
+
+1. takes an exclusive lock ``.X.lock`` beside ``X`` (a second build into ``X`` is refused);
+2. removes staging folders that dead builds into ``X`` left (and says so), restoring ``X``
+   first if a build died in the middle of a fallback replacement;
+3. writes the new dataset into a staging folder ``.X.hopvista-stage-*/dataset`` beside ``X``;
+4. swaps it in: ``renameat2(RENAME_EXCHANGE)`` with the old dataset (or
+   ``RENAME_NOREPLACE`` when there is none), so ``X`` is at every instant either the old
+   dataset or the new one, and a folder that appeared at ``X`` during the build is never
+   replaced; where the kernel lacks these, two renames that a later build recovers from;
+5. deletes the staging folder (now holding the old dataset) and the lock file.
+
+On failure the staging folder and any parent folders the build created are removed.
+"""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+from hopvista.atomic import (
+    FileLock,
+    LockHeld,
+    Unsupported,
+    rename_exchange,
+    rename_noreplace,
+    write_atomic,
+)
 from hopvista.errors import UserError
 
+__all__ = ["DATASET_FORMAT", "Output", "claim_output", "is_hopvista_dataset", "write_atomic"]
+
 DATASET_FORMAT = "hopvista-dataset"
+STAGE_TAG = "hopvista-stage"
+STAGE_MARKER = ".hopvista-stage.json"
+PREVIOUS = "previous"  # where the fallback replacement parks the old dataset
+
+Notice = Callable[[str], None]
+
+
+def _checkpoint(step: str) -> None:
+    """A named step of claiming and replacing the output (tests kill the process here)."""
 
 
 def is_hopvista_dataset(path: Path) -> bool:
     """Whether ``path`` holds a dataset written by hopvista (its manifest says so)."""
     try:
         manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(manifest, dict) and manifest.get("format") == DATASET_FORMAT
 
 
-def check_out(out: Path, overwrite: bool) -> None:
-    """Refuse an output folder we may not write; say why in one line."""
+def resolve_out(out: Path) -> Path:
+    """The folder ``--out`` names, symlinks followed; refuse what cannot be replaced."""
+    if not str(out).strip():
+        raise UserError("--out: empty path")
+    if out.is_symlink() and not out.exists():
+        raise UserError(f"--out {out}: a symlink to {os.readlink(out)}, which does not exist")
+    try:
+        target = Path(os.path.realpath(out, strict=False))
+    except (OSError, RuntimeError) as exc:  # a symlink loop
+        raise UserError(f"--out {out}: cannot be resolved: {exc}") from None
+    cwd = Path.cwd().resolve()
+    if target == cwd or target in cwd.parents:
+        raise UserError(f"--out {out}: is the current folder or contains it, which a build "
+                        "cannot replace; name a folder inside it, e.g. --out out/data")
+    if target.parent == target:
+        raise UserError(f"--out {out}: the file-system root cannot be an output folder")
+    return target
+
+
+def _check_target(out: Path, shown: Path, overwrite: bool) -> tuple[int, int] | None:
+    """Refuse an output folder we may not write; return the identity of the dataset there."""
+    if out.is_symlink():
+        raise UserError(f"--out {shown}: {out} is a symlink loop or changed during the check")
     if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out}: exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()):
+        raise UserError(f"--out {shown}: exists and is not a folder")
+    if not out.is_dir():
+        return None
+    try:
+        empty = not any(out.iterdir())
+    except OSError as exc:
+        raise UserError(f"--out {shown}: cannot list it: {exc.strerror}") from None
+    if not empty:
         if not overwrite:
-            raise UserError(f"--out {out}: folder is not empty (pass --overwrite to replace "
+            raise UserError(f"--out {shown}: folder is not empty (pass --overwrite to replace "
                             "an earlier hopvista dataset)")
         if not is_hopvista_dataset(out):
-            raise UserError(f"--out {out}: not a hopvista dataset (no hopvista manifest.json); "
-                            "refusing to overwrite it")
-    parent = out.resolve().parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"--out {out}: cannot create {parent}: {exc.strerror}") from None
+            raise UserError(f"--out {shown}: not a hopvista dataset (no hopvista manifest.json);"
+                            " refusing to overwrite it")
+    stat = out.stat()
+    return stat.st_dev, stat.st_ino
+
+
+def _make_parents(parent: Path, shown: Path) -> list[Path]:
+    """Create ``parent`` and its missing ancestors; return those created, outermost first."""
+    missing = []
+    for folder in [parent, *parent.parents]:
+        if folder.exists():
+            break
+        missing.append(folder)
+    created: list[Path] = []
+    for folder in reversed(missing):
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            _remove_empty(created)
+            raise UserError(f"--out {shown}: cannot create {folder}: {exc.strerror}") from None
+        created.append(folder)
+    if not parent.is_dir():
+        raise UserError(f"--out {shown}: {parent} is not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise UserError(f"--out {out}: cannot write in {parent}")
+        _remove_empty(created)
+        raise UserError(f"--out {shown}: cannot write in {parent}")
+    return created
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    for folder in reversed(folders):
+        try:
+            folder.rmdir()
+        except OSError:
+            return  # not empty (someone else wrote there) or gone: leave it and its parents
+
+
+def _stage_prefix(out: Path) -> str:
+    return f".{out.name}.{STAGE_TAG}-"
+
+
+def _stale_stages(out: Path) -> list[Path]:
+    """Staging folders of builds into ``out`` (call with the lock held: all are dead)."""
+    prefix = _stage_prefix(out)
+    found = []
+    for entry in sorted(out.parent.iterdir()):
+        if not entry.name.startswith(prefix) or entry.is_symlink() or not entry.is_dir():
+            continue
+        try:
+            marker = json.loads((entry / STAGE_MARKER).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            if not any(entry.iterdir()):  # a build killed before it wrote its marker
+                found.append(entry)
+            continue  # otherwise not provably ours: leave it alone
+        if isinstance(marker, dict) and marker.get("out") == out.name:
+            found.append(entry)
+    return found
+
+
+def _size(path: Path) -> int:
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                continue
+    return total
+
+
+def _clean_stale(out: Path, shown: Path, notice: Notice) -> None:
+    """Recover from and remove what dead builds into ``out`` left behind."""
+    for stage in _stale_stages(out):
+        previous = stage / PREVIOUS
+        if previous.is_dir() and not os.path.lexists(out):
+            rename_noreplace(previous, out)
+            notice(f"restored {shown} from {stage.name}, where a build that was killed while "
+                   "replacing it had left the previous dataset")
+        size = _size(stage)
+        shutil.rmtree(stage, ignore_errors=True)
+        notice(f"removed {stage.name} ({size / 1e6:.1f} MB), the staging folder of an "
+               f"interrupted build into {shown}")
+
+
+@dataclass
+class Output:
+    """A claimed output folder: where to stage the new dataset and how to swap it in."""
+
+    path: Path
+    """The real folder the dataset goes to (symlinks followed)."""
+    shown: Path
+    """The path as the user named it, for messages."""
+    identity: tuple[int, int] | None
+    """(device, inode) of the dataset there when claimed, or ``None`` if there was none."""
+    stage: Path | None = None
+    committed: bool = False
+
+    @property
+    def dataset(self) -> Path:
+        """The staging folder of the new dataset."""
+        if self.stage is None:
+            raise RuntimeError("no staging folder: call begin() first")
+        return self.stage / "dataset"
+
+    def begin(self) -> None:
+        """Create the staging folder beside the output."""
+        try:
+            stage = Path(tempfile.mkdtemp(prefix=_stage_prefix(self.path), dir=self.path.parent))
+        except OSError as exc:
+            raise UserError(f"--out {self.shown}: cannot write in {self.path.parent}: "
+                            f"{exc.strerror}") from None
+        self.stage = stage
+        write_atomic(stage / STAGE_MARKER,
+                     json.dumps({"out": self.path.name, "pid": os.getpid()}).encode())
+        self.dataset.mkdir()
+        _checkpoint("staged")
+
+    def commit(self) -> None:
+        """Put the staged dataset at the output path in one step, or refuse."""
+        new = self.dataset
+        os.chmod(new, 0o755)
+        _checkpoint("written")
+        if self.identity is None:
+            try:
+                rename_noreplace(new, self.path)
+            except FileExistsError:
+                raise UserError(f"--out {self.shown}: something was created at {self.path} "
+                                "during the build; it was left as it is and the new dataset "
+                                "was discarded") from None
+            self.committed = True
+            _checkpoint("swapped")
+            return
+        try:
+            rename_exchange(new, self.path)
+        except Unsupported:
+            self._replace_in_two_steps()
+            return
+        except FileNotFoundError:  # the old dataset was removed during the build
+            self.identity = None
+            self.commit()
+            return
+        if self._identity_of(new) != self.identity:  # not what we claimed: put it back
+            rename_exchange(new, self.path)
+            raise self._changed()
+        self.committed = True
+        _checkpoint("swapped")
+
+    def _replace_in_two_steps(self) -> None:
+        """Fallback replacement: old aside into the stage, new in. A build that dies between
+        the two renames leaves the old dataset in the stage; the next build restores it."""
+        parked = self.dataset.parent / PREVIOUS
+        if self._identity_of(self.path) != self.identity:
+            raise self._changed()
+        os.rename(self.path, parked)
+        _checkpoint("moved-aside")
+        try:
+            rename_noreplace(self.dataset, self.path)
+        except FileExistsError:
+            kept = self.path.with_name(f"{self.path.name}.previous-{os.getpid()}")
+            rename_noreplace(parked, kept)
+            raise UserError(f"--out {self.shown}: something was created at {self.path} while "
+                            f"the previous dataset was being replaced; the previous dataset is "
+                            f"now {kept} and the new one was discarded") from None
+        self.committed = True
+        _checkpoint("swapped")
+
+    def _changed(self) -> UserError:
+        return UserError(f"--out {self.shown}: {self.path} was replaced by something else "
+                         "during the build; it was left as it is and the new dataset was "
+                         "discarded")
+
+    @staticmethod
+    def _identity_of(path: Path) -> tuple[int, int] | None:
+        try:
+            stat = path.lstat()
+        except OSError:
+            return None
+        return stat.st_dev, stat.st_ino
+
+    def discard_stage(self) -> None:
+        """Remove the staging folder (after a commit it holds the old dataset)."""
+        if self.stage is not None:
+            shutil.rmtree(self.stage, ignore_errors=True)
+            self.stage = None
+            _checkpoint("cleaned")
 
 
 @contextmanager
-def staged_dataset(out: Path) -> Iterator[Path]:
-    """A temporary sibling folder that replaces ``out`` only when the block succeeds."""
-    parent = out.resolve().parent
+def claim_output(out: Path, overwrite: bool, notice: Notice) -> Iterator[Output]:
+    """Hold ``out`` for a build: checked, locked, cleaned of dead builds' leftovers.
+
+    Everything the block creates beside ``out`` is removed when it fails; parent folders the
+    claim created are removed too when the build did not commit.
+    """
+    path = resolve_out(out)
+    identity = _check_target(path, out, overwrite)
+    created = _make_parents(path.parent, out)
+    lock = FileLock(path.parent / f".{path.name}.lock")
+    committed = False
     try:
-        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
-    except OSError as exc:
-        raise UserError(f"--out {out}: cannot write in {parent}: {exc.strerror}") from None
-    try:
-        yield stage
-        os.chmod(stage, 0o755)
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=parent))
-            os.replace(out, old / "previous")
-            os.replace(stage, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(stage, out)
+        try:
+            lock.acquire()
+        except LockHeld as held:
+            raise UserError(f"--out {out}: another build is writing it ({held.owner}); wait "
+                            "for it to finish or choose another folder") from None
+        except OSError as exc:
+            raise UserError(f"--out {out}: cannot lock {lock.path}: {exc.strerror}") from None
+        _checkpoint("locked")
+        _clean_stale(path, out, notice)
+        identity = _check_target(path, out, overwrite)  # again, now that we hold the lock
+        claimed = Output(path=path, shown=out, identity=identity)
+        try:
+            yield claimed
+            committed = claimed.committed
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise UserError(f"--out {out}: the disk is full ({exc.filename or path.parent});"
+                                " nothing was replaced") from None
+            raise
+        finally:
+            claimed.discard_stage()
     finally:
-        if stage.exists():
-            shutil.rmtree(stage, ignore_errors=True)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        lock.release()
+        if not committed:
+            _remove_empty(created)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -12,13 +17,14 @@ from typing import Any
 from hopvista import __version__
 from hopvista.config import BuildConfig
 from hopvista.errors import UserError
-from hopvista.outdir import DATASET_FORMAT, check_out, staged_dataset, write_atomic
+from hopvista.outdir import DATASET_FORMAT, Output, claim_output, resolve_out, write_atomic
 from hopvista.plan import plan_shares
+from hopvista.scratch import scratch_folder
 from hopvista.workers import generate_items, load_state, plan_build
 
 __all__ = ["FORMAT_VERSION", "BuildConfig", "build"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 RECORDED_PACKAGES = ("numpy", "pydantic", "jinja2", "faker", "pyyaml", "playwright", "matplotlib",
                      "seaborn", "plotly", "kaleido", "pillow", "pyarrow", "datasets")
 
@@ -42,51 +48,134 @@ def _versions() -> dict[str, str]:
     return versions
 
 
-def statement_shares(items: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """True/false counts per statement type, as built."""
-    shares: dict[str, dict[str, int]] = {}
-    for item in items:
+class StatementTally:
+    """True/false counts per statement type, as built (fed one item at a time)."""
+
+    def __init__(self) -> None:
+        self._shares: dict[str, dict[str, int]] = {}
+
+    def add(self, item: dict[str, Any]) -> None:
+        """Count the statements of ``item``."""
         for statement in item["statements"]:
-            cell = shares.setdefault(statement["type"], {"true": 0, "false": 0})
+            cell = self._shares.setdefault(statement["type"], {"true": 0, "false": 0})
             cell["true" if statement["label"] else "false"] += 1
-    return {k: shares[k] for k in sorted(shares)}
+
+    def shares(self) -> dict[str, dict[str, int]]:
+        """``{type: {"true": n, "false": n}}`` in type order."""
+        return {k: dict(self._shares[k]) for k in sorted(self._shares)}
 
 
-def _render_versions(items: list[dict[str, Any]]) -> dict[str, Any]:
-    """Chromium and font versions behind the images (what makes their bytes)."""
+def statement_shares(items: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """True/false counts per statement type of ``items``."""
+    tally = StatementTally()
+    for item in items:
+        tally.add(item)
+    return tally.shares()
+
+
+def _render_versions(fonts: set[str]) -> dict[str, Any]:
+    """Chromium and the font files behind the images (what makes their bytes)."""
     from hopvista.render.browser import chromium_version
-    from hopvista.themes.fonts import font_versions
+    from hopvista.themes.fonts import font_manifest
 
-    fonts = sorted({item["render"]["table"]["font"] for item in items} |
-                   {item["render"]["chart"]["font"] for item in items})
-    return {"chromium": chromium_version(), "fonts": font_versions(fonts)}
+    return {"chromium": chromium_version(), "fonts": font_manifest(sorted(fonts))}
+
+
+# Bytes a finished item takes on disk (items.jsonl + Parquet, and with images both PNGs twice:
+# under images/ and inside the Parquet), measured on the financial domain; the disk check
+# refuses a build that clearly cannot fit.
+ITEM_BYTES_WITH_IMAGES = 250_000
+ITEM_BYTES_WITHOUT_IMAGES = 15_000
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def cap_workers(workers: int, notice: Callable[[str], None]) -> int:
+    """``workers``, at most the usable CPU count (more only slows a build down)."""
+    cpus = usable_cpus()
+    if workers > cpus:
+        notice(f"--workers {workers}: using {cpus}, the number of CPUs available")
+        return cpus
+    return workers
+
+
+def _nearest_existing(path: Path) -> Path:
+    for folder in [path, *path.parents]:
+        if folder.exists():
+            return folder
+    return Path("/")
+
+
+def check_disk_space(config: BuildConfig, out: Path) -> None:
+    """Refuse a build whose estimated size exceeds the free space where it would be written."""
+    per_item = ITEM_BYTES_WITH_IMAGES if config.images else ITEM_BYTES_WITHOUT_IMAGES
+    needed = config.count * per_item
+    where = _nearest_existing(out.parent)
+    free = shutil.disk_usage(where).free
+    if needed > free:
+        raise UserError(f"-n {config.count}: the dataset would take about {_human(needed)} "
+                        f"(~{_human(per_item)} per item) but {where} has {_human(free)} free")
+
+
+def _human(size: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
+        if size < 1000 or unit == "PB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{size:.1f} PB"
+
+
+@contextmanager
+def _temp_files_in(folder: Path) -> Iterator[None]:
+    """Point this process and its children (browsers) at ``folder`` for temporary files."""
+    old_env, old_tempdir = os.environ.get("TMPDIR"), tempfile.tempdir
+    os.environ["TMPDIR"] = tempfile.tempdir = str(folder)
+    try:
+        yield
+    finally:
+        tempfile.tempdir = old_tempdir
+        if old_env is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = old_env
+
+
+def _stderr_notice(text: str) -> None:
+    print(f"gen: {text}", file=sys.stderr)
 
 
 def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = False,
-          progress: bool = False) -> dict[str, Any]:
+          progress: bool = False,
+          notice: Callable[[str], None] = _stderr_notice) -> dict[str, Any]:
     """Build the dataset of ``config`` into ``out``; return its manifest.
 
-    Everything is written into a temporary sibling folder that replaces ``out`` only when the
-    build has succeeded.
+    ``out`` is locked for the whole build, the dataset is written into a staging folder beside
+    it and swapped in at the end (see :mod:`hopvista.outdir`); items stream to disk, so memory
+    does not grow with the item count. ``notice`` receives what the user should know (stale
+    folders removed, workers capped).
     """
-    from hopvista.card import dataset_card
-    from hopvista.export import write_parquet
-
-    config.pack()  # an unknown domain or a broken pack is reported before anything else
-    check_out(out, overwrite)
-    pack, world = load_state(config)
-    if len(world.periods) < pack.spec.instance.periods:
-        raise UserError(f"the source's window has {len(world.periods)} periods "
-                        f"({world.periods[0]}-{world.periods[-1]}) but instances need "
-                        f"{pack.spec.instance.periods}: widen --years or lower --periods")
-    plan, available = plan_build(config)
-    with staged_dataset(out) as stage:
-        items = list(generate_items(config, workers, progress,
-                                    images_root=stage if config.images else None, plan=plan))
-        write_atomic(stage / "items.jsonl", "".join(
-            json.dumps(item, ensure_ascii=False, separators=(",", ":")) + "\n"
-            for item in items).encode())
-        write_parquet(items, stage)
+    pack = config.pack()  # an unknown domain or a broken pack is reported before anything else
+    check_disk_space(config, resolve_out(out))
+    workers = cap_workers(workers, notice)
+    with claim_output(out, overwrite, notice) as output:
+        pack, world = load_state(config)
+        if len(world.periods) < pack.spec.instance.periods:
+            raise UserError(f"the source's window has {len(world.periods)} periods "
+                            f"({world.periods[0]}-{world.periods[-1]}) but instances need "
+                            f"{pack.spec.instance.periods}: widen --years or lower --periods")
+        plan, available = plan_build(config)
+        output.begin()
+        stage = output.dataset
+        with scratch_folder(notice) as scratch, _temp_files_in(scratch):
+            written = _write_items(config, generate_items(
+                config, workers, progress, images_root=stage if config.images else None,
+                plan=plan), stage)
         manifest: dict[str, Any] = {
             "format": DATASET_FORMAT,
             "format_version": FORMAT_VERSION,
@@ -94,16 +183,60 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
             "source": world.provenance,
             "seed": config.seed,
             "packages": _versions(),
-            "render": _render_versions(items) if config.images else None,
-            "counts": {"items": len(items), "statements": 3 * len(items),
-                       "images": sum(len(item["images"]) for item in items)},
-            "shares": plan_shares(plan) | {"statements": statement_shares(items)},
+            "render": _render_versions(written.fonts) if config.images else None,
+            "counts": {"items": written.items, "statements": 3 * written.items,
+                       "images": written.images},
+            "shares": plan_shares(plan) | {"statements": written.statements.shares()},
         }
-        write_atomic(stage / "README.md", dataset_card(manifest, pack.spec.title).encode())
-        manifest["files"] = {
-            path.relative_to(stage).as_posix(): sha256_file(path)
-            for path in sorted(stage.rglob("*")) if path.is_file()
-        }
-        write_atomic(stage / "manifest.json",
-                     (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())
+        _finish(output, manifest, pack.spec.title)
     return manifest
+
+
+class _Written:
+    """What the item stream left on disk, counted as it went."""
+
+    def __init__(self) -> None:
+        self.items = 0
+        self.images = 0
+        self.fonts: set[str] = set()
+        self.statements = StatementTally()
+
+    def add(self, item: dict[str, Any]) -> None:
+        self.items += 1
+        self.images += len(item["images"])
+        self.statements.add(item)
+        render = item.get("render")
+        if render:
+            self.fonts.update((render["table"]["font"], render["chart"]["font"]))
+            if render["chart"].get("fallback_family"):
+                self.fonts.add(render["chart"]["fallback_family"])
+
+
+def _write_items(config: BuildConfig, items: Iterator[dict[str, Any]], stage: Path) -> _Written:
+    """Stream items into ``items.jsonl`` and the Parquet shards; count what was written."""
+    from hopvista.export import ParquetShards
+
+    written = _Written()
+    shards = ParquetShards(stage, config.count)
+    with (stage / "items.jsonl").open("w", encoding="utf-8", newline="\n") as lines:
+        for item in items:
+            lines.write(json.dumps(item, ensure_ascii=False, separators=(",", ":")) + "\n")
+            shards.add(item)
+            written.add(item)
+    shards.close()
+    return written
+
+
+def _finish(output: Output, manifest: dict[str, Any], title: str) -> None:
+    """Card, file hashes and manifest into the stage; then swap it in and clean up."""
+    from hopvista.card import dataset_card
+
+    stage = output.dataset
+    write_atomic(stage / "README.md", dataset_card(manifest, title).encode())
+    manifest["files"] = {
+        path.relative_to(stage).as_posix(): sha256_file(path)
+        for path in sorted(stage.rglob("*")) if path.is_file()
+    }
+    write_atomic(stage / "manifest.json",
+                 (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())
+    output.commit()

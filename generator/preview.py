@@ -16,6 +16,7 @@ PREVIEW_NAME = "preview.html"
 
 _TEMPLATE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
+{{ marker|safe }}
 <meta http-equiv="Content-Security-Policy"
       content="default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'">
 <title>{{ title }}</title>
@@ -47,7 +48,9 @@ details { margin: 8px 0; } pre { white-space: pre-wrap; font-size: 13px; }
   {% endfor %}
   </ol>
   <details><summary>Text</summary>
-  {% for t in item.inputs.text %}<pre>{{ names[item.id][t.entity] }}: {{ t.text }}</pre>{% endfor %}
+  {% for t in item.texts %}
+  <pre>{{ names[item.id].get(t.entity, "?") }}: {{ t.text }}</pre>
+  {% endfor %}
   </details>
 </section>
 {% endfor %}
@@ -55,34 +58,128 @@ details { margin: 8px 0; } pre { white-space: pre-wrap; font-size: 13px; }
 """
 
 
+PREVIEW_MARKER = '<meta name="generator" content="hopvista-preview">'
+
+
+def _dataset_containing(path: Path) -> Path | None:
+    """The hopvista dataset folder that ``path`` lies in, if any."""
+    from hopvista.outdir import is_hopvista_dataset
+
+    for folder in path.parents:
+        if is_hopvista_dataset(folder):
+            return folder
+    return None
+
+
+def preview_target(root: Path, out: Path | None) -> Path:
+    """Where the preview of ``root`` goes; refuse anything but a new or earlier preview page.
+
+    ``out`` may name an ``.html`` file or a folder (the page is then ``FOLDER/preview.html``).
+    Inside a dataset only ``DATASET/preview.html`` may be written, so no dataset file is ever
+    replaced and ``gen verify`` keeps passing.
+    """
+    target = root / PREVIEW_NAME if out is None else out
+    if out is not None and out.is_dir() and not out.is_symlink():
+        target = out / PREVIEW_NAME
+    shown = f"--out {out}" if out is not None else str(target)
+    if target.suffix.lower() not in (".html", ".htm"):
+        raise UserError(f"{shown}: a preview is an .html file; name one (or a folder)")
+    if target.is_symlink():
+        raise UserError(f"{shown}: is a symlink; refusing to write through it")
+    if target.exists():
+        if not target.is_file():
+            raise UserError(f"{shown}: exists and is not a file")
+        if not _is_preview(target):
+            raise UserError(f"{shown}: exists and is not a hopvista preview; refusing to "
+                            "overwrite it")
+    absolute = Path(os.path.abspath(target))
+    dataset = _dataset_containing(absolute)
+    if dataset is not None and absolute != dataset / PREVIEW_NAME:
+        raise UserError(f"{shown}: lies inside the dataset {dataset}, where only "
+                        f"{PREVIEW_NAME} may be written")
+    return target
+
+
+def _is_preview(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return PREVIEW_MARKER.encode() in head
+
+
+def _read_items(items_path: Path, limit: int) -> tuple[list[dict[str, Any]], int]:
+    """The first ``limit`` items of ``items_path`` and the number of lines in it."""
+    items: list[dict[str, Any]] = []
+    total = 0
+    try:
+        with items_path.open(encoding="utf-8") as fh:
+            for number, line in enumerate(fh, start=1):
+                total = number
+                if number > limit:
+                    continue
+                try:
+                    item = json.loads(line)
+                except (ValueError, RecursionError) as exc:
+                    raise UserError(f"{items_path}:{number}: not valid JSON "
+                                    f"({type(exc).__name__})") from None
+                if not isinstance(item, dict) or not isinstance(item.get("id"), str) or \
+                        not isinstance(item.get("entities"), list):
+                    raise UserError(f"{items_path}:{number}: not a hopvista item")
+                items.append(item)
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{items_path}: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise UserError(f"{items_path}: cannot read it: {exc.strerror}") from None
+    return items, total
+
+
+def _image_sources(item: dict[str, Any], root: Path, base: Path) -> list[str]:
+    """The item's images as paths relative to the page; only files inside the dataset."""
+    sources = []
+    inside = root.resolve()
+    for name in item.get("images") or []:
+        if not isinstance(name, str):
+            continue
+        path = (root / name).resolve()
+        if inside in path.parents:
+            sources.append(Path(os.path.relpath(path, base)).as_posix())
+    return sources
+
+
+def _names(item: dict[str, Any]) -> dict[str, str]:
+    return {str(e.get("id")): str(e.get("name")) for e in item["entities"] if isinstance(e, dict)}
+
+
 def write_preview(root: Path, out: Path | None = None, limit: int = 100) -> Path:
     """Write the contact sheet of the first ``limit`` items; return its path."""
+    if limit < 1:
+        raise UserError(f"--limit {limit}: must be at least 1")
     items_path = root / "items.jsonl"
     if not items_path.is_file():
         raise UserError(f"{root}: no items.jsonl (not a hopvista dataset)")
-    target = out or root / PREVIEW_NAME
-    if not target.parent.is_dir():
-        raise UserError(f"--out {target}: folder {target.parent} does not exist")
+    target = preview_target(root, out)
+    items, total = _read_items(items_path, limit)
     try:
-        lines = items_path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{items_path}: not UTF-8 text ({exc.reason})") from None
-    items: list[dict[str, Any]] = []
-    for number, line in enumerate(lines[:limit], start=1):
-        try:
-            item = json.loads(line)
-        except ValueError as exc:
-            raise UserError(f"{items_path}:{number}: not valid JSON ({exc})") from None
-        if not isinstance(item, dict) or "id" not in item or "entities" not in item:
-            raise UserError(f"{items_path}:{number}: not a hopvista item")
-        items.append(item)
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--out {out}: cannot create {target.parent}: {exc.strerror}") from None
     base = target.resolve().parent
-    for item in items:
-        item["srcs"] = [Path(os.path.relpath((root / p).resolve(), base)).as_posix()
-                        for p in item.get("images", [])]
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    html = env.from_string(_TEMPLATE).render(
-        title=f"hopvista preview: {root.name}", items=items, total=len(lines),
-        names={i["id"]: {e["id"]: e["name"] for e in i["entities"]} for i in items})
-    write_atomic(target, html.encode("utf-8"))
+    try:
+        shown = [{"id": item["id"], "difficulty": item.get("difficulty", ""),
+                  "answer": item.get("answer") or [], "statements": item.get("statements") or [],
+                  "texts": (item.get("inputs") or {}).get("text") or [],
+                  "srcs": _image_sources(item, root, base)} for item in items]
+        html = env.from_string(_TEMPLATE).render(
+            title=f"hopvista preview: {root.resolve().name}", items=shown, total=total,
+            marker=PREVIEW_MARKER, names={i["id"]: _names(i) for i in items})
+    except (jinja2.UndefinedError, TypeError, AttributeError, KeyError) as exc:
+        raise UserError(f"{items_path}: an item lacks a field the preview shows ({exc})") \
+            from None
+    try:
+        write_atomic(target, html.encode("utf-8"))
+    except OSError as exc:
+        raise UserError(f"--out {target}: cannot write it: {exc.strerror}") from None
     return target

@@ -1,12 +1,27 @@
-"""Making items in worker processes: per-process state, the pool, items in index order."""
+"""Making items in worker processes: per-process state, the pool, items in index order.
+
+Signals: pool workers leave interrupts to the parent. They ignore SIGINT and SIGHUP (a
+terminal sends those to its whole process group, workers included); the parent, interrupted,
+terminates the pool, which sends each worker SIGTERM. A worker turns SIGTERM into a quiet
+``SystemExit``: its finalizer closes its browsers (and their temporary profiles) before it
+exits, and if that takes more than :data:`WORKER_CLOSE_S` the worker is killed outright (its
+browsers then exit when their pipes close). On Linux a worker also gets SIGTERM when the
+parent dies, however it dies, so no worker outlives gen.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import multiprocessing
+import multiprocessing.pool
 import multiprocessing.util
+import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from tqdm import tqdm
@@ -23,6 +38,15 @@ _WORKER: dict[str, Any] = {}
 
 BATCH = 4  # items a worker renders together (charts and tables overlap within a batch)
 
+WORKER_CLOSE_S = 30
+"""Longest a terminated worker may take to close its browsers before it is killed."""
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+# Signals a pool worker must not act on before its initializer has set them up.
+_DEFERRED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                  if hasattr(signal, name))
+
 
 def _close_renderer() -> None:
     renderer = _WORKER.pop("renderer", None)
@@ -30,13 +54,53 @@ def _close_renderer() -> None:
         renderer.close()
 
 
+def _close_renderer_quietly() -> None:
+    """A pool worker's exit finalizer: a worker that is going away has no one to tell."""
+    with contextlib.suppress(Exception):
+        _close_renderer()
+
+
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM in a pool worker: exit through ``SystemExit`` so the finalizers run."""
+    signal.signal(signum, signal.SIG_IGN)  # one is enough; the watchdog below bounds the rest
+    if hasattr(signal, "alarm"):
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)  # its default action kills the process
+        signal.alarm(WORKER_CLOSE_S)
+    raise SystemExit(128 + signum)
+
+
+def _die_with_parent(parent: int) -> None:
+    """Ask Linux to send this process SIGTERM when ``parent`` (the forking thread) ends."""
+    if sys.platform != "linux":
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the request was made
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _worker_signals(parent: int) -> None:
+    """Set a pool worker's signal handling up (see the module docstring)."""
+    for name in ("SIGINT", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)  # blocked by _start_pool
+    _die_with_parent(parent)
+
+
 def load_state(config: BuildConfig) -> tuple[DomainPack, World]:
-    """Pack and world of ``config`` in this process (kept if already there)."""
+    """Pack and world of ``config`` in this process (the world is kept while the pack, the
+    source, its options and the seed stay the same, whatever the count or levels)."""
     if _WORKER.get("config") != config:
         pack = config.pack()
-        world = load_world(config.source or pack.spec.source, pack, config.seed,
-                           config.options())
-        _WORKER.update(config=config, pack=pack, world=world)
+        key = (pack, config.source, config.seed, config.options())
+        if _WORKER.get("world_key") != key:
+            world = load_world(config.source or pack.spec.source, pack, config.seed,
+                               config.options())
+            _WORKER.update(world_key=key, world=world, available=None)
+        _WORKER.update(config=config, pack=pack)
     return _WORKER["pack"], _WORKER["world"]
 
 
@@ -47,11 +111,40 @@ def _init_worker(config: BuildConfig, images_root: Path | None) -> None:
         from hopvista.render.item_images import ItemRenderer
 
         _WORKER["renderer"] = ItemRenderer().__enter__()
-        # Pool workers that exit normally run these finalizers: the browsers are closed.
-        multiprocessing.util.Finalize(None, _close_renderer, exitpriority=10)
+
+
+def _init_pool_worker(config: BuildConfig, images_root: Path | None, parent: int) -> None:
+    _worker_signals(parent)
+    # Pool workers that exit (normally, or by SIGTERM, even while starting) run these
+    # finalizers: the browsers are closed and their profiles deleted.
+    multiprocessing.util.Finalize(None, _close_renderer_quietly, exitpriority=10)
+    try:
+        _init_worker(config, images_root)
+    except Exception as exc:
+        # An initializer that raises kills the worker with a traceback, and the pool starts
+        # another, forever. The first task raises it instead: the parent reports it.
+        _WORKER["init_error"] = exc
+
+
+def _start_pool(context: Any, workers: int, config: BuildConfig,
+                images_root: Path | None) -> multiprocessing.pool.Pool:
+    """A pool of ``workers``; signals that arrive while it forks wait until the workers can
+    ignore them (their initializer unblocks them) and then reach this process alone."""
+    blocks = hasattr(signal, "pthread_sigmask")
+    if blocks:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
+    try:
+        pool: multiprocessing.pool.Pool = context.Pool(
+            workers, initializer=_init_pool_worker, initargs=(config, images_root, os.getpid()))
+    finally:
+        if blocks:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    return pool
 
 
 def _make(entries: list[PlanEntry]) -> list[dict[str, Any]]:
+    if "init_error" in _WORKER:
+        raise _WORKER["init_error"]
     config: BuildConfig = _WORKER["config"]
     world: World = _WORKER["world"]
     items = [build_item(world, _WORKER["pack"], config.seed, entry) for entry in entries]
@@ -63,7 +156,9 @@ def _make(entries: list[PlanEntry]) -> list[dict[str, Any]]:
 def plan_build(config: BuildConfig) -> tuple[list[PlanEntry], tuple[str, ...]]:
     """The build's plan over the statement types its world can make (probed here)."""
     pack, world = load_state(config)
-    available = feasible_types(world, pack, config.seed)
+    available = _WORKER.get("available")
+    if available is None:
+        available = _WORKER["available"] = feasible_types(world, pack, config.seed)
     return make_plan(config.seed, config.count, config.levels, available), available
 
 
@@ -99,8 +194,7 @@ def generate_items(config: BuildConfig, workers: int = 1, progress: bool = False
 
                     preload()
             context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-            pool = context.Pool(workers, initializer=_init_worker,
-                                initargs=(config, images_root))
+            pool = _start_pool(context, workers, config, images_root)
             finished = False
             try:
                 for items in pool.imap(_make, batches):
@@ -112,7 +206,7 @@ def generate_items(config: BuildConfig, workers: int = 1, progress: bool = False
                 if finished:
                     pool.close()  # workers exit normally and close their browsers
                 else:
-                    pool.terminate()
+                    pool.terminate()  # SIGTERM: workers close their browsers, then exit
                 pool.join()
     finally:
         bar.close()

@@ -1231,6 +1231,14 @@ class _Templates:
                 raise UserError(f"{folder / (name + '.j2')}: file not found") from None
             except jinja2.TemplateSyntaxError as exc:
                 raise UserError(f"{folder / (name + '.j2')}:{exc.lineno}: {exc.message}") from None
+            except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError) as exc:
+                raise UserError(f"{folder / (name + '.j2')}: {exc}") from None
+            except UnicodeDecodeError as exc:
+                raise UserError(f"{folder / (name + '.j2')}: not UTF-8 text ({exc.reason})") \
+                    from None
+            except OSError as exc:
+                raise UserError(f"{folder / (name + '.j2')}: cannot read it: {exc.strerror}") \
+                    from None
         #: every lower-case word of the templates (coined brand names must avoid them)
         self.vocabulary = frozenset(words)
 
@@ -1241,7 +1249,7 @@ class _Templates:
             raise UserError(f"{self.folder / (file + '.j2')}: no macro {macro!r}")
         try:
             out = str(fn(*args))
-        except jinja2.UndefinedError as exc:
+        except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError) as exc:
             raise UserError(f"{self.folder / (file + '.j2')}: macro {macro!r}: {exc}") from None
         lines = [" ".join(line.split()) for line in out.splitlines()]
         lines = [line for line in lines if line]

@@ -12,6 +12,10 @@ from hopvista.domain import DomainPack, resolve_pack
 from hopvista.sources import load_world
 from hopvista.world import World
 
+# A bug must show as a traceback in the tests (gen otherwise prints one line and saves the
+# traceback to a file), so that "no traceback" checks cannot pass over an internal error.
+os.environ["HOPVISTA_TRACEBACK"] = "1"
+
 
 @pytest.fixture(scope="session")
 def pack() -> DomainPack:
@@ -48,3 +52,10 @@ def hard48(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("hard") / "X"
     build_dataset(out, "--hops", "3", "-n", "48", "--seed", "7")
     return out
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests on the 48-item build with images belong to the slow tier."""
+    for item in items:
+        if "hard48" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)

@@ -56,6 +56,7 @@ def test_verify_catches_a_flipped_label(hard48: Path, tmp_path: Path, capsys) ->
     assert sum("program gives" in line for line in err.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_all_levels_balance_answers(tmp_path: Path) -> None:
     out = tmp_path / "all"
     _build(out, "-n", "160", "--seed", "3", "--no-images")
@@ -131,9 +132,9 @@ def test_non_empty_out_is_never_clobbered(tmp_path: Path, capsys) -> None:
 
 def test_overwrite_replaces_an_earlier_dataset(tmp_path: Path) -> None:
     out = tmp_path / "ds"
-    _build(out, "-n", "8", "--seed", "1", "--no-images")
+    _build(out, "-n", "8", "--no-images")
     first = (out / "items.jsonl").read_bytes()
-    _build(out, "-n", "8", "--seed", "2", "--overwrite", "--no-images")
+    _build(out, "-n", "9", "--overwrite", "--no-images")
     assert (out / "items.jsonl").read_bytes() != first
     assert main(["verify", str(out)]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ds"]
@@ -189,3 +190,35 @@ def test_window_shorter_than_instances_is_a_user_error(tmp_path: Path, capsys) -
                  "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "window has 2 periods" in err and "--periods" in err
+
+
+def test_a_reader_that_goes_away_ends_gen_quietly() -> None:
+    import subprocess
+    result = subprocess.run("gen list | head -c 1; exit ${PIPESTATUS[0]}", shell=True,
+                            executable="/bin/bash", capture_output=True, text=True, timeout=120)
+    assert result.stderr == "" and result.returncode in (0, 141)
+
+
+def test_messages_stay_on_one_line(capsys) -> None:
+    assert main(["build", "financial", "--out", "a\nb/c\x1b[2J", "-n", "2", "--no-images",
+                 "--source", "nope\nOK: 6 items verified"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "\\n" in err and "\x1b" not in err
+
+
+def test_an_internal_error_is_one_line_and_its_traceback_is_saved(monkeypatch, capsys,
+                                                                  tmp_path: Path) -> None:
+    import tempfile
+
+    from hopvista.cli import listing
+
+    def broken(args):  # type: ignore[no-untyped-def]
+        raise TypeError("a bug")
+    monkeypatch.delenv("HOPVISTA_TRACEBACK")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(listing, "run", broken)
+    assert main(["list"]) == 70
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gen: internal error: TypeError: a bug") and "\n" not in err
+    (saved,) = tmp_path.glob("hopvista-crash-*.txt")
+    assert "Traceback" in saved.read_text() and str(saved) in err

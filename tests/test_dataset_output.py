@@ -15,6 +15,8 @@ from PIL import Image
 from hopvista.cli.main import main
 from tests.conftest import read_items
 
+pytestmark = pytest.mark.slow  # renders with Chromium, matplotlib or plotly
+
 
 def test_every_item_has_a_table_and_a_chart_image(hard48: Path) -> None:
     for item in read_items(hard48):

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # renders with Chromium, matplotlib or plotly
+
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.py"))
 
 

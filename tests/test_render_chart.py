@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,8 @@ from hopvista.themes.charts import (
     LIBRARIES,
     sample_chart_style,
 )
+
+pytestmark = pytest.mark.slow  # renders with Chromium, matplotlib or plotly
 
 CHART: dict[str, Any] = {
     "column": {"key": "chech", "label": "Net Change in Cash", "unit": "USD millions",
@@ -146,7 +149,12 @@ def test_every_library_draws_every_kind(renderer: ChartRenderer, library: str,
     assert meta["width"] == style["width"] and meta["height"] == style["height"]
     assert meta["font"] == style["font"]["family"]
     assert meta["font_requested"] == style["font"]["requested"]
-    assert meta["font_version"] and meta["font_file"]
+    assert meta["font_version"] and Path(meta["font_file"]).is_absolute()
+    assert Path(meta["font_file"]).is_file()
+    if library == "plotly":
+        assert meta["font_file"] == str(fonts.fontconfig_file(meta["font"]))
+    else:
+        assert meta["font_file"] == fonts.resolve_font(meta["font"]).path
     assert meta["library_version"] == library_versions()[library]
     json.dumps(meta)
     # Not blank: the palette's colours are on the image.
@@ -355,10 +363,8 @@ def test_every_fcmr_substitute_resolves_in_matplotlib_and_fontconfig() -> None:
 
 def test_missing_family_raises_user_error_with_the_package(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from matplotlib import font_manager
-
-    kept = [e for e in font_manager.fontManager.ttflist if e.name != "Comic Neue"]
-    monkeypatch.setattr(font_manager.fontManager, "ttflist", kept)
+    kept = tuple(f for f in fonts._faces() if "comic neue" not in f.families)
+    monkeypatch.setattr(fonts, "_faces", lambda: kept)
     fonts.resolve_font.cache_clear()
     try:
         with pytest.raises(UserError, match=r"Comic Neue.*fonts-comic-neue"):

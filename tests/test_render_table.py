@@ -22,6 +22,8 @@ from hopvista.render.table import TableRenderer, parse_style, render_html
 from hopvista.rng import derive
 from hopvista.themes.tables import THEMES, default_style, sample_table_theme
 
+pytestmark = pytest.mark.slow  # renders with Chromium, matplotlib or plotly
+
 COLUMNS = [
     ("sale", "Sales"),
     ("cogs", "Cost of Goods Sold"),

@@ -20,6 +20,7 @@ def sec_build(sec_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_sec_build_verifies(sec_build: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(sec_build)]) == 0
     items = read_items(sec_build)
@@ -29,6 +30,7 @@ def test_sec_build_verifies(sec_build: Path, capsys: pytest.CaptureFixture[str])
         assert all(s["modalities"] == ["text", "table", "chart"] for s in item["statements"])
 
 
+@pytest.mark.slow
 def test_table_values_are_the_reported_figures(sec_build: Path) -> None:
     expected = {("AAPL", "sale", 2024): "391,035.0", ("AAPL", "ni", 2024): "93,736.0",
                 ("GOOGL", "sale", 2024): "350,018.0"}
@@ -47,6 +49,7 @@ def test_table_values_are_the_reported_figures(sec_build: Path) -> None:
         assert seen[key] == expected[key], key
 
 
+@pytest.mark.slow
 def test_text_chunks_are_passages_of_the_companys_own_10k(sec_build: Path,
                                                           sec_data: Path) -> None:
     from hopvista.sources.sec.filings import find_filings, read_filing
@@ -76,6 +79,7 @@ def _copy(sec_data: Path, target: Path, tickers: list[str]) -> None:
     shutil.copytree(sec_data / "companyfacts", target / "companyfacts")
 
 
+@pytest.mark.slow
 def test_bad_pieces_are_reported_and_the_build_goes_on(sec_data: Path, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
@@ -109,6 +113,7 @@ def test_sec_needs_data(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
     assert "--source sec needs --data" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_inline_xbrl_fallback_with_three_periods(sec_data: Path, tmp_path: Path) -> None:
     """Companies without companyfacts use the figures tagged in their own 10-K (three years
     of flows), when instances have three periods."""
@@ -135,6 +140,7 @@ def test_brand_names_are_frequent_own_proper_names_only() -> None:
     assert brand_names(own, others) == ["Google"]
 
 
+@pytest.mark.slow
 def test_fact_claims_do_not_name_the_company_or_its_brands(sec_data: Path) -> None:
     from hopvista.domain import resolve_pack
     from hopvista.sources import SourceOptions, load_world

@@ -91,6 +91,7 @@ class Recorded:
     url: str
     requests: list[tuple[float, str, str]] = field(default_factory=list)
     routes: dict[str, bytes] = field(default_factory=dict)
+    redirects: dict[str, str] = field(default_factory=dict)   # path -> Location (302)
 
     def paths(self) -> list[str]:
         return [path for _, path, _ in self.requests]
@@ -126,6 +127,12 @@ def sec_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Recorded]:
             with lock:
                 recorded.requests.append(
                     (time.monotonic(), self.path, self.headers.get("User-Agent", "")))
+            if self.path in recorded.redirects:
+                self.send_response(302)
+                self.send_header("Location", recorded.redirects[self.path])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             body = recorded.routes.get(self.path)
             if body is None:
                 self.send_error(404, "Not Found")

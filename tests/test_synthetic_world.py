@@ -117,6 +117,7 @@ def test_different_seeds_differ(synth_pack: PackLike) -> None:
     assert all_text(a, "C001") != all_text(b, "C001")
 
 
+@pytest.mark.slow
 def test_same_world_in_another_process_and_hash_seed() -> None:
     """Nothing depends on string hashing (frozenset order is canonicalised by the digest)."""
     script = (

@@ -4,67 +4,32 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hopvista.errors import UserError
+from hopvista.cli.arguments import int_at_least, levels, positive_int, seed_int, years
 from hopvista.pipeline import BuildConfig, build
-from hopvista.plan import parse_levels
-
-
-def _int_at_least(minimum: int, hint: str) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be {hint}, got {value}")
-        return value
-    return parse
-
-
-_positive = _int_at_least(1, "at least 1")
-_seed = _int_at_least(0, "0 or more")
-
-
-def _years(text: str) -> tuple[int, int]:
-    parts = text.split("-")
-    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        raise argparse.ArgumentTypeError(f"expected FIRST-LAST like 2020-2024, got {text!r}")
-    first, last = int(parts[0]), int(parts[1])
-    if not 1900 <= first <= last <= 2100:
-        raise argparse.ArgumentTypeError(f"not a window of years: {text!r}")
-    return first, last
-
-
-def _levels(text: str) -> tuple[int, ...]:
-    try:
-        return parse_levels(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def register(subparsers: Any) -> None:
     """Add ``build`` to the ``gen`` parser."""
     p = subparsers.add_parser("build", help="build a dataset", description=__doc__)
     p.add_argument("domain", help="a built-in domain (see 'gen list') or a pack folder")
-    p.add_argument("--hops", type=_levels, default=(1, 2, 3), metavar="LEVELS",
+    p.add_argument("--hops", type=levels, default=(1, 2, 3), metavar="LEVELS",
                    help="hop levels: 1 (Easy), 2 (Medium), 3 (Hard), a range 1-3 (default) "
                         "or a list 1,3")
-    p.add_argument("-n", "--count", type=_positive, default=48, help="items (default 48)")
-    p.add_argument("--seed", type=_seed, default=0, help="seed of everything random (default 0)")
+    p.add_argument("-n", "--count", type=positive_int, default=48, help="items (default 48)")
+    p.add_argument("--seed", type=seed_int, default=0, help="seed of everything random (default 0)")
     p.add_argument("--out", type=Path, default=None,
                    help="output folder (default: ./out/DOMAIN)")
-    p.add_argument("--workers", type=_positive, default=1,
+    p.add_argument("--workers", type=positive_int, default=1,
                    help="processes (default 1); the output does not depend on it")
     p.add_argument("--source", default=None, help="data source (default: the domain's own)")
     p.add_argument("--data", default=None, metavar="DIR",
                    help="data folder of a file-based source (sec: what 'gen fetch sec' wrote)")
-    p.add_argument("--years", type=_years, default=None, metavar="FIRST-LAST",
+    p.add_argument("--years", type=years, default=None, metavar="FIRST-LAST",
                    help="window of fiscal years, e.g. 2020-2024 (default: the source's)")
-    p.add_argument("--periods", type=_int_at_least(3, "at least 3"), default=None,
+    p.add_argument("--periods", type=int_at_least(3, "at least 3"), default=None,
                    help="periods per instance (default: the domain's, 5 for financial)")
     p.add_argument("--no-images", dest="images", action="store_false",
                    help="skip rendering: items.jsonl and Parquet without table/chart images")
@@ -76,8 +41,6 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build and report where the dataset went."""
     out: Path = args.out or Path("out") / Path(args.domain).name
-    if not str(out).strip():
-        raise UserError("--out: empty path")
     config = BuildConfig(domain=args.domain, levels=args.hops, count=args.count,
                          seed=args.seed, source=args.source, images=args.images,
                          data=args.data, years=args.years, periods=args.periods)

@@ -45,6 +45,13 @@ def _years(text: str) -> tuple[int, ...]:
     return parse_years(text)
 
 
+def _out(text: str) -> Path:
+    """``--out``: a path; an empty one would silently mean the current folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty path")
+    return Path(text)
+
+
 def _user_agent(text: str) -> str:
     from hopvista.sources.sec.fetch import parse_user_agent
 
@@ -64,7 +71,7 @@ def register(subparsers: Any) -> None:
     sec.add_argument("--years", type=_checked(_years), required=True,
                      help="fiscal years: 2020-2024, 2021,2023 or 2024 (labelled by the year "
                           "the fiscal year ends in)")
-    sec.add_argument("--out", type=Path, required=True, help="output folder")
+    sec.add_argument("--out", type=_out, required=True, help="output folder")
     sec.add_argument("--user-agent", type=_checked(_user_agent), required=True,
                      help='who is asking, as the SEC requires: "Name email@example.com"')
     sec.add_argument("--overwrite", action="store_true",
@@ -80,8 +87,6 @@ def run_sec(args: argparse.Namespace) -> int:
     def progress(message: str) -> None:
         print(message, file=sys.stderr)
 
-    if not str(args.out).strip():
-        raise UserError("--out: empty path")
     try:
         report = fetch_sec(args.tickers, args.years, args.out, args.user_agent,
                            overwrite=args.overwrite,

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from hopvista.cli.arguments import positive_int
 from hopvista.preview import PREVIEW_NAME, write_preview
 
 
@@ -15,8 +16,9 @@ def register(subparsers: Any) -> None:
                               description=__doc__)
     p.add_argument("path", type=Path, help="dataset folder")
     p.add_argument("--out", type=Path, default=None,
-                   help=f"HTML file to write (default: DIR/{PREVIEW_NAME})")
-    p.add_argument("--limit", type=int, default=100, help="items shown (default 100)")
+                   help=f"HTML file or folder to write the page to (default: DIR/{PREVIEW_NAME}); "
+                        "only a new file or an earlier preview is ever replaced")
+    p.add_argument("--limit", type=positive_int, default=100, help="items shown (default 100)")
     p.set_defaults(run=run)
 
 

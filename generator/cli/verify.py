@@ -1,4 +1,9 @@
-"""``gen verify DIR``: re-prove every label of a dataset and check its files."""
+"""``gen verify DIR``: re-prove every label of a dataset and check its files.
+
+Exit 0: every check passed. Exit 1: one line per problem on stderr (the first
+``--max-problems``, then how many more), then ``FAILED: N problem(s) in M items``. Exit 2:
+DIR is not a hopvista dataset (one ``gen: error:`` line).
+"""
 
 from __future__ import annotations
 
@@ -7,23 +12,64 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hopvista.verify import verify_dataset
+from hopvista.verify import verify_into
+from hopvista.verify.dataset import one_line
+
+DEFAULT_MAX_PROBLEMS = 50
+DESCRIPTION = """Re-prove every label of a dataset folder and check its files, items, Parquet
+rows, images, counts and balance against each other.
+
+exit 0: every check passed. exit 1: one line per problem on stderr, then
+"FAILED: N problem(s) in M items". exit 2: the path is not a hopvista dataset."""
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
 
 
 def register(subparsers: Any) -> None:
     """Add ``verify`` to the ``gen`` parser."""
-    p = subparsers.add_parser("verify", help="re-prove a dataset's labels", description=__doc__)
+    p = subparsers.add_parser("verify", help="re-prove a dataset's labels", description=DESCRIPTION,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", type=Path, help="dataset folder")
+    p.add_argument("--max-problems", type=_count, default=DEFAULT_MAX_PROBLEMS, metavar="N",
+                   help=f"print at most N problems (default {DEFAULT_MAX_PROBLEMS}; 0: all)")
     p.set_defaults(run=run)
+
+
+class _Printer:
+    """Prints problems as they are found, up to a limit, and counts them all."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.count = 0
+
+    def __call__(self, problem: str) -> None:
+        self.count += 1
+        if not self.limit or self.count <= self.limit:
+            print(problem, file=sys.stderr)
+
+    @property
+    def hidden(self) -> int:
+        """Problems found but not printed."""
+        return max(0, self.count - self.limit) if self.limit else 0
 
 
 def run(args: argparse.Namespace) -> int:
     """Print each problem on its own line; exit 1 if there is any."""
-    checked, problems = verify_dataset(args.path)
-    for problem in problems:
-        print(problem, file=sys.stderr)
-    if problems:
-        print(f"FAILED: {len(problems)} problem(s) in {checked} items", file=sys.stderr)
+    printer = _Printer(args.max_problems)
+    checked = verify_into(args.path, printer)
+    if printer.hidden:
+        print(f"... and {printer.hidden} more problem(s) (--max-problems 0 prints all)",
+              file=sys.stderr)
+    if printer.count:
+        print(f"FAILED: {printer.count} problem(s) in {checked} items", file=sys.stderr)
         return 1
-    print(f"OK: {checked} items verified in {args.path}")
+    print(f"OK: {checked} items verified in {one_line(str(args.path))}")
     return 0

@@ -15,6 +15,15 @@ needs the network).
 
 Playwright's sync API must be started *after* ``fork`` and used from one thread; each worker
 process owns its own browser.
+
+Signals and lifetime: Playwright's driver (Node) starts Chromium detached, in a session of its
+own, so a terminal's Ctrl-C never reaches the browser. The driver itself runs in gen's process
+group (Playwright offers no way to start it elsewhere) but ignores SIGINT, and
+:func:`launch_browser` turns off its close-every-browser-on-SIGINT handler: an interrupt is
+gen's to handle. When gen dies, however it dies, the driver sees its stdin close, closes the
+browsers and deletes their profiles (``playwright_chromiumdev_profile-*`` in ``$TMPDIR``).
+Playwright's sync API must not be interrupted halfway through a call: run calls that may meet
+a signal inside :func:`uninterrupted`.
 """
 
 from __future__ import annotations
@@ -24,16 +33,20 @@ import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Playwright, Route
 from playwright.sync_api import Error as PlaywrightError
 
 from hopvista.errors import UserError
+from hopvista.themes.fonts import fontconfig_env
 
 ENV_VAR = "HOPVISTA_CHROMIUM"
 PATH_NAMES: tuple[str, ...] = ("chromium", "chromium-browser", "google-chrome")
@@ -171,6 +184,13 @@ def launch_browser(playwright: Playwright, extra_args: tuple[str, ...] = ()) -> 
                 executable_path=candidate.executable,
                 headless=True,
                 args=[*LAUNCH_ARGS, *extra_args],
+                # Fonts from the system's fontconfig setup only, never the user's own
+                # fonts or settings: the same packages draw the same pixels everywhere.
+                env={**os.environ, **fontconfig_env()},
+                # Ctrl-C is gen's to handle: the driver shares gen's process group, and
+                # by default it closes every browser on SIGINT (then exits), even when
+                # gen ignores SIGINT. SIGTERM / SIGHUP keep Playwright's graceful close.
+                handle_sigint=False,
             )
         except PlaywrightError as exc:
             lines = (exc.message or str(exc)).strip().splitlines()
@@ -182,6 +202,52 @@ def launch_browser(playwright: Playwright, extra_args: tuple[str, ...] = ()) -> 
                 ) from None
             errors.append(f"{candidate.origin}: {detail}")
     raise UserError(f"no usable Chromium ({'; '.join(errors)}): {INSTALL_HINT}")
+
+
+_HELD_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                      if hasattr(signal, name))
+
+SignalHandler = Callable[[int, FrameType | None], Any]
+
+
+@contextlib.contextmanager
+def uninterrupted() -> Iterator[None]:
+    """Hold this process's signal handlers off for the block (main thread only).
+
+    An exception that a handler raises inside a Playwright call (Ctrl-C's ``KeyboardInterrupt``,
+    gen's SIGTERM exception) abandons the request while the driver still answers it: Playwright
+    then logs "Cannot find command to respond" with a traceback. A signal that arrives in the
+    block is handled when the block ends (also when it raised); a second one at once.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handlers: dict[int, SignalHandler] = {}
+    for signum in _HELD_SIGNALS:
+        handler = signal.getsignal(signum)
+        if callable(handler):
+            handlers[signum] = handler
+    held: list[tuple[int, FrameType | None]] = []
+
+    def deliver() -> None:
+        pending = held[:]
+        held.clear()
+        for signum, frame in pending:
+            handlers[signum](signum, frame)
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        held.append((signum, frame))
+        if len(held) > 1:  # asked twice: do not wait any longer
+            deliver()
+
+    for signum in handlers:
+        signal.signal(signum, hold)
+    try:
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        deliver()
 
 
 RequestHook = Callable[[str], None]

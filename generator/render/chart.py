@@ -4,7 +4,9 @@
 (the style, from ``hopvista.themes.charts.sample_chart_style``, says which). The same chart,
 names and style give the same bytes in any process on the same machine and packages, whatever
 was drawn before. Fonts are the style's FCMR substitute, checked before drawing: a missing
-family raises ``UserError``, never a silent fallback.
+family raises ``UserError``, never a silent fallback. ``font_file`` in the metadata is the full
+path of the file drawn: the one ``hopvista.themes.fonts`` resolves (matplotlib, seaborn) or the
+one fontconfig gives Chromium (plotly).
 
 Use it as a context manager, once per process (after any fork)::
 
@@ -17,10 +19,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.metadata
+import os
 import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -30,8 +32,9 @@ from hopvista.render.png import png_size
 from hopvista.themes.fonts import (
     FALLBACK_FAMILY,
     file_version,
+    fontconfig_env,
+    fontconfig_face,
     fontconfig_family,
-    fontconfig_file,
     missing_glyphs,
     resolve_font,
 )
@@ -52,6 +55,17 @@ def _version(package: str) -> str:
 def library_versions() -> dict[str, str]:
     """Versions of the chart libraries, for the manifest."""
     return {name: _version(name) for name in ("matplotlib", "seaborn", "plotly", "kaleido")}
+
+
+def _use_system_fonts() -> None:
+    """Have the plotly browser find fonts through fontconfig's system configuration only.
+
+    choreographer (under kaleido) starts Chromium with a copy of ``os.environ`` and takes no
+    environment of its own, so the variables go into this process's environment.
+    """
+    for name, value in fontconfig_env().items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
 
 
 class ChartRenderer:
@@ -123,6 +137,7 @@ class ChartRenderer:
     def _start_plotly(self) -> None:
         from hopvista.render.chart_plotly import KaleidoWorker
 
+        _use_system_fonts()
         browser = self._chromium or chromium_executable()
         worker = KaleidoWorker(browser, self._timeout_s)
         self.kaleido_start_s = worker.start()
@@ -157,7 +172,7 @@ class ChartRenderer:
 
                 png = render_matplotlib(data, style, font, bool(fallback),
                                         seaborn=library == "seaborn")
-                font_file = Path(font.path).name
+                font_file = font.path
                 version = file_version(font.path, font.face_index)
         size = png_size(png)
         if size != (int(style["width"]), int(style["height"])):
@@ -186,7 +201,7 @@ class ChartRenderer:
         from hopvista.render.chart_plotly import plotly_figure
 
         css_family = fontconfig_family(family)
-        path = fontconfig_file(family)
+        path, index = fontconfig_face(family)
         if fallback:
             css_family = f"{css_family}, {fontconfig_family(FALLBACK_FAMILY)}"
         self._await_warm_start()
@@ -202,4 +217,4 @@ class ChartRenderer:
             self._kaleido = None
             self._start_plotly()
             png = self._kaleido.png(figure, *size)
-        return png, path.name, file_version(str(path))
+        return png, path, file_version(path, index)

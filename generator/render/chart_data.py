@@ -164,13 +164,18 @@ def dodge(count: int, years: int, width_px: int, marker_px: float) -> tuple[list
 
 @lru_cache(maxsize=4096)
 def text_width_px(text: str, family: str, size_pt: float, dpi: int) -> float:
-    """Width of one line of ``text`` set in ``family`` at ``size_pt``, in pixels."""
+    """Width of one line of ``text`` set in ``family`` at ``size_pt``, in pixels.
+
+    Measured with the faces a matplotlib chart draws it in: ``family``'s resolved face, and the
+    glyph fallback for characters it lacks.
+    """
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import TextToPath
 
-    from hopvista.themes.fonts import resolve_font
+    from hopvista.themes.fonts import matplotlib_families, missing_glyphs, resolve_font
 
-    prop = FontProperties(family=family, size=size_pt, weight=resolve_font(family).weight)
+    families = matplotlib_families(family, fallback=bool(missing_glyphs(family, text)))
+    prop = FontProperties(family=families, size=size_pt, weight=resolve_font(family).weight)
     width, _, _ = TextToPath().get_text_width_height_descent(text, prop, ismath=False)
     return float(width) * dpi / 72.0
 

@@ -3,7 +3,9 @@
 No pyplot state is used: each image is its own ``Figure`` on an Agg canvas, drawn inside
 ``matplotlib.rc_context`` after ``rcdefaults()`` (seaborn's look comes from ``axes_style`` /
 ``plotting_context`` dicts, never ``set_theme``), so an image is the same whatever was drawn
-before it. rcParams are process-global: drawing holds a lock.
+before it. rcParams are process-global: drawing holds a lock. Text is drawn from the font files
+``hopvista.themes.fonts`` resolved, under family names that match those files only, never
+through matplotlib's own (per-user, order-dependent) font lookup.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from hopvista.render.chart_data import (
     text_width_px,
     wrap_label,
 )
-from hopvista.themes.fonts import FALLBACK_FAMILY, ResolvedFont
+from hopvista.themes.fonts import ResolvedFont, matplotlib_families
 
 _RC_LOCK = threading.Lock()
 
@@ -64,8 +66,10 @@ def _rc(style: dict[str, Any], font: ResolvedFont, fallback: bool,
         rc["axes.grid"] = bool(style["grid"])
         rc["grid.alpha"] = GRID_ALPHA
     rc.update({
-        "font.family": [font.family, FALLBACK_FAMILY] if fallback else [font.family],
+        "font.family": matplotlib_families(font.family, fallback),
         "font.weight": font.weight,
+        # Chart text is plain text; mathtext would choose its own fonts by family name.
+        "text.parse_math": False,
         "axes.titleweight": font.weight,
         "axes.labelweight": font.weight,
         "figure.titleweight": font.weight,

@@ -7,17 +7,30 @@ thread and hands it figures one at a time (about 0.15–0.25 s each).
 kaleido's own ``start_sync_server`` does the same with a process-wide singleton; it is not
 used here because a second user in the process would share (and could stop) our server and
 because a failed start leaves its queue blocking forever. Every wait here has a timeout.
+
+Lifetime: choreographer starts the browser (through a small Python wrapper) in a session of its
+own, so a terminal's Ctrl-C never reaches it; it talks to it over a pipe, and Chromium exits
+when that pipe closes, so the browser also ends when this process dies. Its page folder and
+its profile are made with :mod:`tempfile` (under ``$TMPDIR`` / ``tempfile.tempdir``); the
+profile goes in a folder of the worker's own (``hopvista-kaleido-*``), which
+:meth:`KaleidoWorker.stop` and a failed :meth:`KaleidoWorker.start` remove after ending any
+browser still using it (a start cut short can leave one that choreographer lost track of).
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
+import contextlib
 import math
+import shutil
+import tempfile
 import threading
 import time
 from collections.abc import Coroutine
+from pathlib import Path
 from typing import Any
+
+import psutil
 
 from hopvista.render.chart_data import (
     LINE_X_PADDING,
@@ -138,6 +151,64 @@ def plotly_figure(data: ChartData, style: dict[str, Any], family: str) -> dict[s
     return go.Figure(data=traces, layout=layout).to_dict()  # type: ignore[no-any-return]
 
 
+CLOSE_TIMEOUT_S = 20.0
+"""Longest wait for kaleido to close its browser (choreographer itself waits up to ~10 s)."""
+
+_SETTLE_S = 5.0
+"""Extra wait for a timed-out request to finish cancelling inside the loop."""
+
+
+async def _bounded(coroutine: Coroutine[Any, Any, Any], timeout_s: float) -> Any:
+    """``coroutine``'s result, or ``TimeoutError`` after ``timeout_s``: then it is cancelled
+    and awaited (briefly) inside the loop, and whatever it raised while being cancelled is
+    retrieved, so no task is left with an exception nobody reads."""
+    task = asyncio.ensure_future(coroutine)
+    done, _ = await asyncio.wait({task}, timeout=timeout_s)
+    if not done:
+        task.cancel()
+        await asyncio.wait({task}, timeout=_SETTLE_S)
+        if task.done() and not task.cancelled():
+            task.exception()  # e.g. "browser closed" from the cancelled start: not the cause
+        raise TimeoutError
+    return task.result()
+
+
+async def _cancel_pending() -> None:
+    """Cancel every other task of the running loop and wait for them (as ``asyncio.run``
+    does when it finishes), retrieving their exceptions."""
+    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=_SETTLE_S)
+    for task in tasks:
+        if task.done() and not task.cancelled():
+            task.exception()
+
+
+def _processes_using(folder: Path) -> list[psutil.Process]:
+    """This process's children whose command line names ``folder``, with their descendants
+    (choreographer's wrapper and the Chromium it started with a profile in ``folder``)."""
+    found: list[psutil.Process] = []
+    for child in psutil.Process().children():
+        with contextlib.suppress(psutil.Error):
+            if any(str(folder) in part for part in child.cmdline()):
+                found += [child, *child.children(recursive=True)]
+    return found
+
+
+def _end(processes: list[psutil.Process], timeout_s: float) -> None:
+    """SIGTERM ``processes``, then SIGKILL those still there after ``timeout_s``."""
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            process.terminate()
+    _, alive = psutil.wait_procs(processes, timeout=timeout_s)
+    for process in alive:
+        with contextlib.suppress(psutil.Error):
+            process.kill()
+    psutil.wait_procs(alive, timeout=timeout_s)
+
+
 class KaleidoWorker:
     """One Chromium driven by kaleido, owned by one thread with its own asyncio loop."""
 
@@ -147,25 +218,31 @@ class KaleidoWorker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._kaleido: Any = None
+        self._profiles: Path | None = None
 
     @property
     def running(self) -> bool:
         """Whether the browser is up."""
         return self._kaleido is not None
 
-    def _run(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
+    def _run(self, coroutine: Coroutine[Any, Any, Any], timeout_s: float | None = None) -> Any:
+        timeout = self._timeout_s if timeout_s is None else timeout_s
         if self._loop is None:
+            coroutine.close()
             raise RuntimeError("kaleido worker is not started")
-        future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+        future = asyncio.run_coroutine_threadsafe(_bounded(coroutine, timeout), self._loop)
         try:
-            return future.result(self._timeout_s)
-        except concurrent.futures.TimeoutError:
+            return future.result(timeout + 2 * _SETTLE_S)
+        except TimeoutError:
             future.cancel()
-            raise RuntimeError(f"kaleido did not answer within {self._timeout_s:.0f} s "
+            raise RuntimeError(f"kaleido did not answer within {timeout:g} s "
                                f"(browser {self._browser})") from None
 
     def start(self) -> float:
-        """Open the browser; returns the seconds it took."""
+        """Open the browser; returns the seconds it took.
+
+        A start that fails (or times out) closes whatever it had started.
+        """
         if self.running:
             return 0.0
         began = time.perf_counter()
@@ -174,19 +251,28 @@ class KaleidoWorker:
                                   daemon=True)
         thread.start()
         self._loop, self._thread = loop, thread
+        self._profiles = profiles = Path(tempfile.mkdtemp(prefix="hopvista-kaleido-"))
+        opening: list[Any] = []
 
         async def open_browser() -> Any:
             import kaleido
 
             browser = kaleido.Kaleido(n=1, timeout=self._timeout_s, mathjax=False,
-                                      path=self._browser)
+                                      path=self._browser, tmp_dir=str(profiles))
+            opening.append(browser)
             await browser.open()
             return browser
 
         try:
             self._kaleido = self._run(open_browser())
         except BaseException:
-            self._stop_loop()
+            try:
+                if opening:  # the browser process and its temporary folders may exist
+                    with contextlib.suppress(Exception):
+                        self._run(opening[0].close(), CLOSE_TIMEOUT_S)
+            finally:
+                self._stop_loop()
+                self._remove_profiles()
             raise
         return time.perf_counter() - began
 
@@ -199,17 +285,30 @@ class KaleidoWorker:
         return bytes(result)
 
     def stop(self) -> None:
-        """Close the browser and the loop; safe to call twice."""
+        """Close the browser (deleting its temporary folders) and the loop; safe to call
+        twice."""
         browser, self._kaleido = self._kaleido, None
         try:
             if browser is not None and self._loop is not None:
-                self._run(browser.close())
+                self._run(browser.close(), CLOSE_TIMEOUT_S)
         finally:
             self._stop_loop()
+            self._remove_profiles()
+
+    def _remove_profiles(self) -> None:
+        """Remove the profile folder, once no browser uses it."""
+        folder, self._profiles = self._profiles, None
+        if folder is not None:
+            _end(_processes_using(folder), _SETTLE_S)
+            shutil.rmtree(folder, ignore_errors=True)
 
     def _stop_loop(self) -> None:
         loop, thread = self._loop, self._thread
         self._loop = self._thread = None
+        if loop is not None and thread is not None and thread.is_alive():
+            with contextlib.suppress(Exception):  # a loop that does not answer is dropped
+                asyncio.run_coroutine_threadsafe(_cancel_pending(), loop).result(
+                    2 * _SETTLE_S)
         if loop is not None:
             loop.call_soon_threadsafe(loop.stop)
         if thread is not None:

@@ -41,6 +41,7 @@ from hopvista.render.browser import (
     release_playwright,
 )
 from hopvista.render.png import png_size
+from hopvista.themes.fonts import fontconfig_file, is_system_face
 from hopvista.themes.tables import THEMES, Theme, skeleton
 
 __all__ = ["TableRenderer", "TableStyle", "parse_style", "render_html"]
@@ -382,9 +383,10 @@ class TableRenderer:
         (see :func:`render_html`).
 
         The image is the ``#hv-root`` element: the table, its caption and the theme's margin.
-        The layout is ``{"width", "height", "font", "caption", "cells"}``: ``width`` and
-        ``height`` are the PNG's size in pixels; ``font`` is the family Chromium actually used
-        (checked with ``CSS.getPlatformFontsForNode``); ``caption`` is ``{"text", "box"}`` or
+        The layout is ``{"width", "height", "font", "font_file", "caption", "cells"}``:
+        ``width`` and ``height`` are the PNG's size in pixels; ``font`` is the family Chromium
+        actually used (checked with ``CSS.getPlatformFontsForNode``) and ``font_file`` the full
+        path of the file fontconfig gives for it; ``caption`` is ``{"text", "box"}`` or
         ``None``; ``cells`` lists every header and body cell, sorted by row then column, as
         ``{"row", "col", "text", "box"}``. Row 0 is the header row, body rows count from 1;
         column 0 is the entity, 1 the period, 2… the table's columns in order. ``text`` is the
@@ -463,6 +465,7 @@ class TableRenderer:
             "width": width,
             "height": height,
             "font": font,
+            "font_file": str(fontconfig_file(font)),
             "caption": caption,
             "cells": layout_cells,
         }
@@ -471,7 +474,8 @@ class TableRenderer:
     def _verify_font(
         self, style: TableStyle, template: str | None, elements: list[_Element]
     ) -> str:
-        """Check that every glyph of the table came from ``style.font``; return that family.
+        """Check that every glyph of the table came from ``style.font``, drawn from a system
+        font file (not one under the user's home); return that family.
 
         Font fallback is decided per character and face, so characters already verified for
         the same theme, font, template and cell class are not checked again (the CDP calls cost
@@ -500,11 +504,13 @@ class TableRenderer:
         selector = "#hv-root tr, #hv-root caption"
         node_ids = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})
         glyphs: dict[str, int] = {}
+        faces: set[str] = set()  # the PostScript name of every face drawn
         for node_id in node_ids["nodeIds"]:
             found = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node_id})
             for usage in found["fonts"]:
                 family = str(usage["familyName"])
                 glyphs[family] = glyphs.get(family, 0) + int(usage["glyphCount"])
+                faces.add(str(usage.get("postScriptName") or ""))
         wanted = style.font.casefold()
         others = {f: n for f, n in glyphs.items() if f.casefold() != wanted}
         if others or not glyphs:
@@ -513,6 +519,13 @@ class TableRenderer:
                 f"table font {style.font!r} (theme {style.theme.name!r}) is not installed or "
                 f"lacks glyphs for this text: Chromium fell back to {used}. Install the font "
                 "(see scripts/install.sh) or choose another one"
+            )
+        foreign = sorted(name for name in faces if name and not is_system_face(name))
+        if foreign:
+            raise UserError(
+                f"table font {style.font!r}: Chromium drew faces that are not among the "
+                f"system's fonts ({', '.join(foreign)}); it must be started with the "
+                "environment hopvista.themes.fonts.fontconfig_env() gives"
             )
         for key, chars in pending.items():
             self._fonts_ok.setdefault(key, set()).update(chars)

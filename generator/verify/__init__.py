@@ -1,5 +1,5 @@
 """``gen verify``: re-prove a dataset without trusting anything the generator stored."""
 
-from hopvista.verify.checks import verify_dataset
+from hopvista.verify.dataset import verify_dataset, verify_into
 
-__all__ = ["verify_dataset"]
+__all__ = ["verify_dataset", "verify_into"]

@@ -1,29 +1,17 @@
-"""Dataset-level checks of ``gen verify``: every item re-proved, balance, file hashes."""
+"""The proofs of ``gen verify`` for one item: labels, presuppositions, hop necessity, answer,
+and that the chart is needed. They use only the independent executor and the item's inputs."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections import Counter
-from itertools import combinations, permutations
-from pathlib import Path
 from typing import Any
 
 from hopvista.derivation import derivation
-from hopvista.domain import derivable_closure, parse_identity
-from hopvista.errors import UserError
-from hopvista.outdir import DATASET_FORMAT
-from hopvista.pipeline import FORMAT_VERSION
-from hopvista.plan import slot_groups
-from hopvista.preview import PREVIEW_NAME
+from hopvista.domain import Identity, derivable_closure
 from hopvista.verify.executor import Context, Undecidable, decide, drop, hops, parse_number
-
-LEVEL_MODALITIES = {1: 1, 2: 2, 3: 3}
-ALL_ANSWERS = [list(c) for r in range(4) for c in combinations((1, 2, 3), r)]
 
 
 def check_item(item: dict[str, Any], ctx: Context) -> list[str]:
-    """Problems with one item: labels, presuppositions, hop necessity, answer, modalities."""
+    """Problems with one item: labels re-derived, presuppositions, hop necessity, answer."""
     problems = []
     labels: list[bool | None] = []
     for n, statement in enumerate(item["statements"], start=1):
@@ -43,9 +31,6 @@ def check_item(item: dict[str, Any], ctx: Context) -> list[str]:
             except Undecidable:
                 continue
             problems.append(f"{where}: hop {'/'.join(map(str, path))} is not necessary")
-        if len(statement["modalities"]) != item["hops"] or \
-                len(statement["type"].split("+")) != item["hops"]:
-            problems.append(f"{where}: does not have {item['hops']} hops")
     stored = [i + 1 for i, s in enumerate(item["statements"]) if s["label"]]
     if item["answer"] != stored:
         problems.append(f"answer {item['answer']} does not match the labels {stored}")
@@ -56,7 +41,7 @@ def check_item(item: dict[str, Any], ctx: Context) -> list[str]:
     return problems
 
 
-def check_chart_needed(item: dict[str, Any], identities: list[Any]) -> list[str]:
+def check_chart_needed(item: dict[str, Any], identities: list[Identity]) -> list[str]:
     """The chart column cannot be derived from the table, and no text states its values."""
     chart = item["inputs"]["chart"]
     column = chart["column"]["key"]
@@ -80,105 +65,3 @@ def check_chart_needed(item: dict[str, Any], identities: list[Any]) -> list[str]
         if stated:
             problems.append(f"text chunk {text['chunk']} states chart values {stated}")
     return problems
-
-
-def check_balance(items: list[dict[str, Any]],
-                  available: tuple[str, ...] | None = None) -> list[str]:
-    """The plan's guarantees: answer sets (overall and per level), modality orders per level
-    and types sharing a modality slot, each equal ±1."""
-    problems = []
-
-    def spread(name: str, counts: Counter[Any], universe: list[Any]) -> None:
-        values = [counts.get(k, 0) for k in universe]
-        if values and max(values) - min(values) > 1:
-            shown = {", ".join(map(str, k)) if isinstance(k, tuple) else k: counts.get(k, 0)
-                     for k in universe}
-            problems.append(f"{name} not balanced: {shown}")
-
-    universe = [tuple(a) for a in ALL_ANSWERS]
-    spread("answer sets", Counter(tuple(item["answer"]) for item in items), universe)
-    for level in sorted({item["hops"] for item in items}):
-        at = [item for item in items if item["hops"] == level]
-        spread(f"level {level} answer sets", Counter(tuple(i["answer"]) for i in at), universe)
-        groups = slot_groups(level, available)
-        if len(groups) == 3:
-            orders = Counter(tuple("+".join(s["modalities"]) for s in item["statements"])
-                             for item in at)
-            spread(f"level {level} modality orders", orders, list(permutations(groups)))
-        for group, names in groups.items():
-            types = Counter(s["type"] for item in at for s in item["statements"]
-                            if "+".join(s["modalities"]) == group)
-            spread(f"level {level} types in slot {group}", types, names)
-    return problems
-
-
-def check_files(root: Path, manifest: dict[str, Any]) -> list[str]:
-    """Every file listed in the manifest exists with its sha256; no file is unlisted."""
-    problems = []
-    listed = manifest.get("files", {})
-    for name, digest in listed.items():
-        path = root / name
-        if not path.is_file():
-            problems.append(f"{name}: listed in manifest.json but missing")
-            continue
-        actual = hashlib.sha256(path.read_bytes()).hexdigest()
-        if actual != digest:
-            problems.append(f"{name}: sha256 {actual[:12]}… differs from manifest {digest[:12]}…")
-    for path in sorted(root.rglob("*")):
-        name = path.relative_to(root).as_posix()
-        if path.is_file() and name not in ("manifest.json", PREVIEW_NAME) and name not in listed:
-            problems.append(f"{name}: not listed in manifest.json")
-    return problems
-
-
-def verify_dataset(root: Path) -> tuple[int, list[str]]:
-    """Re-prove a dataset folder. Returns (items checked, problems, each naming its item)."""
-    try:
-        manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{root}: no manifest.json (not a hopvista dataset)") from None
-    except ValueError as exc:
-        raise UserError(f"{root / 'manifest.json'}: not valid JSON: {exc}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != DATASET_FORMAT:
-        raise UserError(f"{root / 'manifest.json'}: not a hopvista dataset manifest")
-    if manifest.get("format_version") != FORMAT_VERSION:
-        raise UserError(f"{root / 'manifest.json'}: format_version "
-                        f"{manifest.get('format_version')!r} is not supported "
-                        f"(this hopvista reads {FORMAT_VERSION})")
-    problems = check_files(root, manifest)
-    try:
-        config = manifest["config"]
-        identities = [parse_identity(text) for text in config["identities"]]
-        decide_cfg = config["decidability"]
-        margins = (float(decide_cfg["min_rank_gap"]), float(decide_cfg["min_trend_step"]))
-        types = config.get("types")
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UserError(f"{root / 'manifest.json'}: malformed config: "
-                        f"{type(exc).__name__}: {exc}") from None
-    try:
-        lines = (root / "items.jsonl").read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise UserError(f"{root}: no items.jsonl") from None
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{root / 'items.jsonl'}: not UTF-8 text ({exc.reason})") from None
-    items = []
-    for number, line in enumerate(lines, start=1):
-        try:
-            item = json.loads(line)
-        except ValueError as exc:
-            problems.append(f"items.jsonl:{number}: not valid JSON: {exc}")
-            continue
-        if not isinstance(item, dict):
-            problems.append(f"items.jsonl:{number}: not an item (a JSON object)")
-            continue
-        try:
-            found = check_item(item, Context(item, *margins))
-            found += check_chart_needed(item, identities)
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-            found = [f"malformed item: {type(exc).__name__}: {exc}"]
-        else:
-            items.append(item)  # only well-formed items enter the balance check
-        for problem in found:
-            problems.append(f"item {item.get('id', f'on line {number}')}: {problem}")
-    problems += check_balance(items, tuple(types) if types is not None else None)
-    return len(lines), problems

@@ -10,7 +10,8 @@ checked. Anything that fails raises :class:`Undecidable`.
 from __future__ import annotations
 
 import copy
-from decimal import Decimal, InvalidOperation
+import re
+from decimal import Decimal
 from itertools import pairwise
 from typing import Any
 
@@ -22,13 +23,31 @@ class Undecidable(Exception):
     """The program's label cannot be concluded from the inputs."""
 
 
-def parse_number(text: str) -> Decimal:
-    """A displayed number ("-1,234.5") back to an exact decimal."""
-    cleaned = text.replace(",", "").replace("\u2212", "-").strip()
+_PLAIN_DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+#: Longest number text read: a longer one is not a displayed value (and could overflow).
+MAX_NUMBER_CHARS = 40
+
+
+def program_number(text: Any) -> Decimal:
+    """A program's number ("-1234.5": a decimal string without separators), exactly.
+
+    ``ValueError`` for anything else: NaN, infinities, exponents, non-strings, huge texts.
+    """
+    if not isinstance(text, str) or len(text) > MAX_NUMBER_CHARS or \
+            not _PLAIN_DECIMAL.fullmatch(text):
+        raise ValueError(f"not a decimal number: {str(text)[:40]!r}")
+    return Decimal(text)
+
+
+def parse_number(text: Any) -> Decimal:
+    """A displayed number ("-1,234.5", also with U+2212 as the minus) back to an exact
+    decimal; ``ValueError`` for anything that is not a finite plain decimal."""
+    if not isinstance(text, str):
+        raise ValueError(f"not a number: {str(text)[:40]!r}")
     try:
-        return Decimal(cleaned)
-    except InvalidOperation:
-        raise ValueError(f"not a number: {text!r}") from None
+        return program_number(text.replace(",", "").replace("\u2212", "-").strip())
+    except ValueError:
+        raise ValueError(f"not a number: {text[:40]!r}") from None
 
 
 def _normalise(text: str) -> str:
@@ -150,21 +169,21 @@ def select(node: dict[str, Any], ctx: Context) -> frozenset[str]:
     if op == "any":
         return everyone
     if op == "ct":
-        t = Decimal(node["threshold"])
+        t = program_number(node["threshold"])
         return frozenset(e for e in ctx.entities
                          if _compare(ctx.cell(e, node["column"], node["year"]), node["cmp"], t))
     if op == "ct_all":
-        t = Decimal(node["threshold"])
+        t = program_number(node["threshold"])
         return frozenset(e for e in ctx.entities
                          if all([_compare(ctx.cell(e, node["column"], y), node["cmp"], t)
                                  for y in ctx.years]))
     if op == "ar":
         y1, y2 = node["years"]
-        r = Decimal(node["result"])
+        r = program_number(node["result"])
         return frozenset(e for e in ctx.entities if _apply(
             ctx.cell(e, node["column"], y1), node["sign"], ctx.cell(e, node["column"], y2)) == r)
     if op == "ar_sum":
-        t = Decimal(node["threshold"])
+        t = program_number(node["threshold"])
         return frozenset(e for e in ctx.entities if _compare(
             sum((ctx.cell(e, node["column"], y) for y in ctx.years), Decimal(0)),
             node["cmp"], t))
@@ -192,7 +211,7 @@ def _rank_when(node: dict[str, Any], ctx: Context) -> frozenset[str]:
     if when is None:
         years = list(ctx.years)
     else:
-        t = Decimal(when["threshold"])
+        t = program_number(when["threshold"])
         years = []
         for y in ctx.years:
             value = Decimal(0)
@@ -217,7 +236,7 @@ def decide(program: Program, ctx: Context) -> bool:
     """The label of a statement program; raises :class:`Undecidable` when there is none."""
     try:
         return _decide(program, ctx)
-    except (KeyError, TypeError, ValueError, IndexError, InvalidOperation) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, ArithmeticError, RecursionError) as exc:
         raise Undecidable(f"malformed program: {type(exc).__name__}: {exc}") from None
 
 

@@ -20,9 +20,15 @@ module-level constants and sends every request through one private function. Whi
   ``https://www.sec.gov`` / ``https://data.sec.gov``;
 - ``_sec_gateway._call_sec`` (the downloader's only HTTP call) goes through :class:`SecClient`:
   the shared rate limiter, a timeout, errors that name the URL, and a refusal of any URL
-  outside the configured bases (so a future downloader version with a new URL fails loudly
-  instead of reaching the real SEC from a test);
-- ``_orchestrator.save_document`` writes atomically (temporary file + rename).
+  (or redirect) outside the configured bases (so a future downloader version with a new URL
+  fails loudly instead of reaching the real SEC from a test);
+- ``_orchestrator.save_document`` writes atomically (temporary file + rename), and only into
+  ``sec-edgar-filings/<TICKER>/10-K/<ACCESSION>/`` under the output folder (an accession
+  number from the server such as ``../../x`` is refused).
+
+The downloader catches every exception raised while it fetches or saves a document and goes
+on with the next one; such failures are collected in ``SecClient.failures`` and the first one
+ends the run as a :class:`FetchError`, so a 10-K is never silently missing.
 
 The base URLs default to the SEC's; ``HOPVISTA_SEC_BASE_URL`` (one URL serving both hosts'
 paths, e.g. a local test server or a mirror) or :class:`SecClient`'s parameters override them.
@@ -51,6 +57,8 @@ from types import ModuleType
 from typing import Any
 
 from hopvista.sources.sec.figures import fiscal_year_label
+from hopvista.sources.sec.files import entry_problem, read_data_file
+from hopvista.sources.sec.model import SourceFileError
 
 SEC_WWW = "https://www.sec.gov"
 SEC_DATA = "https://data.sec.gov"
@@ -68,6 +76,7 @@ FORM = "10-K"
 
 _EMAIL = re.compile(r"[^\s@<>()\[\],;]+@[^\s@<>()\[\],;]+\.[A-Za-z]{2,}")
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\"\])]+)")
+_ACCESSION = re.compile(r"[0-9]{10}-[0-9]{2}-[0-9]{6}")
 
 
 class FetchError(Exception):
@@ -83,9 +92,14 @@ def parse_user_agent(text: str) -> tuple[str, str]:
     name = " ".join(name.split())
     if found is None or not name:
         missing = "no email address" if found is None else "no name"
-        raise FetchError(f"--user-agent: {text!r} has {missing}; the SEC requires a name and "
+        raise FetchError(f"--user-agent: {_echo(text)} has {missing}; the SEC requires a name and "
                          "an email address, e.g. \"Jane Doe jane.doe@example.com\"")
     return name, found.group(0)
+
+
+def _echo(text: str) -> str:
+    """``text`` quoted for an error message, shortened when long."""
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 def parse_years(text: str) -> tuple[int, ...]:
@@ -98,9 +112,9 @@ def parse_years(text: str) -> tuple[int, ...]:
             high = int(last) if dash else low
         except ValueError:
             raise FetchError(f"--years: expected YEAR, FIRST-LAST or a list such as "
-                             f"2020,2022, got {text!r}") from None
+                             f"2020,2022, got {_echo(text)}") from None
         if not 1993 <= low <= high <= 2100:
-            raise FetchError(f"--years: {chunk.strip()!r}: years must lie in 1993-2100, "
+            raise FetchError(f"--years: {_echo(chunk.strip())}: years must lie in 1993-2100, "
                              "first <= last")
         years.update(range(low, high + 1))
     return tuple(sorted(years))
@@ -114,7 +128,7 @@ def parse_tickers(text: str) -> tuple[str, ...]:
         if not token:
             continue
         if not re.fullmatch(r"[A-Z0-9-]{1,12}", token):
-            raise FetchError(f"--tickers: {raw.strip()!r} is not a ticker or CIK")
+            raise FetchError(f"--tickers: {_echo(raw.strip())} is not a ticker or CIK")
         if token.isdigit():
             if len(token) > 10:
                 raise FetchError(f"--tickers: CIK {token} has more than 10 digits")
@@ -201,8 +215,28 @@ def _reason(exc: BaseException) -> str:
     return " ".join(text.split())
 
 
+class _StayOnBases(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only to a URL under the client's base URLs."""
+
+    def __init__(self, client: SecClient) -> None:
+        self.client = client
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str,
+                         headers: Any, newurl: str) -> urllib.request.Request | None:
+        """The redirected request, or :class:`FetchError` when it would leave the bases."""
+        if not self.client.allowed(newurl):
+            fp.close()
+            raise FetchError(f"refusing the redirect of {req.full_url} to {newurl}: outside "
+                             f"the configured SEC base URLs ({self.client.www_base}, "
+                             f"{self.client.data_base})")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
 class SecClient:
-    """GETs against SEC EDGAR (or the configured stand-in), rate-limited, one-line errors."""
+    """GETs against SEC EDGAR (or the configured stand-in), rate-limited, one-line errors.
+
+    Redirects are followed only within the configured base URLs.
+    """
 
     def __init__(self, user_agent: str, *, www_base: str | None = None,
                  data_base: str | None = None, limiter: RateLimiter | None = None,
@@ -217,15 +251,30 @@ class SecClient:
         self.requests = 0
         self.failures: list[str] = []
         self._cached: dict[str, bytes] = {}
+        self._opener = urllib.request.build_opener(_StayOnBases(self))
 
     def allowed(self, url: str) -> bool:
         """Whether ``url`` lies under one of the configured base URLs."""
         return any(url.startswith(base + "/") for base in (self.www_base, self.data_base))
 
     def get(self, url: str, *, keep: bool = False) -> bytes:
-        """The body of ``url``; ``keep`` serves the next GET of the same URL from memory."""
+        """The body of ``url``; ``keep`` serves the next GET of the same URL from memory.
+
+        Every failure is also added to ``failures`` (sec-edgar-downloader swallows exceptions
+        raised while it downloads a document; :func:`fetch_sec` looks there afterwards).
+        """
         if url in self._cached:
             return self._cached.pop(url)
+        try:
+            body = self._download(url)
+        except FetchError as exc:
+            self.failures.append(str(exc))
+            raise
+        if keep:
+            self._cached[url] = body
+        return body
+
+    def _download(self, url: str) -> bytes:
         if not self.allowed(url):
             raise FetchError(f"refusing {url}: outside the configured SEC base URLs "
                              f"({self.www_base}, {self.data_base})")
@@ -234,16 +283,11 @@ class SecClient:
         try:
             with self.limiter.slot():
                 self.requests += 1
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    body = _decode(response.read(), response.headers.get("Content-Encoding"))
+                with self._opener.open(request, timeout=self.timeout) as response:
+                    return _decode(response.read(), response.headers.get("Content-Encoding"))
         except (OSError, ValueError, EOFError, zlib.error, http.client.HTTPException) as exc:
             # URLError, HTTPError, timeouts and resets are all OSError
-            message = f"cannot download {url}: {_reason(exc)}"
-            self.failures.append(message)
-            raise FetchError(message) from None
-        if keep:
-            self._cached[url] = body
-        return body
+            raise FetchError(f"cannot download {url}: {_reason(exc)}") from None
 
     def get_json(self, url: str, *, keep: bool = False) -> Any:
         """``get`` and decode JSON."""
@@ -266,6 +310,29 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def _write(path: Path, data: bytes) -> None:
+    """:func:`write_atomic`, with :class:`FetchError` naming the file when it cannot be done."""
+    try:
+        write_atomic(path, data)
+    except OSError as exc:
+        blocking = next((p for p in reversed(path.parents)
+                         if os.path.lexists(p) and not p.is_dir()), None)
+        reason = f"{blocking} is not a folder" if blocking else exc.strerror or str(exc)
+        raise FetchError(f"cannot write {path}: {reason}") from None
+
+
+def _prepare_out(out: Path) -> None:
+    """Make the output folder; :class:`FetchError` when ``out`` is a file or cannot be made."""
+    problem = entry_problem(out, "folder") if os.path.lexists(out) else None
+    if problem is not None:
+        raise FetchError(f"--out {out}: {problem}")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise FetchError(f"--out {out}: cannot create the folder "
+                         f"({exc.strerror or exc})") from None
+
+
 # --- the downloader -------------------------------------------------------------------------
 
 def _downloader_modules() -> tuple[ModuleType, ModuleType, str]:
@@ -274,17 +341,38 @@ def _downloader_modules() -> tuple[ModuleType, ModuleType, str]:
     return _orchestrator, _sec_gateway, str(getattr(_version, "__version__", "?"))
 
 
+def _check_save_path(path: Path, filings: Path) -> None:
+    """Refuse a save path outside ``filings/<TICKER>/10-K/<ACCESSION>/`` (an accession number
+    from the server such as ``../../x`` must not write elsewhere)."""
+    if len(path.parents) < 4 or path.parents[3] != filings \
+            or not _ACCESSION.fullmatch(path.parent.name):
+        raise FetchError(f"refusing to write {path}: not an accession folder under {filings} "
+                         f"(accession {path.parent.name!r} from the server)")
+
+
 @contextlib.contextmanager
-def redirected_downloader(client: SecClient, saved: list[Path]) -> Iterator[None]:
-    """Point sec-edgar-downloader at ``client``'s base URLs and transport (see module doc)."""
+def redirected_downloader(client: SecClient, saved: list[Path],
+                          filings: Path | None = None) -> Iterator[None]:
+    """Point sec-edgar-downloader at ``client``'s base URLs and transport (see module doc).
+
+    A document that cannot be saved (or, with ``filings``, whose path lies outside that
+    folder's accession folders) is refused and its message added to ``client.failures``.
+    """
     orchestrator, gateway, version = _downloader_modules()
 
     def call_sec(uri: str, user_agent: str, host: str) -> _Response:
         return _Response(uri, client.get(uri))
 
     def save_document(contents: bytes, save_path: Path) -> None:
-        write_atomic(Path(save_path), contents)
-        saved.append(Path(save_path))
+        path = Path(save_path)
+        try:
+            if filings is not None:
+                _check_save_path(path, filings)
+            _write(path, contents)
+        except FetchError as exc:
+            client.failures.append(str(exc))   # the downloader swallows exceptions
+            raise
+        saved.append(path)
 
     patches: dict[tuple[ModuleType, str], object] = {
         (gateway, "URL_CIK_MAPPING"): client.www_base + CIK_MAPPING_PATH,
@@ -354,7 +442,7 @@ def _skip_other_years(submissions: Any, years: Sequence[int],
     recent = filings.get("recent") if isinstance(filings, Mapping) else None
     if not isinstance(recent, Mapping):
         return []
-    columns = [recent.get(key) or [] for key in
+    columns = [column if isinstance(column := recent.get(key), list) else [] for key in
                ("accessionNumber", "form", "filingDate", "reportDate")]
     skip: list[str] = []
     for accession, form, filed, report in zip(*columns, strict=False):
@@ -372,17 +460,34 @@ def _skip_other_years(submissions: Any, years: Sequence[int],
 def _save_companyfacts(client: SecClient, cik: str, out: Path, overwrite: bool) -> str:
     url = client.data_base + COMPANYFACTS_PATH.format(cik=cik)
     body = client.get(url)
-    _Response(url, body).json()                # refuse to store an error page
+    data = _Response(url, body).json()
+    if not isinstance(data, Mapping) or not isinstance(data.get("facts"), Mapping):
+        raise FetchError(f"{url}: not a companyfacts object (no 'facts'); not stored")
     path = out / COMPANYFACTS_FOLDER / f"CIK{cik}.json"
-    if path.exists():
-        if path.read_bytes() == body:
+    if os.path.lexists(path):
+        try:
+            existing = read_data_file(path).data
+        except SourceFileError as exc:
+            raise FetchError(f"{exc}; left as it is") from None
+        if existing == body:
             return "unchanged"
         if not overwrite:
             return f"kept existing {path.name} (differs from the server's; --overwrite replaces it)"
-        write_atomic(path, body)
+        _write(path, body)
         return "replaced"
-    write_atomic(path, body)
+    _write(path, body)
     return "written"
+
+
+def _downloader(name: str, email: str, out: Path, client: SecClient) -> Any:
+    """sec-edgar-downloader's ``Downloader`` (it reads the ticker mapping at once)."""
+    from sec_edgar_downloader._Downloader import Downloader
+
+    try:
+        return Downloader(name, email, out)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+        raise FetchError(f"{client.www_base}{CIK_MAPPING_PATH}: unexpected ticker mapping "
+                         f"data ({type(exc).__name__}: {exc})") from None
 
 
 def fetch_sec(tickers: Sequence[str], years: Sequence[int], out: Path, user_agent: str, *,
@@ -393,22 +498,18 @@ def fetch_sec(tickers: Sequence[str], years: Sequence[int], out: Path, user_agen
     Raises :class:`FetchError` (one line, naming the URL) on a network or server error, an
     unknown ticker or a User-Agent without an email address.
     """
-    from sec_edgar_downloader._Downloader import Downloader
-
     name, email = parse_user_agent(user_agent)
     if not years:
         raise FetchError("--years: no fiscal year given")
     client = client or SecClient(user_agent)
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise FetchError(f"--out {out}: not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+    _prepare_out(out)
     window = filing_date_range(years)
     report = FetchReport(out)
     started = time.monotonic()
     saved: list[Path] = []
-    with redirected_downloader(client, saved):
-        downloader = Downloader(name, email, out.resolve())
+    with redirected_downloader(client, saved, out.resolve() / FILINGS_FOLDER):
+        downloader = _downloader(name, email, out.resolve(), client)
         mapping: Mapping[str, str] = downloader.ticker_to_cik_mapping
         for ticker in tickers:
             cik = ticker if ticker.isdigit() else mapping.get(ticker)
@@ -430,7 +531,7 @@ def fetch_sec(tickers: Sequence[str], years: Sequence[int], out: Path, user_agen
                     count = downloader.get(FORM, ticker, after=window[0], before=window[1],
                                            download_details=True,
                                            accession_numbers_to_skip=set(result.skipped))
-            except (KeyError, IndexError, TypeError, ValueError) as exc:
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
                 raise FetchError(f"{submissions_url}: unexpected submissions data "
                                  f"({type(exc).__name__}: {exc})") from None
             if len(client.failures) > failures:

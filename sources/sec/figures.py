@@ -40,6 +40,12 @@ INSTANT_TOLERANCE_DAYS = 10
 #: Fiscal years ending on January 1-7 are 52/53-week years "closest to December 31".
 EARLY_JANUARY_DAYS = 7
 
+#: Dates of companyfacts rows outside these years are malformed (EDGAR starts in 1993).
+PLAUSIBLE_YEARS = (1900, 2100)
+#: Amounts (USD) from this size up are malformed: no company reports them, and exact
+#: arithmetic on them would overflow.
+MAX_AMOUNT = Decimal("1e18")
+
 _MILLION_EXP = -6
 
 
@@ -272,35 +278,103 @@ def to_millions(value: Decimal) -> Decimal:
     return out.normalize()
 
 
-def _companyfacts_facts(data: Mapping[str, Any], problems: list[str]) -> list[_Fact]:
+class _Malformed(ValueError):
+    """A companyfacts entry that is not understood; the message says which field and why."""
+
+
+def _shown(raw: Any) -> str:
+    text = repr(raw)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _row_date(row: Mapping[str, Any], key: str) -> date:
+    raw = row.get(key)
+    try:
+        day = date.fromisoformat(raw) if isinstance(raw, str) else None
+    except ValueError:
+        day = None
+    if day is None:
+        raise _Malformed(f"{key} {_shown(raw)} is not a date")
+    if not PLAUSIBLE_YEARS[0] <= day.year <= PLAUSIBLE_YEARS[1]:
+        raise _Malformed(f"{key} {raw} is not a plausible date")
+    return day
+
+
+def _amount(raw: Any) -> Decimal:
+    try:
+        value = _decimal(raw)
+    except (ValueError, ArithmeticError):
+        raise _Malformed(f"val {_shown(raw)} is not a number") from None
+    if not value.is_finite() or abs(value) >= MAX_AMOUNT:
+        raise _Malformed(f"val {_shown(raw)} is not a finite amount below {MAX_AMOUNT} USD")
+    return value
+
+
+def _row_fact(tag: str, row: Mapping[str, Any]) -> _Fact:
+    """One companyfacts row as a fact; raises :class:`_Malformed`."""
+    end = _row_date(row, "end")
+    start = _row_date(row, "start") if row.get("start") else None
+    if start is not None and start > end:
+        raise _Malformed(f"end {end} is before start {start}")
+    return _Fact(tag, start, end, _amount(row.get("val")),
+                 (str(row.get("filed", "")), str(row.get("accn", ""))))
+
+
+def _usd_rows(tag: str, body: Any) -> list[Any]:
+    """The USD rows of one tag (none when it has no USD unit); raises :class:`_Malformed`."""
+    where = f"facts.us-gaap.{tag}"
+    if not isinstance(body, Mapping):
+        raise _Malformed(f"{where} is not an object")
+    units = body.get("units")
+    if not isinstance(units, Mapping):
+        raise _Malformed(f"{where}.units is not an object")
+    rows = units.get("USD", [])
+    if not isinstance(rows, list):
+        raise _Malformed(f"{where}.units.USD is not a list")
+    return rows
+
+
+def _companyfacts_facts(data: Mapping[str, Any], problems: list[str],
+                        malformed: list[str]) -> list[_Fact]:
     facts = data.get("facts")
-    gaap = facts.get("us-gaap") if isinstance(facts, Mapping) else None
-    if not isinstance(gaap, Mapping):
+    if not isinstance(facts, Mapping):
+        malformed.append("'facts' is not an object")
+        return []
+    gaap = facts.get("us-gaap")
+    if gaap is not None and not isinstance(gaap, Mapping):
+        malformed.append("facts.us-gaap is not an object")
+        return []
+    if not gaap:
         problems.append("companyfacts: no us-gaap facts")
         return []
     out: list[_Fact] = []
-    skipped = 0
+    bad: list[str] = []
     for tag, body in gaap.items():
-        units = body.get("units") if isinstance(body, Mapping) else None
-        rows = units.get("USD") if isinstance(units, Mapping) else None
-        if not isinstance(rows, list):
+        try:
+            rows = _usd_rows(tag, body)
+        except _Malformed as exc:
+            bad.append(str(exc))
             continue
-        for row in rows:
-            if not isinstance(row, Mapping) or row.get("form") not in ANNUAL_FORMS:
+        for index, row in enumerate(rows):
+            if not isinstance(row, Mapping):
+                bad.append(f"facts.us-gaap.{tag}.units.USD[{index}] is not an object")
+                continue
+            form = row.get("form")
+            if not isinstance(form, str):
+                bad.append(f"facts.us-gaap.{tag}.units.USD[{index}]: form {_shown(form)} is "
+                           "not a text")
+                continue
+            if form not in ANNUAL_FORMS:
                 continue
             try:
-                end = date.fromisoformat(row["end"])
-                start = date.fromisoformat(row["start"]) if row.get("start") else None
-                value = _decimal(row["val"])
-            except (KeyError, TypeError, ValueError, ArithmeticError):
-                skipped += 1
+                fact = _row_fact(tag, row)
+            except _Malformed as exc:
+                bad.append(f"facts.us-gaap.{tag}.units.USD[{index}]: {exc}")
                 continue
-            if start is not None and not _is_annual(start, end):
-                continue
-            out.append(_Fact(tag, start, end, value,
-                             (str(row.get("filed", "")), str(row.get("accn", "")))))
-    if skipped:
-        problems.append(f"companyfacts: skipped {skipped} malformed 10-K fact(s)")
+            if fact.start is None or _is_annual(fact.start, fact.end):
+                out.append(fact)
+    if bad:
+        malformed.append(f"skipped {len(bad)} malformed 10-K fact(s), e.g. {bad[0]}")
     return out
 
 
@@ -503,10 +577,18 @@ def _figures(facts: Sequence[_Fact], years: Sequence[int], origin: str,
 
 
 def companyfacts_figures(data: Mapping[str, Any], years: Sequence[int]) -> CompanyFigures:
-    """The pack columns for ``years`` from a companyfacts response (already JSON-decoded)."""
+    """The pack columns for ``years`` from a companyfacts response (already JSON-decoded).
+
+    Entries that are not understood (a tag or row of the wrong type, a value that is not a
+    finite number, a malformed or implausible date, an end before its start) are skipped and
+    summarised in ``malformed``, naming the first one's field.
+    """
     problems: list[str] = []
-    facts = _companyfacts_facts(data, problems)
-    return _figures(facts, years, "companyfacts", problems)
+    malformed: list[str] = []
+    facts = _companyfacts_facts(data, problems, malformed)
+    figures = _figures(facts, years, "companyfacts", problems)
+    figures.malformed = malformed
+    return figures
 
 
 def xbrl_figures(facts: Sequence[XbrlFact], years: Sequence[int]) -> CompanyFigures:

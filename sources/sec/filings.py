@@ -32,6 +32,7 @@ chunks with no substance.
 from __future__ import annotations
 
 import html
+import os
 import re
 import warnings
 from collections import Counter
@@ -44,7 +45,9 @@ from pathlib import Path
 from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
 from bs4.element import NavigableString, PageElement, PreformattedString, Tag
 
-from hopvista.sources.sec.model import ITEMS, Filing, FilingError, XbrlFact
+from hopvista.sources.sec.figures import MAX_AMOUNT, PLAUSIBLE_YEARS
+from hopvista.sources.sec.files import entry_problem, read_data_file
+from hopvista.sources.sec.model import ITEMS, Filing, FilingError, SourceFileError, XbrlFact
 
 __all__ = ["MIN_PARAGRAPH", "chunk_paragraphs", "find_filings", "is_boilerplate", "read_filing"]
 
@@ -55,37 +58,79 @@ _ITEM_TITLES = {"1": "Business", "3": "Legal Proceedings",
                 "7": "Management's Discussion and Analysis", "7A": "Market Risk",
                 "8": "Financial Statements"}
 _FORM_TYPES = frozenset({"10-K", "10-K405", "10-K/A", "10-K405/A", "10-KT", "10-KT/A"})
-_ACCESSION = re.compile(r"^\d{10}-\d{2}-\d{6}$")
+_ACCESSION = re.compile(r"^[0-9]{10}-[0-9]{2}-[0-9]{6}$")
+#: A NUL byte among a document's first bytes marks binary data (as git and grep decide).
+_BINARY_PROBE = 8192
 
 # ---------------------------------------------------------------------------------------------
 # Finding filings
 
 
-def find_filings(root: Path) -> list[Path]:
+_DOCUMENTS = ("primary-document.html", "full-submission.txt")
+
+
+def find_filings(root: Path, problems: list[str] | None = None) -> list[Path]:
     """One file per 10-K accession under ``root``, sorted.
 
     ``root`` is the folder holding ``sec-edgar-filings`` (or its parent's ``filings``
     folder, as in ``shared/data/sec``), or ``sec-edgar-filings`` itself. Each accession
     folder ``<TICKER or CIK>/10-K/<ACCESSION>/`` yields its ``primary-document.html`` when
-    present, else its ``full-submission.txt``; folders with neither are skipped.
+    that is a readable regular file, else its ``full-submission.txt``. Whatever does not fit
+    the layout (a file where a folder belongs, a document that is a folder, a symbolic link
+    loop, an accession folder without a document) is skipped and described, naming the path,
+    in ``problems``; hidden entries (``.DS_Store``) are ignored.
     """
-    base = root
-    if root.name != "sec-edgar-filings":
-        for candidate in (root / "sec-edgar-filings", root / "filings" / "sec-edgar-filings"):
-            if candidate.is_dir():
-                base = candidate
-                break
-        else:
-            return []
+    report = problems if problems is not None else []
+    base = _filings_base(root, report)
+    if base is None:
+        return []
     found: list[Path] = []
-    for accession in base.glob("*/10-K/*"):
-        if not accession.is_dir():
-            continue
-        for name in ("primary-document.html", "full-submission.txt"):
-            if (accession / name).is_file():
-                found.append(accession / name)
-                break
+    for company in _entries(base, report):
+        if _is_folder(company, report):
+            form = company / "10-K"
+            if os.path.lexists(form) and _is_folder(form, report):
+                found.extend(doc for accession in _entries(form, report)
+                             if (doc := _document(accession, report)) is not None)
     return sorted(found)
+
+
+def _filings_base(root: Path, report: list[str]) -> Path | None:
+    if root.name == "sec-edgar-filings":
+        return root if _is_folder(root, report) else None
+    for candidate in (root / "sec-edgar-filings", root / "filings" / "sec-edgar-filings"):
+        if os.path.lexists(candidate) and _is_folder(candidate, report):
+            return candidate
+    return None
+
+
+def _is_folder(path: Path, report: list[str]) -> bool:
+    problem = entry_problem(path, "folder")
+    if problem is not None:
+        report.append(f"{path}: {problem}; skipped")
+    return problem is None
+
+
+def _entries(folder: Path, report: list[str]) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+    except OSError as exc:
+        report.append(f"{folder}: cannot list the folder ({exc.strerror or exc}); skipped")
+        return []
+
+
+def _document(accession: Path, report: list[str]) -> Path | None:
+    """The document to read in one accession folder, or None (reported)."""
+    if not _is_folder(accession, report):
+        return None
+    present = [accession / name for name in _DOCUMENTS if os.path.lexists(accession / name)]
+    for path in present:
+        problem = entry_problem(path)
+        if problem is None:
+            return path
+        report.append(f"{path}: {problem}; skipped")
+    if not present:
+        report.append(f"{accession}: neither {' nor '.join(_DOCUMENTS)}; skipped")
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -100,13 +145,16 @@ def read_filing(path: Path) -> Filing:
     CIK) is reported in ``Filing.problems``.
     """
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise FilingError(f"{path}: cannot read file ({exc.strerror or exc})") from exc
+        file = read_data_file(path)
+    except SourceFileError as exc:
+        raise FilingError(str(exc)) from None
+    raw = file.data
     if not raw.strip():
         raise FilingError(f"{path}: empty file")
+    if b"\x00" in raw[:_BINARY_PROBE]:
+        raise FilingError(f"{path}: binary data (NUL bytes), not a text or HTML document")
     text = _decode(raw)
-    filing = Filing(path=path, folder="", accession="")
+    filing = Filing(path=path, folder="", accession="", sha256=file.sha256)
     header: dict[str, str] = {}
     if _is_sgml(text):
         header = _sgml_header(text)
@@ -128,10 +176,14 @@ def read_filing(path: Path) -> Filing:
         blocks = _text_blocks(body)
     _fill_from_header(filing, header)
     _fill_from_path(filing, path, header)
-    if filing.period_end is None:
+    if filing.period_end is not None and not (
+            PLAUSIBLE_YEARS[0] <= filing.period_end.year <= PLAUSIBLE_YEARS[1]):
+        filing.problems.append(f"period end {filing.period_end} is not plausible; ignored")
+        filing.period_end = None
+    elif filing.period_end is None:
         filing.problems.append("no period end (no dei:DocumentPeriodEndDate and no SGML "
                                "CONFORMED PERIOD OF REPORT)")
-    else:
+    if filing.period_end is not None:
         filing.fiscal_year = filing.period_end.year
     if filing.cik is None:
         filing.problems.append("no CIK (no dei:EntityCentralIndexKey, SGML header or CIK folder)")
@@ -604,19 +656,46 @@ def _financial_statements_end(blocks: list[_Block], start: int, chain: list[_Hea
     return min(ends, default=len(blocks))
 
 
+class _PrefixMax:
+    """A Fenwick tree of (value, -index) maxima over positions 0..size-1."""
+
+    def __init__(self, size: int) -> None:
+        self._tree = [(0, 1)] * (size + 1)   # (0, 1): nothing, read as index -1
+
+    def add(self, position: int, value: int, index: int) -> None:
+        """Record ``value`` of the heading ``index`` at ``position``."""
+        k = position + 1
+        while k < len(self._tree):
+            self._tree[k] = max(self._tree[k], (value, -index))
+            k += k & -k
+
+    def below(self, position: int) -> tuple[int, int]:
+        """(the largest value at positions < ``position``, the first index with it) or
+        (0, -1)."""
+        found, k = (0, 1), position
+        while k > 0:
+            found = max(found, self._tree[k])
+            k -= k & -k
+        return found[0], -found[1]
+
+
 def _best_chain(headings: list[_Heading]) -> list[_Heading]:
-    """Headings in increasing item order and document order that cover the most text."""
+    """Headings in increasing item order and document order that cover the most text.
+
+    Each heading extends the best chain among the earlier headings of a lower item order
+    (the first of equal ones); a prefix-maximum tree over item orders finds it in
+    O(log n), so a document with tens of thousands of "Item" lines stays fast.
+    """
     if not headings:
         return []
+    tree = _PrefixMax(max(h.high for h in headings) + 1)
     best: list[int] = []
     previous: list[int] = []
     for i, heading in enumerate(headings):
-        value, link = heading.score, -1
-        for j in range(i):
-            if headings[j].high < heading.low and best[j] + heading.score > value:
-                value, link = best[j] + heading.score, j
-        best.append(value)
+        top, link = tree.below(heading.low)
+        best.append(heading.score + top)
         previous.append(link)
+        tree.add(heading.high, best[-1], i)
     top = max(range(len(headings)), key=lambda k: (best[k], -k))
     chain: list[_Heading] = []
     while top >= 0:
@@ -671,7 +750,7 @@ class _Xbrl:
             value = _fact_value(tag)
             name = _attr(tag, "name") or ""
             if value is None:
-                failed.append(f"{name}={_normalise(tag.get_text())!r}")
+                failed.append(f"{name[:80]}={_normalise(tag.get_text())[:40]!r}")
                 continue
             unit = units.get(_attr(tag, "unitref") or "", _attr(tag, "unitref") or "")
             fact = XbrlFact(name, value, unit, period[0], period[1])
@@ -721,7 +800,7 @@ def _decimals(text: str | None) -> float:
         return float("inf")
     try:
         return float(int(text))
-    except ValueError:
+    except (ValueError, OverflowError):
         return float("-inf")
 
 
@@ -799,8 +878,15 @@ def _number_words(text: str) -> Decimal | None:
     return Decimal(total + current)
 
 
+#: The largest power of ten an ``ix:nonFraction`` may scale by (XBRL uses -9 to 12), and the
+#: most digits its text may have before the decimal point.
+_MAX_SCALE = 30
+_MAX_DIGITS = 40
+
+
 def _fact_value(tag: Tag) -> Decimal | None:
-    """The fact's value with format, scale and sign applied (None when not a number)."""
+    """The fact's value with format, scale and sign applied (None when not a finite number
+    below :data:`~hopvista.sources.sec.figures.MAX_AMOUNT`)."""
     text = _normalise(tag.get_text())
     fmt = (_attr(tag, "format") or "").lower().rsplit(":", 1)[-1]
     value: Decimal | None
@@ -819,14 +905,17 @@ def _fact_value(tag: Tag) -> Decimal | None:
             value = Decimal(digits)
         except InvalidOperation:
             value = None
-    if value is None:
+    if value is None or not value.is_finite() or value.adjusted() > _MAX_DIGITS:
         return None
-    scale = _attr(tag, "scale")
-    if scale:
-        try:
-            value = value.scaleb(int(scale))
-        except ValueError:
-            return None
+    try:
+        scale = int(_attr(tag, "scale") or 0)
+    except ValueError:
+        return None
+    if abs(scale) > _MAX_SCALE:
+        return None
+    value = value.scaleb(scale)
+    if abs(value) >= MAX_AMOUNT:
+        return None   # no company's figure; exact arithmetic on it would overflow
     if _attr(tag, "sign") == "-":
         value = -value
     if value == value.to_integral_value():
@@ -850,7 +939,7 @@ def _parse_date(text: str) -> date | None:
 
 
 def _cik(text: str | None) -> str | None:
-    digits = re.sub(r"\D", "", text or "")
+    digits = re.sub(r"[^0-9]", "", text or "")
     return digits.zfill(10) if digits and len(digits) <= 10 and int(digits) else None
 
 
@@ -886,7 +975,7 @@ def _fill_from_path(filing: Filing, path: Path, header: dict[str, str]) -> None:
         filing.accession = header.get("ACCESSION NUMBER", "")
     if not filing.folder:
         filing.folder = filing.cik or ""
-    if filing.cik is None and re.fullmatch(r"\d{10}", filing.folder):
+    if filing.cik is None and re.fullmatch(r"[0-9]{10}", filing.folder):
         filing.cik = filing.folder
 
 

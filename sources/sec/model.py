@@ -14,7 +14,11 @@ SECTION_NAMES = {"1": "business", "3": "legal", "7": "mdna", "7A": "market_risk"
                  "8": "financial_statements"}
 
 
-class FilingError(Exception):
+class SourceFileError(Exception):
+    """A file of the data folder that cannot be used; the message names the file and why."""
+
+
+class FilingError(SourceFileError):
     """A filing that cannot be used at all; the message names the file and the problem."""
 
 
@@ -44,6 +48,7 @@ class Filing:
     sections: dict[str, list[str]] = field(default_factory=dict)  # item -> paragraphs
     facts: list[XbrlFact] = field(default_factory=list)            # inline XBRL, if any
     problems: list[str] = field(default_factory=list)              # non-fatal, human-readable
+    sha256: str = ""                                               # of the file as read
 
 
 @dataclass
@@ -54,4 +59,5 @@ class CompanyFigures:
     tags: dict[str, dict[int, str]] = field(default_factory=dict)  # which tag(s) gave a value
     period_ends: dict[int, date] = field(default_factory=dict)     # fiscal year -> period end
     origin: str = "companyfacts"                                   # or "inline-xbrl"
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)              # gaps and oddities
+    malformed: list[str] = field(default_factory=list)             # data not understood

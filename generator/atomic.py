@@ -1,0 +1,136 @@
+"""File-system operations that are safe at every instant: atomic writes, atomic renames that
+never replace what they must not, and an advisory lock that dies with its process."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import fcntl
+import os
+import sys
+import tempfile
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+AT_FDCWD = -100
+RENAME_NOREPLACE = 1
+RENAME_EXCHANGE = 2
+
+
+class Unsupported(OSError):
+    """The kernel, C library or file system cannot do this rename atomically."""
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@cache
+def _renameat2() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    function = getattr(libc, "renameat2", None)  # glibc >= 2.28
+    if function is not None:
+        function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                             ctypes.c_uint]
+        function.restype = ctypes.c_int
+    return function
+
+
+def _rename_flags(source: Path, target: Path, flags: int) -> None:
+    function = _renameat2()
+    if function is None:
+        raise Unsupported(errno.ENOSYS, "renameat2 is not available here")
+    if function(AT_FDCWD, os.fsencode(source), AT_FDCWD, os.fsencode(target), flags) == 0:
+        return
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        raise Unsupported(code, f"renameat2 flag {flags} is not supported here", str(source))
+    raise OSError(code, os.strerror(code), str(source), None, str(target))
+
+
+def rename_exchange(first: Path, second: Path) -> None:
+    """Swap two existing paths in one step (Linux ``RENAME_EXCHANGE``).
+
+    Raises :class:`Unsupported` where the system cannot; the caller then falls back.
+    """
+    _rename_flags(first, second, RENAME_EXCHANGE)
+
+
+def rename_noreplace(source: Path, target: Path) -> None:
+    """Rename ``source`` to ``target`` only if ``target`` does not exist, in one step.
+
+    Raises ``FileExistsError`` if it does. Where ``RENAME_NOREPLACE`` is missing, the check and
+    the rename are two steps (a folder created between them would be lost only if empty).
+    """
+    try:
+        _rename_flags(source, target, RENAME_NOREPLACE)
+    except Unsupported:
+        if os.path.lexists(target):
+            raise FileExistsError(errno.EEXIST, "File exists", str(target)) from None
+        os.rename(source, target)
+
+
+class LockHeld(Exception):
+    """Another live process holds the lock; ``owner`` is what it wrote in the lock file."""
+
+    def __init__(self, owner: str) -> None:
+        super().__init__(owner)
+        self.owner = owner
+
+
+class FileLock:
+    """An exclusive ``flock`` on a lock file, released when the process dies.
+
+    The file holds the owner's pid (for messages) and is removed on :meth:`release`. A lock
+    file unlinked by a releasing owner between our ``open`` and ``flock`` is detected (its
+    inode is no longer the path's) and opened again.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        """Take the lock now or raise :class:`LockHeld`."""
+        for _ in range(20):
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                owner = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+                os.close(fd)
+                raise LockHeld(owner or "another process") from None
+            try:
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"pid {os.getpid()}\n".encode(), 0)
+                self._fd = fd
+                return
+            os.close(fd)
+        raise LockHeld("a process that keeps replacing the lock file")
+
+    def release(self) -> None:
+        """Remove the lock file and drop the lock; safe to call twice."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        try:
+            self.path.unlink(missing_ok=True)
+        finally:
+            os.close(fd)

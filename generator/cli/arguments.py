@@ -1,0 +1,44 @@
+"""Argument types shared by the subcommands: each turns bad input into a one-line error."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from hopvista.plan import parse_levels
+
+
+def int_at_least(minimum: int, hint: str) -> Callable[[str], int]:
+    """A parser of whole numbers of at least ``minimum`` (``hint`` says so in the error)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {hint}, got {value}")
+        return value
+    return parse
+
+
+positive_int = int_at_least(1, "at least 1")
+seed_int = int_at_least(0, "0 or more")
+
+
+def years(text: str) -> tuple[int, int]:
+    """``FIRST-LAST`` (e.g. ``2020-2024``) to a pair of years."""
+    parts = text.split("-")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"expected FIRST-LAST like 2020-2024, got {text!r}")
+    first, last = int(parts[0]), int(parts[1])
+    if not 1900 <= first <= last <= 2100:
+        raise argparse.ArgumentTypeError(f"not a window of years: {text!r}")
+    return first, last
+
+
+def levels(text: str) -> tuple[int, ...]:
+    """Hop levels: ``3``, ``1-3`` or ``1,3``."""
+    try:
+        return parse_levels(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -1,0 +1,219 @@
+"""An item against itself and the manifest: ids, levels, references, cells, provenance.
+
+Each function takes an item that passed :func:`hopvista.verify.schema.check_shape` and
+returns its problems (without the ``item ID:`` prefix the caller adds).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hopvista.plan import LEVEL_NAMES
+from hopvista.verify.manifest import Expect
+
+MODALITY_ORDER = ("text", "table", "chart")
+_ATOM_MODALITY = {"FC": "text", "CT": "table", "AR": "table", "TR": "chart", "RK": "chart"}
+Cell = tuple[Any, ...]
+
+
+def expected_id(domain: str, seed: int, index: int) -> str:
+    """The id of base item ``index`` of a build (docs/format.md, section 2.1)."""
+    return f"{domain}-s{seed}-{index:06d}"
+
+
+def check_identity(item: dict[str, Any], index: int, expect: Expect) -> list[str]:
+    """Id, base id, domain, seed, level and variant of the item at line ``index`` (0-based)."""
+    problems = []
+    if expect.domain is not None and expect.seed is not None:
+        wanted = expected_id(expect.domain, expect.seed, index)
+        if item["id"] != wanted:
+            problems.append(f"id is not {wanted!r}, the id of line {index + 1}")
+    if item["provenance"]["index"] != index:
+        problems.append(f"provenance.index {item['provenance']['index']} is not its line "
+                        f"position {index}")
+    if item["base_id"] != item["id"]:
+        problems.append(f"base_id {item['base_id'][:60]!r} differs from the id of a base item")
+    if expect.domain is not None and item["domain"] != expect.domain:
+        problems.append(f"domain {item['domain'][:40]!r} is not the manifest's "
+                        f"{expect.domain!r}")
+    if expect.seed is not None and item["seed"] != expect.seed:
+        problems.append(f"seed {item['seed']} is not the manifest's {expect.seed}")
+    if item["difficulty"] != LEVEL_NAMES[item["hops"]]:
+        problems.append(f"difficulty {item['difficulty']!r} does not match hops {item['hops']}")
+    if expect.levels is not None and item["difficulty"] not in expect.levels:
+        problems.append(f"difficulty {item['difficulty']!r} is not a level of the build "
+                        f"{list(expect.levels)}")
+    variant = item["variant"]
+    if variant["perturbations"] != [] or variant["markup"] is not None:
+        problems.append("variant has perturbations or markup, but this is a base item "
+                        "(base_id == id)")
+    return problems
+
+
+def table_years(item: dict[str, Any]) -> list[int]:
+    """The years of the item's table, ascending."""
+    return sorted({row["year"] for row in item["inputs"]["table"]["rows"]})
+
+
+def check_inputs(item: dict[str, Any]) -> list[str]:
+    """Entities, text chunks, the table grid and the chart agree with one another."""
+    problems = []
+    ids = [e["id"] for e in item["entities"]]
+    names = [e["name"] for e in item["entities"]]
+    if len(set(ids)) != len(ids) or len(set(names)) != len(names):
+        problems.append("entities: ids and names must be unique")
+    inputs = item["inputs"]
+    texts = [t["entity"] for t in inputs["text"]]
+    if texts and texts != ids:
+        problems.append(f"inputs.text: chunks are for {texts}, not one per entity {ids}")
+    table, chart = inputs["table"], inputs["chart"]
+    keys = [c["key"] for c in table["columns"]]
+    if len(set(keys)) != len(keys):
+        problems.append("inputs.table.columns: duplicate keys")
+    if chart["column"]["key"] in keys:
+        problems.append(f"inputs.chart.column {chart['column']['key']!r} is also a table column")
+    years = table_years(item)
+    grid = [(row["entity"], row["year"]) for row in table["rows"]]
+    if grid != [(e, y) for e in ids for y in years]:
+        problems.append("inputs.table.rows: not one row per entity and year "
+                        "(entities in order, years ascending)")
+    if [s["entity"] for s in chart["series"]] != ids:
+        problems.append("inputs.chart.series: not one series per entity, in entities order")
+    if chart["kind"] == "pie":
+        if len(chart["years"]) != 1 or chart["years"][0] not in years:
+            problems.append("inputs.chart: a pie chart shows exactly one of the table's years")
+    elif chart["years"] != years:
+        problems.append(f"inputs.chart.years {chart['years']} are not the table's years {years}")
+    return problems
+
+
+def canonical_modalities(type_name: str) -> list[str]:
+    """The modalities a statement type spans, in canonical order."""
+    used = {_ATOM_MODALITY[atom] for atom in type_name.split("+")}
+    return [m for m in MODALITY_ORDER if m in used]
+
+
+def _nodes(select: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(select["args"]) if select["op"] == "and" else [select]
+
+
+def _cells_of(node: dict[str, Any], item: dict[str, Any]) -> set[Cell]:
+    """The cells a selector node reads, as the format defines them (section 3.2)."""
+    ids = [e["id"] for e in item["entities"]]
+    years = table_years(item)
+    chart_years = item["inputs"]["chart"]["years"]
+    op, column = node["op"], node.get("column")
+    if op == "fact":
+        return {("text", t["entity"], t["chunk"]) for t in item["inputs"]["text"]}
+    if op in ("ct", "ct_all", "ar", "ar_sum"):
+        if op == "ct":
+            years = [node["year"]]
+        elif op == "ar":
+            years = node["years"]
+        return {("table", e, column, y) for e in ids for y in years}
+    if op == "tr":
+        shown = [y for y in chart_years if node["from"] <= y <= node["to"]]
+    elif op == "rk":
+        shown = [node["year"]]
+    else:  # tr_all, rk_when
+        shown = chart_years
+    cells = {("chart", e, column, y) for e in ids for y in shown}
+    if op == "rk_when":
+        when = node["when"]
+        cells |= {("table", when["entity"], t["column"], y) for t in when["terms"] for y in years}
+    return cells
+
+
+def expected_cells(program: dict[str, Any], item: dict[str, Any]) -> set[Cell]:
+    """Every input a statement's program reads (selector hops, and all texts for a fact)."""
+    cells: set[Cell] = set()
+    for node in _nodes(program["select"]):
+        cells |= _cells_of(node, item)
+    if "fact" in program["claim"]:
+        cells |= _cells_of(program["claim"]["fact"], item)
+    return cells
+
+
+def _stored_cells(statement: dict[str, Any]) -> set[Cell]:
+    return {(c["modality"], c["entity"], c["chunk"]) if c["modality"] == "text"
+            else (c["modality"], c["entity"], c["column"], c["year"]) for c in statement["cells"]}
+
+
+def _references(statement: dict[str, Any], item: dict[str, Any]) -> list[str]:
+    """Entities and columns a program names exist, in the modality its hop reads."""
+    ids = {e["id"] for e in item["entities"]}
+    table = {c["key"] for c in item["inputs"]["table"]["columns"]}
+    chart = item["inputs"]["chart"]["column"]["key"]
+    program, problems = statement["program"], []
+    claimed = program["claim"].get("entity")
+    if claimed is not None and claimed not in ids:
+        problems.append(f"claims unknown entity {claimed[:40]!r}")
+    for node in _nodes(program["select"]):
+        if node["op"] in ("ct", "ct_all", "ar", "ar_sum") and node["column"] not in table:
+            problems.append(f"{node['op']} reads {node['column'][:40]!r}, not a table column")
+        if node["op"] in ("tr", "tr_all", "rk", "rk_when") and node["column"] != chart:
+            problems.append(f"{node['op']} reads {node['column'][:40]!r}, not the chart column")
+        if node["op"] == "rk_when":
+            when = node["when"]
+            if when["entity"] not in ids:
+                problems.append(f"condition on unknown entity {when['entity'][:40]!r}")
+            if any(t["column"] not in table for t in when["terms"]):
+                problems.append("condition reads a column that is not a table column")
+    return problems
+
+
+def _distractor(statement: dict[str, Any], ids: set[str]) -> str | None:
+    distractor, claim = statement["distractor"], statement["program"]["claim"]
+    if statement["label"]:
+        return None if distractor is None else "a true statement has a distractor"
+    if distractor is None:
+        return "a false statement has no distractor"
+    if distractor["replaces"] not in ids or distractor["with"] not in ids or \
+            distractor["replaces"] == distractor["with"]:
+        return "distractor does not swap two entities of the item"
+    if "entity" in claim and claim["entity"] != distractor["with"]:
+        return "distractor 'with' is not the claimed entity"
+    return None
+
+
+def check_statements(item: dict[str, Any], expect: Expect) -> list[str]:
+    """Each statement's type, hops, modalities, references, distractor and cells."""
+    problems = []
+    ids = {e["id"] for e in item["entities"]}
+    for n, statement in enumerate(item["statements"], start=1):
+        where = f"statement {n} ({statement['type']})"
+        found = []
+        if len(statement["type"].split("+")) != item["hops"]:
+            found.append(f"does not have {item['hops']} hops")
+        if statement["modalities"] != canonical_modalities(statement["type"]):
+            found.append(f"modalities {statement['modalities']} are not "
+                         f"{canonical_modalities(statement['type'])}")
+        if expect.types is not None and statement["type"] not in expect.types:
+            found.append("type is not among the manifest's config.types")
+        found += _references(statement, item)
+        distractor = _distractor(statement, ids)
+        if distractor is not None:
+            found.append(distractor)
+        if not found and _stored_cells(statement) != expected_cells(statement["program"], item):
+            found.append("cells are not the inputs its program reads")
+        problems += [f"{where}: {problem}" for problem in found]
+    return problems
+
+
+def check_provenance(item: dict[str, Any], expect: Expect) -> list[str]:
+    """The recorded plan entry is what the item is; the margins are the manifest's."""
+    provenance, problems = item["provenance"], []
+    plan = provenance["plan"]
+    statements = item["statements"]
+    built = {"level": item["hops"], "answer": item["answer"],
+             "order": ["+".join(s["modalities"]) for s in statements],
+             "types": [s["type"] for s in statements]}
+    for key, value in built.items():
+        if plan[key] != value:
+            problems.append(f"provenance.plan.{key} {plan[key]} differs from the item's {value}")
+    if expect.margins is not None:
+        recorded = provenance["decidability"]
+        margins = (recorded.get("min_rank_gap"), recorded.get("min_trend_step"))
+        if margins != expect.margins:
+            problems.append("provenance.decidability margins differ from the manifest's")
+    return problems

@@ -1,0 +1,235 @@
+"""``gen verify``: re-prove a dataset folder, streaming its items and Parquet rows.
+
+The order: the manifest (a path that is not a hopvista dataset is a
+:class:`~hopvista.errors.UserError`), its ``files`` (hashes, unlisted files, links), then each
+line of ``items.jsonl`` in lockstep with the Parquet row of the same position, then what
+needs every item (counts, shares, balance, the images folder). Memory holds one item and one
+batch of rows at a time, plus counters and the set of ids.
+
+Every problem goes to ``report`` as one printable line naming its file, line, item or field.
+Whatever a corrupt dataset holds, a check that fails unexpectedly becomes a problem of that
+item (or stage), never an exception out of :func:`verify_into`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
+from hopvista.verify.checks import check_chart_needed, check_item
+from hopvista.verify.consistency import (
+    check_identity,
+    check_inputs,
+    check_provenance,
+    check_statements,
+)
+from hopvista.verify.executor import Context
+from hopvista.verify.files import check_files
+from hopvista.verify.images import ROLES, Images, check_images
+from hopvista.verify.jsonl import Line, parse_strict, read_lines
+from hopvista.verify.manifest import Expect, expectations, read_manifest
+from hopvista.verify.parquet import Row, compare_row, iter_rows, shard_names
+from hopvista.verify.paths import FILE, file_problem, walk
+from hopvista.verify.schema import Malformed, check_shape
+from hopvista.verify.wording import Wording, check_wording, pack_wording
+
+ITEMS = "items.jsonl"
+Report = Callable[[str], None]
+
+
+def one_line(text: str) -> str:
+    """``text`` as one printable line: control characters (newlines, escapes) and lone
+    surrogates are shown escaped, so a dataset cannot forge extra lines of output."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _guarded(stage: str, report: Report, check: Callable[[], None]) -> None:
+    """Run one check; an unexpected failure is reported as a problem of ``stage``."""
+    try:
+        check()
+    except Exception as exc:  # noqa: BLE001 - a verifier reports, it never crashes
+        report(f"{stage}: could not be checked ({type(exc).__name__}: {str(exc)[:160]})")
+
+
+class _Run:
+    """The state of one verification: what the manifest expects and what the items gave."""
+
+    def __init__(self, root: Path, expect: Expect, wording: Wording | None,
+                 report: Report) -> None:
+        self.root, self.expect, self.wording, self.report = root, expect, wording, report
+        self.tally = Tally()
+        self.ids: set[str] = set()
+        self.malformed = 0
+        self.lines = 0
+        self.rows = 0
+
+    def line(self, line: Line, row: Row | None) -> None:
+        """Check one line of items.jsonl and the Parquet row at its position."""
+        self.lines += 1
+        if row is not None:
+            self.rows += 1
+        where = f"{ITEMS}:{line.number}"
+        if not line.newline:
+            self.report(f"{where}: the last line has no newline")
+        item = self._parse(line, where)
+        if item is None:
+            self.malformed += 1
+            return
+        name = item.get("id")
+        label = f"item {name}" if isinstance(name, str) and 0 < len(name) <= 120 else \
+            f"item on line {line.number}"
+        problems: list[str] = []
+        images: Images | None = None
+        try:
+            check_shape(item)
+        except Exception as exc:  # noqa: BLE001 - Malformed, or anything a corrupt item causes
+            self.malformed += 1
+            reason = str(exc) if isinstance(exc, Malformed) else type(exc).__name__
+            problems.append(f"malformed item: {reason}")
+        else:
+            images = self._item(item, line.number - 1, problems)
+        for problem in problems:
+            self.report(f"{label}: {problem}")
+        if row is not None:
+            self._compare(row, item, images)
+
+    def _compare(self, row: Row, item: dict[str, Any], images: Images | None) -> None:
+        try:
+            problems = compare_row(row, item, images)
+        except Exception as exc:  # noqa: BLE001 - reported as a problem of this row
+            problems = [f"{row.shard} row {row.index}: could not be compared "
+                        f"({type(exc).__name__})"]
+        for problem in problems:
+            self.report(problem)
+
+    def _parse(self, line: Line, where: str) -> dict[str, Any] | None:
+        if line.text is None:
+            self.report(f"{where}: {line.problem}")
+            return None
+        if not line.text.strip():
+            self.report(f"{where}: empty line")
+            return None
+        try:
+            item = parse_strict(line.text)
+        except ValueError as exc:
+            self.report(f"{where}: not valid JSON: {str(exc)[:160]}")
+            return None
+        if not isinstance(item, dict):
+            self.report(f"{where}: not an item (a JSON object)")
+            return None
+        return item
+
+    def _item(self, item: dict[str, Any], index: int, problems: list[str]) -> Images | None:
+        """Every check of a well-formed item; returns its image bytes for the Parquet row."""
+        if item["id"] in self.ids:
+            problems.append("duplicate id")
+        self.ids.add(item["id"])
+        images: Images | None = None
+        try:
+            self.tally.add(item)
+            problems += check_identity(item, index, self.expect)
+            problems += check_inputs(item) + check_statements(item, self.expect)
+            problems += check_provenance(item, self.expect)
+            images = check_images(item, self.root, self.expect.images, problems)
+            problems += self._proofs(item)
+        except Exception as exc:  # noqa: BLE001 - reported as a problem of this item
+            problems.append(f"malformed item: {type(exc).__name__}: {str(exc)[:160]}")
+        return images
+
+    def _proofs(self, item: dict[str, Any]) -> list[str]:
+        problems = check_wording(item, self.wording)
+        if self.expect.margins is not None:
+            try:
+                context = Context(item, *self.expect.margins)
+            except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+                return [*problems, f"inputs cannot be read: {type(exc).__name__}: {exc}"]
+            problems += check_item(item, context)
+        if self.expect.identities is not None:
+            problems += check_chart_needed(item, self.expect.identities)
+        return problems
+
+    def finish(self, extra_rows: int, manifest: dict[str, Any]) -> None:
+        """What needs every item: row count, counts, shares, balance, the images folder."""
+        rows = self.rows + extra_rows
+        if rows != self.lines:
+            self.report(f"data: {rows} readable Parquet row(s) for {self.lines} line(s) of "
+                        f"{ITEMS}")
+        complete = self.malformed == 0
+        for problem in check_counts(self.lines, self.tally if complete else None, manifest,
+                                    self.expect.count):
+            self.report(problem)
+        if complete:
+            for problem in check_shares(self.tally, manifest):
+                self.report(problem)
+            for problem in check_balance(self.tally, self.expect.types):
+                self.report(f"balance: {problem}")
+        self._image_folder()
+
+    def _image_folder(self) -> None:
+        """Every file under images/ is an image of an item (none without images)."""
+        folder = self.root / "images"
+        if self.expect.images is None or not folder.is_dir() or folder.is_symlink():
+            return
+        for name, kind in walk(folder):
+            if kind != FILE:
+                continue  # reported by the files check
+            stem, _, role = name.removesuffix(".png").rpartition("-")
+            if not self.expect.images:
+                self.report(f"images/{name}: an image, but the build has none")
+            elif "/" in name or not name.endswith(".png") or role not in ROLES or \
+                    stem not in self.ids:
+                self.report(f"images/{name}: not the image of an item")
+
+
+def _lines(root: Path, report: Report) -> Iterator[Line]:
+    problem = file_problem(root, ITEMS)
+    if problem is not None:
+        report(f"{ITEMS}: {problem}")
+        return
+    try:
+        yield from read_lines(root / ITEMS)
+    except OSError as exc:
+        report(f"{ITEMS}: cannot be read ({exc.strerror})")
+
+
+def _safe_rows(rows: Iterator[Row], report: Report) -> Iterator[Row]:
+    """``rows``, ending with a problem instead of an exception if reading fails unexpectedly."""
+    try:
+        yield from rows
+    except Exception as exc:  # noqa: BLE001 - a verifier reports, it never crashes
+        report(f"data: reading the Parquet rows failed ({type(exc).__name__}: "
+               f"{str(exc)[:160]})")
+
+
+def verify_into(root: Path, report: Report) -> int:
+    """Re-prove the dataset folder ``root``, passing each problem to ``report`` as one line.
+
+    Returns the number of lines of items.jsonl. Raises :class:`~hopvista.errors.UserError`
+    only when ``root`` is not a hopvista dataset at all (no folder, no readable manifest of
+    a supported format version).
+    """
+    def clean(problem: str) -> None:
+        report(one_line(problem))
+
+    manifest = read_manifest(root)
+    _guarded("manifest.json files", clean, lambda: check_files(root, manifest, clean))
+    expect = expectations(manifest, clean)
+    wording = pack_wording(expect, manifest)
+    run = _Run(root, expect, wording, clean)
+    rows = _safe_rows(iter_rows(root, shard_names(root, clean), clean), clean)
+    for line in _lines(root, clean):
+        row = next(rows, None)
+        _guarded(f"{ITEMS}:{line.number}", clean, partial(run.line, line, row))
+    extra = sum(1 for _ in rows)
+    _guarded("dataset", clean, lambda: run.finish(extra, manifest))
+    return run.lines
+
+
+def verify_dataset(root: Path) -> tuple[int, list[str]]:
+    """Re-prove a dataset folder. Returns (items.jsonl lines, every problem)."""
+    problems: list[str] = []
+    checked = verify_into(root, problems.append)
+    return checked, problems

@@ -1,0 +1,147 @@
+"""Reading ``manifest.json``: what the items, counts and files must agree with.
+
+A path that is not a hopvista dataset (no folder, no readable manifest, another format or
+version) is the user's mistake: :class:`~hopvista.errors.UserError`. A hopvista manifest
+whose fields are wrong is a problem of the dataset: each wrong field is reported, and the
+checks that need it are skipped (the dataset fails anyway).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hopvista.domain import STATEMENT_TYPES, Identity, parse_identity
+from hopvista.errors import UserError
+from hopvista.outdir import DATASET_FORMAT
+from hopvista.pipeline import FORMAT_VERSION
+from hopvista.plan import LEVEL_NAMES
+from hopvista.verify.jsonl import parse_strict
+from hopvista.verify.paths import file_problem
+
+MANIFEST = "manifest.json"
+Report = Callable[[str], None]
+
+
+def read_manifest(root: Path) -> dict[str, Any]:
+    """The manifest of the dataset folder ``root``; :class:`UserError` if it has none we read."""
+    if not root.exists():
+        raise UserError(f"{root}: no manifest.json (no such folder)")
+    if not root.is_dir():
+        raise UserError(f"{root}: not a folder (a dataset is a folder with a manifest.json)")
+    problem = file_problem(root, MANIFEST)
+    if problem == "missing":
+        raise UserError(f"{root}: no manifest.json (not a hopvista dataset)")
+    if problem is not None:
+        raise UserError(f"{root / MANIFEST}: {problem}")
+    try:
+        text = (root / MANIFEST).read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise UserError(f"{root / MANIFEST}: cannot be read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{root / MANIFEST}: not UTF-8 text ({exc.reason})") from None
+    try:
+        manifest = parse_strict(text)
+    except ValueError as exc:
+        raise UserError(f"{root / MANIFEST}: not valid JSON: {exc}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != DATASET_FORMAT:
+        raise UserError(f"{root / MANIFEST}: not a hopvista dataset manifest")
+    version = manifest.get("format_version")
+    if type(version) is not int or version != FORMAT_VERSION:
+        raise UserError(f"{root / MANIFEST}: format_version {str(version)[:20]!r} is not "
+                        f"supported (this hopvista reads {FORMAT_VERSION})")
+    return manifest
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What the manifest says every item and count must match; ``None`` where the manifest's
+    field is unusable (already reported)."""
+
+    domain: str | None
+    seed: int | None
+    count: int | None
+    images: bool | None
+    levels: tuple[str, ...] | None
+    margins: tuple[float, float] | None
+    identities: list[Identity] | None
+    types: tuple[str, ...] | None
+    config: dict[str, Any]
+
+
+def _bad(report: Report, path: str, expected: str, value: Any) -> None:
+    shown = repr(value)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    report(f"manifest.json: field '{path}': expected {expected}, got {shown}")
+
+
+def _whole(config: dict[str, Any], key: str, low: int, report: Report) -> int | None:
+    value = config.get(key)
+    if type(value) is not int or value < low:
+        _bad(report, f"config.{key}", f"a whole number >= {low}", value)
+        return None
+    return value
+
+
+def _margins(config: dict[str, Any], report: Report) -> tuple[float, float] | None:
+    decide = config.get("decidability")
+    values = []
+    for key in ("min_rank_gap", "min_trend_step"):
+        value = decide.get(key) if isinstance(decide, dict) else None
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or \
+                not (math.isfinite(value) and 0 < value < 1):
+            _bad(report, f"config.decidability.{key}", "a fraction in (0, 1)", value)
+            return None
+        values.append(float(value))
+    return values[0], values[1]
+
+
+def _identities(config: dict[str, Any], report: Report) -> list[Identity] | None:
+    texts = config.get("identities")
+    if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+        _bad(report, "config.identities", "a list of identities", texts)
+        return None
+    try:
+        return [parse_identity(text) for text in texts]
+    except ValueError as exc:
+        report(f"manifest.json: field 'config.identities': {exc}")
+        return None
+
+
+def _names(config: dict[str, Any], key: str, allowed: tuple[str, ...], optional: bool,
+           report: Report) -> tuple[str, ...] | None:
+    value = config.get(key)
+    if value is None and optional:
+        return None
+    if not isinstance(value, list) or not value or \
+            not all(isinstance(v, str) and v in allowed for v in value):
+        _bad(report, f"config.{key}", "a list of " + ", ".join(allowed), value)
+        return None
+    return tuple(value)
+
+
+def expectations(manifest: dict[str, Any], report: Report) -> Expect:
+    """The manifest's config as the checks use it; each unusable field is reported."""
+    config = manifest.get("config")
+    if not isinstance(config, dict):
+        _bad(report, "config", "an object", config)
+        config = {}
+    domain = config.get("domain")
+    if not isinstance(domain, str) or not domain:
+        _bad(report, "config.domain", "a domain name", domain)
+        domain = None
+    seed = _whole(config, "seed", 0, report)
+    if seed is not None and manifest.get("seed") != seed:
+        _bad(report, "seed", f"the config's seed {seed}", manifest.get("seed"))
+    images = config.get("images")
+    if not isinstance(images, bool):
+        _bad(report, "config.images", "true or false", images)
+        images = None
+    return Expect(
+        domain=domain, seed=seed, count=_whole(config, "count", 1, report), images=images,
+        levels=_names(config, "hops", tuple(LEVEL_NAMES.values()), False, report),
+        margins=_margins(config, report), identities=_identities(config, report),
+        types=_names(config, "types", STATEMENT_TYPES, True, report), config=config)

@@ -1,0 +1,166 @@
+"""The Parquet shards against items.jsonl: same rows, in the same order, with the same fields.
+
+Shards are ``data/test-0000i-of-0000n.parquet`` for i = 0..n-1, all with one n. Rows are
+read batch by batch, so memory does not grow with the dataset; row k (over all shards in
+order) must be line k+1 of ``items.jsonl``: its columns equal the item's fields, ``item_json``
+parses to exactly the item, and the image columns hold the bytes of the image files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hopvista.verify.images import Images
+from hopvista.verify.jsonl import parse_strict, same_json
+from hopvista.verify.paths import file_problem
+
+DATA_DIR = "data"
+SHARD = re.compile(r"test-([0-9]{5})-of-([0-9]{5})\.parquet")
+BATCH_ROWS = 64
+PLAIN_FIELDS = ("id", "base_id", "domain", "kind", "difficulty", "hops", "question", "answer")
+IMAGE_COLUMNS = {"table": "table_image", "chart": "chart_image"}
+Report = Callable[[str], None]
+
+
+def expected_schema() -> Any:
+    """The Arrow schema of a shard (docs/format.md, section 8), without its metadata."""
+    import pyarrow as pa
+
+    image = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+    return pa.schema([
+        ("id", pa.string()), ("base_id", pa.string()), ("domain", pa.string()),
+        ("kind", pa.string()), ("difficulty", pa.string()), ("hops", pa.int32()),
+        ("entities", pa.list_(pa.struct([("id", pa.string()), ("name", pa.string())]))),
+        ("question", pa.string()),
+        ("statements", pa.list_(pa.struct([("text", pa.string()), ("label", pa.bool_()),
+                                           ("type", pa.string())]))),
+        ("answer", pa.list_(pa.int32())), ("table_image", image), ("chart_image", image),
+        ("item_json", pa.string()),
+    ])
+
+
+def shard_names(root: Path, report: Report) -> list[str]:
+    """The shard paths in order; a missing data folder, a stray name or a gap is reported."""
+    folder = root / DATA_DIR
+    if not folder.is_dir() or folder.is_symlink():
+        report(f"{DATA_DIR}/: missing (no Parquet shards)")
+        return []
+    try:
+        entries = sorted(p.name for p in folder.iterdir())
+    except OSError as exc:
+        report(f"{DATA_DIR}/: cannot be read ({exc.strerror})")
+        return []
+    found: dict[int, int] = {}
+    for entry in entries:
+        match = SHARD.fullmatch(entry)
+        if match is None:
+            report(f"{DATA_DIR}/{entry}: not a shard name (test-0000i-of-0000n.parquet)")
+        else:
+            found[int(match.group(1))] = int(match.group(2))
+    totals = sorted(set(found.values()))
+    if len(totals) > 1:
+        report(f"{DATA_DIR}/: shard names disagree on the number of shards {totals}")
+    elif totals and sorted(found) != list(range(totals[0])):
+        report(f"{DATA_DIR}/: shards {sorted(found)} are not 0..{totals[0] - 1}")
+    elif not found:
+        report(f"{DATA_DIR}/: no Parquet shard")
+    return [f"{DATA_DIR}/test-{i:05d}-of-{n:05d}.parquet" for i, n in sorted(found.items())]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One Parquet row with where it comes from."""
+
+    shard: str
+    index: int
+    values: dict[str, Any]
+
+
+def _schema_problem(parquet: Any) -> str | None:
+    schema = parquet.schema_arrow
+    if not schema.remove_metadata().equals(expected_schema()):
+        return "columns or their types are not the format's"
+    try:
+        features = json.loads(schema.metadata[b"huggingface"])["info"]["features"]
+        images = [features[c]["_type"] for c in IMAGE_COLUMNS.values()]
+    except (KeyError, TypeError, ValueError, RecursionError):
+        images = []
+    if images != ["Image", "Image"]:
+        return "no Hugging Face Image features in its metadata (datasets would not decode it)"
+    return None
+
+
+def iter_rows(root: Path, names: list[str], report: Report) -> Iterator[Row]:
+    """Rows of the shards in order, batch by batch. A shard that cannot be read (missing,
+    not Parquet, truncated, wrong columns) is reported and yields no further rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for name in names:
+        why = file_problem(root, name)
+        if why is not None:
+            report(f"{name}: {why}")
+            continue
+        index = 0
+        try:
+            parquet = pq.ParquetFile(root / name)
+            why = _schema_problem(parquet)
+            if why is not None:
+                report(f"{name}: {why}")
+                continue
+            for batch in parquet.iter_batches(batch_size=BATCH_ROWS):
+                for values in batch.to_pylist():
+                    yield Row(name, index, values)
+                    index += 1
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            reason = " ".join(str(exc).split())[:160]
+            report(f"{name}: not a readable Parquet file after {index} row(s): "
+                   f"{type(exc).__name__}: {reason}")
+
+
+def _projected(items: Any, keys: tuple[str, ...]) -> Any:
+    if not isinstance(items, list) or not all(isinstance(x, dict) for x in items):
+        return items
+    return [{k: x.get(k) for k in keys} for x in items]
+
+
+def _image_value(name: str, data: bytes) -> dict[str, Any]:
+    return {"bytes": data, "path": Path(name).name}
+
+
+def compare_row(row: Row, item: dict[str, Any], images: Images | None) -> list[str]:
+    """Fields of a row that differ from the item (``images``: the item's image bytes by
+    role, ``None`` when they could not be established)."""
+    values, differ = row.values, []
+    for key in PLAIN_FIELDS:
+        if not same_json(values[key], item.get(key)):
+            differ.append(key)
+    if not same_json(values["entities"], _projected(item.get("entities"), ("id", "name"))):
+        differ.append("entities")
+    if not same_json(values["statements"],
+                     _projected(item.get("statements"), ("text", "label", "type"))):
+        differ.append("statements")
+    try:
+        embedded = parse_strict(values["item_json"])
+    except (TypeError, ValueError):
+        differ.append("item_json (not valid JSON)")
+    else:
+        if not same_json(embedded, item):
+            differ.append("item_json")
+    if images is not None:
+        names = item["images"]
+        for n, (role, column) in enumerate(IMAGE_COLUMNS.items()):
+            wanted = None if not names else images.get(role)
+            if names and wanted is None:
+                continue  # the image file itself is unreadable (reported with the item)
+            expected = None if wanted is None else _image_value(names[n], wanted)
+            if values[column] != expected:
+                differ.append(column)
+    if not differ:
+        return []
+    return [f"{row.shard} row {row.index}: {', '.join(differ)} differ(s) from items.jsonl"]

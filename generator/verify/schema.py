@@ -1,0 +1,349 @@
+"""The shape of an item of kind ``three_statement``: every field, at every level, has its type.
+
+:func:`check_shape` raises :class:`Malformed` naming the first field that is wrong
+(``field 'statements.1.program.select.threshold': expected a decimal string, got 'NaN'``).
+An item that passes can be read by the other checks without a ``KeyError`` or ``TypeError``:
+programs have exactly the nodes their statement type prescribes (docs/format.md, section 4),
+numbers are finite decimal strings of bounded length, and displayed values carry exactly
+their column's precision.
+"""
+
+from __future__ import annotations
+
+import re
+import reprlib
+from typing import Any
+
+from hopvista.domain import STATEMENT_TYPES
+from hopvista.plan import LEVEL_NAMES
+
+ITEM_KIND = "three_statement"
+CHART_KINDS = ("line", "bar", "scatter", "pie")
+CMPS, SIGNS, ORDERS = (">", "<"), ("+", "-"), ("max", "min")
+DIRECTIONS = ("increasing", "decreasing")
+#: Longest number text accepted (a displayed value or a program's decimal).
+MAX_NUMBER_CHARS = 40
+_DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+#: Selector node(s) of each selector type: an op, or ("and", op, op), or ("rk_when", terms).
+SELECTOR_SHAPES: dict[str, tuple[Any, ...]] = {
+    "FC": ("fact",), "CT": ("ct",), "AR": ("ar",), "TR": ("tr",), "RK": ("rk",),
+    "CT+TR": ("and", "ct_all", "tr_all"), "AR+TR": ("and", "ar_sum", "tr_all"),
+    "CT+RK": ("rk_when", 1), "AR+RK": ("rk_when", 2),
+}
+_NODE_FIELDS: dict[str, tuple[str, ...]] = {
+    "fact": ("needle",), "ct": ("column", "year", "cmp", "threshold"),
+    "ct_all": ("column", "cmp", "threshold"), "ar": ("column", "years", "sign", "result"),
+    "ar_sum": ("column", "cmp", "threshold"), "tr": ("column", "from", "to", "direction"),
+    "tr_all": ("column", "direction"), "rk": ("column", "year", "order"),
+    "rk_when": ("column", "order", "when"), "and": ("args",),
+}
+
+
+class Malformed(Exception):
+    """An item field is missing or has the wrong type or value."""
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 40
+
+
+def _show(value: Any) -> str:
+    return _REPR.repr(value)
+
+
+def _fail(path: str, expected: str, value: Any) -> Malformed:
+    return Malformed(f"field '{path}': expected {expected}, got {_show(value)}")
+
+
+def field(obj: dict[str, Any], key: str, path: str) -> Any:
+    """``obj[key]``, or :class:`Malformed` naming ``path.key``."""
+    where = f"{path}.{key}" if path else key
+    if key not in obj:
+        raise Malformed(f"field '{where}' is missing")
+    return obj[key]
+
+
+def as_dict(value: Any, path: str) -> dict[str, Any]:
+    """``value`` if it is a JSON object."""
+    if not isinstance(value, dict):
+        raise _fail(path, "an object", value)
+    return value
+
+
+def as_list(value: Any, path: str, length: int | None = None, least: int = 0) -> list[Any]:
+    """``value`` if it is a JSON array of ``length`` (or at least ``least``) elements."""
+    if not isinstance(value, list):
+        raise _fail(path, "a list", value)
+    if length is not None and len(value) != length:
+        raise Malformed(f"field '{path}': expected {length} element(s), got {len(value)}")
+    if len(value) < least:
+        raise Malformed(f"field '{path}': expected at least {least} element(s), got {len(value)}")
+    return value
+
+
+def as_str(value: Any, path: str, choices: tuple[str, ...] | None = None) -> str:
+    """``value`` if it is a non-empty string (one of ``choices`` when given)."""
+    if not isinstance(value, str) or not value:
+        raise _fail(path, "a non-empty string", value)
+    if choices is not None and value not in choices:
+        raise _fail(path, "one of " + ", ".join(repr(c) for c in choices), value)
+    return value
+
+
+def as_int(value: Any, path: str, low: int | None = None, high: int | None = None) -> int:
+    """``value`` if it is a JSON integer (not a boolean) within ``low..high``."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _fail(path, "a whole number", value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise _fail(path, f"a whole number in {low}..{high}", value)
+    return value
+
+
+def as_bool(value: Any, path: str) -> bool:
+    """``value`` if it is ``true`` or ``false``."""
+    if not isinstance(value, bool):
+        raise _fail(path, "true or false", value)
+    return value
+
+
+def as_decimal(value: Any, path: str) -> str:
+    """``value`` if it is a program number: a finite decimal string without separators."""
+    if not isinstance(value, str) or len(value) > MAX_NUMBER_CHARS or \
+            not _DECIMAL.fullmatch(value):
+        raise _fail(path, "a decimal string such as '-12.5'", value)
+    return value
+
+
+def displayed(value: Any, precision: int, path: str) -> str:
+    """``value`` if it is a displayed number with exactly ``precision`` decimals."""
+    decimals = rf"\.[0-9]{{{precision}}}" if precision else ""
+    pattern = rf"-?(?:[0-9]{{1,3}}(?:,[0-9]{{3}})*){decimals}"
+    if not isinstance(value, str) or len(value) > MAX_NUMBER_CHARS or \
+            not re.fullmatch(pattern, value):
+        raise _fail(path, f"a displayed number with {precision} decimal(s)", value)
+    return value
+
+
+def _exact_keys(node: dict[str, Any], keys: tuple[str, ...], path: str) -> None:
+    extra = sorted(set(node) - set(keys))
+    if extra:
+        raise Malformed(f"field '{path}': unknown key(s) {', '.join(map(repr, extra))} "
+                        "(a program may hold only the fields of its op)")
+    for key in keys:
+        field(node, key, path)
+
+
+def check_node(node: Any, op: str, path: str, terms: int = 1) -> None:
+    """A selector node of op ``op`` with exactly its fields, each of its type."""
+    node = as_dict(node, path)
+    if field(node, "op", path) != op:
+        raise _fail(f"{path}.op", repr(op), node["op"])
+    _exact_keys(node, ("op", *_NODE_FIELDS[op]), path)
+    for key in _NODE_FIELDS[op]:
+        _check_node_field(node, key, f"{path}.{key}", terms)
+
+
+def _check_node_field(node: dict[str, Any], key: str, path: str, terms: int) -> None:
+    value = node[key]
+    if key in ("column", "needle"):
+        as_str(value, path)
+    elif key in ("year", "from", "to"):
+        as_int(value, path)
+    elif key in ("threshold", "result"):
+        as_decimal(value, path)
+    elif key == "cmp":
+        as_str(value, path, CMPS)
+    elif key == "sign":
+        as_str(value, path, SIGNS)
+    elif key == "order":
+        as_str(value, path, ORDERS)
+    elif key == "direction":
+        as_str(value, path, DIRECTIONS)
+    elif key == "years":
+        for i, year in enumerate(as_list(value, path, 2)):
+            as_int(year, f"{path}.{i}")
+    elif key == "when":
+        _check_when(value, path, terms)
+
+
+def _check_when(when: Any, path: str, terms: int) -> None:
+    when = as_dict(when, path)
+    _exact_keys(when, ("entity", "terms", "cmp", "threshold"), path)
+    as_str(when["entity"], f"{path}.entity")
+    as_str(when["cmp"], f"{path}.cmp", CMPS)
+    as_decimal(when["threshold"], f"{path}.threshold")
+    for i, term in enumerate(as_list(when["terms"], f"{path}.terms", terms)):
+        where = f"{path}.terms.{i}"
+        _exact_keys(as_dict(term, where), ("column", "sign"), where)
+        as_str(term["column"], f"{where}.column")
+        as_str(term["sign"], f"{where}.sign", ("+",) if i == 0 else SIGNS)
+
+
+def check_program(program: Any, type_name: str, path: str) -> None:
+    """The program of a statement of ``type_name``: the selector and claim its type
+    prescribes (docs/format.md, section 4), with no other keys."""
+    program = as_dict(program, path)
+    _exact_keys(program, ("select", "claim"), path)
+    with_fact = type_name.startswith("FC+")
+    shape = SELECTOR_SHAPES[type_name[3:] if with_fact else type_name]
+    select = f"{path}.select"
+    if shape[0] == "and":
+        node = as_dict(program["select"], select)
+        check_node(node, "and", select)
+        for i, op in enumerate(as_list(node["args"], f"{select}.args", 2)):
+            check_node(op, shape[1 + i], f"{select}.args.{i}")
+    elif shape[0] == "rk_when":
+        check_node(program["select"], "rk_when", select, terms=shape[1])
+    else:
+        check_node(program["select"], shape[0], select)
+    claim = as_dict(program["claim"], f"{path}.claim")
+    if with_fact:
+        _exact_keys(claim, ("fact",), f"{path}.claim")
+        check_node(claim["fact"], "fact", f"{path}.claim.fact")
+    else:
+        _exact_keys(claim, ("entity",), f"{path}.claim")
+        as_str(claim["entity"], f"{path}.claim.entity")
+
+
+def _check_statement(statement: Any, path: str) -> None:
+    statement = as_dict(statement, path)
+    as_str(field(statement, "text", path), f"{path}.text")
+    as_bool(field(statement, "label", path), f"{path}.label")
+    type_name = as_str(field(statement, "type", path), f"{path}.type", STATEMENT_TYPES)
+    for i, modality in enumerate(as_list(field(statement, "modalities", path),
+                                         f"{path}.modalities", least=1)):
+        as_str(modality, f"{path}.modalities.{i}", ("text", "table", "chart"))
+    check_program(field(statement, "program", path), type_name, f"{path}.program")
+    for i, cell in enumerate(as_list(field(statement, "cells", path), f"{path}.cells")):
+        _check_cell(cell, f"{path}.cells.{i}")
+    distractor = field(statement, "distractor", path)
+    if distractor is not None:
+        distractor = as_dict(distractor, f"{path}.distractor")
+        as_str(field(distractor, "replaces", f"{path}.distractor"), f"{path}.distractor.replaces")
+        as_str(field(distractor, "with", f"{path}.distractor"), f"{path}.distractor.with")
+
+
+def _check_cell(cell: Any, path: str) -> None:
+    cell = as_dict(cell, path)
+    modality = as_str(field(cell, "modality", path), f"{path}.modality",
+                      ("text", "table", "chart"))
+    as_str(field(cell, "entity", path), f"{path}.entity")
+    if modality == "text":
+        as_str(field(cell, "chunk", path), f"{path}.chunk")
+    else:
+        as_str(field(cell, "column", path), f"{path}.column")
+        as_int(field(cell, "year", path), f"{path}.year")
+
+
+def _check_column(column: Any, path: str) -> int:
+    column = as_dict(column, path)
+    as_str(field(column, "key", path), f"{path}.key")
+    as_str(field(column, "label", path), f"{path}.label")
+    if not isinstance(field(column, "unit", path), str):
+        raise _fail(f"{path}.unit", "a string", column["unit"])
+    return as_int(field(column, "precision", path), f"{path}.precision", 0, 6)
+
+
+def _check_table(table: Any, path: str) -> None:
+    table = as_dict(table, path)
+    as_str(field(table, "entity_label", path), f"{path}.entity_label")
+    as_str(field(table, "period_label", path), f"{path}.period_label")
+    precision = {}
+    for i, column in enumerate(as_list(field(table, "columns", path), f"{path}.columns", least=1)):
+        precision[column_key(column)] = _check_column(column, f"{path}.columns.{i}")
+    for i, row in enumerate(as_list(field(table, "rows", path), f"{path}.rows", least=1)):
+        where = f"{path}.rows.{i}"
+        row = as_dict(row, where)
+        as_str(field(row, "entity", where), f"{where}.entity")
+        as_int(field(row, "year", where), f"{where}.year")
+        values = as_dict(field(row, "values", where), f"{where}.values")
+        if set(values) != set(precision):
+            raise Malformed(f"field '{where}.values': keys {sorted(values)} are not the "
+                            f"table's columns {sorted(precision)}")
+        for key, value in values.items():
+            displayed(value, precision[key], f"{where}.values.{key}")
+
+
+def column_key(column: Any) -> Any:
+    """The key of a column object, or ``None`` when it has none."""
+    return column.get("key") if isinstance(column, dict) else None
+
+
+def _check_chart(chart: Any, path: str) -> None:
+    chart = as_dict(chart, path)
+    precision = _check_column(field(chart, "column", path), f"{path}.column")
+    years = as_list(field(chart, "years", path), f"{path}.years", least=1)
+    for i, year in enumerate(years):
+        as_int(year, f"{path}.years.{i}")
+    for i, series in enumerate(as_list(field(chart, "series", path), f"{path}.series",
+                                       least=1)):
+        where = f"{path}.series.{i}"
+        series = as_dict(series, where)
+        as_str(field(series, "entity", where), f"{where}.entity")
+        values = as_list(field(series, "values", where), f"{where}.values", len(years))
+        for j, value in enumerate(values):
+            displayed(value, precision, f"{where}.values.{j}")
+    as_str(field(chart, "kind", path), f"{path}.kind", CHART_KINDS)
+
+
+def _check_inputs(inputs: Any) -> None:
+    inputs = as_dict(inputs, "inputs")
+    for i, text in enumerate(as_list(field(inputs, "text", "inputs"), "inputs.text")):
+        where = f"inputs.text.{i}"
+        text = as_dict(text, where)
+        for key in ("entity", "chunk", "section", "text"):
+            as_str(field(text, key, where), f"{where}.{key}")
+        as_int(field(text, "period", where), f"{where}.period")
+    _check_table(field(inputs, "table", "inputs"), "inputs.table")
+    _check_chart(field(inputs, "chart", "inputs"), "inputs.chart")
+
+
+def _check_provenance(provenance: Any) -> None:
+    provenance = as_dict(provenance, "provenance")
+    as_str(field(provenance, "generator", "provenance"), "provenance.generator")
+    as_str(field(provenance, "source", "provenance"), "provenance.source")
+    as_int(field(provenance, "index", "provenance"), "provenance.index", 0)
+    as_int(field(provenance, "attempts", "provenance"), "provenance.attempts", 1)
+    plan = as_dict(field(provenance, "plan", "provenance"), "provenance.plan")
+    as_int(field(plan, "level", "provenance.plan"), "provenance.plan.level", 1, 3)
+    for i, n in enumerate(as_list(field(plan, "answer", "provenance.plan"),
+                                  "provenance.plan.answer")):
+        as_int(n, f"provenance.plan.answer.{i}")
+    for key in ("order", "types"):
+        for i, name in enumerate(as_list(field(plan, key, "provenance.plan"),
+                                         f"provenance.plan.{key}", 3)):
+            as_str(name, f"provenance.plan.{key}.{i}")
+    as_dict(field(provenance, "decidability", "provenance"), "provenance.decidability")
+
+
+def check_shape(item: dict[str, Any]) -> None:
+    """Raise :class:`Malformed` at the first field of ``item`` that is missing or mistyped."""
+    for key in ("id", "base_id", "domain", "question"):
+        as_str(field(item, key, ""), key)
+    kind = as_str(field(item, "kind", ""), "kind")
+    if kind != ITEM_KIND:
+        raise Malformed(f"kind {kind[:40]!r} is not one this verifier checks ({ITEM_KIND})")
+    as_str(field(item, "difficulty", ""), "difficulty", tuple(LEVEL_NAMES.values()))
+    as_int(field(item, "hops", ""), "hops", 1, 3)
+    for i, entity in enumerate(as_list(field(item, "entities", ""), "entities", least=2)):
+        entity = as_dict(entity, f"entities.{i}")
+        as_str(field(entity, "id", f"entities.{i}"), f"entities.{i}.id")
+        as_str(field(entity, "name", f"entities.{i}"), f"entities.{i}.name")
+    _check_inputs(field(item, "inputs", ""))
+    for i, image in enumerate(as_list(field(item, "images", ""), "images")):
+        as_str(image, f"images.{i}")
+    if "render" in item:
+        as_dict(item["render"], "render")
+    statements = as_list(field(item, "statements", ""), "statements")
+    if len(statements) != 3:
+        raise Malformed(f"{len(statements)} statement(s); a {ITEM_KIND} item has exactly 3")
+    for i, statement in enumerate(statements):
+        _check_statement(statement, f"statements.{i}")
+    for i, n in enumerate(as_list(field(item, "answer", ""), "answer")):
+        as_int(n, f"answer.{i}")
+    variant = as_dict(field(item, "variant", ""), "variant")
+    as_dict(field(variant, "style", "variant"), "variant.style")
+    as_list(field(variant, "perturbations", "variant"), "variant.perturbations")
+    field(variant, "markup", "variant")
+    as_int(field(item, "seed", ""), "seed", 0)
+    _check_provenance(field(item, "provenance", ""))
