@@ -7,6 +7,7 @@ import ctypes
 import ctypes.util
 import errno
 import fcntl
+import hashlib
 import os
 import sys
 import tempfile
@@ -21,6 +22,15 @@ RENAME_EXCHANGE = 2
 
 class Unsupported(OSError):
     """The kernel, C library or file system cannot do this rename atomically."""
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hopvista import __version__
+from hopvista.atomic import sha256_file
 from hopvista.config import BuildConfig
 from hopvista.errors import UserError
 from hopvista.outdir import DATASET_FORMAT, Output, claim_output, resolve_out, write_atomic
@@ -27,15 +27,6 @@ __all__ = ["FORMAT_VERSION", "BuildConfig", "build"]
 FORMAT_VERSION = 2
 RECORDED_PACKAGES = ("numpy", "pydantic", "jinja2", "faker", "pyyaml", "playwright", "matplotlib",
                      "seaborn", "plotly", "kaleido", "pillow", "pyarrow", "datasets")
-
-
-def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _versions() -> dict[str, str]:

@@ -70,13 +70,11 @@ def test_all_levels_balance_answers(tmp_path: Path) -> None:
 
 
 def test_same_seed_same_bytes_whatever_the_workers(tmp_path: Path, hard48: Path) -> None:
-    """Two more runs of the hard48 command, at --workers 1 and 2: every file is identical,
-    images and Parquet included (the manifest lists the sha256 of each)."""
-    _build(tmp_path / "a", "--hops", "3", "-n", "48", "--seed", "7", "--workers", "1")
+    """The hard48 command again at --workers 2, after other builds ran in this process: every
+    file is identical, images and Parquet included (the manifest lists the sha256 of each)."""
     _build(tmp_path / "b", "--hops", "3", "-n", "48", "--seed", "7", "--workers", "2")
     first = (hard48 / "manifest.json").read_bytes()
     assert len(json.loads(first)["files"]) == 1 + 96 + 1 + 1  # items, images, parquet, card
-    assert (tmp_path / "a" / "manifest.json").read_bytes() == first
     assert (tmp_path / "b" / "manifest.json").read_bytes() == first
     for name in json.loads(first)["files"]:
         assert (tmp_path / "b" / name).read_bytes() == (hard48 / name).read_bytes(), name

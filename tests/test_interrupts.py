@@ -147,8 +147,9 @@ def _left_in(tmpdir: Path) -> list[str]:
     return sorted(p.name for p in tmpdir.iterdir() if not p.name.startswith(KEPT_ON_PURPOSE))
 
 
-def _assert_nothing_left(build: Build, *, finished: bool) -> None:
-    assert build.tree, "the build started no process: the test did not test anything"
+def _assert_nothing_left(build: Build, *, finished: bool, started: bool = True) -> None:
+    if started:
+        assert build.tree, "the build started no process: the test did not test anything"
     assert build.survivors() == []
     assert _left_in(build.tmpdir) == []
     expected = ["out"] if finished else []
@@ -221,7 +222,8 @@ def test_a_worker_that_cannot_start_ends_the_build_with_one_line(
             os.killpg(build.process.pid, signal.SIGKILL)
     assert build.stderr().startswith("gen: error: HOPVISTA_CHROMIUM=")
     assert build.stderr().count("\n") == 1
-    _assert_nothing_left(build, finished=False)
+    # Workers that fail at once may come and go between two looks at the process tree.
+    _assert_nothing_left(build, finished=False, started=False)
 
 
 # In-process: the handlers gen installs, and that it gives the caller's back.

@@ -7,12 +7,12 @@ regular files.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hopvista.atomic import sha256_file
 from hopvista.preview import PREVIEW_NAME
 from hopvista.verify.manifest import MANIFEST
 from hopvista.verify.paths import (
@@ -30,15 +30,6 @@ UNLISTED = (MANIFEST, PREVIEW_NAME)
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _WHAT = {SYMLINK: "a symbolic link (not allowed in a dataset)",
          SPECIAL: "not a regular file or folder", UNREADABLE: "a folder that cannot be read"}
-
-
-def sha256_of(path: Path) -> str:
-    """Hex sha256 of a file, read in blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def listed_files(manifest: dict[str, Any], report: Report) -> dict[str, str]:
@@ -72,7 +63,7 @@ def check_files(root: Path, manifest: dict[str, Any], report: Report) -> None:
             report(f"{name}: listed in manifest.json but {problem}")
             continue
         try:
-            actual = sha256_of(root / name)
+            actual = sha256_file(root / name)
         except OSError as exc:
             report(f"{name}: cannot be read ({exc.strerror})")
             continue
