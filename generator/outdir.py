@@ -71,7 +71,10 @@ def resolve_out(out: Path) -> Path:
         target = Path(os.path.realpath(out, strict=False))
     except (OSError, RuntimeError) as exc:  # a symlink loop
         raise UserError(f"--out {out}: cannot be resolved: {exc}") from None
-    cwd = Path.cwd().resolve()
+    try:
+        cwd = Path.cwd().resolve()
+    except FileNotFoundError:
+        raise UserError("the current folder no longer exists; change to another one") from None
     if target == cwd or target in cwd.parents:
         raise UserError(f"--out {out}: is the current folder or contains it, which a build "
                         "cannot replace; name a folder inside it, e.g. --out out/data")

@@ -8,6 +8,7 @@ killed build (its lock free again) is removed by the next build, which says so.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -40,10 +41,22 @@ def clean_stale_scratch(base: Path, notice: Callable[[str], None]) -> None:
         notice(f"removed {entry}, the temporary files of an interrupted build")
 
 
+MAX_BASE_CHARS = 40
+"""Longest temporary folder path that leaves Chromium room for its socket paths inside it."""
+
+
+def _short_temp_folder() -> Path:
+    """The system's temporary folder, or ``/tmp`` when that one's path is too long."""
+    base = Path(tempfile.gettempdir())
+    if len(str(base)) > MAX_BASE_CHARS and os.access("/tmp", os.W_OK | os.X_OK):
+        return Path("/tmp")
+    return base
+
+
 @contextmanager
 def scratch_folder(notice: Callable[[str], None]) -> Iterator[Path]:
     """A fresh locked scratch folder in the system's temporary folder, removed at the end."""
-    base = Path(tempfile.gettempdir())
+    base = _short_temp_folder()
     clean_stale_scratch(base, notice)
     folder = Path(tempfile.mkdtemp(prefix=PREFIX, dir=base))
     lock = FileLock(folder / LOCK_NAME)

@@ -322,3 +322,18 @@ def test_a_dead_builds_scratch_folder_is_removed_and_a_live_ones_kept(
     assert not dead.exists()
     assert f"removed {dead}" in capsys.readouterr().err
     assert sorted(p.name for p in temp.iterdir()) == ["hopvista-scratch-live"]
+
+
+@pytest.mark.slow
+def test_a_deep_out_and_a_long_tmpdir_still_render(tmp_path: Path) -> None:
+    """Chromium's socket paths must fit in ~100 bytes whatever --out and TMPDIR are."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    temp = tmp_path / ("t" * 70)
+    temp.mkdir()
+    result = subprocess.run([sys.executable, "-m", "hopvista.cli.main", "build", "financial",
+                             "-n", "2", "--out", str(deep / "ds")],
+                            env={**os.environ, "TMPDIR": str(temp)}, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert len(list((deep / "ds" / "images").glob("*.png"))) == 4
+    assert list(temp.iterdir()) == []
