@@ -57,7 +57,8 @@ def _short_temp_folder() -> Path:
 def scratch_folder(notice: Callable[[str], None]) -> Iterator[Path]:
     """A fresh locked scratch folder in the system's temporary folder, removed at the end."""
     base = _short_temp_folder()
-    clean_stale_scratch(base, notice)
+    for folder in sorted({base, Path(tempfile.gettempdir())}):
+        clean_stale_scratch(folder, notice)
     folder = Path(tempfile.mkdtemp(prefix=PREFIX, dir=base))
     lock = FileLock(folder / LOCK_NAME)
     try:
