@@ -38,7 +38,7 @@ from hopvista.atomic import (
 )
 from hopvista.errors import UserError
 
-__all__ = ["DATASET_FORMAT", "Output", "claim_output", "is_hopvista_dataset", "write_atomic"]
+__all__ = ["DATASET_FORMAT", "Output", "claim_output", "is_hopvista_dataset"]
 
 DATASET_FORMAT = "hopvista-dataset"
 STAGE_TAG = "hopvista-stage"

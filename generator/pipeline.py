@@ -6,18 +6,16 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from hopvista import __version__
-from hopvista.atomic import sha256_file
+from hopvista.atomic import sha256_file, write_atomic
 from hopvista.config import BuildConfig
 from hopvista.errors import UserError
-from hopvista.outdir import DATASET_FORMAT, Output, claim_output, resolve_out, write_atomic
+from hopvista.outdir import DATASET_FORMAT, Output, claim_output, resolve_out
 from hopvista.plan import plan_shares
 from hopvista.scratch import scratch_folder
 from hopvista.workers import generate_items, load_state, plan_build
@@ -54,14 +52,6 @@ class StatementTally:
     def shares(self) -> dict[str, dict[str, int]]:
         """``{type: {"true": n, "false": n}}`` in type order."""
         return {k: dict(self._shares[k]) for k in sorted(self._shares)}
-
-
-def statement_shares(items: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """True/false counts per statement type of ``items``."""
-    tally = StatementTally()
-    for item in items:
-        tally.add(item)
-    return tally.shares()
 
 
 def _render_versions(fonts: set[str]) -> dict[str, Any]:
@@ -122,21 +112,6 @@ def _human(size: float) -> str:
     return f"{size:.1f} PB"
 
 
-@contextmanager
-def _temp_files_in(folder: Path) -> Iterator[None]:
-    """Point this process and its children (browsers) at ``folder`` for temporary files."""
-    old_env, old_tempdir = os.environ.get("TMPDIR"), tempfile.tempdir
-    os.environ["TMPDIR"] = tempfile.tempdir = str(folder)
-    try:
-        yield
-    finally:
-        tempfile.tempdir = old_tempdir
-        if old_env is None:
-            os.environ.pop("TMPDIR", None)
-        else:
-            os.environ["TMPDIR"] = old_env
-
-
 def _stderr_notice(text: str) -> None:
     print(f"gen: {text}", file=sys.stderr)
 
@@ -151,7 +126,7 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
     does not grow with the item count. ``notice`` receives what the user should know (stale
     folders removed, workers capped).
     """
-    pack = config.pack()  # an unknown domain or a broken pack is reported before anything else
+    config.pack()  # an unknown domain or a broken pack is reported before anything else
     check_disk_space(config, resolve_out(out))
     workers = cap_workers(workers, notice)
     with claim_output(out, overwrite, notice) as output:
@@ -163,7 +138,7 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
         plan, available = plan_build(config)
         output.begin()
         stage = output.dataset
-        with scratch_folder(notice) as scratch, _temp_files_in(scratch):
+        with scratch_folder(notice):
             written = _write_items(config, generate_items(
                 config, workers, progress, images_root=stage if config.images else None,
                 plan=plan), stage)

@@ -9,8 +9,8 @@ from typing import Any
 
 import jinja2
 
+from hopvista.atomic import write_atomic
 from hopvista.errors import UserError
-from hopvista.outdir import write_atomic
 
 PREVIEW_NAME = "preview.html"
 

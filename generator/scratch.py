@@ -55,15 +55,26 @@ def _short_temp_folder() -> Path:
 
 @contextmanager
 def scratch_folder(notice: Callable[[str], None]) -> Iterator[Path]:
-    """A fresh locked scratch folder in the system's temporary folder, removed at the end."""
+    """A fresh locked scratch folder in the system's temporary folder, removed at the end.
+
+    While it exists, this process and the children it starts (browsers) keep their temporary
+    files in it: ``TMPDIR`` and :data:`tempfile.tempdir` point there.
+    """
     base = _short_temp_folder()
     for folder in sorted({base, Path(tempfile.gettempdir())}):
         clean_stale_scratch(folder, notice)
     folder = Path(tempfile.mkdtemp(prefix=PREFIX, dir=base))
     lock = FileLock(folder / LOCK_NAME)
+    old_env, old_tempdir = os.environ.get("TMPDIR"), tempfile.tempdir
     try:
         lock.acquire()
+        os.environ["TMPDIR"] = tempfile.tempdir = str(folder)
         yield folder
     finally:
+        tempfile.tempdir = old_tempdir
+        if old_env is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = old_env
         lock.release()
         shutil.rmtree(folder, ignore_errors=True)

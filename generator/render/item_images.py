@@ -7,7 +7,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from hopvista.outdir import write_atomic
+from hopvista.atomic import write_atomic
 from hopvista.render.browser import uninterrupted
 
 if TYPE_CHECKING:
