@@ -1,0 +1,115 @@
+"""Registries: the named things users extend, each filled by a decorator and by entry points.
+
+Every kind of extension (sources, statement types, item kinds, table themes, chart libraries
+and kinds, perturbations, models) has one :class:`Registry`. Built-in entries register
+themselves with the registry's decorator when their module is imported; a third-party package
+declares a Python entry point in the registry's group (``hopvista.sources``, ...) whose value
+is a module (or an object in it) that registers its entries the same way::
+
+    [project.entry-points."hopvista.statement_types"]
+    mytype = "my_package.types"
+
+The entry points of a group are loaded the first time the registry is asked for a name or a
+list of names, so an installed plug-in needs no import by the user.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator
+from importlib import metadata
+from typing import Generic, TypeVar, overload
+
+from hopvista.errors import UserError
+
+T = TypeVar("T")
+
+ENTRY_POINT_PREFIX = "hopvista."
+
+
+class Registry(Generic[T]):
+    """Named entries of one kind.
+
+    ``kind`` is how messages speak of an entry ("source", "table theme"); ``group`` is the
+    entry-point group that third-party packages use; ``builtins`` are modules imported before
+    the first lookup (they register the built-in entries).
+    """
+
+    def __init__(self, kind: str, group: str, builtins: tuple[str, ...] = ()) -> None:
+        self.kind = kind
+        self.group = ENTRY_POINT_PREFIX + group
+        self._builtins = builtins
+        self._entries: dict[str, T] = {}
+        self._origins: dict[str, str] = {}
+        self._loaded = False
+
+    @overload
+    def register(self, name: str) -> Callable[[T], T]: ...
+
+    @overload
+    def register(self, name: str, entry: T) -> T: ...
+
+    def register(self, name: str, entry: T | None = None) -> T | Callable[[T], T]:
+        """Register ``entry`` under ``name``; without ``entry``, a decorator that does.
+
+        Registering a second, different entry under a taken name is an error naming both
+        origins; registering the same object again (a module imported twice) is harmless.
+        """
+        def add(obj: T) -> T:
+            origin = getattr(obj, "__module__", None) or type(obj).__module__
+            known = self._entries.get(name)
+            if known is not None and known is not obj and self._origins[name] != origin:
+                raise ValueError(f"{self.kind} {name!r} is registered twice: by "
+                                 f"{self._origins[name]} and by {origin}")
+            self._entries[name] = obj
+            self._origins[name] = origin
+            return obj
+
+        return add if entry is None else add(entry)
+
+    def unregister(self, name: str) -> None:
+        """Remove ``name`` (tests and plug-ins replacing a built-in use it)."""
+        self._entries.pop(name, None)
+        self._origins.pop(name, None)
+
+    def _load(self) -> None:
+        if self._loaded:
+            return
+        self._loaded = True
+        for module in self._builtins:
+            importlib.import_module(module)
+        for point in sorted(metadata.entry_points(group=self.group), key=lambda p: p.name):
+            try:
+                point.load()
+            except Exception as exc:  # a broken plug-in is the user's to fix, named here
+                raise UserError(f"entry point {point.name!r} in {self.group} "
+                                f"({point.value}) failed to load: {exc}") from None
+
+    def get(self, name: str) -> T:
+        """The entry called ``name``; a :class:`UserError` listing the known names if none."""
+        self._load()
+        try:
+            return self._entries[name]
+        except KeyError:
+            known = ", ".join(sorted(self._entries)) or "none"
+            raise UserError(f"unknown {self.kind} {name!r} (known: {known})") from None
+
+    def __contains__(self, name: object) -> bool:
+        self._load()
+        return name in self._entries
+
+    def names(self) -> list[str]:
+        """Every registered name, sorted."""
+        self._load()
+        return sorted(self._entries)
+
+    def items(self) -> Iterator[tuple[str, T]]:
+        """``(name, entry)`` pairs in name order."""
+        self._load()
+        for name in sorted(self._entries):
+            yield name, self._entries[name]
+
+    def origin(self, name: str) -> str:
+        """The module that registered ``name``."""
+        self._load()
+        return self._origins[name]
