@@ -92,7 +92,8 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
         style = sample_style(seed, entry.index, inputs, statements, decide.min_rank_gap)
         question = template(pack.spec.question).render(
             names=", ".join(e.name for e in instance.entities).rstrip("."),
-            statements=[s.text for s in statements])
+            statements=[s.text for s in statements], singular=pack.spec.entity.singular,
+            plural=pack.spec.entity.plural, noun=pack.spec.entity.singular)
         identifier = item_id(pack.name, seed, entry.index)
         return {
             "id": identifier,

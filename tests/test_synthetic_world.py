@@ -50,7 +50,7 @@ class StandIn:
 
 
 def stand_in(folder: Path = FOLDER, **changes: object) -> StandIn:
-    raw = yaml.safe_load((FOLDER / "pack.yaml").read_text(encoding="utf-8"))
+    raw = yaml.safe_load((FOLDER / "domain.yaml").read_text(encoding="utf-8"))
     raw.update(changes)
     spec = PackSpec.model_validate(raw)
     return StandIn(folder, spec, tuple(parse_identity(t) for t in spec.identities))
@@ -128,8 +128,6 @@ def test_same_world_in_another_process_and_hash_seed() -> None:
         "from tests.test_synthetic_world import digest\n"
         "p = load_pack(Path(hopvista.templates.__file__).parent / 'financial')\n"
         "print(digest(load_world(p, 5, n_entities=15)))\n")
-    if not (FOLDER / "statements.yaml").is_file():
-        pytest.skip("statements.yaml not there yet")
     digests = set()
     for hash_seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
@@ -160,7 +158,7 @@ def test_shape_and_precision(synth: World, synth_pack: PackLike) -> None:
 
 
 def test_every_identity_holds_exactly(synth: World) -> None:
-    spec = yaml.safe_load((FOLDER / "pack.yaml").read_text(encoding="utf-8"))
+    spec = yaml.safe_load((FOLDER / "domain.yaml").read_text(encoding="utf-8"))
     identities = [parse_identity(t) for t in spec["identities"]]
     assert len(identities) == 6
     checked = 0
@@ -385,7 +383,7 @@ def test_bad_arguments_are_user_errors() -> None:
 
 
 def test_unknown_column_and_wrong_identity_are_refused() -> None:
-    raw = yaml.safe_load((FOLDER / "pack.yaml").read_text(encoding="utf-8"))
+    raw = yaml.safe_load((FOLDER / "domain.yaml").read_text(encoding="utf-8"))
     extra = [*raw["columns"], {"key": "emp", "label": "Employees", "unit": "thousands",
                                "precision": 1, "description": "Employees."}]
     with pytest.raises(UserError, match="emp"):
