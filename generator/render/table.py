@@ -154,7 +154,7 @@ def _context(table: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, An
         columns: Sequence[Mapping[str, Any]] = table["columns"]
         rows: Sequence[Mapping[str, Any]] = table["rows"]
         entity_label = str(table["entity_label"])
-        period_label = str(table["period_label"])
+        period_label = table["period_label"]
     except KeyError as exc:
         raise ValueError(f"table is missing {exc.args[0]!r}") from None
     units = {str(c.get("unit") or "") for c in columns}
@@ -166,27 +166,31 @@ def _context(table: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, An
         unit = str(column.get("unit") or "")
         return text if shared is not None or not unit else f"{text} ({unit})"
 
-    header = [
-        {"row": 0, "col": 0, "kind": "entity", "text": entity_label},
-        {"row": 0, "col": 1, "kind": "period", "text": period_label},
-    ] + [{"row": 0, "col": 2 + i, "kind": "num", "text": label(c)} for i, c in enumerate(columns)]
+    # A domain without a period axis has no period column (its one period is never shown).
+    first = 1 if period_label is None else 2
+    period_format = str(table.get("period_format") or "{}")
+    header = [{"row": 0, "col": 0, "kind": "entity", "text": entity_label}]
+    if period_label is not None:
+        header.append({"row": 0, "col": 1, "kind": "period", "text": str(period_label)})
+    header += [{"row": 0, "col": first + i, "kind": "num", "text": label(c)}
+               for i, c in enumerate(columns)]
     body: list[dict[str, Any]] = []
     for r, row in enumerate(rows, start=1):
         entity = row["entity"]
         if entity not in names:
             raise ValueError(f"no display name for entity {entity!r}")
         values: Mapping[str, Any] = row["values"]
-        cells = [
-            {"row": r, "col": 0, "kind": "entity", "text": str(names[entity])},
-            {"row": r, "col": 1, "kind": "period", "text": str(row["year"])},
-        ]
+        cells = [{"row": r, "col": 0, "kind": "entity", "text": str(names[entity])}]
+        if period_label is not None:
+            cells.append({"row": r, "col": 1, "kind": "period",
+                          "text": period_format.replace("{}", str(row["year"]))})
         for i, column in enumerate(columns):
             key = column["key"]
             if key not in values:
                 raise ValueError(f"row {r} ({entity}, {row['year']}) has no value for {key!r}")
             value = values[key]
             text = "" if value is None else str(value)
-            cells.append({"row": r, "col": 2 + i, "kind": "num", "text": text})
+            cells.append({"row": r, "col": first + i, "kind": "num", "text": text})
         previous = rows[r - 2]["entity"] if r > 1 else None
         following = rows[r]["entity"] if r < len(rows) else None
         body.append(

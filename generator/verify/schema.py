@@ -263,7 +263,8 @@ def _check_column(column: Any, path: str) -> int:
 def _check_table(table: Any, path: str) -> None:
     table = as_dict(table, path)
     as_str(field(table, "entity_label", path), f"{path}.entity_label")
-    as_str(field(table, "period_label", path), f"{path}.period_label")
+    if field(table, "period_label", path) is not None:  # null: no period axis
+        as_str(table["period_label"], f"{path}.period_label")
     precision = {}
     for i, column in enumerate(as_list(field(table, "columns", path), f"{path}.columns", least=1)):
         precision[column_key(column)] = _check_column(column, f"{path}.columns.{i}")
