@@ -14,8 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from hopvista.display import parse_shown
-
-CHART_KINDS = ("line", "bar", "scatter", "pie")
+from hopvista.themes.chart_kinds import CHART_KINDS
 
 CATEGORY_AXIS_TITLE = "Year"
 """Title of the year axis when the chart does not carry a ``period_label``."""
@@ -77,7 +76,7 @@ class ChartData:
         non-positive slice.
         """
         if kind not in CHART_KINDS:
-            raise ValueError(f"chart kind must be one of {CHART_KINDS}, got {kind!r}")
+            raise ValueError(f"chart kind must be one of {CHART_KINDS.names()}, got {kind!r}")
         if chart.get("kind", kind) != kind:
             raise ValueError(f"chart.kind is {chart['kind']!r} but the style asks for {kind!r}")
         column = chart["column"]

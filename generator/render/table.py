@@ -5,7 +5,7 @@ reuses them for every image (a fresh browser per image costs about six times as 
 worker process owns one renderer, created *after* any ``fork`` and used from one thread.
 
 The input is the item's ``inputs.table`` object (docs/format.md, section 2.2), the display
-names of its entities and a style (``hopvista.themes.tables.sample_table_theme``). Cell text
+names of its entities and a style (``hopvista.themes.tables.sample_table_style``). Cell text
 is untrusted: the skeleton is rendered with autoescaping on, the page runs no JavaScript, a
 Content-Security-Policy forbids every load, and the browser context aborts every request.
 
@@ -42,7 +42,7 @@ from hopvista.render.browser import (
 )
 from hopvista.render.png import png_size
 from hopvista.themes.fonts import fontconfig_file, is_system_face
-from hopvista.themes.tables import THEMES, Theme, skeleton
+from hopvista.themes.tables import Theme, get_theme, skeleton
 
 __all__ = ["TableRenderer", "TableStyle", "parse_style", "render_html"]
 
@@ -108,15 +108,15 @@ class TableStyle:
 
 
 def parse_style(style: Mapping[str, Any]) -> TableStyle:
-    """Validate a style dict (``sample_table_theme``'s keys) and fill in defaults.
+    """Validate a style dict (``sample_table_style``'s keys) and fill in defaults.
 
     ``theme`` is required; ``font`` defaults to the theme's first font. Unknown keys are
     ignored. Raises ``UserError`` on an unknown theme or a malformed value.
     """
     name = style.get("theme")
-    if not isinstance(name, str) or name not in THEMES:
-        raise UserError(f"unknown table theme {name!r}; known: {', '.join(THEMES)}")
-    theme = THEMES[name]
+    if not isinstance(name, str):
+        raise UserError(f"table style: theme {name!r} is not a name")
+    theme = get_theme(name)
     font = style.get("font", theme.fonts[0])
     if not isinstance(font, str) or not _FONT_NAME.fullmatch(font):
         raise UserError(f"table style: font {font!r} is not a plain font family name")
@@ -383,7 +383,7 @@ class TableRenderer:
         """Render ``table`` to PNG bytes and its layout.
 
         ``table`` is ``inputs.table`` (format.md 2.2), ``names`` maps entity ids to display
-        names, ``style`` is a ``sample_table_theme`` dict, ``template`` optional Jinja2 source
+        names, ``style`` is a ``sample_table_style`` dict, ``template`` optional Jinja2 source
         (see :func:`render_html`).
 
         The image is the ``#hv-root`` element: the table, its caption and the theme's margin.

@@ -16,9 +16,9 @@ from typing import Any
 
 from hopvista.plan import LEVEL_NAMES
 from hopvista.statements.registry import STATEMENT_TYPES
+from hopvista.themes.chart_kinds import CHART_KINDS
 
 ITEM_KIND = "three_statement"
-CHART_KINDS = ("line", "bar", "scatter", "pie")
 CMPS, SIGNS, ORDERS = (">", "<"), ("+", "-"), ("max", "min")
 DIRECTIONS = ("increasing", "decreasing")
 #: Longest number text accepted (a displayed value or a program's decimal).
@@ -300,7 +300,7 @@ def _check_chart(chart: Any, path: str) -> None:
         values = as_list(field(series, "values", where), f"{where}.values", len(years))
         for j, value in enumerate(values):
             displayed(value, precision, f"{where}.values.{j}")
-    as_str(field(chart, "kind", path), f"{path}.kind", CHART_KINDS)
+    as_str(field(chart, "kind", path), f"{path}.kind", tuple(CHART_KINDS.names()))
 
 
 def _check_inputs(inputs: Any) -> None:
