@@ -124,7 +124,8 @@ words:
   direction: {increasing: rising, decreasing: falling}
   direction_verb: {increasing: rose, decreasing: fell}
 forms:
-  CT: ["The {{ noun }} with {{ column }} {{ cmp }} {{ threshold }} in {{ period }} is {{ entity }}."]
+  CT: ["The {{ noun }} with {{ column }} {{ cmp }} {{ threshold }} in {{ period }} is
+        {{ entity }}."]
   RK: ["In {{ period }}, {{ entity }} had the {{ order }} {{ column }} of the {{ plural }}."]
   LOWEST: ["In {{ period }}, {{ entity }} had less {{ column }} than any other {{ noun }}."]
 """

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hopvista.cli.arguments import int_at_least, levels, positive_int, seed_int, years
 from hopvista.api import build
+from hopvista.cli.arguments import int_at_least, levels, positive_int, seed_int, years
 
 
 def register(subparsers: Any) -> None:
