@@ -54,7 +54,7 @@ class Source:
 
 
 SOURCES: Registry[Source] = Registry("source", "sources", builtins=(
-    "hopvista.sources.synthetic_source",
+    "hopvista.sources.synthetic.source",
     "hopvista.sources.sec.loader",
 ))
 
