@@ -21,7 +21,13 @@ from hopvista.errors import UserError
 from hopvista.model.base import Model
 from hopvista.model.format import DATASET_FORMAT, FORMAT_VERSION
 from hopvista.model.item import Item
-from hopvista.model.migrate import MigrationError, migrate_item, migrate_manifest, supported
+from hopvista.model.migrate import (
+    OLDEST,
+    MigrationError,
+    migrate_item,
+    migrate_manifest,
+    supported,
+)
 
 MANIFEST = "manifest.json"
 ITEMS = "items.jsonl"
@@ -150,9 +156,10 @@ def load(path: str | Path) -> Dataset:
         raise UserError(f"{root / MANIFEST}: not valid JSON ({exc})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != DATASET_FORMAT:
         raise UserError(f"{root / MANIFEST}: not a hopvista dataset manifest")
-    if not supported(manifest.get("format_version")):
-        raise UserError(f"{root / MANIFEST}: format_version "
-                        f"{str(manifest.get('format_version'))[:20]!r} cannot be read")
+    version = manifest.get("format_version")
+    if not supported(version):
+        raise UserError(f"{root / MANIFEST}: format_version {repr(version)[:20]} cannot be "
+                        f"read (this hopvista reads {OLDEST}..{FORMAT_VERSION})")
     try:
         return Dataset(root, manifest)
     except MigrationError as exc:
