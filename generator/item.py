@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hopvista import __version__
 from hopvista.domain import DomainPack
 from hopvista.errors import GenerationError
