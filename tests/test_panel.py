@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
@@ -59,9 +60,9 @@ def write_folder(root: Path, csv: str = CSV, texts: list[object] | str | None = 
     return root
 
 
-def error_of(call: object, *args: object) -> str:
+def error_of(call: Callable[..., object], *args: object) -> str:
     with pytest.raises(UserError) as caught:
-        call(*args)  # type: ignore[operator]
+        call(*args)
     message = str(caught.value)
     assert "\n" not in message
     return message
@@ -183,10 +184,6 @@ def test_columns_stated_match_written_values() -> None:
 
 
 # --- the adapted pack and the world ----------------------------------------------------------
-
-def panel_builtin() -> object:
-    return resolve_pack("panel")
-
 
 def test_defaults_without_domain_yaml(tmp_path: Path) -> None:
     folder = write_folder(tmp_path / "clubs", texts=TEXTS)
@@ -332,3 +329,25 @@ def test_example_and_bare_panel_folder_build_and_verify(tmp_path: Path) -> None:
     assert checked.returncode == 0, checked.stdout + checked.stderr
     items = [json.loads(line) for line in (out2 / "items.jsonl").read_text().splitlines()]
     assert all("FC" not in s["type"] for item in items for s in item["statements"])
+
+
+@pytest.mark.slow
+def test_panel_without_period_column_builds_and_verifies(tmp_path: Path) -> None:
+    rows = (EXAMPLE / "panel.csv").read_text(encoding="utf-8").splitlines()
+    header = rows[0].split(",")
+    kept = [",".join([header[0], *header[2:]])] + [
+        ",".join([r.split(",")[0], *r.split(",")[2:]]) for r in rows[1:]
+        if r.split(",")[1] == "2023"]
+    folder = write_folder(tmp_path / "once", "\n".join(kept) + "\n")
+    (folder / "texts.jsonl").write_text((EXAMPLE / "texts.jsonl").read_text(encoding="utf-8"),
+                                        encoding="utf-8")
+    out = tmp_path / "once-out"
+    built = gen("build", "panel", "--data", str(folder), "--hops", "1,2", "-n", "8",
+                "--no-images", "--out", str(out))
+    assert built.returncode == 0, built.stderr
+    checked = gen("verify", str(out))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    types = {s["type"] for item in items for s in item["statements"]}
+    assert types <= {"FC", "CT", "RK", "FC+CT", "FC+RK"}
+    assert "2023" not in " ".join(s["text"] for item in items for s in item["statements"])

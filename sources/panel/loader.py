@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from hopvista.atomic import sha256_file
 from hopvista.domain import DomainPack
 from hopvista.errors import UserError
 from hopvista.sources import SourceOptions
@@ -83,6 +84,9 @@ def load_panel(pack: DomainPack, seed: int, options: SourceOptions) -> World:
         for entity, series in panel.values.items()}
     chunks = _chunks(pack, panel, values, options) if pack.spec.documents else {}
     provenance: dict[str, object] = {"panel": {"file": PANEL_FILE, "sha256": panel.sha256}}
+    texts = texts_path(folder)
+    if chunks and texts is not None:
+        provenance["texts"] = {"file": TEXTS_FILE, "sha256": sha256_file(texts)}
     return World(
         domain=pack.name, source="panel",
         entities=[Entity(id=entity, name=name) for entity, name in panel.entities],

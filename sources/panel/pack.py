@@ -172,10 +172,14 @@ def _find_column(columns: list[dict[str, Any]], entry: dict[str, Any]) -> dict[s
     return None
 
 
+def _mapping(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _instance(merged: dict[str, Any], user: dict[str, Any], panel: Panel,
               columns: int, lines: Lines) -> dict[str, Any]:
     instance = dict(merged.get("instance") or {})
-    given = user.get("instance") if isinstance(user.get("instance"), dict) else {}
+    given = _mapping(user.get("instance"))
     entities = instance.get("entities", 3)
     if isinstance(entities, int) and len(panel.entities) < entities:
         raise UserError(f"{panel.path}: {len(panel.entities)} entities; an instance shows "
@@ -226,8 +230,7 @@ def panel_pack(pack: DomainPack, options: SourceOptions) -> DomainPack:
             base = _merge(base, _no_period_wording())
     merged = _merge(_merge(base, derived), user)
     if panel.has_period:
-        declared = user.get("period") if isinstance(user.get("period"), dict) else {}
-        merged["period"] = {"name": panel.period_label, **declared}
+        merged["period"] = {"name": panel.period_label, **_mapping(user.get("period"))}
     elif isinstance(user.get("period"), dict):
         raise UserError(f"{lines.where(('period',))}: {panel.path} has no period column "
                         "(see docs/panel.md for how it is recognised)")
