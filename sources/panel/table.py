@@ -251,7 +251,9 @@ def read_panel(path: Path, period: str | bool | None = None) -> Panel:
             parsed = _integer(row.fields[1])
             if parsed is None:
                 raise UserError(f"{path}:{row.line}: {header[1]} "
-                                f"{one_line(row.fields[1].strip())!r} is not an integer")
+                                f"{one_line(row.fields[1].strip())!r} is not an integer "
+                                "(periods are integers; if this is not a period column, "
+                                "say period: null in domain.yaml)")
             when = parsed
         earlier = cells.get((name, when))
         if earlier is not None:
