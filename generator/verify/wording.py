@@ -91,7 +91,8 @@ def pack_wording(expect: Expect, manifest: dict[str, Any]) -> Wording | None:
             expect.version == FORMAT_VERSION:
         pack = _builtin_pack(expect.domain)
         if pack is not None and [i.text for i in pack.identities] == config.get("identities") \
-                and pack.spec.decidability.model_dump() == config.get("decidability"):
+                and pack.spec.decidability.model_dump() == config.get("decidability") \
+                and pack.wording_json() == config.get("wording"):
             recorded = pack.wording_json()
             return Wording(pack=pack.name, forms=recorded["forms"], words=recorded["words"],
                            nouns=tuple(recorded["nouns"]), question=recorded["question"],
@@ -168,6 +169,9 @@ def statement_variables(statement: dict[str, Any], item: dict[str, Any],
     view = View(item)
     for node in nodes(select):
         out |= _node_variables(node, view, words)
+    if item["inputs"]["table"].get("period_label") is None:  # no period axis: never shown
+        for key in _PERIODS:
+            out.pop(key, None)
     claim = program["claim"]
     if "entity" in claim:
         names = {e["id"]: e["name"] for e in item["entities"]}
