@@ -1,58 +1,43 @@
-"""Domain packs: the YAML that names a domain's columns, identities, wording and defaults.
+"""Domain packs: a folder whose ``domain.yaml`` says everything a domain says in its own words.
 
-A pack is a folder holding ``pack.yaml`` and ``statements.yaml`` (and whatever its source
-needs, such as Jinja2 text templates). Built-in packs live in ``hopvista.templates``; a user's
-pack is any folder given by path. Every field is validated; unknown keys are rejected and
-errors name the file and the field.
+A pack names its entities (singular, plural, table header), its period axis (or none), whether
+its entities have documents, its column catalogue and identities, which statement types apply
+and how each is worded (several Jinja2 surface forms per type), and the question prompt.
+Built-in packs live in ``hopvista.templates``; a user's pack is any folder given by path.
+``docs/domains.md`` documents the format. Every field is validated before anything is
+generated; an error names the file, the line and the field.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 import jinja2
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from hopvista.errors import UserError
+from hopvista.identities import Identity, derivable_closure, parse_identity
 from hopvista.world import Column
+from hopvista.yamlfile import Lines, read_yaml
 
-PACK_FORMAT = 1
-STATEMENT_TYPES = (
-    "FC", "CT", "AR", "TR", "RK",
-    "FC+CT", "FC+AR", "FC+TR", "FC+RK", "CT+TR", "CT+RK", "AR+TR", "AR+RK",
-    "FC+CT+TR", "FC+CT+RK", "FC+AR+TR", "FC+AR+RK",
-)
+__all__ = ["DOMAIN_FILE", "PACK_FORMAT", "DomainPack", "Identity", "PackSpec",
+           "builtin_pack_names", "derivable_closure", "load_pack", "parse_identity",
+           "resolve_pack"]
 
+PACK_FORMAT = 2
+DOMAIN_FILE = "domain.yaml"
 
-_SELECTOR_WORDS = {
-    "FC": (),
-    "CT": ("column", "cmp", "threshold", "year"),
-    "AR": ("column", "year1", "year2", "sign", "result"),
-    "TR": ("column", "year1", "year2", "direction", "direction_verb"),
-    "RK": ("column", "order", "year"),
-    "CT+TR": ("cond_column", "cmp", "threshold", "first", "last", "trend_column", "direction",
-              "direction_verb"),
-    "CT+RK": ("anchor", "cond_column", "cmp", "threshold", "order", "rank_column"),
-}
-_SELECTOR_WORDS["AR+TR"] = _SELECTOR_WORDS["CT+TR"]
-_SELECTOR_WORDS["AR+RK"] = (*_SELECTOR_WORDS["CT+RK"], "sign", "cond_column2")
+#: The small word maps every pack defines, and the keys each must have.
 WORD_MAPS = {"cmp": (">", "<"), "sign": ("+", "-"), "order": ("max", "min"),
              "direction": ("increasing", "decreasing"),
              "direction_verb": ("increasing", "decreasing")}
-
-
-def type_variables(type_name: str) -> tuple[str, ...]:
-    """The variables a surface form of ``type_name`` may use."""
-    if type_name.startswith("FC+"):
-        return ("noun", "fact", *_SELECTOR_WORDS[type_name[3:]])
-    base = ("noun", "entity", "fact") if type_name == "FC" else ("noun", "entity")
-    return (*base, *_SELECTOR_WORDS[type_name])
+#: Variables every surface form and the question may use.
+COMMON_VARIABLES = ("noun", "singular", "plural")
 
 
 class _Strict(BaseModel):
@@ -64,24 +49,55 @@ class ColumnSpec(_Strict):
 
     key: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="Short mnemonic (Compustat-like).")
     label: str = Field(min_length=1, description="The one display name used everywhere.")
-    description: str = Field(description="What the column measures.")
-    unit: str = Field(description="Unit of the values, e.g. 'USD millions'.")
+    description: str = Field(default="", description="What the column measures.")
+    unit: str = Field(default="", description="Unit of the values, e.g. 'USD millions'.")
     precision: int = Field(ge=0, le=6, description="Decimals shown in tables and statements.")
     chartable: bool = Field(default=True, description="May be the instance's chart column.")
 
 
 class EntityWords(_Strict):
-    """How statements and tables name the domain's entities."""
+    """How the domain names its entities."""
 
-    label: str = Field(description="Table header of the entity column, e.g. 'Company'.")
-    nouns: list[str] = Field(min_length=1, description="Nouns for 'the company ...' clauses.")
+    singular: str = Field(min_length=1, description="'company', 'material'.")
+    plural: str = Field(min_length=1, description="'companies', 'materials'.")
+    label: str = Field(min_length=1, description="Table header of the entity column.")
+    nouns: list[str] = Field(default_factory=list,
+                             description="Nouns forms draw {{ noun }} from; default [singular].")
+
+    def noun_list(self) -> list[str]:
+        """The nouns statements use."""
+        return list(self.nouns) or [self.singular]
+
+
+class PeriodAxis(_Strict):
+    """The domain's ordered axis of periods (years, temperatures, ...)."""
+
+    name: str = Field(min_length=1, description="Axis title and table header, e.g. 'Year'.")
+    plural: str = Field(default="", description="'years', 'temperatures'; default name + 's'.")
+    format: str = Field(default="{}", description="How a value is written, e.g. '{} K'.")
+
+    @field_validator("format")
+    @classmethod
+    def _one_slot(cls, text: str) -> str:
+        if text.count("{}") != 1 or text.replace("{}", "").count("{") + \
+                text.replace("{}", "").count("}"):
+            raise ValueError("needs exactly one '{}' where the value goes (and no other braces)")
+        return text
+
+    def words(self) -> str:
+        """The plural noun of the axis."""
+        return self.plural or f"{self.name.lower()}s"
+
+    def show(self, value: int) -> str:
+        """A period value as tables, charts and statements write it."""
+        return self.format.replace("{}", str(value))
 
 
 class InstanceSpec(_Strict):
     """Shape of one instance (FCMR: 3 companies, 5 years, 6 table columns + 1 chart)."""
 
     entities: int = Field(default=3, ge=3, le=8)
-    periods: int = Field(default=5, ge=3, le=12)
+    periods: int = Field(default=5, ge=1, le=12)
     table_columns: int = Field(default=6, ge=2, le=20)
     peer_column: str | None = Field(default=None, description="Column used to pick peers.")
     peer_ratio: float = Field(default=4.0, gt=1.0, description="Max scale ratio among peers.")
@@ -95,19 +111,25 @@ class Decidability(_Strict):
 
 
 class PackSpec(_Strict):
-    """``pack.yaml``."""
+    """``domain.yaml``."""
 
-    format: Literal[1] = Field(description="Pack format version.")
+    format: Literal[2] = Field(description="Pack format version.")
     name: str = Field(pattern=r"^[a-z][a-z0-9_-]*$")
     title: str
     source: str = Field(description="Default source that yields this domain's world.")
-    period_label: str = Field(default="Year")
     entity: EntityWords
+    period: PeriodAxis | None = Field(default=None, description="None: no period axis.")
+    documents: bool = Field(default=True, description="Whether entities have text.")
     instance: InstanceSpec = InstanceSpec()
     decidability: Decidability = Decidability()
-    columns: list[ColumnSpec] = Field(min_length=3)
+    columns: list[ColumnSpec] = Field(default_factory=list)
     identities: list[str] = Field(default_factory=list, description="'a = b + c - d' lines.")
+    statement_types: list[str] | None = Field(
+        default=None, description="Types this domain makes; default: every worded type.")
     question: str = Field(description="Jinja2 template of the three-statement prompt.")
+    words: dict[str, dict[str, str]] = Field(
+        description="Word maps, e.g. cmp: {'>': 'greater than'}; order: {max: highest}.")
+    forms: dict[str, list[str]] = Field(description="Jinja2 surface forms per statement type.")
 
     @field_validator("columns")
     @classmethod
@@ -118,88 +140,21 @@ class PackSpec(_Strict):
             raise ValueError(f"duplicate column keys: {', '.join(dupes)}")
         return columns
 
-
-class StatementWords(_Strict):
-    """``statements.yaml``: surface forms per statement type and the small word maps."""
-
-    format: Literal[1]
-    words: dict[str, dict[str, str]] = Field(
-        description="Word maps, e.g. cmp: {'>': 'greater than'}; order: {max: highest}.")
-    forms: dict[str, list[str]] = Field(description="Jinja2 surface forms per statement type.")
-
-    @field_validator("words")
-    @classmethod
-    def _word_maps(cls, words: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
-        for name, keys in WORD_MAPS.items():
-            missing = [k for k in keys if k not in words.get(name, {})]
-            if missing:
-                raise ValueError(f"word map {name!r} needs entries for {', '.join(missing)}")
-        return words
-
     @field_validator("forms")
     @classmethod
-    def _all_types(cls, forms: dict[str, list[str]]) -> dict[str, list[str]]:
-        unknown = sorted(set(forms) - set(STATEMENT_TYPES))
-        if unknown:
-            raise ValueError(f"unknown statement types: {', '.join(unknown)}")
-        missing = [t for t in STATEMENT_TYPES if not forms.get(t)]
-        if missing:
-            raise ValueError(f"no surface form for: {', '.join(missing)}")
+    def _some_form(cls, forms: dict[str, list[str]]) -> dict[str, list[str]]:
+        empty = [t for t, f in forms.items() if not f]
+        if empty:
+            raise ValueError(f"no surface form for: {', '.join(empty)}")
         return forms
 
 
 @dataclass(frozen=True)
-class Identity:
-    """A linear accounting identity ``lhs = ±t1 ±t2 ...`` between columns."""
+class StatementWords:
+    """The pack's wording: word maps and surface forms per enabled type."""
 
-    text: str
-    lhs: str
-    terms: tuple[tuple[int, str], ...]
-
-    @property
-    def members(self) -> frozenset[str]:
-        """Every column the identity mentions."""
-        return frozenset([self.lhs, *(c for _, c in self.terms)])
-
-
-_TERM = re.compile(r"\s*([+-])?\s*([a-z][a-z0-9_]*)\s*")
-
-
-def parse_identity(text: str) -> Identity:
-    """Parse ``'gp = sale - cogs'``; raise ``ValueError`` naming the bad part."""
-    if text.count("=") != 1:
-        raise ValueError(f"identity {text!r} needs exactly one '='")
-    left, right = (part.strip() for part in text.split("="))
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", left):
-        raise ValueError(f"identity {text!r}: left side must be one column")
-    terms: list[tuple[int, str]] = []
-    pos = 0
-    while pos < len(right):
-        match = _TERM.match(right, pos)
-        if not match or match.end() == pos:
-            raise ValueError(f"identity {text!r}: cannot read {right[pos:]!r}")
-        sign = -1 if match.group(1) == "-" else 1
-        if terms and match.group(1) is None:
-            raise ValueError(f"identity {text!r}: missing + or - before {match.group(2)!r}")
-        terms.append((sign, match.group(2)))
-        pos = match.end()
-    if not terms:
-        raise ValueError(f"identity {text!r}: right side is empty")
-    return Identity(text=text, lhs=left, terms=tuple(terms))
-
-
-def derivable_closure(known: set[str] | frozenset[str], identities: list[Identity]) -> set[str]:
-    """Columns computable from ``known`` by applying identities until nothing new follows."""
-    closure = set(known)
-    changed = True
-    while changed:
-        changed = False
-        for identity in identities:
-            missing = identity.members - closure
-            if len(missing) == 1:
-                closure |= missing
-                changed = True
-    return closure
+    words: dict[str, dict[str, str]]
+    forms: dict[str, list[str]]
 
 
 @dataclass(frozen=True)
@@ -210,11 +165,28 @@ class DomainPack:
     spec: PackSpec
     words: StatementWords
     identities: tuple[Identity, ...]
+    types: tuple[str, ...] = ()
+    """The statement types this domain makes, in the pack's order (the plan's order)."""
+    lines: Lines | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:
         """The pack's registry name."""
         return self.spec.name
+
+    @property
+    def has_periods(self) -> bool:
+        """Whether the domain has a period axis."""
+        return self.spec.period is not None
+
+    @property
+    def period_label(self) -> str | None:
+        """Header of the period column and title of the chart's category axis."""
+        return self.spec.period.name if self.spec.period is not None else None
+
+    def show_period(self, value: int) -> str:
+        """A period value as the domain writes it."""
+        return self.spec.period.show(value) if self.spec.period is not None else str(value)
 
     def columns(self) -> dict[str, Column]:
         """The column catalogue as engine objects."""
@@ -223,49 +195,113 @@ class DomainPack:
             for c in self.spec.columns
         }
 
+    def wording_json(self) -> dict[str, Any]:
+        """Everything the wording depends on, as the manifest records it."""
+        period = self.spec.period
+        return {"forms": self.words.forms, "words": self.words.words,
+                "nouns": self.spec.entity.noun_list(), "singular": self.spec.entity.singular,
+                "plural": self.spec.entity.plural, "question": self.spec.question,
+                "period_format": period.format if period is not None else None}
 
-def _read_yaml(path: Path) -> Any:
+
+def _validation_message(lines: Lines, exc: ValidationError) -> str:
+    """One line for the most useful error: an unknown field (a typo) first, with the field it
+    probably meant; a missing field is located at its parent."""
+    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    first = errors[0]
+    loc = tuple(p for p in first["loc"] if isinstance(p, int | str))
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        missing = [str(e["loc"][-1]) for e in errors
+                   if e["type"] == "missing" and tuple(e["loc"][:-1]) == loc[:-1]]
+        guess = difflib.get_close_matches(str(loc[-1]), missing, n=1)
+        message = "unknown field" + (f" (did you mean '{guess[0]}'?)" if guess else " (a typo?)")
+        if guess:
+            more = f" (and {len(errors) - 2} more)" if len(errors) > 2 else ""
+    elif first["type"] == "missing":
+        return f"{lines.where(loc[:-1])}: required field '{loc[-1]}' is missing{more}"
+    return f"{lines.where(loc)}: {message}{more}"
+
+
+_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+
+
+def _check_template(where: str, text: str, variables: dict[str, Any]) -> None:
     try:
-        with path.open(encoding="utf-8") as fh:
-            return yaml.safe_load(fh)
-    except FileNotFoundError:
-        raise UserError(f"{path}: file not found") from None
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except RecursionError:
-        raise UserError(f"{path}: invalid YAML: nested too deeply") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read it: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise UserError(f"{path}{where}: invalid YAML: {problem}") from None
+        _ENV.from_string(text).render(**variables)
+    except jinja2.TemplateSyntaxError as exc:
+        raise UserError(f"{where}: template syntax: {exc.message}") from None
+    except jinja2.UndefinedError as exc:
+        raise UserError(f"{where}: {exc.message} (available: "
+                        f"{', '.join(sorted(variables))})") from None
+    except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError) as exc:
+        raise UserError(f"{where}: cannot render: {exc}") from None
 
 
-def _validation_message(path: Path, exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    field = ".".join(str(p) for p in first["loc"]) or "(top level)"
-    more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-    return f"{path}: field '{field}': {first['msg']}{more}"
+def _enabled_types(spec: PackSpec, lines: Lines) -> tuple[str, ...]:
+    """The statement types the pack enables, checked against the registry and the domain."""
+    from hopvista.statements.registry import STATEMENT_TYPES
+
+    worded = list(spec.forms)
+    for name in worded:
+        if name not in STATEMENT_TYPES:
+            raise UserError(f"{lines.where(('forms', name))}: unknown statement type {name!r} "
+                            f"(known: {', '.join(STATEMENT_TYPES.names())})")
+    wanted = spec.statement_types if spec.statement_types is not None else worded
+    for i, name in enumerate(wanted):
+        if name not in STATEMENT_TYPES:
+            raise UserError(f"{lines.where(('statement_types', i))}: unknown statement type "
+                            f"{name!r} (known: {', '.join(STATEMENT_TYPES.names())})")
+        if name not in spec.forms:
+            raise UserError(f"{lines.where(('statement_types', i))}: type {name!r} is enabled "
+                            "but has no surface forms under 'forms'")
+        kind = STATEMENT_TYPES.get(name)
+        where = lines.where(("forms", name) if spec.statement_types is None
+                            else ("statement_types", i))
+        if kind.needs_documents and not spec.documents:
+            raise UserError(f"{where}: {name} reads text but the domain has no documents "
+                            "(documents: false)")
+        if kind.min_periods > 1 and spec.period is None:
+            raise UserError(f"{where}: {name} needs a period axis but the domain has none")
+        if kind.min_periods > spec.instance.periods:
+            raise UserError(f"{where}: {name} needs {kind.min_periods} periods per instance "
+                            f"but instance.periods is {spec.instance.periods}")
+    dupes = sorted({n for n in wanted if wanted.count(n) > 1})
+    if dupes:
+        raise UserError(f"{lines.where(('statement_types',))}: listed twice: {', '.join(dupes)}")
+    return tuple(wanted)
 
 
-def _check_forms(path: Path, words: StatementWords) -> None:
-    """Render every surface form once, so a typo fails at load time naming its place."""
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
-    for type_name, forms in words.forms.items():
-        variables = {v: f"<{v}>" for v in type_variables(type_name)}
+def _check_wording(spec: PackSpec, lines: Lines, types: tuple[str, ...]) -> None:
+    """Render every surface form and the question once, so a typo fails at load time."""
+    from hopvista.statements.registry import STATEMENT_TYPES
+
+    for type_name, forms in spec.forms.items():
+        variables = {v: f"<{v}>" for v in (*COMMON_VARIABLES,
+                                            *STATEMENT_TYPES.get(type_name).variables)}
         for i, form in enumerate(forms):
-            where = f"{path}: field 'forms.{type_name}.{i}'"
-            try:
-                env.from_string(form).render(**variables)
-            except jinja2.TemplateSyntaxError as exc:
-                raise UserError(f"{where}: template syntax: {exc.message}") from None
-            except jinja2.UndefinedError as exc:
-                raise UserError(f"{where}: {exc.message} (available: "
-                                f"{', '.join(sorted(variables))})") from None
-            except (jinja2.TemplateError, TypeError, ValueError) as exc:
-                raise UserError(f"{where}: cannot render: {exc}") from None
+            _check_template(lines.where(("forms", type_name, i)), form, variables)
+    question = {v: f"<{v}>" for v in COMMON_VARIABLES} | {
+        "names": "<names>", "statements": ["<1>", "<2>", "<3>"]}
+    _check_template(lines.where(("question",)), spec.question, question)
+    del types
+
+
+def _identities(spec: PackSpec, lines: Lines) -> tuple[Identity, ...]:
+    keys = {c.key for c in spec.columns}
+    identities = []
+    for i, text in enumerate(spec.identities):
+        try:
+            identity = parse_identity(text)
+        except ValueError as exc:
+            raise UserError(f"{lines.where(('identities', i))}: {exc}") from None
+        unknown = sorted(identity.members - keys)
+        if unknown:
+            raise UserError(f"{lines.where(('identities', i))}: unknown columns "
+                            f"{', '.join(unknown)}")
+        identities.append(identity)
+    return tuple(identities)
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -279,48 +315,61 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 def load_pack(folder: Path) -> DomainPack:
     """Load and validate the pack in ``folder``; raise :class:`UserError` on any problem.
 
-    A pack whose two files are unchanged (same modification time and size) since it was last
-    loaded in this process is not read again.
+    A pack whose ``domain.yaml`` is unchanged (same modification time and size) since it was
+    last loaded in this process is not read again.
     """
-    pack_file, words_file = folder / "pack.yaml", folder / "statements.yaml"
-    return _load_pack(folder, _stamp(pack_file), _stamp(words_file))
+    return _load_pack(folder, _stamp(folder / DOMAIN_FILE))
+
+
+def pack_from_data(folder: Path, data: Any, lines: Lines) -> DomainPack:
+    """Validate the parsed ``domain.yaml`` of ``folder`` (``lines`` locates its fields)."""
+    if not isinstance(data, dict):
+        raise UserError(f"{lines.path}: expected a mapping of fields at the top level")
+    if data.get("format") == 1:
+        raise UserError(f"{lines.where(('format',))}: pack format 1 (pack.yaml + "
+                        "statements.yaml) was replaced by format 2; see docs/domains.md")
+    try:
+        spec = PackSpec.model_validate(data)
+    except ValidationError as exc:
+        raise UserError(_validation_message(lines, exc)) from None
+    keys = {c.key for c in spec.columns}
+    peer = spec.instance.peer_column
+    if peer is not None and keys and peer not in keys:
+        raise UserError(f"{lines.where(('instance', 'peer_column'))}: unknown column {peer!r}")
+    for name, wanted in WORD_MAPS.items():
+        missing = [k for k in wanted if k not in spec.words.get(name, {})]
+        if missing:
+            raise UserError(f"{lines.where(('words', name))}: word map {name!r} needs entries "
+                            f"for {', '.join(missing)}")
+    identities = _identities(spec, lines)
+    types = _enabled_types(spec, lines)
+    _check_wording(spec, lines, types)
+    words = StatementWords(words=spec.words, forms={t: spec.forms[t] for t in types})
+    return DomainPack(path=folder, spec=spec, words=words, identities=identities,
+                      types=types, lines=lines)
+
+
+def check_columns(pack: DomainPack) -> None:
+    """A pack must name enough columns for its instances (after its source filled them)."""
+    spec = pack.spec
+    where = pack.lines.where(("columns",)) if pack.lines else f"{pack.path}: field 'columns'"
+    if len(spec.columns) < 2:
+        raise UserError(f"{where}: a domain needs at least two columns (a table column and "
+                        "a chart column)")
+    if not any(c.chartable for c in spec.columns):
+        raise UserError(f"{where}: no column is chartable")
 
 
 @functools.lru_cache(maxsize=16)
-def _load_pack(folder: Path, pack_stamp: tuple[int, int] | None,
-               words_stamp: tuple[int, int] | None) -> DomainPack:
-    pack_file, words_file = folder / "pack.yaml", folder / "statements.yaml"
-    try:
-        spec = PackSpec.model_validate(_read_yaml(pack_file))
-    except ValidationError as exc:
-        raise UserError(_validation_message(pack_file, exc)) from None
-    try:
-        words = StatementWords.model_validate(_read_yaml(words_file))
-    except ValidationError as exc:
-        raise UserError(_validation_message(words_file, exc)) from None
-    _check_forms(words_file, words)
-    keys = {c.key for c in spec.columns}
-    identities = []
-    for i, text in enumerate(spec.identities):
-        try:
-            identity = parse_identity(text)
-        except ValueError as exc:
-            raise UserError(f"{pack_file}: field 'identities.{i}': {exc}") from None
-        unknown = sorted(identity.members - keys)
-        if unknown:
-            raise UserError(
-                f"{pack_file}: field 'identities.{i}': unknown columns {', '.join(unknown)}")
-        identities.append(identity)
-    peer = spec.instance.peer_column
-    if peer is not None and peer not in keys:
-        raise UserError(f"{pack_file}: field 'instance.peer_column': unknown column {peer!r}")
-    return DomainPack(path=folder, spec=spec, words=words, identities=tuple(identities))
+def _load_pack(folder: Path, stamp: tuple[int, int] | None) -> DomainPack:
+    data, lines = read_yaml(folder / DOMAIN_FILE)
+    return pack_from_data(folder, data, lines)
 
 
 def builtin_pack_names() -> list[str]:
     """Names of the packs shipped in ``hopvista.templates``."""
     root = resources.files("hopvista.templates")
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and (p / "pack.yaml").is_file())
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and (p / DOMAIN_FILE).is_file())
 
 
 def resolve_pack(name_or_path: str) -> DomainPack:
@@ -330,8 +379,11 @@ def resolve_pack(name_or_path: str) -> DomainPack:
         return load_pack(folder)
     candidate = Path(name_or_path)
     if candidate.is_dir():
-        if not (candidate / "pack.yaml").is_file():
-            raise UserError(f"{candidate}: not a domain pack (no pack.yaml)")
+        if not (candidate / DOMAIN_FILE).is_file():
+            old = (candidate / "pack.yaml").is_file()
+            hint = (" (pack.yaml + statements.yaml is the old format: merge them into "
+                    "domain.yaml, see docs/domains.md)") if old else ""
+            raise UserError(f"{candidate}: not a domain pack (no {DOMAIN_FILE}){hint}")
         return load_pack(candidate)
     known = ", ".join(builtin_pack_names()) or "none"
     raise UserError(f"unknown domain {name_or_path!r} (built-in domains: {known}; "

@@ -7,38 +7,41 @@ a build never retries forever on a type its world cannot support; the manifest s
 
 from __future__ import annotations
 
-from hopvista.domain import STATEMENT_TYPES, DomainPack
+from hopvista.domain import DomainPack
 from hopvista.instance import sample_instance
 from hopvista.rng import derive
+from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.statements.types import make_statement
 from hopvista.world import World
 
 PROBE_DRAWS = 300
-#: With three periods the only trend span is all of them, so an item could not hold both a
-#: one-hop TR (one entity trends) and a CT+TR pair (two trend) on its one chart: all-year
-#: trend pairs need a fourth period to leave shorter spans to one-hop trends.
-MIN_PERIODS_FOR_TREND_PAIRS = 4
+
+
+def instance_periods(pack: DomainPack) -> int:
+    """Periods an instance of ``pack`` shows (one, never shown, without a period axis)."""
+    return pack.spec.instance.periods if pack.has_periods else 1
 
 
 def needs_trend_pair(type_name: str) -> bool:
-    """Whether the type has the all-years trend hop pair (CT+TR, AR+TR, with or without FC)."""
-    return "TR" in type_name and "+" in type_name.removeprefix("FC+")
+    """Whether the type asks the sampler for its guided all-period trend-pair draw."""
+    return STATEMENT_TYPES.get(type_name).trend_pair
 
 
 def feasible_types(world: World, pack: DomainPack, seed: int,
                    draws: int = PROBE_DRAWS) -> tuple[str, ...]:
-    """The types for which some instance of ``world`` gives both a true and a false statement
-    within ``draws`` instance draws (deterministic in ``seed``); all-year trend pairs only
-    with at least four periods per instance."""
+    """The domain's types for which some instance of ``world`` gives both a true and a false
+    statement within ``draws`` instance draws (deterministic in ``seed``); a type needing
+    more periods than an instance shows is left out without probing."""
     found = []
-    short = pack.spec.instance.periods < MIN_PERIODS_FOR_TREND_PAIRS
-    for type_name in STATEMENT_TYPES:
-        if short and needs_trend_pair(type_name):
+    periods = instance_periods(pack)
+    for type_name in pack.types:
+        kind = STATEMENT_TYPES.get(type_name)
+        if kind.min_periods > periods or (kind.needs_documents and not world.chunks):
             continue
         rng = derive(seed, "probe", type_name)
         missing = {True, False}
         for _ in range(draws):
-            instance = sample_instance(world, pack, rng, trend_pair=needs_trend_pair(type_name))
+            instance = sample_instance(world, pack, rng, trend_pair=kind.trend_pair)
             if instance is None:
                 continue
             for truth in sorted(missing):

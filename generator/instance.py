@@ -16,7 +16,8 @@ import numpy as np
 
 from hopvista.derivation import derivation
 from hopvista.display import fmt, shown
-from hopvista.domain import DomainPack, derivable_closure
+from hopvista.domain import DomainPack
+from hopvista.identities import derivable_closure
 from hopvista.world import Chunk, Column, Entity, Fact, World
 
 
@@ -33,7 +34,9 @@ class Instance:
     chunks: dict[str, Chunk]
     facts: dict[str, tuple[Fact, ...]]
     entity_label: str = "Entity"
-    period_label: str = "Year"
+    period_label: str | None = "Year"
+    """``None`` for a domain without a period axis (its one period is never shown)."""
+    period_format: str = "{}"
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -43,6 +46,10 @@ class Instance:
     def name(self, entity_id: str) -> str:
         """Display name of an entity of the instance."""
         return next(e.name for e in self.entities if e.id == entity_id)
+
+    def show(self, period: int) -> str:
+        """A period as tables, charts and statements write it ("2023", "300 K")."""
+        return self.period_format.replace("{}", str(period))
 
     def value(self, entity_id: str, column: str, year: int) -> Decimal:
         """A displayed table value."""
@@ -79,6 +86,7 @@ class Instance:
             "table": {
                 "entity_label": self.entity_label,
                 "period_label": self.period_label,
+                "period_format": self.period_format,
                 "columns": [col(c) for c in self.table_columns],
                 "rows": [
                     {"entity": e, "year": y,
@@ -88,6 +96,8 @@ class Instance:
                 ],
             },
             "chart": {
+                "period_label": self.period_label,
+                "period_format": self.period_format,
                 "column": col(self.chart_column),
                 "years": list(self.years),
                 "series": [
@@ -206,8 +216,9 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     checked afterwards exactly as for an unguided draw.
     """
     spec = pack.spec.instance
-    years = tuple(world.periods[-spec.periods:])
-    if len(years) < spec.periods:
+    periods = spec.periods if pack.has_periods else 1
+    years = tuple(world.periods[-periods:])
+    if len(years) < periods:
         return None
     forced_chart: str | None = None
     if trend_pair:
@@ -259,7 +270,7 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     chart_texts = {fmt(v, chart_column.precision) for series in chart.values() for v in series
                    if abs(v) >= 10}
     chunks: dict[str, Chunk] = {}
-    for entity in entities:
+    for entity in entities if pack.spec.documents else ():
         candidates = [ch for ch in world.chunks.get(entity.id, [])
                       if chart_column.key not in ch.columns_stated and ch.facts
                       and not any(text in ch.text for text in chart_texts)]
@@ -277,5 +288,6 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
         chunks=chunks,
         facts=usable_facts(chunks),
         entity_label=pack.spec.entity.label,
-        period_label=pack.spec.period_label,
+        period_label=pack.period_label,
+        period_format=pack.spec.period.format if pack.spec.period is not None else "{}",
     )

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from hopvista import __version__
-from hopvista.display import parse_shown
 from hopvista.domain import DomainPack
 from hopvista.errors import GenerationError
 from hopvista.feasibility import needs_trend_pair
 from hopvista.instance import sample_instance
 from hopvista.plan import LEVEL_NAMES, PlanEntry
-from hopvista.rng import derive
+from hopvista.rng import Streams, derive
 from hopvista.statements.types import Statement, make_statement
 from hopvista.statements.wording import template
+from hopvista.themes.style import sample_style, shown_chart
 from hopvista.world import World
 
 ITEM_KIND = "three_statement"
@@ -23,49 +22,6 @@ ITEM_KIND = "three_statement"
 def item_id(domain: str, seed: int, index: int) -> str:
     """The stable id of a base item."""
     return f"{domain}-s{seed}-{index:06d}"
-
-
-def pie_year(inputs: dict[str, Any], statements: list[Statement],
-             min_rank_gap: float) -> int | None:
-    """The year a pie chart could show, or ``None``.
-
-    A pie shows one year, so it is allowed only when the only chart-read statement is a
-    one-year ranking (FCMR uses pies for Easy rankings only), every slice is positive, and the
-    winner's lead is a clear share of the whole pie.
-    """
-    readers = [s for s in statements if "chart" in s.modalities]
-    if len(readers) != 1 or readers[0].type not in ("RK", "FC+RK"):
-        return None
-    node = readers[0].program["select"]
-    year = int(node["year"])
-    chart = inputs["chart"]
-    at = chart["years"].index(year)
-    values = sorted((parse_shown(s["values"][at]) for s in chart["series"]), reverse=True)
-    if values[-1] <= 0:
-        return None
-    lead = values[0] - values[1] if node["order"] == "max" else values[-2] - values[-1]
-    return year if lead >= sum(values) * Decimal(str(min_rank_gap)) else None
-
-
-def sample_style(seed: int, index: int, inputs: dict[str, Any], statements: list[Statement],
-                 min_rank_gap: float) -> dict[str, Any]:
-    """The item's table theme and chart style, from its own stream; a pie narrows the chart
-    input to the one year it shows."""
-    from hopvista.themes.charts import sample_chart_style
-    from hopvista.themes.tables import sample_table_theme
-
-    rng = derive(seed, "item", index, "base", "style")
-    year = pie_year(inputs, statements, min_rank_gap)
-    kinds = ["line", "bar", "scatter"] + (["pie"] if year is not None else [])
-    table = sample_table_theme(rng)
-    chart = sample_chart_style(rng, kinds)
-    inputs["chart"]["kind"] = chart["kind"]
-    if chart["kind"] == "pie" and year is not None:
-        at = inputs["chart"]["years"].index(year)
-        inputs["chart"]["years"] = [year]
-        for series in inputs["chart"]["series"]:
-            series["values"] = [series["values"][at]]
-    return {"table": table, "chart": chart}
 
 
 def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
@@ -88,12 +44,16 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
             continue
         decide = pack.spec.decidability
         span = instance.chart_span()
+        identifier = item_id(pack.name, seed, entry.index)
         inputs = instance.to_inputs()
-        style = sample_style(seed, entry.index, inputs, statements, decide.min_rank_gap)
+        style = sample_style(Streams(seed, identifier, "base"), inputs["chart"], statements,
+                             decide.min_rank_gap)
+        inputs["chart"] = shown_chart(inputs["chart"], style["chart"]["kind"], statements,
+                                      decide.min_rank_gap)
         question = template(pack.spec.question).render(
             names=", ".join(e.name for e in instance.entities).rstrip("."),
-            statements=[s.text for s in statements])
-        identifier = item_id(pack.name, seed, entry.index)
+            statements=[s.text for s in statements], singular=pack.spec.entity.singular,
+            plural=pack.spec.entity.plural, noun=pack.spec.entity.singular)
         return {
             "id": identifier,
             "base_id": identifier,

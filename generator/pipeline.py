@@ -126,12 +126,12 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
     does not grow with the item count. ``notice`` receives what the user should know (stale
     folders removed, workers capped).
     """
-    config.pack()  # an unknown domain or a broken pack is reported before anything else
+    pack = config.pack()  # an unknown domain or a broken pack is reported before anything else
     check_disk_space(config, resolve_out(out))
     workers = cap_workers(workers, notice)
     with claim_output(out, overwrite, notice) as output:
-        pack, world = load_state(config)
-        if len(world.periods) < pack.spec.instance.periods:
+        pack, world = load_state(config, pack)
+        if pack.has_periods and len(world.periods) < pack.spec.instance.periods:
             raise UserError(f"the source's window has {len(world.periods)} periods "
                             f"({world.periods[0]}-{world.periods[-1]}) but instances need "
                             f"{pack.spec.instance.periods}: widen --years or lower --periods")

@@ -15,14 +15,14 @@ never the answer. Each axis is balanced on its own and shuffled independently:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain, combinations, permutations
+from itertools import chain, combinations, permutations, product
 from typing import Any, TypeVar
 
 import numpy as np
 
 from hopvista.errors import UserError
 from hopvista.rng import derive
-from hopvista.statements.types import TYPES
+from hopvista.statements.registry import types_for
 
 T = TypeVar("T")
 
@@ -31,22 +31,35 @@ ANSWER_SETS: tuple[tuple[int, ...], ...] = tuple(
 LEVEL_NAMES = {1: "easy", 2: "medium", 3: "hard"}
 
 
-def slot_groups(level: int, available: tuple[str, ...] | None = None) -> dict[str, list[str]]:
-    """Modality groups of a level and the types that fill each (FCMR Table 12), limited to
-    ``available`` types when given (a group may then be empty)."""
-    groups: dict[str, list[str]] = {}
-    for name, kind in TYPES.items():
-        if kind.hops == level:
-            group = groups.setdefault("+".join(kind.modalities), [])
-            if available is None or name in available:
-                group.append(name)
-    return groups
+def slot_groups(level: int, types: tuple[str, ...],
+                available: tuple[str, ...] | None = None) -> dict[str, list[str]]:
+    """Modality groups of a level among the domain's ``types`` and the types that fill each
+    (FCMR Table 12), limited to ``available`` types when given (a group may then be empty)."""
+    return {group: [n for n in names if available is None or n in available]
+            for group, names in types_for(level, types).items()}
 
 
-def check_levels(levels: tuple[int, ...], available: tuple[str, ...]) -> None:
-    """Raise ``UserError`` if a requested level has a modality slot no available type fills."""
+def slot_orders(groups: list[str]) -> list[tuple[str, ...]]:
+    """The orders of an item's three statement slots over a level's modality groups: the 6
+    permutations of three groups (FCMR), every 3-slot sequence using both of two groups, the
+    one sequence of one group, and every 3-permutation of more than three."""
+    if len(groups) >= 3:
+        return list(permutations(groups, 3))
+    return [seq for seq in product(groups, repeat=3) if set(seq) == set(groups)]
+
+
+def check_levels(levels: tuple[int, ...], types: tuple[str, ...],
+                 available: tuple[str, ...]) -> None:
+    """Raise ``UserError`` if a requested level has no type in this domain, or a modality slot
+    no available type fills."""
     for level in levels:
-        empty = [g for g, names in slot_groups(level, available).items() if not names]
+        groups = slot_groups(level, types, available)
+        if not groups:
+            raise UserError(
+                f"this domain makes no {LEVEL_NAMES[level]} ({level}-hop) statements: none of "
+                f"its statement types ({', '.join(types) or 'none'}) has {level} hops; "
+                "choose other --hops")
+        empty = [g for g, names in groups.items() if not names]
         if empty:
             raise UserError(
                 f"this source cannot make {LEVEL_NAMES[level]} items: no statement of "
@@ -138,11 +151,11 @@ def parse_levels(text: str) -> tuple[int, ...]:
     return tuple(sorted(levels))
 
 
-def make_plan(seed: int, count: int, levels: tuple[int, ...],
+def make_plan(seed: int, count: int, levels: tuple[int, ...], types: tuple[str, ...],
               available: tuple[str, ...] | None = None) -> list[PlanEntry]:
-    """The plan of a build: a pure function of (seed, count, levels, available types)."""
-    if available is not None:
-        check_levels(levels, available)
+    """The plan of a build: a pure function of (seed, count, levels, the domain's types in
+    its order, the available ones)."""
+    check_levels(levels, types, available if available is not None else types)
     rng = derive(seed, "plan", count, *levels)
     (level_of,) = balanced_split(list(levels), [count], rng)
     members = {lv: [i for i in range(count) if level_of[i] == lv] for lv in levels}
@@ -152,25 +165,25 @@ def make_plan(seed: int, count: int, levels: tuple[int, ...],
     order: dict[int, tuple[str, ...]] = {}
     for lv, answers in zip(levels, answers_by_level, strict=True):
         answer.update(zip(members[lv], answers, strict=True))
-        groups = list(slot_groups(lv))
+        groups = list(slot_groups(lv, types))
         if len(groups) == 1:
             order.update({i: (groups[0],) * 3 for i in members[lv]})
         else:
-            (orders,) = balanced_split(list(permutations(groups)), [len(members[lv])], rng)
+            (orders,) = balanced_split(slot_orders(groups), [len(members[lv])], rng)
             _even_out_truth(orders, [answer[i] for i in members[lv]], groups, rng)
             order.update(zip(members[lv], orders, strict=True))
-    types: dict[tuple[int, int], str] = {}
+    chosen_type: dict[tuple[int, int], str] = {}
     for lv in levels:
-        for group, names in slot_groups(lv, available).items():
+        for group, names in slot_groups(lv, types, available).items():
             slots = [(i, s) for i in members[lv] for s in range(3) if order[i][s] == group]
             true = [x for x in slots if x[1] + 1 in answer[x[0]]]
             false = [x for x in slots if x[1] + 1 not in answer[x[0]]]
             for where, chosen in zip((true, false),
                                      balanced_split(names, [len(true), len(false)], rng),
                                      strict=True):
-                types.update(zip(where, chosen, strict=True))
+                chosen_type.update(zip(where, chosen, strict=True))
     return [PlanEntry(index=i, level=level_of[i], answer=answer[i], order=order[i],
-                      types=tuple(types[(i, s)] for s in range(3)))
+                      types=tuple(chosen_type[(i, s)] for s in range(3)))
             for i in range(count)]
 
 

@@ -27,6 +27,14 @@ T = TypeVar("T")
 ENTRY_POINT_PREFIX = "hopvista."
 
 
+def _origin(obj: object) -> str:
+    """Where an entry comes from: the module of a function or class, an entry's own
+    ``origin`` attribute, else the module of its type."""
+    if isinstance(obj, type) or callable(obj) and hasattr(obj, "__qualname__"):
+        return str(getattr(obj, "__module__", "?"))
+    return str(getattr(obj, "origin", None) or type(obj).__module__)
+
+
 class Registry(Generic[T]):
     """Named entries of one kind.
 
@@ -53,12 +61,13 @@ class Registry(Generic[T]):
         """Register ``entry`` under ``name``; without ``entry``, a decorator that does.
 
         Registering a second, different entry under a taken name is an error naming both
-        origins; registering the same object again (a module imported twice) is harmless.
+        origins (:meth:`unregister` first to replace one); registering an equal entry again
+        (a module imported twice) is harmless.
         """
         def add(obj: T) -> T:
-            origin = getattr(obj, "__module__", None) or type(obj).__module__
+            origin = _origin(obj)
             known = self._entries.get(name)
-            if known is not None and known is not obj and self._origins[name] != origin:
+            if known is not None and known is not obj and known != obj:
                 raise ValueError(f"{self.kind} {name!r} is registered twice: by "
                                  f"{self._origins[name]} and by {origin}")
             self._entries[name] = obj

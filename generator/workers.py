@@ -90,15 +90,15 @@ def _worker_signals(parent: int) -> None:
     _die_with_parent(parent)
 
 
-def load_state(config: BuildConfig) -> tuple[DomainPack, World]:
+def load_state(config: BuildConfig, pack: DomainPack | None = None) -> tuple[DomainPack, World]:
     """Pack and world of ``config`` in this process (the world is kept while the pack, the
-    source, its options and the seed stay the same, whatever the count or levels)."""
+    source, its options and the seed stay the same, whatever the count or levels); ``pack``
+    is ``config.pack()`` when the caller already has it."""
     if _WORKER.get("config") != config:
-        pack = config.pack()
+        pack = pack if pack is not None else config.pack()
         key = (pack, config.source, config.seed, config.options())
         if _WORKER.get("world_key") != key:
-            world = load_world(config.source or pack.spec.source, pack, config.seed,
-                               config.options())
+            world = load_world(config.source_name(pack), pack, config.seed, config.options())
             _WORKER.update(world_key=key, world=world, available=None)
         _WORKER.update(config=config, pack=pack)
     return _WORKER["pack"], _WORKER["world"]
@@ -159,7 +159,7 @@ def plan_build(config: BuildConfig) -> tuple[list[PlanEntry], tuple[str, ...]]:
     available = _WORKER.get("available")
     if available is None:
         available = _WORKER["available"] = feasible_types(world, pack, config.seed)
-    return make_plan(config.seed, config.count, config.levels, available), available
+    return make_plan(config.seed, config.count, config.levels, pack.types, available), available
 
 
 def generate_items(config: BuildConfig, workers: int = 1, progress: bool = False,

@@ -82,6 +82,8 @@ class World:
     values: dict[str, dict[str, list[Decimal | None]]]
     chunks: dict[str, list[Chunk]]
     provenance: dict[str, object] = field(default_factory=dict)
+    period_axis: bool = True
+    """False for a domain without a period axis: ``periods == [0]``, never shown."""
     cache: dict[object, object] = field(default_factory=dict, repr=False, compare=False)
 
     def entity(self, entity_id: str) -> Entity:

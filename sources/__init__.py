@@ -1,19 +1,29 @@
-"""Source loaders: each turns a data source into a :class:`hopvista.world.World`.
+"""Sources: each turns a data source into a :class:`hopvista.world.World`.
 
-A source is registered here by name; a domain pack names its default source in ``pack.yaml``.
-Every loader takes ``(pack, seed, options)`` and is imported lazily, so a heavy source costs
-nothing until used.
+A source is registered by name with :func:`source` (or ``SOURCES.register``); a domain pack
+names its default source in ``domain.yaml`` and ``--source`` overrides it. Built-in sources
+are imported lazily, the first time a source is looked up, so a heavy one costs nothing until
+used; third-party ones come from the ``hopvista.sources`` entry-point group::
+
+    from hopvista.sources import source
+
+    @source("my-source")
+    def load(pack, seed, options):   # -> hopvista.world.World
+        ...
+
+A source whose data also says something about the domain (column labels from a CSV header,
+nouns from the data folder) passes ``adapt_pack``: it receives the pack and the options and
+returns the pack to build with (a new object; the given one is never changed).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import import_module
 from pathlib import Path
 
 from hopvista.domain import DomainPack
-from hopvista.errors import UserError
+from hopvista.registry import Registry
 from hopvista.world import World
 
 
@@ -26,42 +36,41 @@ class SourceOptions:
 
 
 SourceLoader = Callable[[DomainPack, int, SourceOptions], World]
-
-#: name -> "module:function" of a :data:`SourceLoader`.
-SOURCES: dict[str, str] = {
-    "synthetic": "hopvista.sources:load_synthetic",
-    "sec": "hopvista.sources.sec.loader:load_world",
-}
+PackAdapter = Callable[[DomainPack, SourceOptions], DomainPack]
 
 
-SYNTHETIC_FIRST_YEAR = 2000
-"""The synthetic companies were founded before then (their fact base says when)."""
+@dataclass(frozen=True)
+class Source:
+    """A registered source: its loader and, optionally, how its data adapts the pack."""
+
+    name: str
+    load: SourceLoader
+    adapt_pack: PackAdapter | None = None
+    origin: str = ""
+
+    def pack_for(self, pack: DomainPack, options: SourceOptions) -> DomainPack:
+        """The pack to build with (the given one unless the source adapts it)."""
+        return pack if self.adapt_pack is None else self.adapt_pack(pack, options)
 
 
-def load_synthetic(pack: DomainPack, seed: int, options: SourceOptions) -> World:
-    """The embedded default: a seeded synthetic world (no data folder)."""
-    from hopvista.sources.synthetic import load_world as synthetic_world
-
-    if options.data is not None:
-        raise UserError("--data: the synthetic source reads no files (use --source sec)")
-    if options.years is None:
-        return synthetic_world(pack, seed)
-    first, last = options.years
-    if first < SYNTHETIC_FIRST_YEAR:
-        raise UserError(f"--years {first}-{last}: the synthetic world's companies report from "
-                        f"{SYNTHETIC_FIRST_YEAR} on; choose a window from then")
-    if last - first < 1:
-        raise UserError(f"--years {first}-{last}: the synthetic source needs at least two "
-                        "years (its MD&A text compares two years)")
-    return synthetic_world(pack, seed, first_period=first, n_periods=last - first + 1)
+SOURCES: Registry[Source] = Registry("source", "sources", builtins=(
+    "hopvista.sources.synthetic.source",
+    "hopvista.sources.sec.loader",
+))
 
 
-def load_world(source: str, pack: DomainPack, seed: int,
+def source(name: str, adapt_pack: PackAdapter | None = None
+           ) -> Callable[[SourceLoader], SourceLoader]:
+    """Register the decorated loader ``(pack, seed, options) -> World`` as source ``name``."""
+    def register(load: SourceLoader) -> SourceLoader:
+        SOURCES.register(name, Source(name=name, load=load, adapt_pack=adapt_pack,
+                                      origin=getattr(load, "__module__", "")))
+        return load
+
+    return register
+
+
+def load_world(name: str, pack: DomainPack, seed: int,
                options: SourceOptions | None = None) -> World:
-    """Build the world of ``pack`` from the named source."""
-    target = SOURCES.get(source)
-    if target is None:
-        raise UserError(f"unknown source {source!r} (known: {', '.join(sorted(SOURCES))})")
-    module, _, name = target.partition(":")
-    loader: SourceLoader = getattr(import_module(module), name)
-    return loader(pack, seed, options or SourceOptions())
+    """Build the world of ``pack`` from the source called ``name``."""
+    return SOURCES.get(name).load(pack, seed, options or SourceOptions())

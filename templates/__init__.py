@@ -1,1 +1,1 @@
-"""Built-in domain packs: one folder each, holding pack.yaml, statements.yaml and templates."""
+"""Built-in domain packs: one folder each, holding domain.yaml and whatever its source reads."""

@@ -90,7 +90,7 @@ def test_items_are_reproducible_one_by_one(hard48: Path) -> None:
 
     pack = resolve_pack("financial")
     world = load_world("synthetic", pack, 7)
-    entry = make_plan(7, 48, (3,))[17]
+    entry = make_plan(7, 48, (3,), resolve_pack("financial").types)[17]
     stored = _items(hard48)[17]
     assert stored["images"] and stored.pop("render")
     stored["images"] = []

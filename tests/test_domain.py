@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 import hopvista.templates
 from hopvista.cli.main import main
@@ -34,36 +36,91 @@ def test_identity_parsing_and_closure() -> None:
             parse_identity(bad)
 
 
-def _edit(path: Path, old: str, new: str) -> None:
+def _edit(path: Path, old: str, new: str) -> int:
+    """Replace ``old`` once; return the 1-based line where the edit starts."""
     text = path.read_text()
-    assert old in text
+    assert old in text, old
+    line = text[:text.index(old)].count("\n") + 1
     path.write_text(text.replace(old, new, 1))
+    return line
 
 
-@pytest.mark.parametrize("file,old,new,message", [
-    ("pack.yaml", "period_label: Year", "period_labl: Year", "field 'period_labl'"),
-    ("pack.yaml", "  - at = lt + seq", "  - at = lt + equity", "field 'identities.4'"),
-    ("pack.yaml", "precision: 1,", "precision: -1,", "field 'columns.0.precision'"),
-    ("pack.yaml", "peer_column: sale", "peer_column: sales", "instance.peer_column"),
-    ("pack.yaml", "format: 1", "format: [1", "invalid YAML"),
-    ("statements.yaml", "{{ threshold }} in {{ year }} is {{ entity }}",
-     "{{ treshold }} in {{ year }} is {{ entity }}", "field 'forms.CT.0'"),
-    ("statements.yaml", '  cmp: {">": greater than, "<": less than}', '  cmp: {">": above}',
+DOMAIN = "domain.yaml"
+
+# Ten (and more) broken packs: each error names the file, the line and the problem.
+BROKEN = [
+    ("typo in a field name", "entity:\n", "entitty:\n", "field 'entitty': unknown field"),
+    ("unknown column in an identity", "  - at = lt + seq", "  - at = lt + equity",
+     "field 'identities.4': unknown columns equity"),
+    ("negative precision", "precision: 1,", "precision: -1,", "field 'columns.0.precision'"),
+    ("unknown peer column", "peer_column: sale", "peer_column: sales",
+     "field 'instance.peer_column': unknown column 'sales'"),
+    ("YAML syntax", "format: 2", "format: [2", "invalid YAML"),
+    ("template naming an unknown variable", "{{ threshold }} in {{ period }} is {{ entity }}",
+     "{{ treshold }} in {{ period }} is {{ entity }}",
+     "field 'forms.CT.0': 'treshold' is undefined"),
+    ("template syntax", "{{ threshold }} in {{ period }} is {{ entity }}",
+     "{{ threshold } in {{ period }} is {{ entity }}", "field 'forms.CT.0': template syntax"),
+    ("template that fails to render", "{{ threshold }} in {{ period }} is {{ entity }}",
+     "{{ threshold }} in {{ period }} is {{ entity }} {{ 1 // 0 }}",
+     "field 'forms.CT.0': cannot render"),
+    ("word map missing a key", '  cmp: {">": greater than, "<": less than}', '  cmp: {">": above}',
      "word map 'cmp' needs entries for <"),
-])
-def test_pack_errors_name_file_and_field(pack_copy: Path, file: str, old: str, new: str,
-                                         message: str, capsys) -> None:
-    _edit(pack_copy / file, old, new)
+    ("unknown statement type", "  FC+CT:\n", "  FC+XX:\n",
+     "field 'forms.FC+XX': unknown statement type 'FC+XX'"),
+    ("question with an unknown variable", "the chart about {{ names }}",
+     "the chart about {{ companies }}", "field 'question': 'companies' is undefined"),
+    ("text types without documents", "documents: true", "documents: false",
+     "FC reads text but the domain has no documents"),
+    ("trend types without a period axis", "period:\n  name: Year\n  plural: years\n", "",
+     "needs a period axis but the domain has none"),
+    ("enabled type without wording", "statement_types: [FC, CT,", "statement_types: [FC, CT, CT,",
+     "listed twice: CT"),
+    ("period format without a slot", "  plural: years\n", "  plural: years\n  format: Y\n",
+     "field 'period.format': needs exactly one '{}'"),
+    ("old pack format", "format: 2", "format: 1", "pack format 1"),
+    ("missing required field", "title: Financial", "titel: Financial", "field 'titel'"),
+]
+
+
+@pytest.mark.parametrize("case,old,new,message", BROKEN, ids=[b[0] for b in BROKEN])
+def test_broken_packs_name_file_line_and_field(pack_copy: Path, case: str, old: str, new: str,
+                                               message: str, capsys) -> None:
+    line = _edit(pack_copy / DOMAIN, old, new)
     with pytest.raises(UserError) as exc:
         load_pack(pack_copy)
-    assert str(pack_copy / file) in str(exc.value) and message in str(exc.value)
+    text = str(exc.value)
+    assert message in text
+    assert text.startswith(f"{pack_copy / DOMAIN}:"), text
+    reported = int(text.split(": ", 1)[0].rsplit(":", 1)[1])
+    if case not in ("text types without documents", "trend types without a period axis",
+                    "missing required field"):
+        assert abs(reported - line) <= 1, (text, line)  # the field's key or its value
     assert main(["build", str(pack_copy), "-n", "3", "--out", str(pack_copy.parent / "o")]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+    assert not (pack_copy.parent / "o").exists()
 
 
 def test_a_pack_folder_builds_by_path(pack_copy: Path, tmp_path: Path) -> None:
-    _edit(pack_copy / "pack.yaml", "name: financial", "name: myfinance")
+    _edit(pack_copy / DOMAIN, "name: financial", "name: myfinance")
     out = tmp_path / "ds"
     assert main(["build", str(pack_copy), "-n", "6", "--no-images", "--out", str(out)]) == 0
     assert main(["verify", str(out)]) == 0
+
+
+def test_a_pack_words_only_the_types_it_enables(pack_copy: Path, tmp_path: Path) -> None:
+    """A pack without trend types (no TR forms, none enabled) builds; the plan uses the rest."""
+    data = yaml.safe_load((pack_copy / DOMAIN).read_text())
+    kept = [t for t in data["statement_types"] if "TR" not in t]
+    del data["statement_types"]  # the worded types are the enabled ones
+    data["forms"] = {t: f for t, f in data["forms"].items() if t in kept}
+    (pack_copy / DOMAIN).write_text(yaml.safe_dump(data, sort_keys=False))
+    pack = load_pack(pack_copy)
+    assert set(pack.types) == set(kept)
+    out = tmp_path / "ds"
+    assert main(["build", str(pack_copy), "-n", "9", "--no-images", "--out", str(out)]) == 0
+    assert main(["verify", str(out)]) == 0
+    types = {s["type"] for line in (out / "items.jsonl").open()
+             for s in json.loads(line)["statements"]}
+    assert types <= set(kept) and not any("TR" in t for t in types)

@@ -364,9 +364,9 @@ def test_chromium_under_fontconfig_env_ignores_the_users_fonts(planted: Path) ->
 @pytest.mark.slow
 @pytest.mark.skipif(not HAS_CHROMIUM, reason="no Chromium")
 def test_every_face_chromium_draws_for_a_theme_font_is_a_system_face() -> None:
-    from hopvista.themes.tables import THEMES
+    from hopvista.themes.tables import TABLE_THEMES
 
-    families = sorted({f for theme in THEMES.values() for f in theme.fonts} | set(FAMILIES))
+    families = sorted({f for _, theme in TABLE_THEMES.items() for f in theme.fonts} | set(FAMILIES))
     drawn = _chromium_faces({**os.environ, **fonts.fontconfig_env()}, families)
     assert {f: n for f, names in drawn.items() for n in names
             if not fonts.is_system_face(n)} == {}

@@ -18,15 +18,15 @@ from hopvista.errors import UserError
 from hopvista.render.browser import chromium_executable as find_chromium
 from hopvista.render.chart import ChartRenderer, library_versions
 from hopvista.render.chart_data import ChartData
-from hopvista.rng import derive
+from hopvista.rng import Streams
 from hopvista.themes import fonts
 from hopvista.themes.charts import (
     CHART_KINDS,
+    CHART_LIBRARIES,
     FCMR_PALETTE,
     FIGURE_HEIGHT_RANGE,
     FIGURE_WIDTH_RANGE,
     FONT_SIZE_RANGES,
-    LIBRARIES,
     sample_chart_style,
 )
 
@@ -69,6 +69,8 @@ def library_param(library: str) -> Any:
     return pytest.param(library, marks=marks, id=library)
 
 
+LIBRARIES = CHART_LIBRARIES.names()
+KINDS = CHART_KINDS.names()
 ALL_LIBRARIES = [library_param(lib) for lib in LIBRARIES]
 
 
@@ -79,15 +81,11 @@ def renderer() -> Iterator[ChartRenderer]:
 
 
 def style_for(library: str, kind: str, seed: int = 0, **changes: Any) -> dict[str, Any]:
-    style = sample_chart_style(derive(seed, "test-chart"), [kind])
+    style = sample_chart_style(Streams(seed, "test-chart"), [kind])
     style.update(library=library, **changes)
-    if library == "seaborn" and style["theme"] not in ("whitegrid", "darkgrid", "white",
-                                                      "ticks"):
-        style["theme"] = "whitegrid" if style["grid"] else "white"
-    if library == "plotly" and not style["theme"].startswith(("plotly", "simple")):
-        style["theme"] = "plotly_white"
-    if library == "matplotlib" and style["theme"] not in ("box", "open"):
-        style["theme"] = "box"
+    looks = CHART_LIBRARIES.get(library).looks[style["grid"]]
+    if style["theme"] not in looks:
+        style["theme"] = looks[0]
     return style
 
 
@@ -101,7 +99,7 @@ def test_sample_chart_style_covers_libraries_and_respects_kinds() -> None:
     libraries: Counter[str] = Counter()
     for index in range(600):
         kinds = ["line", "bar", "scatter"] if index % 2 else ["bar", "pie"]
-        style = sample_chart_style(derive(5, "item", index), kinds)
+        style = sample_chart_style(Streams(5, f"item-{index}"), kinds)
         json.dumps(style)
         libraries[style["library"]] += 1
         assert style["kind"] in kinds
@@ -118,24 +116,24 @@ def test_sample_chart_style_covers_libraries_and_respects_kinds() -> None:
 
 
 def test_sample_chart_style_is_deterministic_and_kinds_change_only_the_kind() -> None:
-    a = sample_chart_style(derive(1, "item", 3), ["line", "bar"])
-    assert a == sample_chart_style(derive(1, "item", 3), ["bar", "line"])
-    b = sample_chart_style(derive(1, "item", 3), list(CHART_KINDS))
+    a = sample_chart_style(Streams(1, "item-3"), ["line", "bar"])
+    assert a == sample_chart_style(Streams(1, "item-3"), ["bar", "line"])
+    b = sample_chart_style(Streams(1, "item-3"), KINDS)
     assert {k: v for k, v in a.items() if k != "kind"} == {
         k: v for k, v in b.items() if k != "kind"}
-    seen = {sample_chart_style(derive(1, "item", i), ["pie"])["kind"] for i in range(20)}
+    seen = {sample_chart_style(Streams(1, f"item-{i}"), ["pie"])["kind"] for i in range(20)}
     assert seen == {"pie"}
 
 
 @pytest.mark.parametrize("kinds", [[], ["donut"], ["line", "area"]])
 def test_sample_chart_style_rejects_unknown_kinds(kinds: list[str]) -> None:
     with pytest.raises(ValueError, match="kinds"):
-        sample_chart_style(np.random.default_rng(0), kinds)
+        sample_chart_style(Streams(0, "item-0"), kinds)
 
 
 # -- rendering -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind", CHART_KINDS)
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("library", ALL_LIBRARIES)
 def test_every_library_draws_every_kind(renderer: ChartRenderer, library: str,
                                         kind: str) -> None:

@@ -12,15 +12,14 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
 import pytest
 from PIL import Image
 
 from hopvista.errors import UserError
 from hopvista.render import browser
 from hopvista.render.table import TableRenderer, parse_style, render_html
-from hopvista.rng import derive
-from hopvista.themes.tables import THEMES, default_style, sample_table_theme
+from hopvista.rng import Streams
+from hopvista.themes.tables import TABLE_THEMES, default_style, sample_table_style
 
 pytestmark = pytest.mark.slow  # renders with Chromium, matplotlib or plotly
 
@@ -122,7 +121,7 @@ def check_layout(png: bytes, layout: dict[str, Any], table: dict[str, Any]) -> N
         assert above[1] + above[3] <= below[1]
 
 
-@pytest.mark.parametrize("theme", list(THEMES))
+@pytest.mark.parametrize("theme", TABLE_THEMES.names())
 def test_every_theme_renders(renderer: TableRenderer, theme: str) -> None:
     table = make_table()
     style = default_style(theme)
@@ -136,7 +135,7 @@ def test_every_theme_renders(renderer: TableRenderer, theme: str) -> None:
 def test_every_theme_font_is_installed(renderer: TableRenderer) -> None:
     """Every font a theme may sample renders without fallback (install.sh installs them)."""
     table = make_table()
-    for name, theme in THEMES.items():
+    for name, theme in TABLE_THEMES.items():
         for font in theme.fonts:
             _, layout = renderer.render(table, NAMES, default_style(name) | {"font": font})
             assert layout["font"] == font, (name, font)
@@ -145,7 +144,7 @@ def test_every_theme_font_is_installed(renderer: TableRenderer) -> None:
 def test_sampled_styles_render(renderer: TableRenderer) -> None:
     table = make_table()
     for index in range(6):
-        style = sample_table_theme(derive(7, "item", index, "table"))
+        style = sample_table_style(Streams(7, f"item-{index}"))
         png, layout = renderer.render(table, NAMES, style)
         check_layout(png, layout, table)
 
@@ -354,27 +353,25 @@ def test_forked_worker_makes_its_own_renderer(renderer: TableRenderer) -> None:
     assert again == png
 
 
-def test_sample_table_theme_is_deterministic() -> None:
-    draws = [sample_table_theme(derive(3, "item", i, "base")) for i in range(200)]
-    again = [sample_table_theme(derive(3, "item", i, "base")) for i in range(200)]
+def test_sample_table_style_is_deterministic() -> None:
+    draws = [sample_table_style(Streams(3, f"item-{i}")) for i in range(200)]
+    again = [sample_table_style(Streams(3, f"item-{i}")) for i in range(200)]
     assert draws == again
-    assert {d["theme"] for d in draws} == set(THEMES)
+    assert {d["theme"] for d in draws} == set(TABLE_THEMES.names())
     for style in draws:
         json.dumps(style)
-        theme = THEMES[style["theme"]]
+        theme = TABLE_THEMES.get(style["theme"])
         assert style["font"] in theme.fonts
         assert theme.font_size_px[0] <= style["font_size_px"] <= theme.font_size_px[1]
         assert style["accent"] in theme.accents
         assert parse_style(style).theme is theme
         assert all(type(v) in (str, int) for v in style.values())
-    assert sample_table_theme(np.random.default_rng(1)) == sample_table_theme(
-        np.random.default_rng(1)
-    )
+    assert sample_table_style(Streams(3, "x", "v")) != sample_table_style(Streams(3, "x"))
 
 
 def test_at_least_ten_themes_with_css() -> None:
-    assert len(THEMES) >= 10
-    for theme in THEMES.values():
+    assert len(TABLE_THEMES.names()) >= 10
+    for _, theme in TABLE_THEMES.items():
         css = theme.stylesheet()
         assert "--hv-bg" in css and "font-family" not in css and "</" not in css
         assert theme.description and theme.fonts

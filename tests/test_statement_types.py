@@ -8,13 +8,15 @@ from typing import Any
 
 import pytest
 
-from hopvista.domain import STATEMENT_TYPES, DomainPack
+from hopvista.domain import DomainPack
 from hopvista.instance import Instance, sample_instance
 from hopvista.plan import slot_groups
 from hopvista.rng import derive
 from hopvista.statements.fact import fact_node
-from hopvista.statements.types import TYPES, Statement, make_statement
+from hopvista.statements.registry import STATEMENT_TYPES
+from hopvista.statements.types import Statement, make_statement
 from hopvista.verify.executor import Context, Undecidable, decide, drop, hops
+from hopvista.verify.operators import OPERATORS, modalities
 from hopvista.world import World
 
 PER_TYPE = 4
@@ -41,21 +43,31 @@ def _examples(type_name: str, truth: bool, world: World, pack: DomainPack
     return found
 
 
-def test_registry_matches_fcmr_table_12() -> None:
-    assert list(TYPES) == list(STATEMENT_TYPES)
-    assert len(TYPES) == 17
-    assert {lv: sorted(slot_groups(lv)) for lv in (1, 2, 3)} == {
+FCMR_TABLE_12 = {
+    "FC": "text", "CT": "table", "AR": "table", "TR": "chart", "RK": "chart",
+    "FC+CT": "text+table", "FC+AR": "text+table", "FC+TR": "text+chart", "FC+RK": "text+chart",
+    "CT+TR": "table+chart", "CT+RK": "table+chart", "AR+TR": "table+chart",
+    "AR+RK": "table+chart", "FC+CT+TR": "text+table+chart", "FC+CT+RK": "text+table+chart",
+    "FC+AR+TR": "text+table+chart", "FC+AR+RK": "text+table+chart",
+}
+
+
+def test_builtin_types_are_fcmr_table_12(pack: DomainPack) -> None:
+    builtin = {name: kind for name, kind in STATEMENT_TYPES.items()
+               if kind.origin.startswith("hopvista.")}
+    assert {n: k.group for n, k in builtin.items()} == FCMR_TABLE_12
+    assert {n: k.hops for n, k in builtin.items()} == {n: n.count("+") + 1 for n in builtin}
+    assert {lv: sorted(slot_groups(lv, pack.types)) for lv in (1, 2, 3)} == {
         1: ["chart", "table", "text"],
         2: ["table+chart", "text+chart", "text+table"],
         3: ["text+table+chart"],
     }
-    for name, kind in TYPES.items():
-        assert kind.hops == len(name.split("+"))
-        assert len(kind.modalities) == kind.hops
 
 
-def test_every_type_has_wording(pack: DomainPack) -> None:
-    assert set(pack.words.forms) == set(TYPES)
+@pytest.mark.parametrize("type_name", STATEMENT_TYPES.names())
+def test_the_verifier_knows_every_operator_of_a_type(type_name: str) -> None:
+    unknown = [op for op in STATEMENT_TYPES.get(type_name).operators if op not in OPERATORS]
+    assert not unknown, f"{type_name} emits operators the verifier lacks: {unknown}"
 
 
 def _swaps(program: dict[str, Any], instance: Instance) -> list[dict[str, Any]]:
@@ -79,7 +91,8 @@ def _swaps(program: dict[str, Any], instance: Instance) -> list[dict[str, Any]]:
     return swapped
 
 
-@pytest.mark.parametrize("type_name", STATEMENT_TYPES)
+@pytest.mark.parametrize("type_name", [n for n, k in STATEMENT_TYPES.items()
+                                       if k.origin.startswith("hopvista.")])
 def test_type_verifies_flips_and_needs_every_hop(type_name: str, world: World,
                                                  pack: DomainPack) -> None:
     decide_cfg = pack.spec.decidability
@@ -92,7 +105,8 @@ def test_type_verifies_flips_and_needs_every_hop(type_name: str, world: World,
             assert statement.type == type_name
             assert decide(statement.program, ctx) is truth == statement.label
             paths = hops(statement.program)
-            assert len(paths) == TYPES[type_name].hops
+            assert len(paths) == STATEMENT_TYPES.get(type_name).hops
+            assert statement.modalities == modalities(statement.program)
             for path in paths:
                 with pytest.raises(Undecidable):
                     decide(drop(statement.program, path), ctx)

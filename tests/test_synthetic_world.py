@@ -21,7 +21,8 @@ import yaml
 import hopvista.templates
 from hopvista.domain import Identity, PackSpec, load_pack, parse_identity
 from hopvista.errors import GenerationError, UserError
-from hopvista.sources.synthetic import FIGURE_COLUMNS, MAX_SALE, MIN_SALE, PackLike, load_world
+from hopvista.sources.synthetic import MAX_SALE, MIN_SALE, PackLike, load_world
+from hopvista.sources.synthetic.plan import load_plan
 from hopvista.world import Column, World
 
 FOLDER = Path(hopvista.templates.__file__).parent / "financial"
@@ -50,7 +51,7 @@ class StandIn:
 
 
 def stand_in(folder: Path = FOLDER, **changes: object) -> StandIn:
-    raw = yaml.safe_load((FOLDER / "pack.yaml").read_text(encoding="utf-8"))
+    raw = yaml.safe_load((FOLDER / "domain.yaml").read_text(encoding="utf-8"))
     raw.update(changes)
     spec = PackSpec.model_validate(raw)
     return StandIn(folder, spec, tuple(parse_identity(t) for t in spec.identities))
@@ -128,8 +129,6 @@ def test_same_world_in_another_process_and_hash_seed() -> None:
         "from tests.test_synthetic_world import digest\n"
         "p = load_pack(Path(hopvista.templates.__file__).parent / 'financial')\n"
         "print(digest(load_world(p, 5, n_entities=15)))\n")
-    if not (FOLDER / "statements.yaml").is_file():
-        pytest.skip("statements.yaml not there yet")
     digests = set()
     for hash_seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
@@ -160,7 +159,7 @@ def test_shape_and_precision(synth: World, synth_pack: PackLike) -> None:
 
 
 def test_every_identity_holds_exactly(synth: World) -> None:
-    spec = yaml.safe_load((FOLDER / "pack.yaml").read_text(encoding="utf-8"))
+    spec = yaml.safe_load((FOLDER / "domain.yaml").read_text(encoding="utf-8"))
     identities = [parse_identity(t) for t in spec["identities"]]
     assert len(identities) == 6
     checked = 0
@@ -385,7 +384,7 @@ def test_bad_arguments_are_user_errors() -> None:
 
 
 def test_unknown_column_and_wrong_identity_are_refused() -> None:
-    raw = yaml.safe_load((FOLDER / "pack.yaml").read_text(encoding="utf-8"))
+    raw = yaml.safe_load((FOLDER / "domain.yaml").read_text(encoding="utf-8"))
     extra = [*raw["columns"], {"key": "emp", "label": "Employees", "unit": "thousands",
                                "precision": 1, "description": "Employees."}]
     with pytest.raises(UserError, match="emp"):
@@ -394,8 +393,15 @@ def test_unknown_column_and_wrong_identity_are_refused() -> None:
         load_world(stand_in(identities=["gp = sale - xsga"]), 1, n_entities=2)
 
 
-def test_a_template_alternative_without_the_needle_is_refused(tmp_path: Path) -> None:
+def copy_pack(tmp_path: Path) -> Path:
+    """The pack's source data (catalogues and text) in a folder of its own, to break."""
     shutil.copytree(FOLDER / "text", tmp_path / "text")
+    shutil.copy(FOLDER / "catalogues.yaml", tmp_path / "catalogues.yaml")
+    return tmp_path
+
+
+def test_a_template_alternative_without_the_needle_is_refused(tmp_path: Path) -> None:
+    copy_pack(tmp_path)
     business = tmp_path / "text" / "business.j2"
     source = business.read_text(encoding="utf-8")
     broken = source.replace("{% macro headquarters(c, f) %}\n",
@@ -422,4 +428,101 @@ def test_digest_is_stable_within_a_process(synth: World, synth_pack: PackLike) -
 
 
 def test_figure_columns_are_pack_columns(synth: World) -> None:
-    assert {c for cols in FIGURE_COLUMNS.values() for c in cols} <= set(synth.columns)
+    plan, _ = load_plan(FOLDER)
+    assert {c for figure in plan.figures.values() for c in figure.columns} <= set(synth.columns)
+
+
+# -- the pack's data files and their contract with the templates ----------------------------
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def refused(folder: Path) -> str:
+    with pytest.raises(UserError) as caught:
+        load_world(stand_in(folder), 1, n_entities=1)
+    message = str(caught.value)
+    assert "\n" not in message
+    return message
+
+
+def test_a_malformed_catalogue_names_file_line_and_field(tmp_path: Path) -> None:
+    folder = copy_pack(tmp_path)
+    edit(folder / "catalogues.yaml", "ratios: {gm: [0.26, 0.4]", "ratios: {gm: [0.4, 0.26]")
+    message = refused(folder)
+    assert "catalogues.yaml:" in message and "industries.0.ratios.gm" in message
+    line = int(message.split("catalogues.yaml:")[1].split(":")[0])
+    assert "gm: [0.4, 0.26]" in (folder / "catalogues.yaml").read_text().splitlines()[line - 1]
+
+
+@pytest.mark.parametrize(("old", "new", "field"), [
+    ("payer: 0.7", "payer: often", "industries.0.payer"),
+    ("    label: Specialty Retail\n", "    label: Specialty Retail\n    colour: red\n",
+     "industries.0.colour"),
+    ("number_words: [zero, one, two, three, four, five, six]", "number_words: [zero, one]",
+     "number_words"),
+    ("  - key: software\n", "  - key: retail\n", "industries"),
+    ("endings: [n, x, ra, 'on',", "endings: [n, x, ra, on,", "names.endings.3"),
+])
+def test_a_bad_catalogue_entry_is_a_user_error(tmp_path: Path, old: str, new: str,
+                                                field: str) -> None:
+    folder = copy_pack(tmp_path)
+    edit(folder / "catalogues.yaml", old, new)
+    message = refused(folder)
+    assert str(folder / "catalogues.yaml") in message and f"'{field}'" in message, message
+
+
+def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
+    folder = copy_pack(tmp_path)
+    edit(folder / "catalogues.yaml", "    payer: 0.7\n", "    payer: 0.7\n    payer: 0.8\n")
+    assert "industries.0.payer': given twice" in refused(folder)
+
+
+def test_a_catalogue_kind_without_a_macro_names_both(tmp_path: Path) -> None:
+    folder = copy_pack(tmp_path)
+    edit(folder / "catalogues.yaml", "specific: [loyalty]", "specific: [loyalty, fleet]")
+    edit(folder / "text" / "plan.yaml", " fact:fleet", "")
+    message = refused(folder)
+    assert "catalogues.yaml:" in message and "industries.0.specific.1" in message
+    assert "plan.yaml" in message and "'fleet'" in message
+    edit(folder / "catalogues.yaml", "specific: [loyalty, fleet]", "specific: [loyalty, fleat]")
+    assert "unknown industry-specific fact kind 'fleat'" in refused(folder)
+
+
+def test_a_plan_slot_naming_an_undefined_macro_names_both(tmp_path: Path) -> None:
+    folder = copy_pack(tmp_path)
+    edit(folder / "text" / "plan.yaml", "fill:segment_detail", "fill:segment_details")
+    message = refused(folder)
+    assert "plan.yaml:" in message and "sections.business.paragraphs.segments" in message
+    assert "'segment_details'" in message and "business.j2 does not define" in message
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("fact:pipeline", "fact:pipe", "draws no fact of kind 'pipe'"),
+    ("fig:gross_profit", "fig:gross", "no entry figures.gross"),
+    ("fig:gross_profit", "fill:gross_profit", "a fill macro takes (c)"),
+    ("gross_profit: {columns: [gp, sale]}", "gross_profit: {columns: [gp, emp]}",
+     "produces no column emp"),
+    ("fill:segment_detail", "fill;segment_detail", "is not fact:<kind>"),
+])
+def test_a_plan_that_breaks_the_contract_is_refused(tmp_path: Path, old: str, new: str,
+                                                    expected: str) -> None:
+    folder = copy_pack(tmp_path)
+    edit(folder / "text" / "plan.yaml", old, new)
+    message = refused(folder)
+    assert "plan.yaml" in message and expected in message, message
+
+
+def test_a_claims_macro_is_required_for_every_fact_slot(tmp_path: Path) -> None:
+    folder = copy_pack(tmp_path)
+    edit(folder / "text" / "claims.j2", "{% macro backlog(c, f) %}", "{% macro backlogs(c, f) %}")
+    message = refused(folder)
+    assert "fact:backlog" in message and "claims.j2 does not define" in message
+
+
+def test_a_pack_without_catalogues_is_refused(tmp_path: Path) -> None:
+    folder = copy_pack(tmp_path)
+    (folder / "catalogues.yaml").unlink()
+    assert "catalogues.yaml: file not found" in refused(folder)

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hopvista.api import build
 from hopvista.cli.arguments import int_at_least, levels, positive_int, seed_int, years
-from hopvista.pipeline import BuildConfig, build
 
 
 def register(subparsers: Any) -> None:
@@ -29,7 +29,7 @@ def register(subparsers: Any) -> None:
                    help="data folder of a file-based source (sec: what 'gen fetch sec' wrote)")
     p.add_argument("--years", type=years, default=None, metavar="FIRST-LAST",
                    help="window of fiscal years, e.g. 2020-2024 (default: the source's)")
-    p.add_argument("--periods", type=int_at_least(3, "at least 3"), default=None,
+    p.add_argument("--periods", type=int_at_least(2, "at least 2"), default=None,
                    help="periods per instance (default: the domain's, 5 for financial)")
     p.add_argument("--no-images", dest="images", action="store_false",
                    help="skip rendering: items.jsonl and Parquet without table/chart images")
@@ -41,11 +41,10 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Build and report where the dataset went."""
     out: Path = args.out or Path("out") / Path(args.domain).name
-    config = BuildConfig(domain=args.domain, levels=args.hops, count=args.count,
-                         seed=args.seed, source=args.source, images=args.images,
-                         data=args.data, years=args.years, periods=args.periods)
-    manifest = build(config, out, workers=args.workers, overwrite=args.overwrite,
-                     progress=sys.stderr.isatty())
+    manifest = build(args.domain, out, hops=args.hops, count=args.count, seed=args.seed,
+                     source=args.source, data=args.data, years=args.years,
+                     periods=args.periods, images=args.images, workers=args.workers,
+                     overwrite=args.overwrite, progress=sys.stderr.isatty())
     shares = manifest["shares"]
     print(f"wrote {manifest['counts']['items']} items to {out} "
           f"(levels {shares['levels']}, answers {shares['answers']})")

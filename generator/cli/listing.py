@@ -7,7 +7,7 @@ from typing import Any
 
 from hopvista.domain import builtin_pack_names, resolve_pack
 from hopvista.sources import SOURCES
-from hopvista.statements.types import TYPES
+from hopvista.statements.registry import STATEMENT_TYPES
 
 
 def register(subparsers: Any) -> None:
@@ -23,9 +23,10 @@ def run(args: argparse.Namespace) -> int:
     for name in builtin_pack_names():
         print(f"  {name:<12} {resolve_pack(name).spec.title}")
     print("sources:")
-    for name in sorted(SOURCES):
-        print(f"  {name}")
+    for name in SOURCES.names():
+        print(f"  {name:<12} from {SOURCES.origin(name)}")
     print("statement types:")
-    for name, kind in TYPES.items():
-        print(f"  {name:<10} {kind.hops} hop(s)  {' + '.join(kind.modalities)}")
+    for name, kind in STATEMENT_TYPES.items():
+        print(f"  {name:<10} {kind.hops} hop(s)  {' + '.join(kind.modalities):<20} "
+              f"from {kind.origin}")
     return 0

@@ -1,7 +1,8 @@
 """Chart images: ``inputs.chart`` + entity names + a sampled style -> PNG bytes.
 
-``ChartRenderer`` draws line, bar, scatter and pie charts with matplotlib, seaborn or plotly
-(the style, from ``hopvista.themes.charts.sample_chart_style``, says which). The same chart,
+``ChartRenderer`` draws a chart with the registered chart library the style names
+(``hopvista.themes.charts.CHART_LIBRARIES``: matplotlib, seaborn and plotly built in; the
+style comes from ``hopvista.themes.charts.sample_chart_style``). The same chart,
 names and style give the same bytes in any process on the same machine and packages, whatever
 was drawn before. Fonts are the style's FCMR substitute, checked before drawing: a missing
 family raises ``UserError``, never a silent fallback. ``font_file`` in the metadata is the full
@@ -29,20 +30,12 @@ from typing import Any
 from hopvista.render.browser import chromium_executable
 from hopvista.render.chart_data import ChartData
 from hopvista.render.png import png_size
-from hopvista.themes.fonts import (
-    FALLBACK_FAMILY,
-    file_version,
-    fontconfig_env,
-    fontconfig_face,
-    fontconfig_family,
-    missing_glyphs,
-    resolve_font,
-)
+from hopvista.themes.charts import CHART_LIBRARIES
+from hopvista.themes.fonts import FALLBACK_FAMILY, fontconfig_env, missing_glyphs, resolve_font
 
 KALEIDO_TIMEOUT_S = 60.0
 """Longest wait for the browser to start or to draw one image."""
 
-LIBRARIES = ("matplotlib", "seaborn", "plotly")
 
 @functools.cache
 def _version(package: str) -> str:
@@ -53,8 +46,9 @@ def _version(package: str) -> str:
 
 
 def library_versions() -> dict[str, str]:
-    """Versions of the chart libraries, for the manifest."""
-    return {name: _version(name) for name in ("matplotlib", "seaborn", "plotly", "kaleido")}
+    """Versions of the packages behind the registered chart libraries, for the manifest."""
+    packages = {p for _, library in CHART_LIBRARIES.items() for p in library.packages}
+    return {name: _version(name) for name in sorted(packages)}
 
 
 def _use_system_fonts() -> None:
@@ -154,35 +148,27 @@ class ChartRenderer:
         """
         if not self._open:
             raise RuntimeError("ChartRenderer is not open: use `with ChartRenderer() as r:`")
-        library = style["library"]
-        if library not in LIBRARIES:
-            raise ValueError(f"style.library must be one of {LIBRARIES}, got {library!r}")
+        library = CHART_LIBRARIES.get(style["library"])
+        if style["kind"] not in library.kinds:
+            raise ValueError(f"chart library {library.name!r} does not draw "
+                             f"{style['kind']!r} charts (it draws {list(library.kinds)})")
         data = ChartData.parse(chart, names, style["kind"])
         if len(data.names) > len(style["palette"]):
             raise ValueError(f"style.palette has {len(style['palette'])} colours for "
                              f"{len(data.names)} series")
         family = style["font"]["family"]
-        font = resolve_font(family)
+        resolve_font(family)  # a missing family is a UserError before anything is drawn
         fallback = missing_glyphs(family, data.all_text())
         with self._lock:
-            if library == "plotly":
-                png, font_file, version = self._plotly(data, style, family, fallback)
-            else:
-                from hopvista.render.chart_mpl import render_matplotlib
-
-                png = render_matplotlib(data, style, font, bool(fallback),
-                                        seaborn=library == "seaborn")
-                font_file = font.path
-                version = file_version(font.path, font.face_index)
+            png, font_file, version = library.draw(self, data, style, fallback)
         size = png_size(png)
         if size != (int(style["width"]), int(style["height"])):
-            raise RuntimeError(f"{library} drew a {size[0]}x{size[1]} image, expected "
+            raise RuntimeError(f"{library.name} drew a {size[0]}x{size[1]} image, expected "
                                f"{style['width']}x{style['height']}")
-        engine = {"matplotlib": [], "seaborn": ["matplotlib"], "plotly": ["kaleido"]}[library]
-        versions = {name: _version(name) for name in [library, *engine]}
+        versions = {name: _version(name) for name in library.packages}
         meta = {
-            "library": library,
-            "library_version": versions[library],
+            "library": library.name,
+            "library_version": versions[library.packages[0]],
             "versions": versions,
             "kind": data.kind,
             "font": family,
@@ -196,25 +182,21 @@ class ChartRenderer:
         }
         return png, meta
 
-    def _plotly(self, data: ChartData, style: dict[str, Any], family: str,
-                fallback: str) -> tuple[bytes, str, str]:
-        from hopvista.render.chart_plotly import plotly_figure
+    def kaleido_png(self, figure: Any, width: int, height: int) -> bytes:
+        """A plotly figure as PNG bytes, exported by kaleido in this renderer's browser.
 
-        css_family = fontconfig_family(family)
-        path, index = fontconfig_face(family)
-        if fallback:
-            css_family = f"{css_family}, {fontconfig_family(FALLBACK_FAMILY)}"
+        Waits for a background start, starts the browser if needed, and after a crash or a
+        hang starts it once more and tries again. For a library's ``draw`` (lock held).
+        """
         self._await_warm_start()
         if self._kaleido is None:
             self._start_plotly()
-        figure = plotly_figure(data, style, css_family)
-        size = int(style["width"]), int(style["height"])
         try:
-            png = self._kaleido.png(figure, *size)
+            png: bytes = self._kaleido.png(figure, width, height)
         except Exception:  # a crashed or hung browser: one fresh start, one more try
             with contextlib.suppress(Exception):
                 self._kaleido.stop()
             self._kaleido = None
             self._start_plotly()
-            png = self._kaleido.png(figure, *size)
-        return png, path, file_version(path, index)
+            png = self._kaleido.png(figure, width, height)
+        return png

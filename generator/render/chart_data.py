@@ -14,8 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from hopvista.display import parse_shown
-
-CHART_KINDS = ("line", "bar", "scatter", "pie")
+from hopvista.themes.chart_kinds import CHART_KINDS
 
 CATEGORY_AXIS_TITLE = "Year"
 """Title of the year axis when the chart does not carry a ``period_label``."""
@@ -61,6 +60,12 @@ class ChartData:
     years: tuple[int, ...]
     names: tuple[str, ...]
     values: tuple[tuple[float, ...], ...]
+    period_labels: tuple[str, ...] = ()
+    """How each period is written ("2023", "300 K"); the years themselves by default."""
+
+    def period_texts(self) -> list[str]:
+        """The category tick labels."""
+        return list(self.period_labels) if self.period_labels else [str(y) for y in self.years]
 
     @classmethod
     def parse(cls, chart: dict[str, Any], names: dict[str, str], kind: str) -> ChartData:
@@ -71,11 +76,13 @@ class ChartData:
         non-positive slice.
         """
         if kind not in CHART_KINDS:
-            raise ValueError(f"chart kind must be one of {CHART_KINDS}, got {kind!r}")
+            raise ValueError(f"chart kind must be one of {CHART_KINDS.names()}, got {kind!r}")
         if chart.get("kind", kind) != kind:
             raise ValueError(f"chart.kind is {chart['kind']!r} but the style asks for {kind!r}")
         column = chart["column"]
         years = tuple(int(y) for y in chart["years"])
+        period_format = str(chart.get("period_format") or "{}")
+        shown = tuple(period_format.replace("{}", str(y)) for y in years)
         if not years or list(years) != sorted(set(years)):
             raise ValueError(f"chart.years must be distinct and ascending, got {list(years)}")
         series = chart["series"]
@@ -104,10 +111,10 @@ class ChartData:
             if any(v[0] <= 0 for v in values):
                 raise ValueError("a pie chart needs positive values; got "
                                  f"{[v[0] for v in values]}")
-            title = f"{label} ({unit}), {years[0]}" if unit else f"{label}, {years[0]}"
+            title = f"{label} ({unit}), {shown[0]}" if unit else f"{label}, {shown[0]}"
         return cls(kind=kind, title=title, value_title=unit or label,
                    category_title=str(chart.get("period_label") or CATEGORY_AXIS_TITLE),
-                   years=years, names=tuple(labels), values=tuple(values))
+                   years=years, names=tuple(labels), values=tuple(values), period_labels=shown)
 
     def flat_values(self) -> list[float]:
         """Every plotted value."""
@@ -134,7 +141,7 @@ class ChartData:
 
     def all_text(self) -> str:
         """Every string the chart draws (for the glyph coverage check)."""
-        years = " ".join(str(y) for y in self.years)
+        years = " ".join(self.period_texts())
         return " ".join([self.title, self.value_title, self.category_title, years,
                          "0123456789,.-", *self.names])
 

@@ -193,7 +193,7 @@ def _slant_crowded_years(fig: Figure, ax: Axes, data: ChartData, style: dict[str
     """
     dpi = int(style["dpi"])
     tick_pt = float(style["font_sizes"]["tick"])
-    label_px = max(text_width_px(str(y), family, tick_pt, dpi) for y in data.years)
+    label_px = max(text_width_px(t, family, tick_pt, dpi) for t in data.period_texts())
     if len(data.years) * (label_px + TICK_GAP_PX) <= CROWDED_SHARE * int(style["width"]):
         return
     fig.draw_without_rendering()
@@ -220,7 +220,7 @@ def _tick_decimals(ticks: list[float]) -> int:
 def _axes(ax: Axes, data: ChartData, style: dict[str, Any], seaborn: bool) -> None:
     from matplotlib.ticker import FuncFormatter
 
-    labels = [str(y) for y in data.years]
+    labels = data.period_texts()
     if data.kind == "bar":
         ax.set_xticks(range(len(data.years)), labels)
         ax.set_xlim(-0.5, len(data.years) - 0.5)

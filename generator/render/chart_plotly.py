@@ -109,7 +109,7 @@ def plotly_figure(data: ChartData, style: dict[str, Any], family: str) -> dict[s
                 x=[y + offsets[i] for y in data.years], y=list(values), name=shown,
                 mode="markers", marker={"color": palette[i], "size": scatter_px}))
         else:
-            traces.append(go.Bar(x=[str(y) for y in data.years], y=list(values), name=shown,
+            traces.append(go.Bar(x=data.period_texts(), y=list(values), name=shown,
                                  marker={"color": palette[i], "line": {"width": 0}}))
     grid = bool(style["grid"])
     axis_common: dict[str, Any] = {"automargin": True, "ticks": "outside", "showline": True,
@@ -127,11 +127,11 @@ def plotly_figure(data: ChartData, style: dict[str, Any], family: str) -> dict[s
         layout.update({"barmode": "group", "bargap": 1.0 - width, "bargroupgap": 0.0})
         xaxis.update({"type": "category", "showgrid": False,
                       "categoryorder": "array",
-                      "categoryarray": [str(y) for y in data.years]})
+                      "categoryarray": data.period_texts()})
     else:
         pad = LINE_X_PADDING if data.kind == "line" else scatter_padding(len(data.names))
         xaxis.update({"type": "linear", "tickmode": "array", "tickvals": list(data.years),
-                      "ticktext": [str(y) for y in data.years], "showgrid": grid,
+                      "ticktext": data.period_texts(), "showgrid": grid,
                       "range": [data.years[0] - pad, data.years[-1] + pad], "zeroline": False})
     layout["xaxis"] = xaxis
     legend: dict[str, Any] = {"font": {"size": sizes["legend"]}, "bgcolor": "rgba(0,0,0,0)",

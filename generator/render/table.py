@@ -5,7 +5,7 @@ reuses them for every image (a fresh browser per image costs about six times as 
 worker process owns one renderer, created *after* any ``fork`` and used from one thread.
 
 The input is the item's ``inputs.table`` object (docs/format.md, section 2.2), the display
-names of its entities and a style (``hopvista.themes.tables.sample_table_theme``). Cell text
+names of its entities and a style (``hopvista.themes.tables.sample_table_style``). Cell text
 is untrusted: the skeleton is rendered with autoescaping on, the page runs no JavaScript, a
 Content-Security-Policy forbids every load, and the browser context aborts every request.
 
@@ -42,7 +42,7 @@ from hopvista.render.browser import (
 )
 from hopvista.render.png import png_size
 from hopvista.themes.fonts import fontconfig_file, is_system_face
-from hopvista.themes.tables import THEMES, Theme, skeleton
+from hopvista.themes.tables import Theme, get_theme, skeleton
 
 __all__ = ["TableRenderer", "TableStyle", "parse_style", "render_html"]
 
@@ -108,15 +108,15 @@ class TableStyle:
 
 
 def parse_style(style: Mapping[str, Any]) -> TableStyle:
-    """Validate a style dict (``sample_table_theme``'s keys) and fill in defaults.
+    """Validate a style dict (``sample_table_style``'s keys) and fill in defaults.
 
     ``theme`` is required; ``font`` defaults to the theme's first font. Unknown keys are
     ignored. Raises ``UserError`` on an unknown theme or a malformed value.
     """
     name = style.get("theme")
-    if not isinstance(name, str) or name not in THEMES:
-        raise UserError(f"unknown table theme {name!r}; known: {', '.join(THEMES)}")
-    theme = THEMES[name]
+    if not isinstance(name, str):
+        raise UserError(f"table style: theme {name!r} is not a name")
+    theme = get_theme(name)
     font = style.get("font", theme.fonts[0])
     if not isinstance(font, str) or not _FONT_NAME.fullmatch(font):
         raise UserError(f"table style: font {font!r} is not a plain font family name")
@@ -154,7 +154,7 @@ def _context(table: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, An
         columns: Sequence[Mapping[str, Any]] = table["columns"]
         rows: Sequence[Mapping[str, Any]] = table["rows"]
         entity_label = str(table["entity_label"])
-        period_label = str(table["period_label"])
+        period_label = table["period_label"]
     except KeyError as exc:
         raise ValueError(f"table is missing {exc.args[0]!r}") from None
     units = {str(c.get("unit") or "") for c in columns}
@@ -166,27 +166,31 @@ def _context(table: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, An
         unit = str(column.get("unit") or "")
         return text if shared is not None or not unit else f"{text} ({unit})"
 
-    header = [
-        {"row": 0, "col": 0, "kind": "entity", "text": entity_label},
-        {"row": 0, "col": 1, "kind": "period", "text": period_label},
-    ] + [{"row": 0, "col": 2 + i, "kind": "num", "text": label(c)} for i, c in enumerate(columns)]
+    # A domain without a period axis has no period column (its one period is never shown).
+    first = 1 if period_label is None else 2
+    period_format = str(table.get("period_format") or "{}")
+    header = [{"row": 0, "col": 0, "kind": "entity", "text": entity_label}]
+    if period_label is not None:
+        header.append({"row": 0, "col": 1, "kind": "period", "text": str(period_label)})
+    header += [{"row": 0, "col": first + i, "kind": "num", "text": label(c)}
+               for i, c in enumerate(columns)]
     body: list[dict[str, Any]] = []
     for r, row in enumerate(rows, start=1):
         entity = row["entity"]
         if entity not in names:
             raise ValueError(f"no display name for entity {entity!r}")
         values: Mapping[str, Any] = row["values"]
-        cells = [
-            {"row": r, "col": 0, "kind": "entity", "text": str(names[entity])},
-            {"row": r, "col": 1, "kind": "period", "text": str(row["year"])},
-        ]
+        cells = [{"row": r, "col": 0, "kind": "entity", "text": str(names[entity])}]
+        if period_label is not None:
+            cells.append({"row": r, "col": 1, "kind": "period",
+                          "text": period_format.replace("{}", str(row["year"]))})
         for i, column in enumerate(columns):
             key = column["key"]
             if key not in values:
                 raise ValueError(f"row {r} ({entity}, {row['year']}) has no value for {key!r}")
             value = values[key]
             text = "" if value is None else str(value)
-            cells.append({"row": r, "col": 2 + i, "kind": "num", "text": text})
+            cells.append({"row": r, "col": first + i, "kind": "num", "text": text})
         previous = rows[r - 2]["entity"] if r > 1 else None
         following = rows[r]["entity"] if r < len(rows) else None
         body.append(
@@ -379,7 +383,7 @@ class TableRenderer:
         """Render ``table`` to PNG bytes and its layout.
 
         ``table`` is ``inputs.table`` (format.md 2.2), ``names`` maps entity ids to display
-        names, ``style`` is a ``sample_table_theme`` dict, ``template`` optional Jinja2 source
+        names, ``style`` is a ``sample_table_style`` dict, ``template`` optional Jinja2 source
         (see :func:`render_html`).
 
         The image is the ``#hv-root`` element: the table, its caption and the theme's margin.

@@ -13,7 +13,9 @@ import numpy as np
 
 from hopvista.display import fmt
 from hopvista.instance import Instance
+from hopvista.statements.registry import Words, selector
 from hopvista.statements.selection import (
+    Margins,
     Selection,
     all_years_condition,
     cuts,
@@ -55,8 +57,9 @@ def ar(instance: Instance, rng: np.random.Generator,
                 node={"op": "ar", "column": column, "years": [first, second], "sign": sign,
                       "result": num(result)},
                 cells=table_cells(instance, [column], [first, second]),
-                words={"column": instance.column(column).label, "year1": str(first),
-                       "year2": str(second), "sign": words["sign"][sign],
+                words={"column": instance.column(column).label,
+                       "period1": instance.show(first), "period2": instance.show(second),
+                       "sign": words["sign"][sign],
                        "result": fmt(result)},
                 modalities=frozenset({"table"}))
 
@@ -73,3 +76,12 @@ def ar_sum(instance: Instance, rng: np.random.Generator, words: dict[str, dict[s
         for threshold, picked in cuts(totals, op, sizes):
             yield all_years_condition(instance, "AR_SUM", "ar_sum", column, op, threshold,
                                       picked, words)
+
+
+@selector("AR", modalities=("table",),
+          variables=("column", "period1", "period2", "sign", "result"), operators=("ar",),
+          min_periods=2)
+def ar_type(instance: Instance, rng: np.random.Generator, words: Words,
+            margins: Margins) -> Iterator[Selection]:
+    """AR: "the {noun} where {column} in {period1} {sign} {period2} equals {result} is ..."."""
+    return ar(instance, rng, words)

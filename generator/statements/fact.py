@@ -7,7 +7,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from hopvista.instance import Instance
-from hopvista.statements.selection import Selection, text_cells
+from hopvista.statements.registry import Words, selector
+from hopvista.statements.selection import Margins, Selection, text_cells
 from hopvista.world import Fact
 
 
@@ -30,3 +31,11 @@ def facts_of(instance: Instance, entity: str, rng: np.random.Generator) -> list[
     """The usable facts of one entity, in random order."""
     facts = instance.facts[entity]
     return [facts[int(k)] for k in rng.permutation(len(facts))]
+
+
+@selector("FC", modalities=("text",), variables=("fact",), operators=("fact",),
+          fact_form=False)
+def fc_type(instance: Instance, rng: np.random.Generator, words: Words,
+            margins: Margins) -> Iterator[Selection]:
+    """FC: "{entity} {fact}" — the fact is stated by that entity's own text alone."""
+    return fc(instance, rng)

@@ -18,6 +18,7 @@ import numpy as np
 from hopvista.display import fmt
 from hopvista.instance import Instance
 from hopvista.statements.arithmetic import SIGNS, combine
+from hopvista.statements.registry import Words, selector
 from hopvista.statements.selection import Margins, Selection, chart_cells, cuts, num, table_cells
 from hopvista.statements.threshold import CMPS
 
@@ -42,6 +43,8 @@ def clearly_loses(instance: Instance, entity: str, year: int, order: str,
     return lag >= margins.rank_gap and lag > 0
 
 
+@selector("RK", modalities=("chart",), variables=("column", "order", "period"),
+          operators=("rk",))
 def rk(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, str]],
        margins: Margins) -> Iterator[Selection]:
     """Valid one-hop RK selectors, in random order."""
@@ -56,7 +59,7 @@ def rk(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, 
                       "order": order},
                 cells=chart_cells(instance, [year]),
                 words={"column": instance.chart_column.label, "order": words["order"][order],
-                       "year": str(year)},
+                       "period": instance.show(year)},
                 modalities=frozenset({"chart"}))
 
 
@@ -127,3 +130,23 @@ def _rk_when_selection(instance: Instance, words: dict[str, dict[str, str]], anc
                        "cmp": op, "threshold": num(threshold)}},
         cells=anchor_cells + chart_cells(instance, years),
         words=text, modalities=frozenset({"table", "chart"}))
+
+
+_WHEN = ("anchor", "cond_column", "cmp", "threshold", "order", "rank_column")
+
+
+@selector("CT+RK", modalities=("table", "chart"), variables=_WHEN, operators=("rk_when",),
+          hops=2, min_periods=2)
+def ct_rk(instance: Instance, rng: np.random.Generator, words: Words,
+          margins: Margins) -> Iterator[Selection]:
+    """CT+RK: "during the periods when {anchor}'s {cond_column} is {cmp} {threshold}, the
+    {noun} with the {order} {rank_column} is {entity}"."""
+    return rk_when(instance, rng, words, margins, "CT")
+
+
+@selector("AR+RK", modalities=("table", "chart"), variables=(*_WHEN, "sign", "cond_column2"),
+          operators=("rk_when",), hops=2, min_periods=2)
+def ar_rk(instance: Instance, rng: np.random.Generator, words: Words,
+          margins: Margins) -> Iterator[Selection]:
+    """AR+RK: as CT+RK with the condition on {cond_column} {sign} {cond_column2}."""
+    return rk_when(instance, rng, words, margins, "AR")

@@ -98,5 +98,6 @@ def all_years_condition(instance: Instance, kind: str, op: str, column: str, cmp
         node={"op": op, "column": column, "cmp": cmp, "threshold": num(threshold)},
         cells=table_cells(instance, [column], years),
         words={"cond_column": instance.column(column).label, "cmp": words["cmp"][cmp],
-               "threshold": fmt(threshold), "first": str(years[0]), "last": str(years[-1])},
+               "threshold": fmt(threshold), "first": instance.show(years[0]),
+               "last": instance.show(years[-1])},
         modalities=frozenset({"table"}))

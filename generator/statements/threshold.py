@@ -12,7 +12,9 @@ import numpy as np
 
 from hopvista.display import fmt
 from hopvista.instance import Instance
+from hopvista.statements.registry import Words, selector
 from hopvista.statements.selection import (
+    Margins,
     Selection,
     all_years_condition,
     cuts,
@@ -37,7 +39,7 @@ def ct(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, 
                       "threshold": num(threshold)},
                 cells=table_cells(instance, [column], [year]),
                 words={"column": instance.column(column).label, "cmp": words["cmp"][op],
-                       "threshold": fmt(threshold), "year": str(year)},
+                       "threshold": fmt(threshold), "period": instance.show(year)},
                 modalities=frozenset({"table"}))
 
 
@@ -57,3 +59,11 @@ def ct_all(instance: Instance, rng: np.random.Generator, words: dict[str, dict[s
                 continue
             yield all_years_condition(instance, "CT_ALL", "ct_all", column, op, threshold,
                                       picked, words)
+
+
+@selector("CT", modalities=("table",), variables=("column", "cmp", "threshold", "period"),
+          operators=("ct",))
+def ct_type(instance: Instance, rng: np.random.Generator, words: Words,
+            margins: Margins) -> Iterator[Selection]:
+    """CT: "the {noun} with {column} {cmp} {threshold} in {period} is {entity}"."""
+    return ct(instance, rng, words)

@@ -14,6 +14,7 @@ from itertools import pairwise
 import numpy as np
 
 from hopvista.instance import Instance
+from hopvista.statements.registry import selector
 from hopvista.statements.selection import Margins, Selection, chart_cells
 
 DIRECTIONS = ("increasing", "decreasing")
@@ -42,16 +43,21 @@ def _selection(instance: Instance, kind: str, picked: frozenset[str], first: int
     node = {"op": "tr", "column": instance.chart_column.key, "from": first, "to": last,
             "direction": direction}
     if kind == "TR":
-        text = {"column": label, "year1": str(first), "year2": str(last)}
+        text = {"column": label, "period1": instance.show(first),
+                "period2": instance.show(last)}
     else:
         node = {"op": "tr_all", "column": instance.chart_column.key, "direction": direction}
-        text = {"trend_column": label, "first": str(first), "last": str(last)}
+        text = {"trend_column": label, "first": instance.show(first),
+                "last": instance.show(last)}
     text |= {"direction": words["direction"][direction],
              "direction_verb": words["direction_verb"][direction]}
     return Selection(kind=kind, picked=picked, node=node, cells=chart_cells(instance, years),
                      words=text, modalities=frozenset({"chart"}))
 
 
+@selector("TR", modalities=("chart",),
+          variables=("column", "period1", "period2", "direction", "direction_verb"),
+          operators=("tr",), min_periods=3)
 def tr(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, str]],
        margins: Margins) -> Iterator[Selection]:
     """Valid one-hop TR selectors over spans of at least three years, in random order."""

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import combinations, permutations
+from itertools import combinations
 from typing import Any
 
-from hopvista.plan import LEVEL_NAMES, slot_groups
+from hopvista.plan import LEVEL_NAMES, slot_groups, slot_orders
 from hopvista.verify.jsonl import same_json
 
 ANSWER_SETS = [c for r in range(4) for c in combinations((1, 2, 3), r)]
@@ -76,11 +76,11 @@ def check_balance(tally: Tally, available: tuple[str, ...] | None = None) -> lis
     for level in sorted({level for level, _ in tally.level_answers}):
         answers = {a: n for (lv, a), n in tally.level_answers.items() if lv == level}
         problems += _spread(f"level {level} answer sets", answers, ANSWER_SETS)
-        groups = slot_groups(level, available)
-        if len(groups) == 3:
+        groups = slot_groups(level, tuple(available or ()))
+        if len(groups) > 1:
             orders = {o: n for (lv, o), n in tally.orders.items() if lv == level}
             problems += _spread(f"level {level} modality orders", orders,
-                                list(permutations(groups)))
+                                slot_orders(list(groups)))
         for group, names in groups.items():
             types = {t: n for (lv, g, t), n in tally.slot_types.items()
                      if lv == level and g == group}

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from hopvista.plan import LEVEL_NAMES
+from hopvista.verify.executor import hops
 from hopvista.verify.manifest import Expect
+from hopvista.verify.operators import OPERATORS, View, modalities, nodes
 
-MODALITY_ORDER = ("text", "table", "chart")
-_ATOM_MODALITY = {"FC": "text", "CT": "table", "AR": "table", "TR": "chart", "RK": "chart"}
 Cell = tuple[Any, ...]
 
 
@@ -87,50 +87,15 @@ def check_inputs(item: dict[str, Any]) -> list[str]:
     return problems
 
 
-def canonical_modalities(type_name: str) -> list[str]:
-    """The modalities a statement type spans, in canonical order."""
-    used = {_ATOM_MODALITY[atom] for atom in type_name.split("+")}
-    return [m for m in MODALITY_ORDER if m in used]
-
-
-def _nodes(select: dict[str, Any]) -> list[dict[str, Any]]:
-    return list(select["args"]) if select["op"] == "and" else [select]
-
-
-def _cells_of(node: dict[str, Any], item: dict[str, Any]) -> set[Cell]:
-    """The cells a selector node reads, as the format defines them (section 3.2)."""
-    ids = [e["id"] for e in item["entities"]]
-    years = table_years(item)
-    chart_years = item["inputs"]["chart"]["years"]
-    op, column = node["op"], node.get("column")
-    if op == "fact":
-        return {("text", t["entity"], t["chunk"]) for t in item["inputs"]["text"]}
-    if op in ("ct", "ct_all", "ar", "ar_sum"):
-        if op == "ct":
-            years = [node["year"]]
-        elif op == "ar":
-            years = node["years"]
-        return {("table", e, column, y) for e in ids for y in years}
-    if op == "tr":
-        shown = [y for y in chart_years if node["from"] <= y <= node["to"]]
-    elif op == "rk":
-        shown = [node["year"]]
-    else:  # tr_all, rk_when
-        shown = chart_years
-    cells = {("chart", e, column, y) for e in ids for y in shown}
-    if op == "rk_when":
-        when = node["when"]
-        cells |= {("table", when["entity"], t["column"], y) for t in when["terms"] for y in years}
-    return cells
-
-
 def expected_cells(program: dict[str, Any], item: dict[str, Any]) -> set[Cell]:
     """Every input a statement's program reads (selector hops, and all texts for a fact)."""
+    view = View(item)
     cells: set[Cell] = set()
-    for node in _nodes(program["select"]):
-        cells |= _cells_of(node, item)
+    for node in nodes(program["select"]):
+        cells |= OPERATORS.get(node["op"]).cells(node, view)
     if "fact" in program["claim"]:
-        cells |= _cells_of(program["claim"]["fact"], item)
+        fact = program["claim"]["fact"]
+        cells |= OPERATORS.get(fact["op"]).cells(fact, view)
     return cells
 
 
@@ -141,24 +106,13 @@ def _stored_cells(statement: dict[str, Any]) -> set[Cell]:
 
 def _references(statement: dict[str, Any], item: dict[str, Any]) -> list[str]:
     """Entities and columns a program names exist, in the modality its hop reads."""
-    ids = {e["id"] for e in item["entities"]}
-    table = {c["key"] for c in item["inputs"]["table"]["columns"]}
-    chart = item["inputs"]["chart"]["column"]["key"]
+    view = View(item)
     program, problems = statement["program"], []
     claimed = program["claim"].get("entity")
-    if claimed is not None and claimed not in ids:
+    if claimed is not None and claimed not in view.ids:
         problems.append(f"claims unknown entity {claimed[:40]!r}")
-    for node in _nodes(program["select"]):
-        if node["op"] in ("ct", "ct_all", "ar", "ar_sum") and node["column"] not in table:
-            problems.append(f"{node['op']} reads {node['column'][:40]!r}, not a table column")
-        if node["op"] in ("tr", "tr_all", "rk", "rk_when") and node["column"] != chart:
-            problems.append(f"{node['op']} reads {node['column'][:40]!r}, not the chart column")
-        if node["op"] == "rk_when":
-            when = node["when"]
-            if when["entity"] not in ids:
-                problems.append(f"condition on unknown entity {when['entity'][:40]!r}")
-            if any(t["column"] not in table for t in when["terms"]):
-                problems.append("condition reads a column that is not a table column")
+    for node in nodes(program["select"]):
+        problems += OPERATORS.get(node["op"]).references(node, view)
     return problems
 
 
@@ -183,11 +137,11 @@ def check_statements(item: dict[str, Any], expect: Expect) -> list[str]:
     for n, statement in enumerate(item["statements"], start=1):
         where = f"statement {n} ({statement['type']})"
         found = []
-        if len(statement["type"].split("+")) != item["hops"]:
+        if len(hops(statement["program"])) != item["hops"]:
             found.append(f"does not have {item['hops']} hops")
-        if statement["modalities"] != canonical_modalities(statement["type"]):
+        if statement["modalities"] != modalities(statement["program"]):
             found.append(f"modalities {statement['modalities']} are not "
-                         f"{canonical_modalities(statement['type'])}")
+                         f"{modalities(statement['program'])}, those its program reads")
         if expect.types is not None and statement["type"] not in expect.types:
             found.append("type is not among the manifest's config.types")
         found += _references(statement, item)

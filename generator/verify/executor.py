@@ -114,7 +114,8 @@ class Context:
         return self.chart[(entity, year)]
 
 
-def _compare(value: Decimal, cmp: str, threshold: Decimal) -> bool:
+def compare(value: Decimal, cmp: str, threshold: Decimal) -> bool:
+    """``value cmp threshold``; undecidable on equality or an unknown comparison."""
     if value == threshold:
         raise Undecidable(f"a value equals the threshold {threshold}")
     if cmp == ">":
@@ -124,7 +125,8 @@ def _compare(value: Decimal, cmp: str, threshold: Decimal) -> bool:
     raise Undecidable(f"unknown comparison {cmp!r}")
 
 
-def _apply(a: Decimal, sign: str, b: Decimal) -> Decimal:
+def apply_sign(a: Decimal, sign: str, b: Decimal) -> Decimal:
+    """``a + b`` or ``a - b``."""
     if sign == "+":
         return a + b
     if sign == "-":
@@ -132,14 +134,17 @@ def _apply(a: Decimal, sign: str, b: Decimal) -> Decimal:
     raise Undecidable(f"unknown sign {sign!r}")
 
 
-def _span(ctx: Context, first: int, last: int) -> list[int]:
+def year_span(ctx: Context, first: int, last: int) -> list[int]:
+    """The chart's periods from ``first`` to ``last`` (at least two, both on the chart)."""
     years = [y for y in ctx.years if first <= y <= last]
     if len(years) < 2 or years[0] != first or years[-1] != last:
-        raise Undecidable(f"years {first}-{last} are not on the chart")
+        raise Undecidable(f"periods {first}-{last} are not on the chart")
     return years
 
 
-def _trend(ctx: Context, node: dict[str, Any], years: list[int]) -> frozenset[str]:
+def trend(ctx: Context, node: dict[str, Any], years: list[int]) -> frozenset[str]:
+    """Entities whose chart series moves the node's way over ``years``, every step clearly;
+    undecidable when any entity's movement is unclear."""
     up = node["direction"] == "increasing"
     chosen = set()
     for e in ctx.entities:
@@ -152,7 +157,8 @@ def _trend(ctx: Context, node: dict[str, Any], years: list[int]) -> frozenset[st
     return frozenset(chosen)
 
 
-def _best(ctx: Context, scores: dict[str, Decimal], order: str, gap: Decimal) -> str:
+def best(ctx: Context, scores: dict[str, Decimal], order: str, gap: Decimal) -> str:
+    """The entity ranked first by ``order``, clear of the runner-up by ``gap``."""
     if order not in ("max", "min"):
         raise Undecidable(f"unknown order {order!r}")
     ordered = sorted(scores, key=lambda e: scores[e], reverse=(order == "max"))
@@ -163,73 +169,18 @@ def _best(ctx: Context, scores: dict[str, Decimal], order: str, gap: Decimal) ->
 
 
 def select(node: dict[str, Any], ctx: Context) -> frozenset[str]:
-    """The set of entities a selector node picks."""
+    """The set of entities a selector node picks (its operator's own definition)."""
+    from hopvista.errors import UserError
+    from hopvista.verify.operators import OPERATORS
+
     op = node["op"]
-    everyone = frozenset(ctx.entities)
-    if op == "any":
-        return everyone
-    if op == "ct":
-        t = program_number(node["threshold"])
-        return frozenset(e for e in ctx.entities
-                         if _compare(ctx.cell(e, node["column"], node["year"]), node["cmp"], t))
-    if op == "ct_all":
-        t = program_number(node["threshold"])
-        return frozenset(e for e in ctx.entities
-                         if all([_compare(ctx.cell(e, node["column"], y), node["cmp"], t)
-                                 for y in ctx.years]))
-    if op == "ar":
-        y1, y2 = node["years"]
-        r = program_number(node["result"])
-        return frozenset(e for e in ctx.entities if _apply(
-            ctx.cell(e, node["column"], y1), node["sign"], ctx.cell(e, node["column"], y2)) == r)
-    if op == "ar_sum":
-        t = program_number(node["threshold"])
-        return frozenset(e for e in ctx.entities if _compare(
-            sum((ctx.cell(e, node["column"], y) for y in ctx.years), Decimal(0)),
-            node["cmp"], t))
-    if op == "tr":
-        return _trend(ctx, node, _span(ctx, node["from"], node["to"]))
-    if op == "tr_all":
-        return _trend(ctx, node, ctx.years)
-    if op == "rk":
-        scores = {e: ctx.point(e, node["column"], node["year"]) for e in ctx.entities}
-        return frozenset({_best(ctx, scores, node["order"], ctx.rank_gap)})
-    if op == "rk_when":
-        return _rank_when(node, ctx)
-    if op == "and":
-        picked = everyone
-        for arg in node["args"]:
-            picked &= select(arg, ctx)
-        return picked
-    if op == "fact":
-        return frozenset(e for e in ctx.entities if mentions(ctx.texts[e], node["needle"]))
-    raise Undecidable(f"unknown operation {op!r}")
-
-
-def _rank_when(node: dict[str, Any], ctx: Context) -> frozenset[str]:
-    when = node.get("when")
-    if when is None:
-        years = list(ctx.years)
-    else:
-        t = program_number(when["threshold"])
-        years = []
-        for y in ctx.years:
-            value = Decimal(0)
-            for term in when["terms"]:
-                value = _apply(value, term["sign"], ctx.cell(when["entity"], term["column"], y))
-            if _compare(value, when["cmp"], t):
-                years.append(y)
-    if not years:
-        raise Undecidable("no year meets the condition")
-    per_year = {_best(ctx, {e: ctx.point(e, node["column"], y) for e in ctx.entities},
-                      node["order"], ctx.rank_gap) for y in years}
-    if len(per_year) != 1:
-        return frozenset(per_year)
-    totals = {e: sum((ctx.point(e, node["column"], y) for y in years), Decimal(0))
-              for e in ctx.entities}
-    if _best(ctx, totals, node["order"], Decimal(0)) not in per_year:
-        raise Undecidable("'every year' and 'in total' readings disagree")
-    return frozenset(per_year)
+    if not isinstance(op, str):
+        raise Undecidable(f"operation is not a name: {str(op)[:40]!r}")
+    try:
+        definition = OPERATORS.get(op)
+    except UserError:
+        raise Undecidable(f"unknown operation {op[:40]!r}") from None
+    return definition.select(node, ctx)
 
 
 def decide(program: Program, ctx: Context) -> bool:
@@ -260,18 +211,10 @@ def _decide(program: Program, ctx: Context) -> bool:
 
 def hops(program: Program) -> list[Path_]:
     """Paths of every hop of a program, each of which can be dropped."""
-    found: list[Path_] = []
+    from hopvista.verify.operators import OPERATORS
 
-    def walk(node: dict[str, Any], path: Path_) -> None:
-        if node["op"] == "and":
-            for i, arg in enumerate(node["args"]):
-                walk(arg, (*path, "args", i))
-        elif node["op"] == "rk_when":
-            found.extend([(*path, "when"), path])
-        else:
-            found.append(path)
-
-    walk(program["select"], ("select",))
+    select_node = program["select"]
+    found = list(OPERATORS.get(select_node["op"]).hop_paths(select_node, ("select",)))
     if program.get("claim") and "fact" in program["claim"]:
         found.append(("claim",))
     return found

@@ -56,12 +56,17 @@ def _layout_text(item: dict[str, Any]) -> dict[tuple[int, int], str]:
     """The text each table cell must show: row 0 the headers, then one row per table row."""
     table = item["inputs"]["table"]
     names = {e["id"]: e["name"] for e in item["entities"]}
-    wanted = {(0, 0): table["entity_label"], (0, 1): table["period_label"]}
-    wanted |= {(0, c): column["label"] for c, column in enumerate(table["columns"], start=2)}
+    period = table["period_label"]
+    first = 1 if period is None else 2
+    shown = str(table.get("period_format") or "{}")
+    wanted = {(0, 0): table["entity_label"]} | ({} if period is None else {(0, 1): period})
+    wanted |= {(0, c): column["label"] for c, column in enumerate(table["columns"], start=first)}
     for r, row in enumerate(table["rows"], start=1):
-        wanted |= {(r, 0): names.get(row["entity"], row["entity"]), (r, 1): str(row["year"])}
+        wanted[(r, 0)] = names.get(row["entity"], row["entity"])
+        if period is not None:
+            wanted[(r, 1)] = shown.replace("{}", str(row["year"]))
         wanted |= {(r, c): row["values"][column["key"]]
-                   for c, column in enumerate(table["columns"], start=2)}
+                   for c, column in enumerate(table["columns"], start=first)}
     return wanted
 
 

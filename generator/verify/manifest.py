@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hopvista.domain import STATEMENT_TYPES, Identity, parse_identity
+from hopvista.domain import Identity, parse_identity
 from hopvista.errors import UserError
 from hopvista.outdir import DATASET_FORMAT
 from hopvista.pipeline import FORMAT_VERSION
 from hopvista.plan import LEVEL_NAMES
+from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.verify.jsonl import parse_strict
 from hopvista.verify.paths import file_problem
 
@@ -144,4 +145,4 @@ def expectations(manifest: dict[str, Any], report: Report) -> Expect:
         domain=domain, seed=seed, count=_whole(config, "count", 1, report), images=images,
         levels=_names(config, "hops", tuple(LEVEL_NAMES.values()), False, report),
         margins=_margins(config, report), identities=_identities(config, report),
-        types=_names(config, "types", STATEMENT_TYPES, True, report), config=config)
+        types=_names(config, "types", tuple(STATEMENT_TYPES.names()), True, report), config=config)

@@ -14,11 +14,11 @@ import re
 import reprlib
 from typing import Any
 
-from hopvista.domain import STATEMENT_TYPES
 from hopvista.plan import LEVEL_NAMES
+from hopvista.statements.registry import STATEMENT_TYPES
+from hopvista.themes.chart_kinds import CHART_KINDS
 
 ITEM_KIND = "three_statement"
-CHART_KINDS = ("line", "bar", "scatter", "pie")
 CMPS, SIGNS, ORDERS = (">", "<"), ("+", "-"), ("max", "min")
 DIRECTIONS = ("increasing", "decreasing")
 #: Longest number text accepted (a displayed value or a program's decimal).
@@ -179,15 +179,30 @@ def _check_when(when: Any, path: str, terms: int) -> None:
         as_str(term["sign"], f"{where}.sign", ("+",) if i == 0 else SIGNS)
 
 
+def _check_registered(node: Any, path: str, depth: int = 0) -> None:
+    """A plug-in's selector node: an object whose op the verifier has registered."""
+    from hopvista.verify.operators import OPERATORS
+
+    node = as_dict(node, path)
+    op = as_str(field(node, "op", path), f"{path}.op")
+    if op not in OPERATORS or depth > 8:
+        raise _fail(f"{path}.op", "an operator the verifier knows", op)
+    if op == "and":
+        for i, arg in enumerate(as_list(field(node, "args", path), f"{path}.args")):
+            _check_registered(arg, f"{path}.args.{i}", depth + 1)
+
+
 def check_program(program: Any, type_name: str, path: str) -> None:
     """The program of a statement of ``type_name``: the selector and claim its type
     prescribes (docs/format.md, section 4), with no other keys."""
     program = as_dict(program, path)
     _exact_keys(program, ("select", "claim"), path)
     with_fact = type_name.startswith("FC+")
-    shape = SELECTOR_SHAPES[type_name[3:] if with_fact else type_name]
+    shape = SELECTOR_SHAPES.get(type_name[3:] if with_fact else type_name)
     select = f"{path}.select"
-    if shape[0] == "and":
+    if shape is None:  # a type registered by a plug-in: its operators must be known
+        _check_registered(program["select"], select)
+    elif shape[0] == "and":
         node = as_dict(program["select"], select)
         check_node(node, "and", select)
         for i, op in enumerate(as_list(node["args"], f"{select}.args", 2)):
@@ -209,7 +224,8 @@ def _check_statement(statement: Any, path: str) -> None:
     statement = as_dict(statement, path)
     as_str(field(statement, "text", path), f"{path}.text")
     as_bool(field(statement, "label", path), f"{path}.label")
-    type_name = as_str(field(statement, "type", path), f"{path}.type", STATEMENT_TYPES)
+    type_name = as_str(field(statement, "type", path), f"{path}.type",
+                       tuple(STATEMENT_TYPES.names()))
     for i, modality in enumerate(as_list(field(statement, "modalities", path),
                                          f"{path}.modalities", least=1)):
         as_str(modality, f"{path}.modalities.{i}", ("text", "table", "chart"))
@@ -247,7 +263,8 @@ def _check_column(column: Any, path: str) -> int:
 def _check_table(table: Any, path: str) -> None:
     table = as_dict(table, path)
     as_str(field(table, "entity_label", path), f"{path}.entity_label")
-    as_str(field(table, "period_label", path), f"{path}.period_label")
+    if field(table, "period_label", path) is not None:  # null: no period axis
+        as_str(table["period_label"], f"{path}.period_label")
     precision = {}
     for i, column in enumerate(as_list(field(table, "columns", path), f"{path}.columns", least=1)):
         precision[column_key(column)] = _check_column(column, f"{path}.columns.{i}")
@@ -283,7 +300,7 @@ def _check_chart(chart: Any, path: str) -> None:
         values = as_list(field(series, "values", where), f"{where}.values", len(years))
         for j, value in enumerate(values):
             displayed(value, precision, f"{where}.values.{j}")
-    as_str(field(chart, "kind", path), f"{path}.kind", CHART_KINDS)
+    as_str(field(chart, "kind", path), f"{path}.kind", tuple(CHART_KINDS.names()))
 
 
 def _check_inputs(inputs: Any) -> None:

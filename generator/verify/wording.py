@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -32,9 +31,9 @@ import jinja2.sandbox
 from hopvista import __version__
 from hopvista.domain import DomainPack, builtin_pack_names, resolve_pack
 from hopvista.errors import UserError
-from hopvista.verify.consistency import table_years
 from hopvista.verify.executor import mentions
 from hopvista.verify.manifest import Expect
+from hopvista.verify.operators import OPERATORS, View, nodes
 
 NOUN, FACT = "\ue000", "\ue001"
 # Sandboxed: a dataset's manifest may carry the wording it was built with, and verify must
@@ -42,12 +41,14 @@ NOUN, FACT = "\ue000", "\ue001"
 _ENV = jinja2.sandbox.SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False,
                                           keep_trailing_newline=False)
 MAX_TEMPLATE_CHARS = 4000
-_NUMERIC = ("threshold", "result", "year", "year1", "year2")
+_NUMERIC = ("threshold", "result")
+_PERIODS = ("period", "period1", "period2")
 _NAMES = ("entity", "anchor", "column", "cond_column", "cond_column2", "trend_column",
           "rank_column")
 _WORDS = ("cmp", "sign", "order")
-_WHAT = {"threshold": "threshold", "result": "result", "year": "year", "year1": "year",
-         "year2": "year", "entity": "claimed entity", "anchor": "condition's entity",
+_WHAT = {"threshold": "threshold", "result": "result", "period": "period",
+         "period1": "period", "period2": "period", "entity": "claimed entity",
+         "anchor": "condition's entity",
          "column": "column", "cond_column": "condition column",
          "cond_column2": "second condition column", "trend_column": "chart column",
          "rank_column": "chart column", "cmp": "comparison", "sign": "sign",
@@ -63,6 +64,9 @@ class Wording:
     words: dict[str, dict[str, str]]
     nouns: tuple[str, ...]
     question: str
+    singular: str = ""
+    plural: str = ""
+    period_format: str = "{}"
 
 
 @lru_cache(maxsize=8)
@@ -85,8 +89,11 @@ def pack_wording(expect: Expect, manifest: dict[str, Any]) -> Wording | None:
         pack = _builtin_pack(expect.domain)
         if pack is not None and [i.text for i in pack.identities] == config.get("identities") \
                 and pack.spec.decidability.model_dump() == config.get("decidability"):
-            return Wording(pack=pack.name, forms=pack.words.forms, words=pack.words.words,
-                           nouns=tuple(pack.spec.entity.nouns), question=pack.spec.question)
+            recorded = pack.wording_json()
+            return Wording(pack=pack.name, forms=recorded["forms"], words=recorded["words"],
+                           nouns=tuple(recorded["nouns"]), question=recorded["question"],
+                           singular=recorded["singular"], plural=recorded["plural"],
+                           period_format=recorded["period_format"] or "{}")
     return recorded_wording(config.get("wording"), expect.domain)
 
 
@@ -112,51 +119,20 @@ def recorded_wording(recorded: Any, domain: str | None) -> Wording | None:
     if not (_strings(nouns) and nouns and isinstance(question, str)
             and len(question) <= MAX_TEMPLATE_CHARS):
         return None
+    extras = [recorded.get(k) or "" for k in ("singular", "plural")]
+    period_format = recorded.get("period_format") or "{}"
+    if not all(isinstance(x, str) and len(x) <= MAX_TEMPLATE_CHARS
+               for x in (*extras, period_format)) or period_format.count("{}") != 1:
+        return None
     return Wording(pack=f"{domain} (as recorded)", forms=forms, words=words,
-                   nouns=tuple(nouns), question=question)
+                   nouns=tuple(nouns), question=question, singular=extras[0],
+                   plural=extras[1], period_format=period_format)
 
 
-def shown_number(text: str) -> str:
-    """A program number as statements show it: thousands separators, its own decimals."""
-    value = Decimal(text)
-    exponent = value.as_tuple().exponent
-    places = max(0, -exponent) if isinstance(exponent, int) else 0
-    body = f"{abs(value):,.{places}f}"
-    return f"-{body}" if value < 0 else body
-
-
-def _node_variables(node: dict[str, Any], item: dict[str, Any],
+def _node_variables(node: dict[str, Any], view: View,
                     words: dict[str, dict[str, str]] | None) -> dict[str, str]:
-    """The template variables one selector node fixes (docs/format.md, Wording)."""
-    inputs = item["inputs"]
-    labels = {c["key"]: c["label"] for c in inputs["table"]["columns"]}
-    labels[inputs["chart"]["column"]["key"]] = inputs["chart"]["column"]["label"]
-    names = {e["id"]: e["name"] for e in item["entities"]}
-    years = table_years(item)
-    op, out = node["op"], {}
-    if "threshold" in node:
-        out["threshold"] = shown_number(node["threshold"])
-    if op in ("ct", "ar", "tr", "rk"):
-        out["column"] = labels.get(node["column"], node["column"])
-    if op in ("ct", "rk"):
-        out["year"] = str(node["year"])
-    if op in ("ct_all", "ar_sum", "tr_all"):
-        key = "trend_column" if op == "tr_all" else "cond_column"
-        out |= {key: labels.get(node["column"], node["column"]),
-                "first": str(years[0]), "last": str(years[-1])}
-    if op == "ar":
-        out |= {"year1": str(node["years"][0]), "year2": str(node["years"][1]),
-                "result": shown_number(node["result"])}
-    if op == "tr":
-        out |= {"year1": str(node["from"]), "year2": str(node["to"])}
-    if op == "rk_when":
-        when, terms = node["when"], node["when"]["terms"]
-        out |= {"anchor": names.get(when["entity"], when["entity"]),
-                "cond_column": labels.get(terms[0]["column"], terms[0]["column"]),
-                "rank_column": labels.get(node["column"], node["column"]),
-                "threshold": shown_number(when["threshold"])}
-        if len(terms) > 1:
-            out["cond_column2"] = labels.get(terms[1]["column"], terms[1]["column"])
+    """The template variables one selector node fixes (its operator says which)."""
+    out = dict(OPERATORS.get(node["op"]).variables(node, view))
     if words is not None:
         out |= _node_words(node, words)
     return out
@@ -186,8 +162,9 @@ def statement_variables(statement: dict[str, Any], item: dict[str, Any],
     program = statement["program"]
     select = program["select"]
     out: dict[str, str] = {"noun": NOUN}
-    for node in select["args"] if select["op"] == "and" else [select]:
-        out |= _node_variables(node, item, words)
+    view = View(item)
+    for node in nodes(select):
+        out |= _node_variables(node, view, words)
     claim = program["claim"]
     if "entity" in claim:
         names = {e["id"]: e["name"] for e in item["entities"]}
@@ -224,6 +201,11 @@ def missing_mentions(statement: dict[str, Any], variables: dict[str, str]) -> li
     for key in _NUMERIC:
         if key in variables and not _number_in(text, variables[key]):
             missing.append(f"the {_WHAT[key]} {variables[key]}")
+    for key in _PERIODS:
+        value = variables.get(key)
+        if value is not None and not (_number_in(text, value) if value.isdigit()
+                                      else mentions(text, value)):
+            missing.append(f"the {_WHAT[key]} {value}")
     for key in (*_NAMES, *_WORDS):
         if key in variables and not mentions(text, variables[key]):
             missing.append(f"the {_WHAT[key]} {variables[key]!r}")
@@ -264,6 +246,7 @@ def renders(statement: dict[str, Any], variables: dict[str, str], wording: Wordi
     """Whether the text is one of the pack's forms of its type, rendered with the program's
     values (any pack noun; a fact wording that keeps the needle's distinctive tokens)."""
     needle = _needle(statement["program"])
+    variables = variables | {"singular": wording.singular, "plural": wording.plural}
     for form in wording.forms.get(statement["type"], []):
         try:
             rendered = _template(form).render(**variables).strip()
@@ -303,7 +286,9 @@ def _check_question(item: dict[str, Any], wording: Wording | None) -> list[str]:
     if wording is not None:
         names = ", ".join(e["name"] for e in item["entities"]).rstrip(".")
         try:
-            wanted = _template(wording.question).render(names=names, statements=texts)
+            wanted = _template(wording.question).render(
+                names=names, statements=texts, singular=wording.singular,
+                plural=wording.plural, noun=wording.singular)
         except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError, RecursionError):
             return []
         return [] if item["question"] == wanted else \

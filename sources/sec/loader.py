@@ -21,7 +21,7 @@ from typing import Any
 
 from hopvista.domain import DomainPack
 from hopvista.errors import UserError
-from hopvista.sources import SourceOptions
+from hopvista.sources import SourceOptions, source
 from hopvista.sources.sec.facts import extract_facts
 from hopvista.sources.sec.figures import companyfacts_figures, xbrl_figures
 from hopvista.sources.sec.files import DataFile, entry_problem, one_line, read_data_file
@@ -255,6 +255,7 @@ def _data_root(options: SourceOptions) -> Path:
     return options.data
 
 
+@source("sec")
 def load_world(pack: DomainPack, seed: int, options: SourceOptions) -> World:
     """Real companies of ``options.data`` aligned on the window of fiscal years.
 

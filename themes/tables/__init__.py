@@ -12,8 +12,10 @@ the skeleton and the custom properties the renderer sets from the sampled style:
 A theme sets ``--hv-bg`` (the page colour) in ``:root``. Themes never change the text itself
 (no ``text-transform``, no ``content``): the layout reports the DOM text of every cell.
 
-:func:`sample_table_theme` draws a style from a ``numpy.random.Generator``; the same
-generator state always gives the same style, independent of anything global.
+Themes live in the :data:`TABLE_THEMES` registry (a plug-in adds its own ``Theme`` with its
+CSS text or file). :func:`sample_table_style` draws an item's style from its named streams
+(:class:`hopvista.rng.Streams`): the same seed, item id and variant always give the same style,
+and adding a theme re-styles only the items that pick the new theme.
 """
 
 from __future__ import annotations
@@ -23,9 +25,13 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import numpy as np
+from hopvista.registry import Registry
+from hopvista.rng import Streams
 
 SKELETON = "table.html.j2"
+
+RANGE_KEYS = ("font_size_px", "padding_y_px", "padding_x_px", "margin_px", "header_max_em")
+"""The integer parameters a theme gives a range for, sampled per item in this order."""
 
 # Accent colours for the themes that use one (header fills, stripes, rules).
 _ACCENTS: tuple[str, ...] = (
@@ -44,57 +50,84 @@ _ACCENTS: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class Theme:
-    """One table theme: its CSS file, the font families it may use and its size ranges."""
+    """One table theme: its CSS, the font families it may use and its parameter ranges.
+
+    The CSS is given either as text (``css``) or as a file name (``css_file``) inside the
+    Python package ``package`` (read with :mod:`importlib.resources`, so it works from a
+    wheel); exactly one of the two. Ranges are ``(low, high)`` with both ends included.
+    ``weight`` is the theme's relative share when themes are sampled (1.0 = as often as any
+    built-in theme). A third-party package registers one with
+    ``TABLE_THEMES.register("name", Theme(...))``; ``name`` must equal the registered name.
+    """
 
     name: str
-    css: str
     fonts: tuple[str, ...]
     description: str
+    css: str = ""
+    css_file: str = ""
+    package: str = __name__
     font_size_px: tuple[int, int] = (13, 16)
     padding_y_px: tuple[int, int] = (4, 8)
     padding_x_px: tuple[int, int] = (8, 14)
     margin_px: tuple[int, int] = (10, 20)
     header_max_em: tuple[int, int] = (8, 14)
     accents: tuple[str, ...] = ("#000000",)
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        if bool(self.css) == bool(self.css_file):
+            raise ValueError(f"table theme {self.name!r}: give exactly one of css (text) "
+                             "and css_file")
+        if not self.fonts:
+            raise ValueError(f"table theme {self.name!r}: fonts is empty")
+        if not self.accents or len(set(self.accents)) != len(self.accents):
+            raise ValueError(f"table theme {self.name!r}: accents must be distinct, and "
+                             "at least one")
+        for key in RANGE_KEYS:
+            low, high = getattr(self, key)
+            if low > high:
+                raise ValueError(f"table theme {self.name!r}: {key} {low} > {high}")
+        if not self.weight >= 0:
+            raise ValueError(f"table theme {self.name!r}: weight must be >= 0")
 
     def stylesheet(self) -> str:
-        """The theme's CSS text, read from the package data."""
-        return _read(self.css)
+        """The theme's CSS text."""
+        return self.css or _read(self.package, self.css_file)
 
 
 _SANS = ("Liberation Sans", "Open Sans", "Roboto", "DejaVu Sans", "Noto Sans")
 _SERIF = ("Liberation Serif", "Caladea", "TeX Gyre Pagella", "TeX Gyre Termes", "DejaVu Serif")
 
-_THEMES: tuple[Theme, ...] = (
+_BUILTIN: tuple[Theme, ...] = (
     Theme(
         "web",
-        "web.css",
         _SANS,
         "Bootstrap-like web table: light header, striped rows, thin horizontal rules.",
+        css_file="web.css",
     ),
     Theme(
         "wikitable",
-        "wikitable.css",
         ("Liberation Sans", "DejaVu Sans", "Noto Sans", "TeX Gyre Heros"),
         "Wikipedia 'wikitable': grey header, grey cell borders, light grey page.",
+        css_file="wikitable.css",
         font_size_px=(13, 15),
         padding_y_px=(3, 6),
         padding_x_px=(6, 10),
     ),
     Theme(
         "latex",
-        "latex.css",
         ("CMU Serif", "Latin Modern Roman"),
         "LaTeX booktabs: top, mid and bottom rules, no vertical lines, Computer Modern.",
+        css_file="latex.css",
         font_size_px=(14, 17),
         padding_y_px=(2, 5),
         padding_x_px=(8, 14),
     ),
     Theme(
         "excel",
-        "excel.css",
         ("Carlito", "Liberation Sans"),
         "Spreadsheet: gridlines on every cell, grey header band, dense rows.",
+        css_file="excel.css",
         font_size_px=(13, 15),
         padding_y_px=(1, 3),
         padding_x_px=(4, 7),
@@ -102,39 +135,39 @@ _THEMES: tuple[Theme, ...] = (
     ),
     Theme(
         "dark",
-        "dark.css",
         ("Roboto", "Open Sans", "DejaVu Sans", "Noto Sans"),
         "Dark mode: light text on a dark page, subtle row separators.",
+        css_file="dark.css",
         accents=("#4fc3f7", "#81c784", "#ffb74d", "#ba68c8", "#f06292"),
     ),
     Theme(
         "minimal",
-        "minimal.css",
         ("Open Sans", "Roboto", "Noto Sans", "Carlito"),
         "Minimal: whitespace only, one hairline under the header.",
+        css_file="minimal.css",
         padding_y_px=(5, 9),
         padding_x_px=(12, 18),
     ),
     Theme(
         "zebra",
-        "zebra.css",
         ("Liberation Sans", "DejaVu Sans", "Roboto", "Carlito"),
         "Zebra: strongly tinted alternate rows in the accent colour, no borders.",
+        css_file="zebra.css",
         accents=_ACCENTS,
     ),
     Theme(
         "financial-report",
-        "financial.css",
         _SERIF + ("EB Garamond 12",),
         "Annual-report style: serif, right-aligned figures, rule above totals, double rule below.",
+        css_file="financial.css",
         font_size_px=(14, 17),
         accents=_ACCENTS,
     ),
     Theme(
         "compact",
-        "compact.css",
         ("Liberation Sans Narrow", "Roboto Condensed", "Carlito"),
         "Compact: small type, tight padding, condensed faces, thin borders.",
+        css_file="compact.css",
         font_size_px=(11, 13),
         padding_y_px=(1, 2),
         padding_x_px=(3, 6),
@@ -143,97 +176,86 @@ _THEMES: tuple[Theme, ...] = (
     ),
     Theme(
         "bold-header",
-        "bold_header.css",
         ("Liberation Sans", "Roboto", "Open Sans", "TeX Gyre Heros"),
         "Black header band with white bold labels, heavy outer border.",
+        css_file="bold_header.css",
     ),
     Theme(
         "coloured-header",
-        "coloured_header.css",
         ("Roboto", "Open Sans", "Noto Sans", "Carlito", "Liberation Sans"),
         "Header filled with the accent colour, white labels, light row rules.",
+        css_file="coloured_header.css",
         accents=_ACCENTS,
     ),
     Theme(
         "monospace",
-        "monospace.css",
         ("Inconsolata", "Liberation Mono", "DejaVu Sans Mono"),
         "Plain-text look: monospace, dashed rules, like a terminal or a code listing.",
+        css_file="monospace.css",
         font_size_px=(13, 15),
         padding_y_px=(2, 4),
         padding_x_px=(6, 10),
     ),
     Theme(
         "classic",
-        "classic.css",
         ("Caladea", "TeX Gyre Schola", "TeX Gyre Bonum", "Liberation Serif", "DejaVu Serif"),
         "Printed-document look: double outer border, cream page, serif type.",
+        css_file="classic.css",
         accents=_ACCENTS,
     ),
 )
 
-THEMES: dict[str, Theme] = {theme.name: theme for theme in _THEMES}
+TABLE_THEMES: Registry[Theme] = Registry("table theme", "table_themes")
+"""Every table theme by name: the built-in ones below and any a plug-in registers."""
+
+for _theme in _BUILTIN:
+    TABLE_THEMES.register(_theme.name, _theme)
 
 
 @cache
-def _read(filename: str) -> str:
-    return resources.files(__name__).joinpath(filename).read_text(encoding="utf-8")
+def _read(package: str, filename: str) -> str:
+    return resources.files(package).joinpath(filename).read_text(encoding="utf-8")
 
 
 def skeleton() -> str:
     """The Jinja2 source of the default table skeleton (``table.html.j2``)."""
-    return _read(SKELETON)
+    return _read(__name__, SKELETON)
 
 
 def get_theme(name: str) -> Theme:
-    """The theme called ``name``; ``KeyError`` naming the known themes otherwise."""
-    try:
-        return THEMES[name]
-    except KeyError:
-        known = ", ".join(THEMES)
-        raise KeyError(f"unknown table theme {name!r}; known: {known}") from None
+    """The theme registered as ``name``; a ``UserError`` naming the known themes otherwise."""
+    theme = TABLE_THEMES.get(name)
+    if theme.name != name:
+        raise ValueError(f"table theme registered as {name!r} is named {theme.name!r}")
+    return theme
 
 
-def _between(rng: np.random.Generator, bounds: tuple[int, int]) -> int:
-    low, high = bounds
-    return int(rng.integers(low, high + 1))
-
-
-def sample_table_theme(rng: np.random.Generator) -> dict[str, Any]:
-    """A table style drawn from ``rng``: a JSON-serialisable dict the renderer accepts.
+def sample_table_style(streams: Streams) -> dict[str, Any]:
+    """The table style of one item variant: a JSON-serialisable dict the renderer accepts.
 
     Keys: ``theme``, ``font``, ``font_size_px``, ``padding_y_px``, ``padding_x_px``,
-    ``margin_px``, ``header_max_em``, ``accent``. The draws happen in a fixed order, so the
-    same generator state always yields the same style.
+    ``margin_px``, ``header_max_em``, ``accent``. Each comes from its own named stream
+    (``table.theme``, ``table.font``, ``table.<key>``, ``table.accent``); the theme and font
+    are rendezvous choices by name, so registering another theme changes the style of exactly
+    the items that now pick it, and nothing else.
     """
-    names = list(THEMES)
-    theme = THEMES[names[int(rng.integers(len(names)))]]
-    return {
-        "theme": theme.name,
-        "font": theme.fonts[int(rng.integers(len(theme.fonts)))],
-        "font_size_px": _between(rng, theme.font_size_px),
-        "padding_y_px": _between(rng, theme.padding_y_px),
-        "padding_x_px": _between(rng, theme.padding_x_px),
-        "margin_px": _between(rng, theme.margin_px),
-        "header_max_em": _between(rng, theme.header_max_em),
-        "accent": theme.accents[int(rng.integers(len(theme.accents)))],
-    }
+    themes = dict(TABLE_THEMES.items())
+    name = streams.choose(themes, "table.theme", {n: t.weight for n, t in themes.items()})
+    theme = get_theme(name)
+    style: dict[str, Any] = {"theme": name, "font": streams.choose(theme.fonts, "table.font")}
+    for key in RANGE_KEYS:
+        low, high = getattr(theme, key)
+        style[key] = streams.integer(f"table.{key}", low, high)
+    style["accent"] = streams.choose(theme.accents, "table.accent")
+    return style
 
 
 def default_style(name: str) -> dict[str, Any]:
     """The unsampled style of a theme: its first font and the middle of each range."""
     theme = get_theme(name)
-
-    def mid(bounds: tuple[int, int]) -> int:
-        return (bounds[0] + bounds[1]) // 2
-
-    return {
-        "theme": theme.name,
-        "font": theme.fonts[0],
-        "font_size_px": mid(theme.font_size_px),
-        "padding_y_px": mid(theme.padding_y_px),
-        "padding_x_px": mid(theme.padding_x_px),
-        "margin_px": mid(theme.margin_px),
-        "header_max_em": mid(theme.header_max_em),
-        "accent": theme.accents[0],
-    }
+    style: dict[str, Any] = {"theme": theme.name, "font": theme.fonts[0]}
+    for key in RANGE_KEYS:
+        low, high = getattr(theme, key)
+        style[key] = (low + high) // 2
+    style["accent"] = theme.accents[0]
+    return style

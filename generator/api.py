@@ -1,0 +1,72 @@
+"""The Python API: what the ``gen`` commands do, as functions.
+
+    import hopvista
+    manifest = hopvista.build("financial", "out/fin", hops=(3,), count=30)
+    report = hopvista.verify("out/fin")
+    dataset = hopvista.load("out/fin")        # typed items, read lazily
+
+Errors in the user's input raise :class:`hopvista.errors.UserError` (the CLI prints them on
+one line and exits with code 2).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+__all__ = ["VerifyReport", "build", "verify"]
+
+
+def _quiet(text: str) -> None:
+    print(f"gen: {text}", file=sys.stderr)
+
+
+def build(domain: str, out: str | PathLike[str], *, hops: tuple[int, ...] = (1, 2, 3),
+          count: int = 48, seed: int = 0, source: str | None = None,
+          data: str | PathLike[str] | None = None, years: tuple[int, int] | None = None,
+          periods: int | None = None, images: bool = True, workers: int = 1,
+          overwrite: bool = False, progress: bool = False,
+          notice: Callable[[str], None] = _quiet) -> dict[str, Any]:
+    """Build the dataset of ``domain`` (a built-in name or a pack folder) into ``out``.
+
+    The same arguments give the same bytes whatever ``workers`` is. ``out`` is replaced
+    atomically, and only if it holds an earlier hopvista dataset and ``overwrite`` is set.
+    Returns the manifest (``manifest.json``); :func:`hopvista.load` reads the items.
+    """
+    from hopvista.config import BuildConfig
+    from hopvista.pipeline import build as run_build
+
+    config = BuildConfig(domain=str(domain), levels=tuple(hops), count=count, seed=seed,
+                         source=source, images=images,
+                         data=None if data is None else str(data), years=years,
+                         periods=periods)
+    return run_build(config, Path(out), workers=workers, overwrite=overwrite,
+                     progress=progress, notice=notice)
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """What :func:`verify` found: the items checked and every problem (empty when sound)."""
+
+    items: int
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every check passed."""
+        return not self.problems
+
+
+def verify(path: str | PathLike[str]) -> VerifyReport:
+    """Re-prove every label of the dataset at ``path`` and check its files (``gen verify``).
+
+    Raises :class:`hopvista.errors.UserError` when ``path`` is not a hopvista dataset.
+    """
+    from hopvista.verify.dataset import verify_dataset
+
+    items, problems = verify_dataset(Path(path))
+    return VerifyReport(items=items, problems=problems)

@@ -1,0 +1,66 @@
+"""CT+TR and AR+TR: a table condition over every period fused with an all-period chart trend.
+
+Each hop alone picks two or more entities; together they pick exactly one (FCMR Table 12,
+"For all years, the company with <condition> and <trend> ..."). The instance sampler is asked
+for its guided draw (``trend_pair``): two entities trending the same way on one chart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from hopvista.instance import Instance
+from hopvista.statements.arithmetic import ar_sum
+from hopvista.statements.registry import Words, selector
+from hopvista.statements.selection import Margins, Selection
+from hopvista.statements.threshold import ct_all
+from hopvista.statements.trend import tr_all
+
+#: With three periods the only trend span is all of them, so an item could not hold both a
+#: one-hop TR (one entity trends) and a CT+TR pair (two trend) on its one chart: all-period
+#: trend pairs need a fourth period to leave shorter spans to one-hop trends.
+MIN_PERIODS = 4
+
+_VARIABLES = ("cond_column", "cmp", "threshold", "first", "last", "trend_column", "direction",
+              "direction_verb")
+
+
+def fused_pairs(first: Callable[[range], Iterator[Selection]],
+                second: Callable[[range], Iterator[Selection]], k: int,
+                rng: np.random.Generator) -> Iterator[Selection]:
+    """Fused two-selector hops: each alone picks 2..k-1 entities, together exactly one."""
+    sizes = range(2, k)
+    seconds = list(second(sizes))
+    for a in first(sizes):
+        for j in rng.permutation(len(seconds)):
+            b = seconds[int(j)]
+            both = a.picked & b.picked
+            if len(both) == 1:
+                yield Selection(kind=f"{a.kind}&{b.kind}", picked=both,
+                                node={"op": "and", "args": [a.node, b.node]},
+                                cells=a.cells + b.cells, words=a.words | b.words,
+                                modalities=a.modalities | b.modalities)
+
+
+@selector("CT+TR", modalities=("table", "chart"), variables=_VARIABLES,
+          operators=("and", "ct_all", "tr_all"), hops=2, min_periods=MIN_PERIODS,
+          trend_pair=True)
+def ct_tr(instance: Instance, rng: np.random.Generator, words: Words,
+          margins: Margins) -> Iterator[Selection]:
+    """CT+TR: {cond_column} {cmp} {threshold} in every period and a continuous trend."""
+    return fused_pairs(lambda s: ct_all(instance, rng, words, s),
+                       lambda s: tr_all(instance, rng, words, margins, s),
+                       len(instance.ids), rng)
+
+
+@selector("AR+TR", modalities=("table", "chart"), variables=_VARIABLES,
+          operators=("and", "ar_sum", "tr_all"), hops=2, min_periods=MIN_PERIODS,
+          trend_pair=True)
+def ar_tr(instance: Instance, rng: np.random.Generator, words: Words,
+          margins: Margins) -> Iterator[Selection]:
+    """AR+TR: the total of {cond_column} over the periods {cmp} {threshold}, and a trend."""
+    return fused_pairs(lambda s: ar_sum(instance, rng, words, s),
+                       lambda s: tr_all(instance, rng, words, margins, s),
+                       len(instance.ids), rng)

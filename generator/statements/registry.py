@@ -1,0 +1,112 @@
+"""The statement-type registry: one decorator declares a type, its wording and its needs.
+
+A *selector* type (CT, AR, TR, RK, the fused pairs CT+TR, ... — FCMR Table 12) is declared
+where its selector lives, with :func:`selector`::
+
+    @selector("CT", modalities=("table",), variables=("column", "cmp", "threshold", "period"),
+              operators=("ct",))
+    def ct(instance, rng, words, margins): ...   # yields Selection objects
+
+Declaring it registers the type itself ("the {noun} with ... is {entity}") and, unless
+``fact_form=False``, its fact form ``FC+<name>`` ("the {noun} with ... {fact}"), one hop more,
+with text among its modalities. ``variables`` are the wording variables the selection fills
+(besides ``noun``, ``singular``, ``plural`` and the claim's ``entity`` or ``fact``);
+``operators`` are the program operators its nodes use, which the independent verifier must
+know (``hopvista.verify.operators``). ``min_periods`` says how many periods an instance needs
+(a trend needs two, so a domain without a period axis cannot have it); ``trend_pair`` asks
+the instance sampler for the guided draw that all-period trend pairs need.
+
+Third-party packages register types the same way from a module named in the
+``hopvista.statement_types`` entry-point group.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from hopvista.instance import Instance
+from hopvista.registry import Registry
+from hopvista.statements.selection import Margins, Selection
+
+Words = dict[str, dict[str, str]]
+Selector = Callable[[Instance, np.random.Generator, Words, Margins], Iterator[Selection]]
+
+#: Canonical order of the built-in modalities (others sort after them, by name).
+MODALITY_ORDER = ("text", "table", "chart")
+
+
+def modality_key(name: str) -> tuple[int, str]:
+    """Sort key putting modalities in canonical order."""
+    return (MODALITY_ORDER.index(name) if name in MODALITY_ORDER else len(MODALITY_ORDER), name)
+
+
+@dataclass(frozen=True)
+class StatementType:
+    """One statement type: name, hops, modalities, wording variables, selector and needs."""
+
+    name: str
+    hops: int
+    modalities: tuple[str, ...]
+    variables: tuple[str, ...]
+    select: Selector
+    with_fact: bool = False
+    operators: tuple[str, ...] = ()
+    min_periods: int = 1
+    trend_pair: bool = False
+    origin: str = ""
+
+    @property
+    def needs_documents(self) -> bool:
+        """Whether the type reads entities' text."""
+        return "text" in self.modalities
+
+    @property
+    def group(self) -> str:
+        """The modality slot the type fills in the balance plan ("text+table", ...)."""
+        return "+".join(self.modalities)
+
+
+STATEMENT_TYPES: Registry[StatementType] = Registry(
+    "statement type", "statement_types", builtins=("hopvista.statements.builtin",))
+
+
+def _canonical(modalities: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(sorted(set(modalities), key=modality_key))
+
+
+def selector(name: str, *, modalities: tuple[str, ...], variables: tuple[str, ...],
+             operators: tuple[str, ...], hops: int = 1, min_periods: int = 1,
+             trend_pair: bool = False, fact_form: bool = True,
+             claims_entity: bool = True) -> Callable[[Selector], Selector]:
+    """Register the selector type ``name`` (and its ``FC+name`` form) for the decorated
+    selector factory; see the module docstring."""
+    def register(select: Selector) -> Selector:
+        origin = getattr(select, "__module__", "")
+        own_vars = (*variables, "entity") if claims_entity else tuple(variables)
+        STATEMENT_TYPES.register(name, StatementType(
+            name=name, hops=hops, modalities=_canonical(modalities), variables=own_vars,
+            select=select, operators=operators, min_periods=min_periods,
+            trend_pair=trend_pair, origin=origin))
+        if fact_form:
+            STATEMENT_TYPES.register(f"FC+{name}", StatementType(
+                name=f"FC+{name}", hops=hops + 1, modalities=_canonical(("text", *modalities)),
+                variables=(*variables, "fact"), select=select, with_fact=True,
+                operators=(*operators, "fact"), min_periods=min_periods,
+                trend_pair=trend_pair, origin=origin))
+        return select
+
+    return register
+
+
+def types_for(hops: int, names: tuple[str, ...]) -> dict[str, list[str]]:
+    """Modality groups of ``hops``-hop types among ``names`` (in that order), by group."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        kind = STATEMENT_TYPES.get(name)
+        if kind.hops == hops:
+            groups.setdefault(kind.group, []).append(name)
+    return groups
+

@@ -1,0 +1,144 @@
+"""The verifier's program operators: one registration says everything it knows of an operator.
+
+An operator (``ct``, ``rk_when``, ...) is a node of the program language (docs/format.md).
+The verifier never uses the generator's code for it; it keeps its own definition here:
+
+* ``select(node, ctx)`` — the entities the node picks, recomputed from the item's inputs
+  (:class:`hopvista.verify.executor.Context`), raising ``Undecidable`` where the inputs do
+  not decide it;
+* ``modalities`` — the inputs it reads (``text``, ``table``, ``chart``; none for a combinator);
+* ``cells(node, view)`` — the inputs it reads, as the format lists them in ``cells``;
+* ``references(node, view)`` — problems with the columns or entities it names;
+* ``variables(node, view)`` — the wording variables it fixes (numbers, periods, labels);
+* ``hop_paths(node, path)`` — its droppable hops (default: the node itself is one hop).
+
+A third-party statement type that brings a new operator registers it here too, with
+:func:`operator` (or from the ``hopvista.operators`` entry-point group).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from hopvista.registry import Registry
+
+if TYPE_CHECKING:
+    from hopvista.verify.executor import Context
+
+Node = dict[str, Any]
+Cell = tuple[Any, ...]
+PathT = tuple[Any, ...]
+
+
+class View:
+    """What operators need to know of an item, read once: labels, names, periods."""
+
+    def __init__(self, item: dict[str, Any]) -> None:
+        inputs = item["inputs"]
+        self.item = item
+        self.ids = [e["id"] for e in item["entities"]]
+        self.names = {e["id"]: e["name"] for e in item["entities"]}
+        self.table_columns = {c["key"] for c in inputs["table"]["columns"]}
+        self.chart_column = inputs["chart"]["column"]["key"]
+        self.labels = {c["key"]: c["label"] for c in inputs["table"]["columns"]}
+        self.labels[self.chart_column] = inputs["chart"]["column"]["label"]
+        self.years = sorted({row["year"] for row in inputs["table"]["rows"]})
+        self.chart_years = list(inputs["chart"]["years"])
+        self.texts = {t["entity"]: t["chunk"] for t in inputs["text"]}
+        fmt = inputs["table"].get("period_format") or "{}"
+        self.period_format = fmt if isinstance(fmt, str) and fmt.count("{}") == 1 else "{}"
+
+    def label(self, key: Any) -> str:
+        """The display label of a column (its key if unknown)."""
+        return str(self.labels.get(key, key))
+
+    def show(self, period: Any) -> str:
+        """A period as the item writes it."""
+        return self.period_format.replace("{}", str(period))
+
+
+def _no_cells(node: Node, view: View) -> set[Cell]:
+    return set()
+
+
+def _no_problems(node: Node, view: View) -> list[str]:
+    return []
+
+
+def _no_variables(node: Node, view: View) -> dict[str, str]:
+    return {}
+
+
+def _one_hop(node: Node, path: PathT) -> list[PathT]:
+    return [path]
+
+
+@dataclass(frozen=True)
+class Operator:
+    """Everything the verifier knows of one program operator (see the module docstring)."""
+
+    name: str
+    select: Callable[[Node, Context], frozenset[str]]
+    modalities: tuple[str, ...]
+    cells: Callable[[Node, View], set[Cell]] = _no_cells
+    references: Callable[[Node, View], list[str]] = _no_problems
+    variables: Callable[[Node, View], dict[str, str]] = _no_variables
+    hop_paths: Callable[[Node, PathT], list[PathT]] = _one_hop
+    origin: str = ""
+
+
+OPERATORS: Registry[Operator] = Registry(
+    "program operator", "operators", builtins=("hopvista.verify.builtin_operators",))
+
+
+def operator(name: str, modalities: tuple[str, ...], *,
+             cells: Callable[[Node, View], set[Cell]] = _no_cells,
+             references: Callable[[Node, View], list[str]] = _no_problems,
+             variables: Callable[[Node, View], dict[str, str]] = _no_variables,
+             hop_paths: Callable[[Node, PathT], list[PathT]] = _one_hop,
+             ) -> Callable[[Callable[[Node, Context], frozenset[str]]],
+                           Callable[[Node, Context], frozenset[str]]]:
+    """Register the decorated ``select(node, ctx)`` as operator ``name``."""
+    def register(select: Callable[[Node, Context], frozenset[str]]
+                 ) -> Callable[[Node, Context], frozenset[str]]:
+        OPERATORS.register(name, Operator(
+            name=name, select=select, modalities=modalities, cells=cells, references=references,
+            variables=variables, hop_paths=hop_paths, origin=getattr(select, "__module__", "")))
+        return select
+
+    return register
+
+
+def shown_number(text: str) -> str:
+    """A program number as statements show it: thousands separators, its own decimals."""
+    value = Decimal(text)
+    exponent = value.as_tuple().exponent
+    places = max(0, -exponent) if isinstance(exponent, int) else 0
+    body = f"{abs(value):,.{places}f}"
+    return f"-{body}" if value < 0 else body
+
+
+def nodes(select: Node) -> list[Node]:
+    """The leaf selector nodes of a selection (the arguments of ``and``, else itself)."""
+    return list(select["args"]) if select["op"] == "and" else [select]
+
+
+def modalities(program: dict[str, Any]) -> list[str]:
+    """The modalities a program reads, in canonical order (text, table, chart, others)."""
+    from hopvista.statements.registry import modality_key
+
+    found: set[str] = set()
+
+    def walk(node: Node) -> None:
+        found.update(OPERATORS.get(node["op"]).modalities)
+        for arg in node.get("args", []) if node["op"] == "and" else []:
+            walk(arg)
+
+    walk(program["select"])
+    claim = program.get("claim") or {}
+    if "fact" in claim:
+        walk(claim["fact"])
+    return sorted(found, key=modality_key)
