@@ -7,6 +7,7 @@ uses, production methods, ...) and the parameters of the temperature models in
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 from pathlib import Path
@@ -30,7 +31,7 @@ ATOMIC_MASS: dict[str, float] = {
     "Cu": 63.546, "Zn": 65.38, "Ga": 69.723, "Ge": 72.630, "As": 74.922, "Se": 78.971,
     "Br": 79.904, "Sr": 87.62, "Y": 88.906, "Zr": 91.224, "Nb": 92.906, "Mo": 95.95,
     "Pd": 106.42, "Ag": 107.87, "Cd": 112.41, "In": 114.82, "Sn": 118.71, "Sb": 121.76,
-    "Te": 127.60, "I": 126.90, "Cs": 132.91, "Ba": 137.33, "Ta": 180.95, "W": 183.84,
+    "Te": 127.60, "I": 126.90, "Cs": 132.91, "Ba": 137.33, "La": 138.91, "Ta": 180.95, "W": 183.84,
     "Pt": 195.08, "Au": 196.97, "Pb": 207.2, "Bi": 208.98,
 }
 
@@ -81,12 +82,14 @@ class Material(BaseModel):
     bulk: float = Field(gt=0, description="GPa at 300 K")
     bulk_slope: float = Field(default=-1.5e-4, gt=-1e-3, lt=1e-3, description="1/K")
     kappa: float = Field(default=1.0, gt=0, description="W/(m K) at 300 K")
-    kappa_exp: float = Field(default=1.0, ge=-1.0, le=2.0)
+    kappa_exp: float | None = Field(default=None, ge=-1.0, le=2.0,
+                                    description="default 1 (phonons); metals: 0")
     debye: float = Field(gt=0, description="K")
     alpha: float = Field(description="1e-6/K at 300 K")
     seebeck: float | None = Field(default=None, description="µV/K at 300 K")
     rho: float | None = Field(default=None, gt=0, description="µΩ·cm at 300 K (metals)")
-    rho_res: float = Field(default=0.02, ge=0, le=1)
+    rho_res: float = Field(default=0.02, ge=0, le=1.2,
+                           description="above 1: resistivity falls with T (metallic glasses)")
     rho_exp: float = Field(default=1.1, ge=-1.0, le=3.0)
     uses: list[str] = Field(min_length=1)
     methods: list[str] = Field(min_length=1)
@@ -102,10 +105,21 @@ class Material(BaseModel):
                 raise ValueError("a non-metal has a positive gap and no resistivity rho")
             if self.gap_slope == 0:
                 raise ValueError("a non-metal needs gap_slope (the sign of dEg/dT)")
-        if self.cls == "glass" and (self.kappa_exp >= 0 or self.system or self.space_group):
-            raise ValueError("a glass has a rising conductivity (kappa_exp < 0) and no "
-                             "crystal system or space group")
+        amorphous = self.structure == "amorphous"
+        if self.cls == "glass" and not amorphous:
+            raise ValueError("a glass has structure 'amorphous'")
+        if amorphous and (self.kappa_exponent >= 0 or self.system or self.space_group):
+            raise ValueError("an amorphous material has a rising conductivity (kappa_exp < 0) "
+                             "and no crystal system or space group")
         return self
+
+    @property
+    def kappa_exponent(self) -> float:
+        """Exponent of the lattice conductivity ``(300/T)^n``: phonon-limited crystals 1 by
+        default; in metals the small lattice part is disorder-limited (0) unless given."""
+        if self.kappa_exp is not None:
+            return self.kappa_exp
+        return 0.0 if self.cls == "metal" else 1.0
 
     @property
     def id(self) -> str:
@@ -132,10 +146,8 @@ def _message(path: Path, data: Any, exc: ValidationError) -> str:
     loc = list(first["loc"])
     where = ".".join(str(p) for p in loc) or "(top level)"
     if len(loc) >= 2 and loc[0] == "materials" and isinstance(loc[1], int):
-        try:
+        with contextlib.suppress(KeyError, TypeError, IndexError):
             where += f" ({data['materials'][loc[1]]['name']})"
-        except (KeyError, TypeError, IndexError):
-            pass
     return f"{path}: field '{where}': {first['msg']}"
 
 

@@ -56,8 +56,11 @@ def perturbed(material: Material, seed: int) -> Material:
         factor = 1.0 + sd * float(np.clip(rng.standard_normal(), -2.5, 2.5))
         if value is not None and value != 0:
             update[name] = value * factor
-    if "rho_res" in update:
-        update["rho_res"] = min(1.0, update["rho_res"])
+    if "rho_res" in update:  # noise never flips the sign of the temperature coefficient
+        base = material.rho_res
+        half = base + (1.0 - base) / 2  # halfway to 1: the coefficient keeps its sign
+        update["rho_res"] = min(update["rho_res"], half) if base < 1 else max(
+            update["rho_res"], half)
     return material.model_copy(update=update)
 
 

@@ -11,8 +11,8 @@ differs between material classes the way it does in real materials:
 * thermal conductivity — phonon-limited crystals ``~ (300/T)^n`` fall, glasses rise
   (n < 0); metals follow Wiedemann-Franz ``L0 T / rho(T)`` plus a small lattice part, so pure
   metals fall slightly and alloys rise;
-* heat capacity per gram — Debye ``3R D(theta/T) / M`` times ``(1 + 6 |alpha| T)`` for
-  Cp - Cv: rises towards the Dulong-Petit value, fastest for stiff, light solids;
+* heat capacity per gram — Debye ``3R D(theta/T) / M`` plus ``Cp - Cv = 9 alpha^2 B V T``:
+  rises towards the Dulong-Petit value, fastest for stiff, light solids;
 * linear thermal expansion — Grüneisen, ``alpha(T) ~ Cv(T)``; negative for ZrW2O8 and ScF3;
 * volume per atom and density — integrated expansion from 300 K (density falls with T except
   for negative-thermal-expansion materials);
@@ -106,12 +106,12 @@ def resistivity(m: Material, t: float) -> float | None:
     """Electrical resistivity in µΩ·cm; ``None`` for non-metals (not reported)."""
     if m.rho is None:
         return None
-    return m.rho * (m.rho_res + (1.0 - m.rho_res) * (t / ROOM) ** m.rho_exp)
+    return m.rho * (m.rho_res + (1.0 - m.rho_res) * math.pow(t / ROOM, m.rho_exp))
 
 
 def thermal_conductivity(m: Material, t: float) -> float:
     """Thermal conductivity in W/(m K)."""
-    lattice = m.kappa * (ROOM / t) ** m.kappa_exp
+    lattice = m.kappa * math.pow(ROOM / t, m.kappa_exponent)
     rho = resistivity(m, t)
     if rho is None:
         return lattice
@@ -119,9 +119,13 @@ def thermal_conductivity(m: Material, t: float) -> float:
 
 
 def heat_capacity(m: Material, t: float) -> float:
-    """Specific heat capacity at constant pressure in J/(g K)."""
-    cv = 3.0 * R * debye_cv(m.debye / t) / m.mean_atomic_mass
-    return cv * (1.0 + 6.0 * abs(expansion(m, t)) * 1e-6 * t)
+    """Specific heat capacity at constant pressure in J/(g K): Debye ``Cv`` plus the
+    thermodynamic ``Cp - Cv = 9 alpha^2 B V T`` (per mole of atoms)."""
+    cv = 3.0 * R * debye_cv(m.debye / t)
+    alpha = expansion(m, t) * 1e-6
+    molar_volume = volume_per_atom(m, t) * 1e-30 * AVOGADRO_A3 * 1e24  # m^3 per mol of atoms
+    cp = cv + 9.0 * alpha * alpha * bulk_modulus(m, t) * 1e9 * molar_volume * t
+    return cp / m.mean_atomic_mass
 
 
 def seebeck(m: Material, t: float) -> float | None:

@@ -100,13 +100,15 @@ def describe(m: Material) -> dict[str, str]:
         noun = family
     full = m.full
     formula = m.name.split(" (")[0]
-    if m.name.lower() in full.lower():
-        title = full[0].upper() + full[1:]
+    if re.search(rf"(?<![\w-]){re.escape(m.name.lower())}(?![\w-])", full.lower()):
+        named = full
     elif "(" in m.name:
-        title = f"{full[0].upper() + full[1:]} ({formula})"
+        named = f"{full} ({formula})"
     else:
-        title = f"{full[0].upper() + full[1:]} ({m.name})"
+        named = f"{full} ({m.name})"
+    title = named[0].upper() + named[1:]
     return {"name": m.name, "full": full, "Full": full[0].upper() + full[1:], "title": title,
+            "named": named,
             "what": f"{_article(noun)} {noun}", "cls": m.cls, "family": family}
 
 
@@ -121,12 +123,12 @@ def fact_specs(m: Material) -> dict[str, list[FactSpec]]:
     if m.year is not None:
         if m.cls == "metal" and m.formula.isalpha() and len(m.formula) <= 2:
             verb = "isolated"
-        elif "alloy" in m.family or m.cls == "glass":
+        elif "alloy" in m.family or "glass" in m.family or m.cls == "glass":
             verb = "produced"
         else:
             verb = "reported"
         add("year", str(m.year), str(m.year), year=str(m.year), verb=verb)
-    if m.cls == "glass":
+    if m.structure == "amorphous":
         add("amorphous", "amorphous", "amorphous")
     else:
         add("structure", m.structure, m.structure, structure=m.structure)
@@ -162,7 +164,7 @@ PLANS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("fact:colour", "fact:mineral", "fact:melting", "fact:magnetic", "fact:gap_type"),
     ),
     "applications": (
-        ("fill:uses_intro?", "fact:use"),
+        ("fill:uses_intro", "fact:use"),
         ("fact:method", "fill:production?"),
         ("fill:outlook", "fill:practice"),
     ),
@@ -190,15 +192,17 @@ class Writer:
 
     def _slot_kept(self, slot: str) -> bool:
         name = slot.rstrip("?")
-        if name in GLASS_ONLY and self.m.cls != "glass":
+        amorphous = self.m.structure == "amorphous"
+        if name in GLASS_ONLY and not amorphous:
             return False
-        if name == "fill:lattice" and self.m.cls == "glass":
+        if name == "fill:lattice" and amorphous:
             return False
         if name.startswith("fact:") and name[5:] not in self.facts:
             return False
         return not slot.endswith("?") or bool(self.rng.random() < 0.5)
 
     def paragraph(self, file: str, slots: tuple[str, ...]) -> _Paragraph:
+        """One paragraph: a sentence per kept slot (every fact of a fact slot)."""
         para = _Paragraph()
         for slot in slots:
             if not self._slot_kept(slot):
