@@ -91,7 +91,8 @@ def describe(m: Material) -> dict[str, str]:
     """The template context of a material: names and a class phrase (no property values)."""
     family = m.family
     if m.cls == "metal":
-        noun = family if family.endswith(("metal", "alloy", "semimetal")) else f"metallic {family}"
+        noun = (family if family.endswith(("metal", "alloy", "semimetal", "glass"))
+                else f"metallic {family}")
     elif m.cls == "semiconductor":
         noun = f"{family} semiconductor"
     elif m.cls == "insulator":
