@@ -1,23 +1,28 @@
 """hopvista: verified multimodal multi-hop reasoning benchmarks.
 
 ``hopvista.build``, ``hopvista.verify`` and ``hopvista.load`` are the Python API (see
-:mod:`hopvista.api`); they are imported on first use, so ``import hopvista`` stays light.
+:mod:`hopvista.api`); their heavy imports happen on first use, so ``import hopvista`` stays
+light.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hopvista.api import VerifyReport, build, verify
+
+if TYPE_CHECKING:
+    from hopvista.model.dataset import Dataset
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "build", "load", "verify"]
-
-_API = {"build": "hopvista.api", "verify": "hopvista.api", "load": "hopvista.model"}
+__all__ = ["VerifyReport", "__version__", "build", "load", "verify"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in _API:
-        import importlib
+def load(path: str | Path) -> Dataset:
+    """Open a dataset folder as a typed :class:`~hopvista.model.Dataset` (items read lazily;
+    an older format version is migrated as it is read). See :func:`hopvista.model.load`."""
+    from hopvista.model.dataset import load as load_dataset
 
-        return getattr(importlib.import_module(_API[name]), name)
-    raise AttributeError(f"module 'hopvista' has no attribute {name!r}")
+    return load_dataset(path)

@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from hopvista.export import DATA_DIR, SPLIT
+from hopvista.export import DATA_DIR, LOAD_EXAMPLE, SPLIT
 
 LICENCES = {"synthetic": ("cc0-1.0", "CC0 1.0: the synthetic world and every item derived from "
                           "it are dedicated to the public domain."),
@@ -49,13 +49,15 @@ re-proved by `gen verify`; see `docs/format.md` of hopvista for the format.
 ## Load it
 
 ```python
-from datasets import load_dataset
-ds = load_dataset("path/to/this/folder", split="{SPLIT}")
-row = ds[0]; row["table_image"], row["chart_image"], row["question"], row["answer"]
+import json
+{LOAD_EXAMPLE.format(split=SPLIT)}
 ```
 
-`item_json` holds the full item (inputs as JSON, executable programs, cell boxes of the table
-image, styles); `items.jsonl` and `images/` hold the same data as files.
+`images` holds every image of a row and `image_roles` the role of each (`table`, `chart`);
+`answer` is the answer as a model should write it (`1, 3` or `none`). `item_json` holds the
+full item (inputs as JSON, executable programs, each image's role, size and cell boxes,
+styles); `items.jsonl` and `images/` hold the same data as files, and
+`hopvista.load("path/to/this/folder")` reads them as typed objects.
 
 ## Counts and balance
 

@@ -1,4 +1,10 @@
-"""Parquet shards with the images embedded, so ``datasets.load_dataset(folder)`` works offline."""
+"""Parquet shards with the images embedded, so ``datasets.load_dataset(folder)`` works offline.
+
+A row holds the item's plain fields, its ``answer`` as the text a model should answer (its
+kind's reference form, e.g. ``"1, 3"`` or ``"none"``), every image of the item in
+``images`` with the role of each in ``image_roles`` (same order as the item's ``images``),
+and the whole item as ``item_json`` (exactly its line of ``items.jsonl``).
+"""
 
 from __future__ import annotations
 
@@ -7,18 +13,29 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from hopvista.model import ITEM_KINDS, Item
+
 SPLIT = "test"
 SHARD_ROWS = 1000
 GROUP_ROWS = 64
 DATA_DIR = "data"
 
 
+LOAD_EXAMPLE = """from datasets import load_dataset
+ds = load_dataset("path/to/this/folder", split="{split}")
+row = ds[0]
+table = row["images"][row["image_roles"].index("table")]  # PIL images, by role
+row["question"], row["answer"], json.loads(row["item_json"])"""
+"""How the dataset card shows loading the Parquet shards (``{split}`` is filled in)."""
+
+
 def _features() -> Any:
-    from datasets import Features, Image, Sequence, Value
+    from datasets import Features, Image, List, Value
 
     return Features({
         "id": Value("string"),
         "base_id": Value("string"),
+        "variant": Value("string"),
         "domain": Value("string"),
         "kind": Value("string"),
         "difficulty": Value("string"),
@@ -27,26 +44,32 @@ def _features() -> Any:
         "question": Value("string"),
         "statements": [{"text": Value("string"), "label": Value("bool"),
                         "type": Value("string")}],
-        "answer": Sequence(Value("int32")),
-        "table_image": Image(),
-        "chart_image": Image(),
+        "answer": Value("string"),
+        "answer_type": Value("string"),
+        "images": List(Image()),
+        "image_roles": List(Value("string")),
         "item_json": Value("string"),
     })
 
 
-def _row(item: dict[str, Any], root: Path) -> dict[str, Any]:
-    images: dict[str, Any] = {"table_image": None, "chart_image": None}
-    for path in item.get("images", []):
-        key = "table_image" if path.endswith("-table.png") else "chart_image"
-        images[key] = {"bytes": (root / path).read_bytes(), "path": Path(path).name}
+def item_line(item: Item) -> str:
+    """The item as its line of ``items.jsonl`` (without the newline)."""
+    return json.dumps(item.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+
+
+def _row(item: Item, root: Path, line: str) -> dict[str, Any]:
     return {
-        "id": item["id"], "base_id": item["base_id"], "domain": item["domain"],
-        "kind": item["kind"], "difficulty": item["difficulty"], "hops": item["hops"],
-        "entities": item["entities"], "question": item["question"],
-        "statements": [{"text": s["text"], "label": s["label"], "type": s["type"]}
-                       for s in item["statements"]],
-        "answer": item["answer"], **images,
-        "item_json": json.dumps(item, ensure_ascii=False, separators=(",", ":")),
+        "id": item.id, "base_id": item.base_id, "variant": item.variant.name,
+        "domain": item.domain, "kind": item.kind, "difficulty": item.difficulty,
+        "hops": item.hops, "entities": [{"id": e.id, "name": e.name} for e in item.entities],
+        "question": item.question,
+        "statements": [{"text": s.text, "label": s.label, "type": s.type}
+                       for s in item.statements],
+        "answer": ITEM_KINDS.get(item.kind).reference(item), "answer_type": item.answer_type,
+        "images": [{"bytes": (root / image.path).read_bytes(), "path": Path(image.path).name}
+                   for image in item.images],
+        "image_roles": [image.role for image in item.images],
+        "item_json": line,
     }
 
 
@@ -73,13 +96,15 @@ class ParquetShards:
         """Relative paths of the shards written so far."""
         (root / DATA_DIR).mkdir(exist_ok=True)
 
-    def add(self, item: dict[str, Any]) -> None:
-        """Queue one item (its images are read from ``root``)."""
+    def add(self, item: Item, line: str | None = None) -> None:
+        """Queue one item (its images are read from ``root``); ``line`` is its line of
+        ``items.jsonl`` when the caller has it already."""
         if self._added == self._shards * self._shard_rows:
             raise ValueError(f"more items than the {self._shards} shard(s) announced")
         if self._writer is None:
             self._open()
-        self._rows.append(self._features.encode_example(_row(item, self._root)))
+        row = _row(item, self._root, item_line(item) if line is None else line)
+        self._rows.append(self._features.encode_example(row))
         self._added += 1
         self._in_shard += 1
         if len(self._rows) >= self._group_rows:
@@ -118,7 +143,7 @@ class ParquetShards:
         self._writer = None
 
 
-def write_parquet(items: Iterable[dict[str, Any]], root: Path, count: int,
+def write_parquet(items: Iterable[Item], root: Path, count: int,
                   shard_rows: int = SHARD_ROWS) -> list[str]:
     """Write ``count`` items as Parquet shards under ``root``; return the relative paths.
 
@@ -129,10 +154,3 @@ def write_parquet(items: Iterable[dict[str, Any]], root: Path, count: int,
     for item in items:
         shards.add(item)
     return shards.close()
-
-
-def iter_lines(path: Path) -> Iterable[dict[str, Any]]:
-    """Items of an ``items.jsonl``."""
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            yield json.loads(line)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hopvista import __version__
 from hopvista.domain import DomainPack
 from hopvista.errors import GenerationError
 from hopvista.feasibility import needs_trend_pair
 from hopvista.instance import sample_instance
+from hopvista.model import BASE_VARIANT, Item, base_item_id, variant_id
 from hopvista.plan import LEVEL_NAMES, PlanEntry
 from hopvista.rng import Streams, derive
 from hopvista.statements.types import Statement, make_statement
@@ -19,15 +18,17 @@ from hopvista.world import World
 ITEM_KIND = "three_statement"
 
 
-def item_id(domain: str, seed: int, index: int) -> str:
-    """The stable id of a base item."""
-    return f"{domain}-s{seed}-{index:06d}"
+def item_id(domain: str, seed: int, index: int, variant: str = BASE_VARIANT) -> str:
+    """The stable id of ``variant`` of item ``index`` (``{domain}-s{seed}-{index:06d}.base``)."""
+    return variant_id(base_item_id(domain, seed, index), variant)
 
 
 def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
-               max_attempts: int = 400) -> dict[str, Any]:
-    """Make the item the plan entry asks for; retries redraw the instance, never the plan."""
-    rng = derive(seed, "item", entry.index, "base")
+               max_attempts: int = 400, variant: str = BASE_VARIANT) -> Item:
+    """Make the item the plan entry asks for; retries redraw the instance, never the plan.
+
+    Its random streams are keyed by ``variant`` (``"base"`` for a generated item)."""
+    rng = derive(seed, "item", entry.index, variant)
     trend_pair = any(needs_trend_pair(t) for t in entry.types)
     for attempt in range(1, max_attempts + 1):
         instance = sample_instance(world, pack, rng, trend_pair=trend_pair)
@@ -44,9 +45,9 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
             continue
         decide = pack.spec.decidability
         span = instance.chart_span()
-        identifier = item_id(pack.name, seed, entry.index)
         inputs = instance.to_inputs()
-        style = sample_style(Streams(seed, identifier, "base"), inputs["chart"], statements,
+        base_id = base_item_id(pack.name, seed, entry.index)
+        style = sample_style(Streams(seed, base_id, variant), inputs["chart"], statements,
                              decide.min_rank_gap)
         inputs["chart"] = shown_chart(inputs["chart"], style["chart"]["kind"], statements,
                                       decide.min_rank_gap)
@@ -54,9 +55,9 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
             names=", ".join(e.name for e in instance.entities).rstrip("."),
             statements=[s.text for s in statements], singular=pack.spec.entity.singular,
             plural=pack.spec.entity.plural, noun=pack.spec.entity.singular)
-        return {
-            "id": identifier,
-            "base_id": identifier,
+        return Item.model_validate({
+            "id": variant_id(base_id, variant),
+            "base_id": base_id,
             "domain": pack.name,
             "kind": ITEM_KIND,
             "difficulty": LEVEL_NAMES[entry.level],
@@ -67,7 +68,9 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
             "question": question,
             "statements": [s.to_json() for s in statements],
             "answer": [i + 1 for i, s in enumerate(statements) if s.label],
-            "variant": {"style": style, "perturbations": [], "markup": None},
+            "answer_type": "indices",
+            "variant": {"name": variant, "recipe": None, "parameters": {}, "style": style,
+                        "perturbations": [], "markup": None},
             "seed": seed,
             "provenance": {
                 "generator": f"hopvista {__version__}",
@@ -79,7 +82,7 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
                                  "min_trend_step": decide.min_trend_step,
                                  "chart_span": format(span, "f")},
             },
-        }
+        })
     raise GenerationError(
         f"item {entry.index}: no instance satisfied the plan ({', '.join(entry.types)}) "
         f"in {max_attempts} attempts")

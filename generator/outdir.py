@@ -37,10 +37,10 @@ from hopvista.atomic import (
     write_atomic,
 )
 from hopvista.errors import UserError
+from hopvista.model.format import DATASET_FORMAT
 
 __all__ = ["DATASET_FORMAT", "Output", "claim_output", "is_hopvista_dataset"]
 
-DATASET_FORMAT = "hopvista-dataset"
 STAGE_TAG = "hopvista-stage"
 STAGE_MARKER = ".hopvista-stage.json"
 PREVIOUS = "previous"  # where the fallback replacement parks the old dataset

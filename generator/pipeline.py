@@ -15,6 +15,8 @@ from hopvista import __version__
 from hopvista.atomic import sha256_file, write_atomic
 from hopvista.config import BuildConfig
 from hopvista.errors import UserError
+from hopvista.model import Item
+from hopvista.model.format import FORMAT_VERSION
 from hopvista.outdir import DATASET_FORMAT, Output, claim_output, resolve_out
 from hopvista.plan import plan_shares
 from hopvista.scratch import scratch_folder
@@ -22,7 +24,8 @@ from hopvista.workers import generate_items, load_state, plan_build
 
 __all__ = ["FORMAT_VERSION", "BuildConfig", "build"]
 
-FORMAT_VERSION = 2
+# FORMAT_VERSION (defined in hopvista.model.format, re-exported here) must be bumped by hand
+# for every change in a "yes" row of docs/format.md's versioning table.
 RECORDED_PACKAGES = ("numpy", "pydantic", "jinja2", "faker", "pyyaml", "playwright", "matplotlib",
                      "seaborn", "plotly", "kaleido", "pillow", "pyarrow", "datasets")
 
@@ -43,11 +46,11 @@ class StatementTally:
     def __init__(self) -> None:
         self._shares: dict[str, dict[str, int]] = {}
 
-    def add(self, item: dict[str, Any]) -> None:
+    def add(self, item: Item) -> None:
         """Count the statements of ``item``."""
-        for statement in item["statements"]:
-            cell = self._shares.setdefault(statement["type"], {"true": 0, "false": 0})
-            cell["true" if statement["label"] else "false"] += 1
+        for statement in item.statements:
+            cell = self._shares.setdefault(statement.type, {"true": 0, "false": 0})
+            cell["true" if statement.label else "false"] += 1
 
     def shares(self) -> dict[str, dict[str, int]]:
         """``{type: {"true": n, "false": n}}`` in type order."""
@@ -167,27 +170,28 @@ class _Written:
         self.fonts: set[str] = set()
         self.statements = StatementTally()
 
-    def add(self, item: dict[str, Any]) -> None:
+    def add(self, item: Item) -> None:
         self.items += 1
-        self.images += len(item["images"])
+        self.images += len(item.images)
         self.statements.add(item)
-        render = item.get("render")
-        if render:
-            self.fonts.update((render["table"]["font"], render["chart"]["font"]))
-            if render["chart"].get("fallback_family"):
-                self.fonts.add(render["chart"]["fallback_family"])
+        for image in item.images:  # the font families each image was drawn with
+            for key in ("font", "fallback_family"):
+                family = image.render.get(key)
+                if isinstance(family, str) and family:
+                    self.fonts.add(family)
 
 
-def _write_items(config: BuildConfig, items: Iterator[dict[str, Any]], stage: Path) -> _Written:
+def _write_items(config: BuildConfig, items: Iterator[Item], stage: Path) -> _Written:
     """Stream items into ``items.jsonl`` and the Parquet shards; count what was written."""
-    from hopvista.export import ParquetShards
+    from hopvista.export import ParquetShards, item_line
 
     written = _Written()
     shards = ParquetShards(stage, config.count)
     with (stage / "items.jsonl").open("w", encoding="utf-8", newline="\n") as lines:
         for item in items:
-            lines.write(json.dumps(item, ensure_ascii=False, separators=(",", ":")) + "\n")
-            shards.add(item)
+            line = item_line(item)
+            lines.write(line + "\n")
+            shards.add(item, line)
             written.add(item)
     shards.close()
     return written

@@ -26,6 +26,7 @@ body { font-family: "DejaVu Sans", sans-serif; margin: 24px; color: #222; }
 .item h2 { font-size: 16px; margin: 0 0 8px; }
 .images { display: flex; gap: 16px; flex-wrap: wrap; align-items: flex-start; }
 .images img { max-width: 640px; border: 1px solid #eee; }
+figure { margin: 0; }
 .true { color: #176f2c; } .false { color: #a32020; }
 .meta { color: #666; font-size: 13px; }
 details { margin: 8px 0; } pre { white-space: pre-wrap; font-size: 13px; }
@@ -37,8 +38,9 @@ details { margin: 8px 0; } pre { white-space: pre-wrap; font-size: 13px; }
   <h2>{{ item.id }} <span class="meta">{{ item.difficulty }} · answer:
     {{ item.answer|join(", ") if item.answer else "none" }}</span></h2>
   <div class="images">
-    {% for src in item.srcs %}
-    <img src="{{ src }}" alt="{{ item.id }} image {{ loop.index }}">
+    {% for role, src in item.srcs %}
+    <figure><img src="{{ src }}" alt="{{ item.id }} {{ role }}">
+      <figcaption class="meta">{{ role }}</figcaption></figure>
     {% endfor %}
   </div>
   <ol>
@@ -135,17 +137,43 @@ def _read_items(items_path: Path, limit: int) -> tuple[list[dict[str, Any]], int
     return items, total
 
 
-def _image_sources(item: dict[str, Any], root: Path, base: Path) -> list[str]:
-    """The item's images as paths relative to the page; only files inside the dataset."""
+def _image_sources(item: dict[str, Any], root: Path, base: Path) -> list[tuple[str, str]]:
+    """The item's images as (role, path relative to the page); only files inside the
+    dataset, in the item's order."""
     sources = []
     inside = root.resolve()
-    for name in item.get("images") or []:
-        if not isinstance(name, str):
+    for image in item.get("images") or []:
+        if not isinstance(image, dict):
+            continue
+        role, name = image.get("role"), image.get("path")
+        if not isinstance(role, str) or not isinstance(name, str):
             continue
         path = (root / name).resolve()
         if inside in path.parents:
-            sources.append(Path(os.path.relpath(path, base)).as_posix())
+            sources.append((role, Path(os.path.relpath(path, base)).as_posix()))
     return sources
+
+
+def _current(items: list[dict[str, Any]], root: Path) -> list[dict[str, Any]]:
+    """``items`` in the current format: a dataset of an older version is migrated (an item
+    that cannot be is shown as it is, without images)."""
+    from hopvista.model.format import FORMAT_VERSION
+    from hopvista.model.migrate import migrate_item, supported
+
+    try:
+        manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return items
+    version = manifest.get("format_version") if isinstance(manifest, dict) else None
+    if version == FORMAT_VERSION or not supported(version):
+        return items
+    current = []
+    for item in items:
+        try:
+            current.append(migrate_item(item, manifest))
+        except (ValueError, TypeError, AttributeError):
+            current.append(dict(item, images=[]))
+    return current
 
 
 def _names(item: dict[str, Any]) -> dict[str, str]:
@@ -161,6 +189,7 @@ def write_preview(root: Path, out: Path | None = None, limit: int = 100) -> Path
         raise UserError(f"{root}: no items.jsonl (not a hopvista dataset)")
     target = preview_target(root, out)
     items, total = _read_items(items_path, limit)
+    items = _current(items, root)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -30,6 +30,7 @@ from hopvista.config import BuildConfig
 from hopvista.domain import DomainPack
 from hopvista.feasibility import feasible_types
 from hopvista.item import build_item
+from hopvista.model import Item
 from hopvista.plan import PlanEntry, make_plan
 from hopvista.sources import load_world
 from hopvista.world import World
@@ -142,14 +143,14 @@ def _start_pool(context: Any, workers: int, config: BuildConfig,
     return pool
 
 
-def _make(entries: list[PlanEntry]) -> list[dict[str, Any]]:
+def _make(entries: list[PlanEntry]) -> list[Item]:
     if "init_error" in _WORKER:
         raise _WORKER["init_error"]
     config: BuildConfig = _WORKER["config"]
     world: World = _WORKER["world"]
     items = [build_item(world, _WORKER["pack"], config.seed, entry) for entry in entries]
     if _WORKER["images_root"] is not None:
-        _WORKER["renderer"].render_many(items, _WORKER["images_root"])
+        items = _WORKER["renderer"].render_many(items, _WORKER["images_root"])
     return items
 
 
@@ -164,10 +165,10 @@ def plan_build(config: BuildConfig) -> tuple[list[PlanEntry], tuple[str, ...]]:
 
 def generate_items(config: BuildConfig, workers: int = 1, progress: bool = False,
                    images_root: Path | None = None,
-                   plan: list[PlanEntry] | None = None) -> Iterator[dict[str, Any]]:
+                   plan: list[PlanEntry] | None = None) -> Iterator[Item]:
     """The build's items, in index order, whatever ``workers`` is.
 
-    With ``images_root``, each item's PNGs are written under it and the item records them.
+    With ``images_root``, each item's PNGs are written under it and the item lists them.
     """
     if plan is None:
         plan, _ = plan_build(config)

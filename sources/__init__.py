@@ -56,6 +56,7 @@ class Source:
 SOURCES: Registry[Source] = Registry("source", "sources", builtins=(
     "hopvista.sources.synthetic.source",
     "hopvista.sources.sec.loader",
+    "hopvista.sources.panel",
     "hopvista.sources.materials.source",
 ))
 

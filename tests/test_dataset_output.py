@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -21,19 +22,22 @@ pytestmark = pytest.mark.slow  # renders with Chromium, matplotlib or plotly
 def test_every_item_has_a_table_and_a_chart_image(hard48: Path) -> None:
     for item in read_items(hard48):
         table, chart = item["images"]
-        assert table.endswith("-table.png") and chart.endswith("-chart.png")
-        for path in (table, chart):
-            with Image.open(hard48 / path) as image:
+        assert (table["role"], chart["role"]) == ("table", "chart")
+        assert table["path"] == f"images/{item['id']}.table.png"
+        for entry in (table, chart):
+            data = (hard48 / entry["path"]).read_bytes()
+            assert hashlib.sha256(data).hexdigest() == entry["sha256"]
+            with Image.open(io.BytesIO(data)) as image:
                 image.load()
+                assert image.size == (entry["width"], entry["height"])
                 assert image.width > 100 and image.height > 100
-        layout = item["render"]["table"]
         rows = len(item["inputs"]["table"]["rows"]) + 1
         cols = len(item["inputs"]["table"]["columns"]) + 2
-        assert len(layout["cells"]) == rows * cols
-        for cell in layout["cells"]:
+        assert len(table["render"]["cells"]) == rows * cols
+        for cell in table["render"]["cells"]:
             x, y, w, h = cell["box"]
-            assert x >= 0 and y >= 0 and x + w <= layout["width"] and y + h <= layout["height"]
-        assert item["render"]["chart"]["kind"] == item["inputs"]["chart"]["kind"]
+            assert x >= 0 and y >= 0 and x + w <= table["width"] and y + h <= table["height"]
+        assert chart["render"]["kind"] == item["inputs"]["chart"]["kind"]
 
 
 def test_load_dataset_offline(hard48: Path, monkeypatch: pytest.MonkeyPatch,
@@ -47,13 +51,15 @@ def test_load_dataset_offline(hard48: Path, monkeypatch: pytest.MonkeyPatch,
     assert len(ds) == 48
     items = {i["id"]: i for i in read_items(hard48)}
     for row in ds:
-        assert row["table_image"].size[0] > 100 and row["chart_image"].size[0] > 100
+        assert row["image_roles"] == ["table", "chart"]
+        table, chart = row["images"]
+        assert table.size[0] > 100 and chart.size[0] > 100
         item = items[row["id"]]
-        assert row["answer"] == item["answer"]
+        assert row["answer"] == (", ".join(map(str, item["answer"])) or "none")
+        assert row["variant"] == "base" and row["base_id"] == item["base_id"]
         assert json.loads(row["item_json"]) == item
-        with Image.open(hard48 / item["images"][0]) as image:
-            assert row["table_image"].tobytes() == image.convert(
-                row["table_image"].mode).tobytes()
+        with Image.open(hard48 / item["images"][0]["path"]) as image:
+            assert table.tobytes() == image.convert(table.mode).tobytes()
 
 
 def test_card_front_matter_points_at_parquet(hard48: Path) -> None:
@@ -67,7 +73,7 @@ def test_card_front_matter_points_at_parquet(hard48: Path) -> None:
 def test_verify_catches_a_modified_png(hard48: Path, tmp_path: Path, capsys) -> None:
     copy = tmp_path / "png"
     shutil.copytree(hard48, copy)
-    victim = read_items(copy)[3]["images"][1]
+    victim = read_items(copy)[3]["images"][1]["path"]
     with Image.open(copy / victim) as image:
         image = image.convert("RGB")
         image.putpixel((5, 5), (255, 0, 0))

@@ -124,3 +124,29 @@ def test_a_pack_words_only_the_types_it_enables(pack_copy: Path, tmp_path: Path)
     types = {s["type"] for line in (out / "items.jsonl").open()
              for s in json.loads(line)["statements"]}
     assert types <= set(kept) and not any("TR" in t for t in types)
+
+
+def test_new_domain_writes_a_skeleton_that_loads(tmp_path: Path, capsys) -> None:
+    assert main(["new-domain", "orchards", "--dir", str(tmp_path)]) == 0
+    folder = tmp_path / "orchards"
+    assert sorted(p.name for p in folder.iterdir()) == ["domain.yaml", "panel.csv",
+                                                        "texts.jsonl"]
+    text = (folder / "domain.yaml").read_text()
+    assert text.count("\n#") >= 4 and "name: orchards" in text
+    assert main(["new-domain", "orchards", "--dir", str(tmp_path)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert main(["new-domain", "Orchards!", "--dir", str(tmp_path)]) == 2
+    assert (folder / "domain.yaml").read_text() == text  # nothing of the user's overwritten
+
+
+@pytest.mark.slow
+def test_the_skeleton_builds_and_verifies_as_it_stands(tmp_path: Path) -> None:
+    assert main(["new-domain", "orchards", "--dir", str(tmp_path)]) == 0
+    out = tmp_path / "out"
+    assert main(["build", str(tmp_path / "orchards"), "--hops", "1-3", "-n", "12",
+                 "--no-images", "--out", str(out)]) == 0
+    assert main(["verify", str(out)]) == 0
+    texts = [s["text"] for line in (out / "items.jsonl").open()
+             for s in json.loads(line)["statements"]]
+    assert any("orchard" in t or "farm" in t for t in texts)
+    assert not any("compan" in t for t in texts)

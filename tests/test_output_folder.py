@@ -229,7 +229,7 @@ def test_a_full_disk_mid_build_is_one_line_and_replaces_nothing(tmp_path: Path, 
     out = tmp_path / "ds"
     assert _build(out, "-n", "4") == 0
 
-    def full(self, item):  # type: ignore[no-untyped-def]
+    def full(self, item, line=None):  # type: ignore[no-untyped-def]
         raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "x"))
     monkeypatch.setattr(export.ParquetShards, "add", full)
     assert _build(out, "-n", "5", "--overwrite") == 2

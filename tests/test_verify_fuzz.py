@@ -67,17 +67,20 @@ def _image_value(root: Path, name: str) -> dict[str, Any] | None:
 
 def _row(item: dict[str, Any], root: Path) -> dict[str, Any]:
     """A Parquet row as the exporter writes it, from whatever the (edited) item holds."""
-    images: dict[str, Any] = {"table_image": None, "chart_image": None}
-    for name in item.get("images") or []:
-        key = "table_image" if str(name).endswith("-table.png") else "chart_image"
-        images[key] = _image_value(root, str(name))
+    listed = [i for i in item.get("images") or [] if isinstance(i, dict)]
     statements = item.get("statements")
+    answer = item.get("answer")
+    variant = item.get("variant")
     return {
         **{k: item.get(k) for k in ("id", "base_id", "domain", "kind", "difficulty", "hops",
-                                    "entities", "question", "answer")},
+                                    "entities", "question", "answer_type")},
+        "variant": variant.get("name") if isinstance(variant, dict) else None,
         "statements": [{k: s.get(k) for k in ("text", "label", "type")} for s in statements]
         if isinstance(statements, list) else statements,
-        **images,
+        "answer": (", ".join(map(str, answer)) or "none") if isinstance(answer, list)
+        else answer,
+        "images": [_image_value(root, str(i.get("path"))) for i in listed],
+        "image_roles": [i.get("role") for i in listed],
         "item_json": json.dumps(item, ensure_ascii=False, separators=(",", ":")),
     }
 
@@ -239,19 +242,19 @@ def one_statement(ds: Dataset) -> None:
     _edit(ds, change)
 
 
-@mutation("id is not 'financial-s3-000000'")
+@mutation("id is not 'financial-s3-000000.base'")
 def swapped_ids(ds: Dataset) -> None:
     def change(items: list[dict[str, Any]]) -> None:
         first, second = items[0], items[1]
         first["id"], second["id"] = second["id"], first["id"]
-        first["base_id"], second["base_id"] = first["id"], second["id"]
+        first["base_id"], second["base_id"] = second["base_id"], first["base_id"]
     _edit(ds, change)
 
 
 @mutation("duplicate id")
 def duplicate_id(ds: Dataset) -> None:
     def change(items: list[dict[str, Any]]) -> None:
-        items[2]["id"] = items[2]["base_id"] = items[1]["id"]
+        items[2]["id"], items[2]["base_id"] = items[1]["id"], items[1]["base_id"]
     _edit(ds, change)
 
 
@@ -390,10 +393,10 @@ def other_seed(ds: Dataset) -> None:
     _edit(ds, change)
 
 
-@mutation("base_id")
+@mutation("base_id 'financial-s3-000004' is not 'financial-s3-000005'")
 def base_id_differs(ds: Dataset) -> None:
     def change(items: list[dict[str, Any]]) -> None:
-        items[5]["base_id"] = items[4]["id"]
+        items[5]["base_id"], items[5]["id"] = items[4]["base_id"], items[4]["id"]
     _edit(ds, change)
 
 
@@ -536,10 +539,41 @@ def distractor_on_true_statement(ds: Dataset) -> None:
     _edit(ds, change)
 
 
-@mutation("has images or render, but the build has none")
+@mutation("has images, but the build has none")
 def images_in_a_plain_build(ds: Dataset) -> None:
     def change(items: list[dict[str, Any]]) -> None:
-        items[0]["images"] = [f"images/{items[0]['id']}-table.png"]
+        items[0]["images"] = [{"role": "table", "path": f"images/{items[0]['id']}.table.png",
+                               "sha256": "0" * 64, "width": 10, "height": 10, "render": {}}]
+    _edit(ds, change)
+
+
+@mutation("field 'images.0': expected an object")
+def image_a_path_string(ds: Dataset) -> None:
+    """Format 2's image list of paths is not format 3's."""
+    def change(items: list[dict[str, Any]]) -> None:
+        items[0]["images"] = [f"images/{items[0]['base_id']}-table.png"]
+    _edit(ds, change)
+
+
+@mutation("variant is not the base variant")
+def variant_named_otherwise(ds: Dataset) -> None:
+    def change(items: list[dict[str, Any]]) -> None:
+        items[1]["variant"]["name"] = "photo"
+        items[1]["id"] = f"{items[1]['base_id']}.photo"
+    _edit(ds, change)
+
+
+@mutation("field 'answer_type'")
+def answer_type_missing(ds: Dataset) -> None:
+    def change(items: list[dict[str, Any]]) -> None:
+        del items[2]["answer_type"]
+    _edit(ds, change)
+
+
+@mutation("does not match the item schema: id 'financial-s3-000003' is not base_id.variant")
+def id_without_its_variant(ds: Dataset) -> None:
+    def change(items: list[dict[str, Any]]) -> None:
+        items[3]["id"] = items[3]["base_id"]
     _edit(ds, change)
 
 
@@ -804,17 +838,33 @@ def data_folder_missing(ds: Dataset) -> None:
 
 def _image_names(ds: Dataset) -> tuple[str, str]:
     table, chart = ds.items()[0]["images"]
-    return table, chart
+    return table["path"], chart["path"]
 
 
-@mutation("images ['images/financial-s3-000000-chart.png'", IMAGES)
+@mutation("image roles ['chart', 'table'] are not ['table', 'chart']", IMAGES)
 def images_swapped(ds: Dataset) -> None:
     def change(items: list[dict[str, Any]]) -> None:
         items[0]["images"] = items[0]["images"][::-1]
     _edit(ds, change)
 
 
-@mutation("table image images/financial-s3-000000-table.png: not a PNG image", IMAGES)
+@mutation("table image 'images/financial-s3-000000.base.chart.png' is not at", IMAGES)
+def image_roles_swapped(ds: Dataset) -> None:
+    """The roles, not the file names, say which image is which: a swapped role is caught."""
+    def change(items: list[dict[str, Any]]) -> None:
+        table, chart = items[0]["images"]
+        table["path"], chart["path"] = chart["path"], table["path"]
+    _edit(ds, change)
+
+
+@mutation("chart image images/financial-s3-000002.base.chart.png: sha256 differs", IMAGES)
+def image_sha256_wrong(ds: Dataset) -> None:
+    def change(items: list[dict[str, Any]]) -> None:
+        items[2]["images"][1]["sha256"] = "f" * 64
+    _edit(ds, change)
+
+
+@mutation("table image images/financial-s3-000000.base.table.png: not a PNG image", IMAGES)
 def image_not_a_png(ds: Dataset) -> None:
     (ds.root / _image_names(ds)[0]).write_bytes(b"GIF89a" + b"\0" * 100)
     _edit(ds, lambda items: None)
@@ -827,10 +877,10 @@ def image_truncated(ds: Dataset) -> None:
     _edit(ds, lambda items: None)
 
 
-@mutation("render records", IMAGES)
+@mutation("the item records", IMAGES)
 def render_size_wrong(ds: Dataset) -> None:
     def change(items: list[dict[str, Any]]) -> None:
-        items[1]["render"]["chart"]["width"] += 1
+        items[1]["images"][1]["width"] += 1
     _edit(ds, change)
 
 
@@ -840,7 +890,7 @@ def image_deleted(ds: Dataset) -> None:
     _edit(ds, lambda items: None)
 
 
-@mutation("table image images/financial-s3-000000-table.png: missing", IMAGES)
+@mutation("table image images/financial-s3-000000.base.table.png: missing", IMAGES)
 def image_deleted_and_unlisted(ds: Dataset) -> None:
     table = _image_names(ds)[0]
     (ds.root / table).unlink()
@@ -850,16 +900,17 @@ def image_deleted_and_unlisted(ds: Dataset) -> None:
     _edit(ds, lambda items: None)
 
 
-@mutation("images/financial-s3-000099-chart.png: not the image of an item", IMAGES)
+@mutation("images/financial-s3-000099.base.chart.png: not the image of an item", IMAGES)
 def image_of_no_item(ds: Dataset) -> None:
-    shutil.copy(ds.root / _image_names(ds)[1], ds.root / "images/financial-s3-000099-chart.png")
-    ds.list_file("images/financial-s3-000099-chart.png")
+    stray = "images/financial-s3-000099.base.chart.png"
+    shutil.copy(ds.root / _image_names(ds)[1], ds.root / stray)
+    ds.list_file(stray)
     _edit(ds, lambda items: None)
 
 
-@mutation("images/financial-s3-000001-table.png: a symbolic link", IMAGES)
+@mutation("images/financial-s3-000001.base.table.png: a symbolic link", IMAGES)
 def image_a_symlink(ds: Dataset) -> None:
-    path = ds.root / ds.items()[1]["images"][0]
+    path = ds.root / ds.items()[1]["images"][0]["path"]
     real = ds.root.parent / "outside.png"
     path.rename(real)
     path.symlink_to(real)
@@ -874,10 +925,10 @@ def images_folder_a_symlink(ds: Dataset) -> None:
     ds.rehash()
 
 
-@mutation("row 2: table_image differ(s)", IMAGES)
+@mutation("row 2: images differ(s)", IMAGES)
 def parquet_image_bytes_differ(ds: Dataset) -> None:
     items = ds.items()
-    table = ds.root / items[2]["images"][0]
+    table = ds.root / items[2]["images"][0]["path"]
     original = table.read_bytes()
     table.write_bytes(original + b"\0")  # the forger embeds other bytes...
     ds.write_parquet(items)
@@ -885,7 +936,7 @@ def parquet_image_bytes_differ(ds: Dataset) -> None:
     ds.rehash()
 
 
-@mutation("render.table.cells row 1 col 2 shows", IMAGES)
+@mutation("table image: render.cells row 1 col 2 shows", IMAGES)
 def table_value_edited_in_json_only(ds: Dataset) -> None:
     """The JSON table no longer shows what the image shows (the layout records the text)."""
     def change(items: list[dict[str, Any]]) -> None:

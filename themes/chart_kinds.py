@@ -84,7 +84,7 @@ def pie_year(chart: Mapping[str, Any], statements: Sequence[ChartReader],
     winner's lead is a clear share of the whole pie.
     """
     readers = [s for s in statements if "chart" in s.modalities]
-    if len(readers) != 1 or readers[0].program["select"].get("op") != "rk":
+    if len(readers) != 1 or readers[0].program.get("select", {}).get("op") != "rk":
         return None
     node = readers[0].program["select"]
     year = int(node["year"])

@@ -1,19 +1,22 @@
-"""Render an item's table and chart to PNG files and record how they were drawn."""
+"""Render an item's table and chart to PNG files; return the item with its images."""
 
 from __future__ import annotations
 
+import hashlib
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from hopvista.atomic import write_atomic
+from hopvista.model import Image, Item, image_path
+from hopvista.model.image import IMAGES_DIR
 from hopvista.render.browser import uninterrupted
 
 if TYPE_CHECKING:
     from hopvista.render.chart import ChartRenderer
 
-IMAGES_DIR = "images"
+__all__ = ["IMAGES_DIR", "ItemRenderer", "preload"]
 
 
 def preload() -> None:
@@ -81,32 +84,41 @@ class ItemRenderer:
             finally:
                 self._table.__exit__(None, None, None)
 
-    def render(self, item: dict[str, Any], root: Path) -> None:
-        """Write the item's PNGs under ``root/images`` and fill ``images`` and ``render``."""
-        self.render_many([item], root)
+    def render(self, item: Item, root: Path) -> Item:
+        """Write the item's PNGs under ``root/images``; return the item with its images."""
+        return self.render_many([item], root)[0]
 
-    def render_many(self, items: list[dict[str, Any]], root: Path) -> None:
-        """Render several items: their charts queue on the chart thread while their tables
-        render here, so neither the chart libraries nor Chromium wait for the other."""
+    def render_many(self, items: list[Item], root: Path) -> list[Item]:
+        """Render several items (new items with their images are returned; the given ones are
+        unchanged): their charts queue on the chart thread while their tables render here,
+        so neither the chart libraries nor Chromium wait for the other."""
         if self._chart_ready is None:
             raise RuntimeError("ItemRenderer is not open: use `with ItemRenderer() as r:`")
         self._chart_ready.result()  # raises here if the chart renderer could not start
         (root / IMAGES_DIR).mkdir(exist_ok=True)
-        names = [{e["id"]: e["name"] for e in item["entities"]} for item in items]
-        charts = [self._pool.submit(self._chart.render, item["inputs"]["chart"], named,
-                                    item["variant"]["style"]["chart"])
-                  for item, named in zip(items, names, strict=True)]
+        names = [{e.id: e.name for e in item.entities} for item in items]
+        inputs = [item.inputs.model_dump(mode="json") for item in items]
+        charts = [self._pool.submit(self._chart.render, shown["chart"], named,
+                                    item.variant.style["chart"])
+                  for item, shown, named in zip(items, inputs, names, strict=True)]
         tables: list[tuple[bytes, dict[str, Any]]] = []
-        for item, named in zip(items, names, strict=True):
+        for item, shown, named in zip(items, inputs, names, strict=True):
             with uninterrupted():  # an interrupt waits for the screenshot (~0.1 s)
-                tables.append(self._table.render(item["inputs"]["table"], named,
-                                                 item["variant"]["style"]["table"]))
+                tables.append(self._table.render(shown["table"], named,
+                                                 item.variant.style["table"]))
+        drawn = []
         for item, (table_png, layout), chart in zip(items, tables, charts, strict=True):
             chart_png, meta = chart.result()
-            table_path = f"{IMAGES_DIR}/{item['id']}-table.png"
-            chart_path = f"{IMAGES_DIR}/{item['id']}-chart.png"
-            write_atomic(root / table_path, table_png)
-            write_atomic(root / chart_path, chart_png)
-            item["images"] = [table_path, chart_path]
-            item["render"] = {"table": {"image": table_path, **layout},
-                              "chart": {"image": chart_path, **meta}}
+            images = [_write(root, item.id, "table", table_png, layout),
+                      _write(root, item.id, "chart", chart_png, meta)]
+            drawn.append(item.with_images(images))
+        return drawn
+
+
+def _write(root: Path, item_id: str, role: str, png: bytes, how: dict[str, Any]) -> Image:
+    """Write one PNG of ``role``; the image object records its file, size and drawing."""
+    path = image_path(item_id, role)
+    write_atomic(root / path, png)
+    render = {k: v for k, v in how.items() if k not in ("width", "height")}
+    return Image(role=role, path=path, sha256=hashlib.sha256(png).hexdigest(),
+                 width=how["width"], height=how["height"], render=render)

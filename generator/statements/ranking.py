@@ -70,8 +70,9 @@ def rk_when(instance: Instance, rng: np.random.Generator, words: dict[str, dict[
     if condition == "CT":
         exprs: list[tuple[tuple[str, str], ...]] = [((c, "+"),) for c in columns]
     else:
+        units = {c.key: c.unit for c in instance.table_columns}
         exprs = [((a, "+"), (b, s)) for a in columns for b in columns if a != b for s in SIGNS
-                 if s == "-" or a < b]
+                 if (s == "-" or a < b) and units[a] == units[b]]  # one unit: a meaningful sum
     params = [(a, x, op, o) for a in instance.ids for x in range(len(exprs)) for op in CMPS
               for o in ORDERS]
     years = list(instance.years)

@@ -16,8 +16,11 @@ from hopvista.verify.operators import OPERATORS, View, modalities, nodes
 Cell = tuple[Any, ...]
 
 
-def expected_id(domain: str, seed: int, index: int) -> str:
-    """The id of base item ``index`` of a build (docs/format.md, section 2.1)."""
+BASE_VARIANT = "base"
+
+
+def expected_base_id(domain: str, seed: int, index: int) -> str:
+    """The base id of item ``index`` of a build (docs/format.md, section 2.1)."""
     return f"{domain}-s{seed}-{index:06d}"
 
 
@@ -25,14 +28,16 @@ def check_identity(item: dict[str, Any], index: int, expect: Expect) -> list[str
     """Id, base id, domain, seed, level and variant of the item at line ``index`` (0-based)."""
     problems = []
     if expect.domain is not None and expect.seed is not None:
-        wanted = expected_id(expect.domain, expect.seed, index)
+        base = expected_base_id(expect.domain, expect.seed, index)
+        if item["base_id"] != base:
+            problems.append(f"base_id {item['base_id'][:60]!r} is not {base!r}, the base id "
+                            f"of line {index + 1}")
+        wanted = f"{base}.{BASE_VARIANT}"
         if item["id"] != wanted:
             problems.append(f"id is not {wanted!r}, the id of line {index + 1}")
     if item["provenance"]["index"] != index:
         problems.append(f"provenance.index {item['provenance']['index']} is not its line "
                         f"position {index}")
-    if item["base_id"] != item["id"]:
-        problems.append(f"base_id {item['base_id'][:60]!r} differs from the id of a base item")
     if expect.domain is not None and item["domain"] != expect.domain:
         problems.append(f"domain {item['domain'][:40]!r} is not the manifest's "
                         f"{expect.domain!r}")
@@ -44,9 +49,12 @@ def check_identity(item: dict[str, Any], index: int, expect: Expect) -> list[str
         problems.append(f"difficulty {item['difficulty']!r} is not a level of the build "
                         f"{list(expect.levels)}")
     variant = item["variant"]
+    if variant["name"] != BASE_VARIANT or variant["recipe"] is not None or \
+            variant["parameters"] != {}:
+        problems.append("variant is not the base variant (name 'base', no recipe, no "
+                        "parameters), but a build makes base items only")
     if variant["perturbations"] != [] or variant["markup"] is not None:
-        problems.append("variant has perturbations or markup, but this is a base item "
-                        "(base_id == id)")
+        problems.append("variant has perturbations or markup, but this is a base item")
     return problems
 
 

@@ -6,6 +6,10 @@ line of ``items.jsonl`` in lockstep with the Parquet row of the same position, t
 needs every item (counts, shares, balance, the images folder). Memory holds one item and one
 batch of rows at a time, plus counters and the set of ids.
 
+A dataset of an older format version (see :mod:`hopvista.model.migrate`) is checked as the
+current version: each line is migrated before the item checks, while the Parquet rows and the
+files are compared with what that version wrote.
+
 Every problem goes to ``report`` as one printable line naming its file, line, item or field.
 Whatever a corrupt dataset holds, a check that fails unexpectedly becomes a problem of that
 item (or stage), never an exception out of :func:`verify_into`.
@@ -18,6 +22,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from hopvista.model.format import FORMAT_VERSION
+from hopvista.model.migrate import migrate_item
 from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
 from hopvista.verify.checks import check_chart_needed, check_item
 from hopvista.verify.consistency import (
@@ -28,7 +34,7 @@ from hopvista.verify.consistency import (
 )
 from hopvista.verify.executor import Context
 from hopvista.verify.files import check_files
-from hopvista.verify.images import ROLES, Images, check_images
+from hopvista.verify.images import Images, check_images
 from hopvista.verify.jsonl import Line, parse_strict, read_lines
 from hopvista.verify.manifest import Expect, expectations, read_manifest
 from hopvista.verify.parquet import Row, compare_row, iter_rows, shard_names
@@ -60,8 +66,10 @@ class _Run:
     def __init__(self, root: Path, expect: Expect, wording: Wording | None,
                  report: Report) -> None:
         self.root, self.expect, self.wording, self.report = root, expect, wording, report
+        self.manifest: dict[str, Any] = {}
         self.tally = Tally()
         self.ids: set[str] = set()
+        self.image_paths: set[str] = set()
         self.malformed = 0
         self.lines = 0
         self.rows = 0
@@ -74,31 +82,36 @@ class _Run:
         where = f"{ITEMS}:{line.number}"
         if not line.newline:
             self.report(f"{where}: the last line has no newline")
-        item = self._parse(line, where)
-        if item is None:
+        original = self._parse(line, where)
+        if original is None:
             self.malformed += 1
             return
-        name = item.get("id")
+        name = original.get("id")
         label = f"item {name}" if isinstance(name, str) and 0 < len(name) <= 120 else \
             f"item on line {line.number}"
         problems: list[str] = []
         images: Images | None = None
+        item = original
         try:
+            if self.expect.version != FORMAT_VERSION:
+                item = migrate_item(original, self.manifest)
             check_shape(item)
         except Exception as exc:  # noqa: BLE001 - Malformed, or anything a corrupt item causes
             self.malformed += 1
-            reason = str(exc) if isinstance(exc, Malformed) else type(exc).__name__
-            problems.append(f"malformed item: {reason}")
+            reason = str(exc) if isinstance(exc, (Malformed, ValueError)) else \
+                type(exc).__name__
+            problems.append(f"malformed item: {reason[:300]}")
         else:
             images = self._item(item, line.number - 1, problems)
         for problem in problems:
             self.report(f"{label}: {problem}")
         if row is not None:
-            self._compare(row, item, images)
+            self._compare(row, original, item, images)
 
-    def _compare(self, row: Row, item: dict[str, Any], images: Images | None) -> None:
+    def _compare(self, row: Row, original: dict[str, Any], item: dict[str, Any],
+                 images: Images | None) -> None:
         try:
-            problems = compare_row(row, item, images)
+            problems = compare_row(row, original, item, images, self.expect.version)
         except Exception as exc:  # noqa: BLE001 - reported as a problem of this row
             problems = [f"{row.shard} row {row.index}: could not be compared "
                         f"({type(exc).__name__})"]
@@ -127,13 +140,15 @@ class _Run:
         if item["id"] in self.ids:
             problems.append("duplicate id")
         self.ids.add(item["id"])
+        self.image_paths.update(image["path"] for image in item["images"])
         images: Images | None = None
         try:
             self.tally.add(item)
             problems += check_identity(item, index, self.expect)
             problems += check_inputs(item) + check_statements(item, self.expect)
             problems += check_provenance(item, self.expect)
-            images = check_images(item, self.root, self.expect.images, problems)
+            images = check_images(item, self.root, self.expect.images, self.expect.version,
+                                  problems)
             problems += self._proofs(item)
         except Exception as exc:  # noqa: BLE001 - reported as a problem of this item
             problems.append(f"malformed item: {type(exc).__name__}: {str(exc)[:160]}")
@@ -169,18 +184,16 @@ class _Run:
         self._image_folder()
 
     def _image_folder(self) -> None:
-        """Every file under images/ is an image of an item (none without images)."""
+        """Every file under images/ is an image an item lists (none without images)."""
         folder = self.root / "images"
         if self.expect.images is None or not folder.is_dir() or folder.is_symlink():
             return
         for name, kind in walk(folder):
             if kind != FILE:
                 continue  # reported by the files check
-            stem, _, role = name.removesuffix(".png").rpartition("-")
             if not self.expect.images:
                 self.report(f"images/{name}: an image, but the build has none")
-            elif "/" in name or not name.endswith(".png") or role not in ROLES or \
-                    stem not in self.ids:
+            elif f"images/{name}" not in self.image_paths:
                 self.report(f"images/{name}: not the image of an item")
 
 
@@ -219,7 +232,8 @@ def verify_into(root: Path, report: Report) -> int:
     expect = expectations(manifest, clean)
     wording = pack_wording(expect, manifest)
     run = _Run(root, expect, wording, clean)
-    rows = _safe_rows(iter_rows(root, shard_names(root, clean), clean), clean)
+    run.manifest = manifest
+    rows = _safe_rows(iter_rows(root, shard_names(root, clean), expect.version, clean), clean)
     for line in _lines(root, clean):
         row = next(rows, None)
         _guarded(f"{ITEMS}:{line.number}", clean, partial(run.line, line, row))

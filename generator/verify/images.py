@@ -1,13 +1,17 @@
 """An item's images: exactly its table and chart PNG when the build has images, none otherwise.
 
-With images, ``images`` is ``[render.table.image, render.chart.image]``, named after the item
-(``images/ID-table.png``, ``images/ID-chart.png``); each is a regular file holding a whole PNG
-(signature, ``IHDR`` first, ``IEND`` last) of the recorded width and height. What the pixels
-show cannot be checked here: a re-rendered image and a forged one look alike to a verifier.
+Images are found by their ``role``, never by file name. With images, ``images`` holds one
+image of role ``table`` and one of role ``chart``, in that order, at the paths the format
+gives them (``images/ID.ROLE.png``; format 2: ``images/BASE-ROLE.png``); each is a regular
+file holding a whole PNG (signature, ``IHDR`` first, ``IEND`` last) of the recorded width,
+height and sha256. What the pixels show cannot be checked here: a re-rendered image and a
+forged one look alike to a verifier; the table's recorded cell texts are checked against
+the table JSON.
 """
 
 from __future__ import annotations
 
+import hashlib
 import struct
 from pathlib import Path
 from typing import Any
@@ -19,6 +23,14 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
 MAX_IMAGE_BYTES = 64 << 20
 Images = dict[str, bytes | None]
+"""The bytes of an item's images by path (``None``: missing or unreadable)."""
+
+
+def expected_path(item: dict[str, Any], role: str, version: int) -> str:
+    """Where a build writes the item's image of ``role`` (docs/format.md, section 2.5)."""
+    if version <= 2:
+        return f"images/{item['base_id']}-{role}.png"
+    return f"images/{item['id']}.{role}.png"
 
 
 def png_problem(data: bytes, width: Any, height: Any) -> str | None:
@@ -30,7 +42,7 @@ def png_problem(data: bytes, width: Any, height: Any) -> str | None:
         return "a truncated PNG (no IEND chunk at the end)"
     size = struct.unpack(">II", data[16:24])
     if (width, height) != size:
-        return f"PNG is {size[0]}x{size[1]}, render records {width!r}x{height!r}"
+        return f"PNG is {size[0]}x{size[1]}, the item records {width!r}x{height!r}"
     return None
 
 
@@ -45,11 +57,6 @@ def _read(root: Path, name: str) -> tuple[bytes | None, str | None]:
         return path.read_bytes(), None
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror})"
-
-
-def _render_entry(render: Any, role: str) -> dict[str, Any] | None:
-    entry = render.get(role) if isinstance(render, dict) else None
-    return entry if isinstance(entry, dict) else None
 
 
 def _layout_text(item: dict[str, Any]) -> dict[tuple[int, int], str]:
@@ -71,52 +78,59 @@ def _layout_text(item: dict[str, Any]) -> dict[tuple[int, int], str]:
 
 
 def check_table_layout(item: dict[str, Any], layout: dict[str, Any]) -> str | None:
-    """Why the recorded table layout does not show the item's table, or ``None``: one cell per
-    (row, column), body cells with exactly the displayed values, headers starting with their
-    labels (a header may carry its unit)."""
+    """Why the table image's recorded layout does not show the item's table, or ``None``: one
+    cell per (row, column), body cells with exactly the displayed values, headers starting
+    with their labels (a header may carry its unit)."""
     cells = layout.get("cells")
     if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
-        return "render.table.cells is not a list of cells"
+        return "table image: render.cells is not a list of cells"
     shown = {(c.get("row"), c.get("col")): c.get("text") for c in cells}
     wanted = _layout_text(item)
     if len(shown) != len(cells) or set(shown) != set(wanted):
-        return "render.table.cells do not cover the table's rows and columns once each"
+        return "table image: render.cells do not cover the table's rows and columns once each"
     for (row, col), text in wanted.items():
         got = shown[(row, col)]
         if not isinstance(got, str) or (got != text if row else not got.startswith(text)):
-            return f"render.table.cells row {row} col {col} shows {str(got)[:40]!r}, not {text!r}"
+            return (f"table image: render.cells row {row} col {col} shows {str(got)[:40]!r}, "
+                    f"not {text!r}")
     return None
 
 
-def check_images(item: dict[str, Any], root: Path, with_images: bool | None,
+def check_images(item: dict[str, Any], root: Path, with_images: bool | None, version: int,
                  problems: list[str]) -> Images:
-    """Append the problems of the item's images; return their bytes by role (``None`` when
-    absent or unreadable) for the Parquet comparison."""
-    found: Images = dict.fromkeys(ROLES)
+    """Append the problems of the item's images (an item that passed the shape check);
+    return their bytes by path for the Parquet comparison."""
+    found: Images = {}
+    images = item["images"]
     if with_images is False:
-        if item["images"] or item.get("render") is not None:
-            problems.append("has images or render, but the build has none (config.images false)")
+        if images:
+            problems.append("has images, but the build has none (config.images false)")
         return found
-    wanted = [f"images/{item['id']}-{role}.png" for role in ROLES]
-    if with_images and item["images"] != wanted:
-        problems.append(f"images {item['images']} are not {wanted}")
+    roles = [image["role"] for image in images]
+    if with_images and roles != list(ROLES):
+        problems.append(f"image roles {roles} are not {list(ROLES)}")
         return found
-    for role, name in zip(ROLES, item["images"], strict=False):
-        entry = _render_entry(item.get("render"), role)
-        if entry is None or entry.get("image") != name:
-            problems.append(f"render.{role}.image is not {name!r}")
+    for image in images:
+        role, name = image["role"], image["path"]
+        if role not in ROLES:
+            problems.append(f"image {name[:80]!r}: role {role[:40]!r} is not one a build makes")
+            continue
+        wanted = expected_path(item, role, version)
+        if name != wanted:
+            problems.append(f"{role} image {name[:80]!r} is not at {wanted!r}")
             continue
         data, why = _read(root, name)
+        found[name] = data
         if data is not None:
-            why = png_problem(data, entry.get("width"), entry.get("height"))
-            found[role] = data
+            why = png_problem(data, image["width"], image["height"])
+            if why is None and hashlib.sha256(data).hexdigest() != image["sha256"]:
+                why = "sha256 differs from the item's"
         if why is not None:
             problems.append(f"{role} image {name}: {why}")
-    table = _render_entry(item.get("render"), "table")
-    layout = None if table is None else check_table_layout(item, table)
-    if layout is not None:
-        problems.append(layout)
-    chart = _render_entry(item.get("render"), "chart")
-    if chart is not None and chart.get("kind") != item["inputs"]["chart"]["kind"]:
-        problems.append("render.chart.kind differs from inputs.chart.kind")
+        if role == "table":
+            layout = check_table_layout(item, image["render"])
+            if layout is not None:
+                problems.append(layout)
+        elif image["render"].get("kind") != item["inputs"]["chart"]["kind"]:
+            problems.append("chart image: render.kind differs from inputs.chart.kind")
     return found

@@ -1,9 +1,9 @@
 """Reading ``manifest.json``: what the items, counts and files must agree with.
 
-A path that is not a hopvista dataset (no folder, no readable manifest, another format or
-version) is the user's mistake: :class:`~hopvista.errors.UserError`. A hopvista manifest
-whose fields are wrong is a problem of the dataset: each wrong field is reported, and the
-checks that need it are skipped (the dataset fails anyway).
+A path that is not a hopvista dataset (no folder, no readable manifest, another format or a
+version this hopvista cannot read) is the user's mistake: :class:`~hopvista.errors.UserError`.
+A hopvista manifest whose fields are wrong is a problem of the dataset: each wrong field is
+reported, and the checks that need it are skipped (the dataset fails anyway).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 
 from hopvista.domain import Identity, parse_identity
 from hopvista.errors import UserError
-from hopvista.outdir import DATASET_FORMAT
-from hopvista.pipeline import FORMAT_VERSION
+from hopvista.model.format import DATASET_FORMAT, FORMAT_VERSION
+from hopvista.model.migrate import OLDEST, supported
 from hopvista.plan import LEVEL_NAMES
 from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.verify.jsonl import parse_strict
@@ -51,17 +51,19 @@ def read_manifest(root: Path) -> dict[str, Any]:
     if not isinstance(manifest, dict) or manifest.get("format") != DATASET_FORMAT:
         raise UserError(f"{root / MANIFEST}: not a hopvista dataset manifest")
     version = manifest.get("format_version")
-    if type(version) is not int or version != FORMAT_VERSION:
+    if not supported(version):
         raise UserError(f"{root / MANIFEST}: format_version {str(version)[:20]!r} is not "
-                        f"supported (this hopvista reads {FORMAT_VERSION})")
+                        f"supported (this hopvista reads {OLDEST}..{FORMAT_VERSION})")
     return manifest
 
 
 @dataclass(frozen=True)
 class Expect:
     """What the manifest says every item and count must match; ``None`` where the manifest's
-    field is unusable (already reported)."""
+    field is unusable (already reported). ``version`` is the format version the dataset was
+    written in (its items are migrated to the current one before they are checked)."""
 
+    version: int
     domain: str | None
     seed: int | None
     count: int | None
@@ -142,7 +144,8 @@ def expectations(manifest: dict[str, Any], report: Report) -> Expect:
         _bad(report, "config.images", "true or false", images)
         images = None
     return Expect(
-        domain=domain, seed=seed, count=_whole(config, "count", 1, report), images=images,
+        version=manifest["format_version"], domain=domain, seed=seed,
+        count=_whole(config, "count", 1, report), images=images,
         levels=_names(config, "hops", tuple(LEVEL_NAMES.values()), False, report),
         margins=_margins(config, report), identities=_identities(config, report),
         types=_names(config, "types", tuple(STATEMENT_TYPES.names()), True, report), config=config)

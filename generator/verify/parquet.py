@@ -22,26 +22,41 @@ from hopvista.verify.paths import file_problem
 DATA_DIR = "data"
 SHARD = re.compile(r"test-([0-9]{5})-of-([0-9]{5})\.parquet")
 BATCH_ROWS = 64
-PLAIN_FIELDS = ("id", "base_id", "domain", "kind", "difficulty", "hops", "question", "answer")
-IMAGE_COLUMNS = {"table": "table_image", "chart": "chart_image"}
+PLAIN_FIELDS = ("id", "base_id", "domain", "kind", "difficulty", "hops", "question")
+V2_IMAGE_COLUMNS = {"table": "table_image", "chart": "chart_image"}
 Report = Callable[[str], None]
 
 
-def expected_schema() -> Any:
-    """The Arrow schema of a shard (docs/format.md, section 8), without its metadata."""
+def expected_schema(version: int) -> Any:
+    """The Arrow schema of a shard of format ``version`` (docs/format.md, section 8), without
+    its metadata."""
     import pyarrow as pa
 
     image = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
-    return pa.schema([
-        ("id", pa.string()), ("base_id", pa.string()), ("domain", pa.string()),
-        ("kind", pa.string()), ("difficulty", pa.string()), ("hops", pa.int32()),
+    head = [("id", pa.string()), ("base_id", pa.string())]
+    middle = [
+        ("domain", pa.string()), ("kind", pa.string()), ("difficulty", pa.string()),
+        ("hops", pa.int32()),
         ("entities", pa.list_(pa.struct([("id", pa.string()), ("name", pa.string())]))),
         ("question", pa.string()),
         ("statements", pa.list_(pa.struct([("text", pa.string()), ("label", pa.bool_()),
                                            ("type", pa.string())]))),
-        ("answer", pa.list_(pa.int32())), ("table_image", image), ("chart_image", image),
-        ("item_json", pa.string()),
-    ])
+    ]
+    if version <= 2:
+        return pa.schema([*head, *middle, ("answer", pa.list_(pa.int32())),
+                          ("table_image", image), ("chart_image", image),
+                          ("item_json", pa.string())])
+    return pa.schema([*head, ("variant", pa.string()), *middle, ("answer", pa.string()),
+                      ("answer_type", pa.string()), ("images", pa.list_(image)),
+                      ("image_roles", pa.list_(pa.string())), ("item_json", pa.string())])
+
+
+def _image_features(features: Any, version: int) -> bool:
+    """Whether the Hugging Face features declare the image columns as images."""
+    if version <= 2:
+        return [features[c]["_type"] for c in V2_IMAGE_COLUMNS.values()] == ["Image", "Image"]
+    images = features["images"]
+    return images["_type"] in ("List", "Sequence") and images["feature"]["_type"] == "Image"
 
 
 def shard_names(root: Path, report: Report) -> list[str]:
@@ -81,21 +96,21 @@ class Row:
     values: dict[str, Any]
 
 
-def _schema_problem(parquet: Any) -> str | None:
+def _schema_problem(parquet: Any, version: int) -> str | None:
     schema = parquet.schema_arrow
-    if not schema.remove_metadata().equals(expected_schema()):
+    if not schema.remove_metadata().equals(expected_schema(version)):
         return "columns or their types are not the format's"
     try:
         features = json.loads(schema.metadata[b"huggingface"])["info"]["features"]
-        images = [features[c]["_type"] for c in IMAGE_COLUMNS.values()]
+        declared = _image_features(features, version)
     except (KeyError, TypeError, ValueError, RecursionError):
-        images = []
-    if images != ["Image", "Image"]:
+        declared = False
+    if not declared:
         return "no Hugging Face Image features in its metadata (datasets would not decode it)"
     return None
 
 
-def iter_rows(root: Path, names: list[str], report: Report) -> Iterator[Row]:
+def iter_rows(root: Path, names: list[str], version: int, report: Report) -> Iterator[Row]:
     """Rows of the shards in order, batch by batch. A shard that cannot be read (missing,
     not Parquet, truncated, wrong columns) is reported and yields no further rows."""
     import pyarrow as pa
@@ -109,7 +124,7 @@ def iter_rows(root: Path, names: list[str], report: Report) -> Iterator[Row]:
         index = 0
         try:
             parquet = pq.ParquetFile(root / name)
-            why = _schema_problem(parquet)
+            why = _schema_problem(parquet, version)
             if why is not None:
                 report(f"{name}: {why}")
                 continue
@@ -133,13 +148,58 @@ def _image_value(name: str, data: bytes) -> dict[str, Any]:
     return {"bytes": data, "path": Path(name).name}
 
 
-def compare_row(row: Row, item: dict[str, Any], images: Images | None) -> list[str]:
-    """Fields of a row that differ from the item (``images``: the item's image bytes by
-    role, ``None`` when they could not be established)."""
+def reference_answer(answer: Any) -> str:
+    """A three-statement answer as a model writes it: ``"1, 3"``, or ``"none"``."""
+    return ", ".join(str(n) for n in answer) if answer else "none"
+
+
+def _image_columns(values: dict[str, Any], item: dict[str, Any], images: Images,
+                   version: int) -> list[str]:
+    """The image columns that differ from the item's images (``images``: bytes by path)."""
+    listed = item["images"]
+    if any(images.get(image["path"]) is None for image in listed):
+        return []  # an image file itself is unreadable (reported with the item)
+    if version <= 2:
+        by_role = {image["role"]: image["path"] for image in listed}
+        differ = []
+        for role, column in V2_IMAGE_COLUMNS.items():
+            name = by_role.get(role)
+            data = None if name is None else images[name]
+            expected = None if name is None or data is None else _image_value(name, data)
+            if values[column] != expected:
+                differ.append(column)
+        return differ
+    differ = []
+    embedded = [_image_value(image["path"], images[image["path"]] or b"") for image in listed]
+    if values["images"] != embedded:
+        differ.append("images")
+    if values["image_roles"] != [image["role"] for image in listed]:
+        differ.append("image_roles")
+    return differ
+
+
+def compare_row(row: Row, original: dict[str, Any], item: dict[str, Any],
+                images: Images | None, version: int) -> list[str]:
+    """Fields of a row that differ from the item. ``original`` is the line of items.jsonl as
+    stored, ``item`` the same item in the current format (they are one object for a dataset
+    of the current version); ``images`` the item's image bytes by path, ``None`` when they
+    could not be established."""
     values, differ = row.values, []
     for key in PLAIN_FIELDS:
-        if not same_json(values[key], item.get(key)):
+        if not same_json(values[key], original.get(key)):
             differ.append(key)
+    if version <= 2:
+        if not same_json(values["answer"], original.get("answer")):
+            differ.append("answer")
+    else:
+        variant = item.get("variant")
+        if values["variant"] != (variant.get("name") if isinstance(variant, dict) else None):
+            differ.append("variant")
+        answer = item.get("answer")
+        if not isinstance(answer, list) or values["answer"] != reference_answer(answer):
+            differ.append("answer")
+        if values["answer_type"] != item.get("answer_type"):
+            differ.append("answer_type")
     if not same_json(values["entities"], _projected(item.get("entities"), ("id", "name"))):
         differ.append("entities")
     if not same_json(values["statements"],
@@ -150,17 +210,10 @@ def compare_row(row: Row, item: dict[str, Any], images: Images | None) -> list[s
     except (TypeError, ValueError):
         differ.append("item_json (not valid JSON)")
     else:
-        if not same_json(embedded, item):
+        if not same_json(embedded, original):
             differ.append("item_json")
     if images is not None:
-        names = item["images"]
-        for n, (role, column) in enumerate(IMAGE_COLUMNS.items()):
-            wanted = None if not names else images.get(role)
-            if names and wanted is None:
-                continue  # the image file itself is unreadable (reported with the item)
-            expected = None if wanted is None else _image_value(names[n], wanted)
-            if values[column] != expected:
-                differ.append(column)
+        differ += _image_columns(values, item, images, version)
     if not differ:
         return []
     return [f"{row.shard} row {row.index}: {', '.join(differ)} differ(s) from items.jsonl"]

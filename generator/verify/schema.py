@@ -19,6 +19,7 @@ from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.themes.chart_kinds import CHART_KINDS
 
 ITEM_KIND = "three_statement"
+ANSWER_TYPE = "indices"
 CMPS, SIGNS, ORDERS = (">", "<"), ("+", "-"), ("max", "min")
 DIRECTIONS = ("increasing", "decreasing")
 #: Longest number text accepted (a displayed value or a program's decimal).
@@ -348,9 +349,7 @@ def check_shape(item: dict[str, Any]) -> None:
         as_str(field(entity, "name", f"entities.{i}"), f"entities.{i}.name")
     _check_inputs(field(item, "inputs", ""))
     for i, image in enumerate(as_list(field(item, "images", ""), "images")):
-        as_str(image, f"images.{i}")
-    if "render" in item:
-        as_dict(item["render"], "render")
+        _check_image(image, f"images.{i}")
     statements = as_list(field(item, "statements", ""), "statements")
     if len(statements) != 3:
         raise Malformed(f"{len(statements)} statement(s); a {ITEM_KIND} item has exactly 3")
@@ -358,9 +357,44 @@ def check_shape(item: dict[str, Any]) -> None:
         _check_statement(statement, f"statements.{i}")
     for i, n in enumerate(as_list(field(item, "answer", ""), "answer")):
         as_int(n, f"answer.{i}")
+    as_str(field(item, "answer_type", ""), "answer_type", (ANSWER_TYPE,))
     variant = as_dict(field(item, "variant", ""), "variant")
+    as_str(field(variant, "name", "variant"), "variant.name")
+    recipe = field(variant, "recipe", "variant")
+    if recipe is not None:
+        as_str(recipe, "variant.recipe")
+    as_dict(field(variant, "parameters", "variant"), "variant.parameters")
     as_dict(field(variant, "style", "variant"), "variant.style")
     as_list(field(variant, "perturbations", "variant"), "variant.perturbations")
     field(variant, "markup", "variant")
     as_int(field(item, "seed", ""), "seed", 0)
     _check_provenance(field(item, "provenance", ""))
+    _check_typed(item)
+
+
+def _check_image(image: Any, path: str) -> None:
+    image = as_dict(image, path)
+    as_str(field(image, "role", path), f"{path}.role")
+    as_str(field(image, "path", path), f"{path}.path")
+    sha = as_str(field(image, "sha256", path), f"{path}.sha256")
+    if not re.fullmatch(r"[0-9a-f]{64}", sha):
+        raise _fail(f"{path}.sha256", "a hex sha256", sha)
+    as_int(field(image, "width", path), f"{path}.width", 1)
+    as_int(field(image, "height", path), f"{path}.height", 1)
+    as_dict(field(image, "render", path), f"{path}.render")
+
+
+def _check_typed(item: dict[str, Any]) -> None:
+    """The item also validates as the published model (``gen schema``)."""
+    from pydantic import ValidationError
+
+    from hopvista.model import Item
+
+    try:
+        Item.model_validate(item)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        field_name = f"field '{where}': " if where else ""
+        raise Malformed(f"does not match the item schema: {field_name}"
+                        f"{error['msg'].removeprefix('Value error, ')[:160]}") from None

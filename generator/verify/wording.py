@@ -31,6 +31,7 @@ import jinja2.sandbox
 from hopvista import __version__
 from hopvista.domain import DomainPack, builtin_pack_names, resolve_pack
 from hopvista.errors import UserError
+from hopvista.model.format import FORMAT_VERSION
 from hopvista.verify.executor import mentions
 from hopvista.verify.manifest import Expect
 from hopvista.verify.operators import OPERATORS, View, nodes
@@ -80,15 +81,18 @@ def _builtin_pack(name: str) -> DomainPack | None:
 
 def pack_wording(expect: Expect, manifest: dict[str, Any]) -> Wording | None:
     """The wording the dataset was built with: the built-in pack when it is the one (same
-    domain, this hopvista version, same identities and margins), else the wording the
-    manifest records, else ``None`` (only the mentions are checked then)."""
+    domain, this hopvista version and dataset format version, same identities and margins),
+    else the wording the manifest records, else ``None`` (only the mentions are checked
+    then)."""
     packages = manifest.get("packages")
     built_by = packages.get("hopvista") if isinstance(packages, dict) else None
     config = expect.config
-    if expect.domain in builtin_pack_names() and built_by == __version__:
+    if expect.domain in builtin_pack_names() and built_by == __version__ and \
+            expect.version == FORMAT_VERSION:
         pack = _builtin_pack(expect.domain)
         if pack is not None and [i.text for i in pack.identities] == config.get("identities") \
-                and pack.spec.decidability.model_dump() == config.get("decidability"):
+                and pack.spec.decidability.model_dump() == config.get("decidability") \
+                and pack.wording_json() == config.get("wording"):
             recorded = pack.wording_json()
             return Wording(pack=pack.name, forms=recorded["forms"], words=recorded["words"],
                            nouns=tuple(recorded["nouns"]), question=recorded["question"],
@@ -165,6 +169,9 @@ def statement_variables(statement: dict[str, Any], item: dict[str, Any],
     view = View(item)
     for node in nodes(select):
         out |= _node_variables(node, view, words)
+    if item["inputs"]["table"].get("period_label") is None:  # no period axis: never shown
+        for key in _PERIODS:
+            out.pop(key, None)
     claim = program["claim"]
     if "entity" in claim:
         names = {e["id"]: e["name"] for e in item["entities"]}
@@ -247,6 +254,10 @@ def renders(statement: dict[str, Any], variables: dict[str, str], wording: Wordi
     values (any pack noun; a fact wording that keeps the needle's distinctive tokens)."""
     needle = _needle(statement["program"])
     variables = variables | {"singular": wording.singular, "plural": wording.plural}
+    # Wording recorded by format 2 (before domain-neutral packs) named periods "year".
+    variables |= {old: variables[new] for old, new in
+                  (("year", "period"), ("year1", "period1"), ("year2", "period2"))
+                  if new in variables}
     for form in wording.forms.get(statement["type"], []):
         try:
             rendered = _template(form).render(**variables).strip()

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from hopvista.instance import needle_occurs
 from hopvista.world import Fact
 
-__all__ = ["MAX_WORDS", "Candidate", "claim_of", "extract_facts", "needles_of", "sentence_spans"]
+__all__ = ["MAX_WORDS", "Candidate", "claim_of", "extract_entity_facts", "extract_facts",
+           "needles_of", "sentence_spans"]
 
 #: Sentences longer than this (in words) are not used.
 MAX_WORDS = 45
@@ -980,3 +981,16 @@ def extract_facts(entity_id: str, chunk_id: str, text: str, company_names: Seque
                               needle=needle, claim=claim, sentence=sentence))
             break
     return facts
+
+
+def extract_entity_facts(entity_id: str, chunk_id: str, text: str, names: Sequence[str],
+                         nouns: Sequence[str] = ()) -> list[Fact]:
+    """Rule-based facts that plain ``text`` states about one entity of any domain.
+
+    The same rules as :func:`extract_facts`, for text that is not a 10-K: the entity is the
+    subject when the sentence starts with one of its ``names`` ("Eastmere opened ..."), with
+    "the <noun>" for one of the domain's ``nouns`` ("The city operates 14 monitoring
+    stations." with ``nouns=["city"]``), or with "We"/"Our". There is no ticker.
+    """
+    referents = [*names, *(f"the {noun}" for noun in nouns if noun.strip())]
+    return extract_facts(entity_id, chunk_id, text, referents, None)

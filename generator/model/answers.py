@@ -1,0 +1,108 @@
+"""Reading and comparing short answers (MMTabReal's answer rules, Appendix E, made exact).
+
+* **Text** is normalised as in SQuAD-style evaluation: Unicode NFKC, lower case, punctuation
+  removed, the articles *a*, *an*, *the* dropped, whitespace collapsed.
+* **Numbers** are read after removing thousands separators, a currency sign, a trailing
+  ``%`` and surrounding spaces (U+2212 is a minus, ``(12)`` is -12), and are equal when they
+  are equal after rounding half-up to two decimals (MMTabReal asks for two decimals).
+* **Booleans** are ``yes``/``true`` or ``no``/``false`` in any case.
+* **Lists** are a JSON array or comma/semicolon separated values; two lists are equal when
+  they hold the same elements, in any order, each compared as a number when both sides
+  read as numbers and as normalised text otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+import unicodedata
+from collections import Counter
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+_CURRENCY = "$€£¥"
+TRUE_WORDS = ("yes", "true")
+FALSE_WORDS = ("no", "false")
+HUNDREDTH = Decimal("0.01")
+
+
+def normalise_text(text: str) -> str:
+    """``text`` lower-cased, without punctuation or articles, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text).lower().translate(_PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def read_number(value: Any) -> Decimal | None:
+    """``value`` as an exact decimal, or ``None`` when it is not a single number."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        try:
+            return Decimal(str(value))
+        except InvalidOperation:
+            return None
+    if not isinstance(value, str):
+        return None
+    text = unicodedata.normalize("NFKC", value).strip().replace("\u2212", "-")
+    negative = text.startswith("(") and text.endswith(")")
+    text = text.strip("()").strip().rstrip("%").strip().replace(",", "").replace(" ", "")
+    text = text.lstrip(_CURRENCY) if not text.startswith("-") else \
+        "-" + text[1:].lstrip(_CURRENCY)
+    if not _NUMBER.fullmatch(text):
+        return None
+    number = Decimal(text)
+    return -number if negative else number
+
+
+def same_number(a: Decimal, b: Decimal) -> bool:
+    """Equal after rounding half-up to two decimals."""
+    return a.quantize(HUNDREDTH, ROUND_HALF_UP) == b.quantize(HUNDREDTH, ROUND_HALF_UP)
+
+
+def read_boolean(value: Any) -> bool | None:
+    """``value`` as a boolean, or ``None``."""
+    if isinstance(value, bool):
+        return value
+    if not isinstance(value, str):
+        return None
+    word = normalise_text(value)
+    return True if word in TRUE_WORDS else False if word in FALSE_WORDS else None
+
+
+def read_list(value: Any) -> list[str]:
+    """``value`` as a list of element texts (a JSON array, or comma/semicolon separated)."""
+    if isinstance(value, list):
+        return [v if isinstance(v, str) else json.dumps(v) for v in value]
+    text = str(value).strip()
+    if text.startswith("["):
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            text = text.strip("[]")
+        else:
+            if isinstance(parsed, list):
+                return [v if isinstance(v, str) else json.dumps(v) for v in parsed]
+    return [part.strip().strip("\"'") for part in re.split(r"[;,]", text) if part.strip()]
+
+
+def element_key(text: str) -> str:
+    """The comparison key of a list element: its rounded number, or its normalised text."""
+    number = read_number(text)
+    if number is not None:
+        return "#" + format(number.quantize(HUNDREDTH, ROUND_HALF_UP), "f")
+    return normalise_text(text)
+
+
+def token_f1(prediction: list[str], gold: list[str]) -> float:
+    """F1 of two bags of tokens (1.0 when both are empty)."""
+    if not prediction or not gold:
+        return float(prediction == gold)
+    common = sum((Counter(prediction) & Counter(gold)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(prediction), common / len(gold)
+    return 2 * precision * recall / (precision + recall)

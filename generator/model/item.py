@@ -1,0 +1,118 @@
+"""The item: one question with its inputs, images, answer, variant and provenance.
+
+Ids: a base item is ``{domain}-s{seed}-{index:06d}`` (its ``base_id``); every item, the base
+one included, is one *variant* of it with ``id = f"{base_id}.{variant.name}"``; the generated
+item is variant ``base`` (``financial-s7-000003.base``). Variant names are lower-case names
+without dots, so ``id.split(".", 1)`` gives ``(base_id, variant)``; the variant name is also
+the key of the item's random streams (``derive(seed, "item", index, variant)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, JsonValue, model_validator
+
+from hopvista.model.base import Model
+from hopvista.model.image import Image, by_role
+from hopvista.model.inputs import Inputs
+from hopvista.model.statement import Statement
+
+BASE_VARIANT = "base"
+"""The variant name of a generated item."""
+
+VARIANT_PATTERN = r"^[a-z0-9][a-z0-9_-]*$"
+BASE_ID_PATTERN = r"^[^.\s/\\]+$"
+
+
+def base_item_id(domain: str, seed: int, index: int) -> str:
+    """The base id of item ``index`` of a build: ``{domain}-s{seed}-{index:06d}``."""
+    return f"{domain}-s{seed}-{index:06d}"
+
+
+def variant_id(base_id: str, variant: str = BASE_VARIANT) -> str:
+    """The id of ``variant`` of the base item ``base_id``."""
+    return f"{base_id}.{variant}"
+
+
+class Entity(Model):
+    """An entity of the item: the source's id and its display name."""
+
+    id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+
+
+class Variant(Model):
+    """How this item shows its base item.
+
+    ``name`` is ``"base"`` for a generated item; a variant made by a recipe (``gen augment``)
+    has its own name, the ``recipe`` that made it and the exact ``parameters`` it drew.
+    ``style`` is the sampled table theme and chart style, ``perturbations`` the image
+    perturbations applied in order, ``markup`` the counterfactual markup (or ``None``).
+    """
+
+    name: str = Field(default=BASE_VARIANT, pattern=VARIANT_PATTERN)
+    recipe: str | None = None
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    style: dict[str, Any] = Field(default_factory=dict)
+    perturbations: tuple[dict[str, Any], ...] = ()
+    markup: dict[str, Any] | None = None
+
+
+class Provenance(Model):
+    """Where the item comes from: generator, source, and for a generated item its plan index,
+    the attempt that satisfied the plan, the plan entry and the chart margins."""
+
+    generator: str
+    source: str
+    index: int | None = Field(default=None, ge=0)
+    attempts: int | None = Field(default=None, ge=1)
+    plan: dict[str, Any] | None = None
+    decidability: dict[str, Any] | None = None
+
+
+class Item(Model):
+    """One question of a dataset (one line of ``items.jsonl``).
+
+    ``kind`` names an entry of :data:`hopvista.model.kinds.ITEM_KINDS`, which says what
+    ``answer`` holds (``answer_type``) and how a prediction is scored. Three-statement items
+    have ``statements``; other kinds leave it empty.
+    """
+
+    id: str = Field(min_length=3)
+    base_id: str = Field(pattern=BASE_ID_PATTERN)
+    domain: str = Field(min_length=1)
+    kind: str = Field(min_length=1)
+    difficulty: str | None = None
+    hops: int | None = Field(default=None, ge=1)
+    entities: tuple[Entity, ...] = ()
+    inputs: Inputs = Field(default_factory=Inputs)
+    images: tuple[Image, ...] = ()
+    question: str = Field(min_length=1)
+    statements: tuple[Statement, ...] = ()
+    answer: JsonValue
+    answer_type: str = Field(min_length=1)
+    variant: Variant = Field(default_factory=Variant)
+    seed: int | None = Field(default=None, ge=0)
+    provenance: Provenance
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Item:
+        if self.id != variant_id(self.base_id, self.variant.name):
+            raise ValueError(f"id {self.id!r} is not base_id.variant "
+                             f"({variant_id(self.base_id, self.variant.name)!r})")
+        from hopvista.model.kinds import kind_problems
+
+        problems = kind_problems(self)
+        if problems:
+            raise ValueError(f"{self.kind} item: " + "; ".join(problems))
+        return self
+
+    def image(self, role: str) -> Image | None:
+        """The first image of ``role``, or ``None``."""
+        found = by_role(self.images, role)
+        return found[0] if found else None
+
+    def with_images(self, images: list[Image] | tuple[Image, ...]) -> Item:
+        """A copy of this item showing ``images`` (the item itself is unchanged)."""
+        return self.model_copy(update={"images": tuple(images)})

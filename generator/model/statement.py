@@ -1,0 +1,89 @@
+"""Statements and their programs (docs/format.md, sections 2.3 and 3).
+
+A program node is a JSON object with a required ``op`` string and the fields of its op. The
+model does not enumerate the ops: a new operator needs a new executor case (in the
+generator and in the independent verifier), not a model change. Nested nodes (the ``args`` of
+an ``and``, the ``when`` of an ``rk_when``) stay plain JSON inside their node.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from hopvista.model.base import Closed, Model
+
+
+class Node(Model):
+    """A program node: ``{"op": ..., <the op's fields>}``."""
+
+    op: str = Field(min_length=1)
+
+    def fields(self) -> dict[str, Any]:
+        """The op's fields (everything but ``op``)."""
+        return dict(self.model_extra or {})
+
+
+class EntityClaim(Closed):
+    """"The entity picked is ``entity``"."""
+
+    entity: str
+
+
+class FactClaim(Closed):
+    """"The entity picked states this fact" (``fact`` is a ``fact`` node)."""
+
+    fact: Node
+
+
+Claim = EntityClaim | FactClaim
+
+
+class Program(Closed):
+    """``{"select": node, "claim": claim}``; ``claim`` is ``None`` only in a program with its
+    claim hop dropped (never stored)."""
+
+    select: Node
+    claim: Claim | None
+
+
+class TextCell(Closed):
+    """A text chunk a statement reads."""
+
+    modality: Literal["text"]
+    entity: str
+    chunk: str
+
+
+class ValueCell(Closed):
+    """A table or chart value a statement reads."""
+
+    modality: Literal["table", "chart"]
+    entity: str
+    column: str
+    year: int
+
+
+Cell = Annotated[TextCell | ValueCell, Field(discriminator="modality")]
+
+
+class Distractor(Closed):
+    """A false statement's swap: the entity the selector picks and the one named instead."""
+
+    replaces: str
+    with_: str = Field(alias="with")
+
+    model_config = Closed.model_config | {"populate_by_name": True, "serialize_by_alias": True}
+
+
+class Statement(Model):
+    """One statement: text, label, type, modalities, program, cells, distractor."""
+
+    text: str = Field(min_length=1)
+    label: bool
+    type: str = Field(min_length=1)
+    modalities: tuple[str, ...]
+    program: Program
+    cells: tuple[Cell, ...]
+    distractor: Distractor | None
