@@ -57,6 +57,7 @@ SOURCES: Registry[Source] = Registry("source", "sources", builtins=(
     "hopvista.sources.synthetic.source",
     "hopvista.sources.sec.loader",
     "hopvista.sources.panel",
+    "hopvista.sources.materials.source",
 ))
 
 
