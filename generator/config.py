@@ -58,5 +58,6 @@ class BuildConfig:
                 "instance": pack.spec.instance.model_dump(),
                 "decidability": pack.spec.decidability.model_dump(),
                 "identities": [identity.text for identity in pack.identities],
+                "related": [list(group) for group in pack.spec.related],
                 "types_enabled": list(pack.types),
                 "wording": pack.wording_json()}

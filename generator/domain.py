@@ -124,6 +124,11 @@ class PackSpec(_Strict):
     decidability: Decidability = Decidability()
     columns: list[ColumnSpec] = Field(default_factory=list)
     identities: list[str] = Field(default_factory=list, description="'a = b + c - d' lines.")
+    related: list[list[str]] = Field(
+        default_factory=list,
+        description="Groups of columns so tied (physically, by definition) that one reveals "
+                    "another, though no linear identity says so: never one in the table while "
+                    "another is the chart.")
     statement_types: list[str] | None = Field(
         default=None, description="Types this domain makes; default: every worded type.")
     question: str = Field(description="Jinja2 template of the three-statement prompt.")
@@ -187,6 +192,10 @@ class DomainPack:
     def show_period(self, value: int) -> str:
         """A period value as the domain writes it."""
         return self.spec.period.show(value) if self.spec.period is not None else str(value)
+
+    def related_to(self, key: str) -> frozenset[str]:
+        """Columns that reveal ``key`` (or that it reveals) by the pack's ``related`` groups."""
+        return frozenset(c for group in self.spec.related if key in group for c in group) - {key}
 
     def columns(self) -> dict[str, Column]:
         """The column catalogue as engine objects."""
@@ -342,6 +351,12 @@ def pack_from_data(folder: Path, data: Any, lines: Lines) -> DomainPack:
             raise UserError(f"{lines.where(('words', name))}: word map {name!r} needs entries "
                             f"for {', '.join(missing)}")
     identities = _identities(spec, lines)
+    for i, group in enumerate(spec.related):
+        unknown = sorted(set(group) - keys) if keys else []
+        if unknown or len(group) < 2:
+            problem = f"unknown columns {', '.join(unknown)}" if unknown else \
+                "a group needs two columns or more"
+            raise UserError(f"{lines.where(('related', i))}: {problem}")
     types = _enabled_types(spec, lines)
     _check_wording(spec, lines, types)
     words = StatementWords(words=spec.words, forms={t: spec.forms[t] for t in types})

@@ -243,7 +243,10 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
         chart_column = chartable[int(rng.integers(len(chartable)))]
     identities = list(pack.identities)
     table_columns: list[Column] = []
+    related = pack.related_to(chart_column.key)
     for column in _pick(rng, [c for c in columns if c.key != chart_column.key], len(columns) - 1):
+        if column.key in related:
+            continue
         trial = {c.key for c in table_columns} | {column.key}
         if chart_column.key not in derivable_closure(trial, identities):
             table_columns.append(column)

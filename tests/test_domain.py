@@ -80,6 +80,9 @@ BROKEN = [
      "field 'period.format': needs exactly one '{}'"),
     ("old pack format", "format: 2", "format: 1", "pack format 1"),
     ("missing required field", "title: Financial", "titel: Financial", "field 'titel'"),
+    ("related group naming an unknown column", "statement_types: [",
+     "related: [[sale, turnover]]\nstatement_types: [",
+     "field 'related.0': unknown columns turnover"),
 ]
 
 
@@ -150,3 +153,21 @@ def test_the_skeleton_builds_and_verifies_as_it_stands(tmp_path: Path) -> None:
              for s in json.loads(line)["statements"]]
     assert any("orchard" in t or "farm" in t for t in texts)
     assert not any("compan" in t for t in texts)
+
+
+def test_related_columns_are_never_table_and_chart_together() -> None:
+    """The verifier refuses an item whose chart column is related (pack ``related``) to one of
+    its table columns, even where no identity links them."""
+    from hopvista.verify.checks import check_chart_needed
+
+    item = {"inputs": {
+        "chart": {"column": {"key": "kappa", "precision": 1}, "years": [300, 400],
+                  "series": [{"entity": "a", "values": ["1.0", "2.0"]},
+                             {"entity": "b", "values": ["3.0", "5.0"]}]},
+        "table": {"columns": [{"key": "rho"}, {"key": "cp"}],
+                  "rows": [{"entity": e, "year": y, "values": {"rho": v, "cp": "7.0"}}
+                           for e, v in (("a", "0.4"), ("b", "0.9")) for y in (300, 400)]},
+        "text": []}}
+    assert check_chart_needed(item, [], [["kappa", "rho"]]) == [
+        "chart column 'kappa' is related to table column(s) ['rho'] (pack 'related')"]
+    assert check_chart_needed(item, [], [["kappa", "seebeck"]]) == []

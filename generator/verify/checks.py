@@ -41,14 +41,20 @@ def check_item(item: dict[str, Any], ctx: Context) -> list[str]:
     return problems
 
 
-def check_chart_needed(item: dict[str, Any], identities: list[Identity]) -> list[str]:
-    """The chart column cannot be derived from the table, and no text states its values."""
+def check_chart_needed(item: dict[str, Any], identities: list[Identity],
+                       related: list[list[str]] | None = None) -> list[str]:
+    """The chart column cannot be derived from the table (by an identity, a related column of
+    the pack, or the data shown), and no text states its values."""
     chart = item["inputs"]["chart"]
     column = chart["column"]["key"]
     table = {c["key"] for c in item["inputs"]["table"]["columns"]}
     problems = []
     if column in derivable_closure(table, identities):
         problems.append(f"chart column {column!r} can be derived from the table's columns")
+    for group in related or []:
+        if column in group and table & set(group) - {column}:
+            problems.append(f"chart column {column!r} is related to table column(s) "
+                            f"{sorted(table & set(group) - {column})} (pack 'related')")
     rows = item["inputs"]["table"]["rows"]
     entities = [s["entity"] for s in chart["series"]]
     target = [parse_number(v) for s in chart["series"] for v in s["values"]]
@@ -65,3 +71,13 @@ def check_chart_needed(item: dict[str, Any], identities: list[Identity]) -> list
         if stated:
             problems.append(f"text chunk {text['chunk']} states chart values {stated}")
     return problems
+
+
+def related_groups(config: dict[str, Any]) -> list[list[str]]:
+    """The manifest's ``config.related`` groups (none when absent or malformed: the identities
+    and the data check still apply)."""
+    groups = config.get("related")
+    if not isinstance(groups, list):
+        return []
+    return [list(g) for g in groups
+            if isinstance(g, list) and all(isinstance(c, str) for c in g)]

@@ -25,7 +25,7 @@ from typing import Any
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
 from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
-from hopvista.verify.checks import check_chart_needed, check_item
+from hopvista.verify.checks import check_chart_needed, check_item, related_groups
 from hopvista.verify.consistency import (
     check_identity,
     check_inputs,
@@ -163,7 +163,8 @@ class _Run:
                 return [*problems, f"inputs cannot be read: {type(exc).__name__}: {exc}"]
             problems += check_item(item, context)
         if self.expect.identities is not None:
-            problems += check_chart_needed(item, self.expect.identities)
+            problems += check_chart_needed(item, self.expect.identities,
+                                           related_groups(self.expect.config))
         return problems
 
     def finish(self, extra_rows: int, manifest: dict[str, Any]) -> None:
