@@ -25,14 +25,19 @@ positive_int = int_at_least(1, "at least 1")
 seed_int = int_at_least(0, "0 or more")
 
 
+MAX_PERIOD = 999_999
+"""Largest period value a window may name (years, temperatures in K, ...)."""
+
+
 def years(text: str) -> tuple[int, int]:
-    """``FIRST-LAST`` (e.g. ``2020-2024``) to a pair of years."""
+    """``FIRST-LAST`` (e.g. ``2020-2024``, or ``300-500`` for temperatures) to a pair of period
+    values; the source says whether its data covers them."""
     parts = text.split("-")
-    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+    if len(parts) != 2 or not all(p.strip().isdigit() and len(p.strip()) <= 6 for p in parts):
         raise argparse.ArgumentTypeError(f"expected FIRST-LAST like 2020-2024, got {text!r}")
     first, last = int(parts[0]), int(parts[1])
-    if not 1900 <= first <= last <= 2100:
-        raise argparse.ArgumentTypeError(f"not a window of years: {text!r}")
+    if not 0 <= first <= last <= MAX_PERIOD:
+        raise argparse.ArgumentTypeError(f"not a window of periods (FIRST <= LAST): {text!r}")
     return first, last
 
 

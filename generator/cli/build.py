@@ -28,7 +28,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--data", default=None, metavar="DIR",
                    help="data folder of a file-based source (sec: what 'gen fetch sec' wrote)")
     p.add_argument("--years", type=years, default=None, metavar="FIRST-LAST",
-                   help="window of fiscal years, e.g. 2020-2024 (default: the source's)")
+                   help="window of periods: fiscal years (2020-2024), temperatures in K "
+                        "(300-600), ... (default: the source's)")
     p.add_argument("--periods", type=int_at_least(2, "at least 2"), default=None,
                    help="periods per instance (default: the domain's, 5 for financial)")
     p.add_argument("--no-images", dest="images", action="store_false",
