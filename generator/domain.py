@@ -10,7 +10,6 @@ generated; an error names the file, the line and the field.
 
 from __future__ import annotations
 
-import difflib
 import functools
 from dataclasses import dataclass, field
 from importlib import resources
@@ -23,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from hopvista.errors import UserError
 from hopvista.identities import Identity, derivable_closure, parse_identity
 from hopvista.world import Column
-from hopvista.yamlfile import Lines, read_yaml
+from hopvista.yamlfile import Lines, file_stamp, read_yaml, validation_message
 
 __all__ = ["DOMAIN_FILE", "PACK_FORMAT", "DomainPack", "Identity", "PackSpec",
            "builtin_pack_names", "derivable_closure", "load_pack", "parse_identity",
@@ -213,26 +212,6 @@ class DomainPack:
                 "period_format": period.format if period is not None else None}
 
 
-def _validation_message(lines: Lines, exc: ValidationError) -> str:
-    """One line for the most useful error: an unknown field (a typo) first, with the field it
-    probably meant; a missing field is located at its parent."""
-    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
-    first = errors[0]
-    loc = tuple(p for p in first["loc"] if isinstance(p, int | str))
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    message = first["msg"].removeprefix("Value error, ")
-    if first["type"] == "extra_forbidden":
-        missing = [str(e["loc"][-1]) for e in errors
-                   if e["type"] == "missing" and tuple(e["loc"][:-1]) == loc[:-1]]
-        guess = difflib.get_close_matches(str(loc[-1]), missing, n=1)
-        message = "unknown field" + (f" (did you mean '{guess[0]}'?)" if guess else " (a typo?)")
-        if guess:
-            more = f" (and {len(errors) - 2} more)" if len(errors) > 2 else ""
-    elif first["type"] == "missing":
-        return f"{lines.where(loc[:-1])}: required field '{loc[-1]}' is missing{more}"
-    return f"{lines.where(loc)}: {message}{more}"
-
-
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
 
 
@@ -313,21 +292,13 @@ def _identities(spec: PackSpec, lines: Lines) -> tuple[Identity, ...]:
     return tuple(identities)
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    return stat.st_mtime_ns, stat.st_size
-
-
 def load_pack(folder: Path) -> DomainPack:
     """Load and validate the pack in ``folder``; raise :class:`UserError` on any problem.
 
     A pack whose ``domain.yaml`` is unchanged (same modification time and size) since it was
     last loaded in this process is not read again.
     """
-    return _load_pack(folder, _stamp(folder / DOMAIN_FILE))
+    return _load_pack(folder, file_stamp(folder / DOMAIN_FILE))
 
 
 def pack_from_data(folder: Path, data: Any, lines: Lines) -> DomainPack:
@@ -340,7 +311,7 @@ def pack_from_data(folder: Path, data: Any, lines: Lines) -> DomainPack:
     try:
         spec = PackSpec.model_validate(data)
     except ValidationError as exc:
-        raise UserError(_validation_message(lines, exc)) from None
+        raise UserError(validation_message(lines, exc)) from None
     keys = {c.key for c in spec.columns}
     peer = spec.instance.peer_column
     if peer is not None and keys and peer not in keys:

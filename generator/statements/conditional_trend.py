@@ -13,7 +13,7 @@ import numpy as np
 
 from hopvista.instance import Instance
 from hopvista.statements.arithmetic import ar_sum
-from hopvista.statements.registry import Words, selector
+from hopvista.statements.registry import Selector, Words, selector
 from hopvista.statements.selection import Margins, Selection
 from hopvista.statements.threshold import ct_all
 from hopvista.statements.trend import tr_all
@@ -44,23 +44,24 @@ def fused_pairs(first: Callable[[range], Iterator[Selection]],
                                 modalities=a.modalities | b.modalities)
 
 
-@selector("CT+TR", modalities=("table", "chart"), variables=_VARIABLES,
-          operators=("and", "ct_all", "tr_all"), hops=2, min_periods=MIN_PERIODS,
-          trend_pair=True)
-def ct_tr(instance: Instance, rng: np.random.Generator, words: Words,
-          margins: Margins) -> Iterator[Selection]:
-    """CT+TR: {cond_column} {cmp} {threshold} in every period and a continuous trend."""
-    return fused_pairs(lambda s: ct_all(instance, rng, words, s),
-                       lambda s: tr_all(instance, rng, words, margins, s),
-                       len(instance.ids), rng)
+def _with_trend(condition: Callable[[Instance, np.random.Generator, Words, range],
+                                    Iterator[Selection]]) -> Selector:
+    """The fused selector of ``condition`` (a table hop over every period) and ``tr_all``."""
+    def select(instance: Instance, rng: np.random.Generator, words: Words,
+               margins: Margins) -> Iterator[Selection]:
+        return fused_pairs(lambda s: condition(instance, rng, words, s),
+                           lambda s: tr_all(instance, rng, words, margins, s),
+                           len(instance.ids), rng)
+
+    return select
 
 
-@selector("AR+TR", modalities=("table", "chart"), variables=_VARIABLES,
-          operators=("and", "ar_sum", "tr_all"), hops=2, min_periods=MIN_PERIODS,
-          trend_pair=True)
-def ar_tr(instance: Instance, rng: np.random.Generator, words: Words,
-          margins: Margins) -> Iterator[Selection]:
-    """AR+TR: the total of {cond_column} over the periods {cmp} {threshold}, and a trend."""
-    return fused_pairs(lambda s: ar_sum(instance, rng, words, s),
-                       lambda s: tr_all(instance, rng, words, margins, s),
-                       len(instance.ids), rng)
+#: CT+TR: {cond_column} {cmp} {threshold} in every period, and a continuous trend.
+ct_tr = selector("CT+TR", modalities=("table", "chart"), variables=_VARIABLES,
+                 operators=("and", "ct_all", "tr_all"), hops=2, min_periods=MIN_PERIODS,
+                 trend_pair=True)(_with_trend(ct_all))
+
+#: AR+TR: the total of {cond_column} over the periods {cmp} {threshold}, and a trend.
+ar_tr = selector("AR+TR", modalities=("table", "chart"), variables=_VARIABLES,
+                 operators=("and", "ar_sum", "tr_all"), hops=2, min_periods=MIN_PERIODS,
+                 trend_pair=True)(_with_trend(ar_sum))

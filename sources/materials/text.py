@@ -7,16 +7,14 @@ any panel column (``Chunk.columns_stated`` is empty) and names no other material
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import jinja2
 import numpy as np
 
 from hopvista.errors import UserError
+from hopvista.sources.macros import Templates, load_templates
 from hopvista.sources.materials.catalogue import Material
 from hopvista.world import Chunk, Fact
 
@@ -24,50 +22,9 @@ TEMPLATE_FILES = ("structure", "applications", "claims")
 _ROMAN = re.compile(r"^[IVX]+(-[IVX0-9]+)*$")
 
 
-class Templates:
-    """The pack's ``text/*.j2`` macros; each renders its alternatives one per line."""
-
-    def __init__(self, folder: Path) -> None:
-        if not folder.is_dir():
-            raise UserError(f"{folder}: the materials source needs this folder of templates")
-        self.folder = folder
-        env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(folder)), autoescape=False,
-                                 undefined=jinja2.StrictUndefined, lstrip_blocks=True)
-        self.modules: dict[str, Any] = {}
-        for name in TEMPLATE_FILES:
-            path = folder / f"{name}.j2"
-            try:
-                self.modules[name] = env.get_template(f"{name}.j2").module
-            except jinja2.TemplateNotFound:
-                raise UserError(f"{path}: file not found") from None
-            except jinja2.TemplateSyntaxError as exc:
-                raise UserError(f"{path}:{exc.lineno}: {exc.message}") from None
-            except (jinja2.TemplateError, TypeError, ValueError) as exc:
-                raise UserError(f"{path}: {exc}") from None
-            except (OSError, UnicodeDecodeError) as exc:
-                raise UserError(f"{path}: cannot read it: {exc}") from None
-
-    def lines(self, file: str, macro: str, *args: Any) -> list[str]:
-        """The alternatives of one macro, whitespace-normalised, empty lines dropped."""
-        fn = getattr(self.modules[file], macro, None)
-        where = self.folder / f"{file}.j2"
-        if fn is None:
-            raise UserError(f"{where}: no macro {macro!r}")
-        try:
-            out = str(fn(*args))
-        except (jinja2.TemplateError, TypeError, ValueError) as exc:
-            raise UserError(f"{where}: macro {macro!r}: {exc}") from None
-        lines = [" ".join(line.split()) for line in out.splitlines()]
-        lines = [line for line in lines if line]
-        if not lines:
-            raise UserError(f"{where}: macro {macro!r} renders nothing")
-        return lines
-
-
-@functools.lru_cache(maxsize=8)
 def templates(folder: str) -> Templates:
     """The templates of a pack's text folder (cached per folder)."""
-    return Templates(Path(folder))
+    return load_templates(Path(folder), TEMPLATE_FILES)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from hopvista.sources.synthetic import datafile
 from hopvista.sources.synthetic.draws import Range
+from hopvista.yamlfile import file_stamp
 
 CATALOGUE_FILE = "catalogues.yaml"
 
@@ -183,7 +184,7 @@ def load_catalogue(folder: Path) -> tuple[Catalogue, datafile.DataFile]:
     """The validated ``catalogues.yaml`` of the pack in ``folder``, and the file itself (for
     error messages). Cached until the file changes."""
     path = folder / CATALOGUE_FILE
-    return _load(path, datafile.stamp(path))
+    return _load(path, file_stamp(path))
 
 
 @functools.lru_cache(maxsize=8)

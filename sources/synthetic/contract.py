@@ -75,12 +75,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hopvista.errors import UserError
+from hopvista.sources.macros import Templates, load_templates
 from hopvista.sources.synthetic.catalogue import Catalogue, load_catalogue
 from hopvista.sources.synthetic.datafile import DataFile
 from hopvista.sources.synthetic.facts import FACT_KINDS, SPECIFIC_KINDS
 from hopvista.sources.synthetic.figures import PRODUCED
 from hopvista.sources.synthetic.plan import CLAIMS, DocumentPlan, Slot, load_plan
-from hopvista.sources.synthetic.templates import Templates, load_templates
 
 #: Arguments of each kind of macro.
 ARGUMENTS = {"fill": ("c",), "fact": ("c", "f"), "fig": ("c", "m")}

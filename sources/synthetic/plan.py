@@ -25,6 +25,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from hopvista.sources.synthetic import datafile
+from hopvista.yamlfile import file_stamp
 
 PLAN_FILE = "plan.yaml"
 #: Paragraphs per chunk (FCMR appendix B.4: chunks of three consecutive paragraphs).
@@ -128,7 +129,7 @@ def load_plan(folder: Path) -> tuple[DocumentPlan, datafile.DataFile]:
     """The validated ``text/plan.yaml`` of the pack in ``folder``, and the file itself
     (for error messages). Cached until the file changes."""
     path = folder / "text" / PLAN_FILE
-    return _load(path, datafile.stamp(path))
+    return _load(path, file_stamp(path))
 
 
 @functools.lru_cache(maxsize=8)

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 
 from hopvista.errors import UserError
+from hopvista.sources.macros import Templates
 from hopvista.sources.synthetic.draws import pick
 from hopvista.sources.synthetic.facts import FactSpec
 from hopvista.sources.synthetic.plan import PARAGRAPHS_PER_CHUNK, DocumentPlan, Paragraph
-from hopvista.sources.synthetic.templates import Templates
 from hopvista.world import Chunk, Fact
 
 

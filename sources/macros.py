@@ -1,5 +1,6 @@
-"""The pack's Jinja2 text templates (``<pack>/text/<file>.j2``): macros whose output lines are
-the alternatives of one sentence."""
+"""A pack's Jinja2 text templates (``<pack>/text/<file>.j2``) for sources that write text:
+macros whose output lines are the alternatives of one sentence (the synthetic financial and
+materials worlds use them)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ class Templates:
 
     def __init__(self, folder: Path, files: tuple[str, ...]) -> None:
         if not folder.is_dir():
-            raise UserError(f"{folder}: the synthetic source needs this folder of templates")
+            raise UserError(f"{folder}: the source needs this folder of text templates")
         self.folder = folder
         env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(folder)),
                                  autoescape=False, undefined=jinja2.StrictUndefined,
