@@ -488,5 +488,5 @@ def test_a_build_in_a_fresh_home_makes_the_same_bytes(short_tmp: Path) -> None:
     fresh = _build(short_tmp / "A", _fresh_env(home, PYTHONHASHSEED="0"))
     usual = _build(short_tmp / "B", dict(os.environ, PYTHONHASHSEED="1"))
     assert (short_tmp / "home-cache" / "matplotlib").is_dir()
-    assert sorted(fresh) == sorted(usual) and any(n.endswith("-chart.png") for n in fresh)
+    assert sorted(fresh) == sorted(usual) and any(n.endswith(".chart.png") for n in fresh)
     assert [name for name in fresh if fresh[name] != usual[name]] == []
