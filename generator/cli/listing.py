@@ -27,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {name:<12} from {SOURCES.origin(name)}")
     print("statement types:")
     for name, kind in STATEMENT_TYPES.items():
+        needs = f"needs {kind.min_periods} periods" if kind.min_periods > 1 else ""
         print(f"  {name:<10} {kind.hops} hop(s)  {' + '.join(kind.modalities):<20} "
-              f"from {kind.origin}")
+              f"{needs:<17} from {kind.origin}")
     return 0
