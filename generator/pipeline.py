@@ -141,10 +141,11 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
         plan, available = plan_build(config)
         output.begin()
         stage = output.dataset
-        with scratch_folder(notice):
+        with scratch_folder(notice):  # every temporary file of the build lives in it
             written = _write_items(config, generate_items(
                 config, workers, progress, images_root=stage if config.images else None,
                 plan=plan), stage)
+            render = _render_versions(written.fonts) if config.images else None
         manifest: dict[str, Any] = {
             "format": DATASET_FORMAT,
             "format_version": FORMAT_VERSION,
@@ -152,7 +153,7 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
             "source": world.provenance,
             "seed": config.seed,
             "packages": _versions(),
-            "render": _render_versions(written.fonts) if config.images else None,
+            "render": render,
             "counts": {"items": written.items, "statements": 3 * written.items,
                        "images": written.images},
             "shares": plan_shares(plan) | {"statements": written.statements.shares()},

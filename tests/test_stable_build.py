@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hopvista.item import item_id
+from hopvista.model import base_item_id
 from hopvista.pipeline import BuildConfig, build
 from hopvista.render.libraries import BUILTIN_KINDS, draw_matplotlib
 from hopvista.rng import choose
@@ -35,7 +35,7 @@ def _picks(seed: int) -> tuple[set[int], set[int]]:
     library (every built-in library draws every kind, so the kind does not matter)."""
     themes = [*TABLE_THEMES.names(), SEPIA.name]
     libraries = [*CHART_LIBRARIES.names(), OPEN_MPL.name]
-    ids = [item_id("financial", seed, i) for i in range(COUNT)]
+    ids = [base_item_id("financial", seed, i) for i in range(COUNT)]
     return ({i for i, x in enumerate(ids) if choose(themes, seed, x, "base", "table.theme")
              == SEPIA.name},
             {i for i, x in enumerate(ids) if choose(libraries, seed, x, "base", "chart.library")
@@ -52,12 +52,13 @@ def _seed() -> int:
 
 
 def _dataset(out: Path) -> list[tuple[dict[str, Any], str, dict[str, bytes]]]:
-    """Per item: the parsed item, its items.jsonl line, and its image bytes by path."""
+    """Per item: the parsed item, its items.jsonl line, and its image bytes by role."""
     lines = (out / "items.jsonl").read_text(encoding="utf-8").splitlines()
     result = []
     for line in lines:
         item = json.loads(line)
-        result.append((item, line, {p: (out / p).read_bytes() for p in item["images"]}))
+        result.append((item, line, {image["role"]: (out / image["path"]).read_bytes()
+                                    for image in item["images"]}))
     return result
 
 
@@ -84,12 +85,12 @@ def test_only_items_picking_a_new_theme_or_library_change(tmp_path: Path) -> Non
             assert new_line == old_line, index
             assert new_png == old_png, index
             continue
-        table, chart = (f"images/{new['id']}-{role}.png" for role in ("table", "chart"))
-        assert (new_png[table] != old_png[table]) == (index in themed), index
-        assert (new_png[chart] != old_png[chart]) == (index in charted), index
+        assert (new_png["table"] != old_png["table"]) == (index in themed), index
+        assert (new_png["chart"] != old_png["chart"]) == (index in charted), index
         if index in charted:
-            assert new["render"]["chart"]["library"] == OPEN_MPL.name
-        # Everything but the style and how it was drawn is the same item.
-        drop = ("variant", "render")
+            chart = next(image for image in new["images"] if image["role"] == "chart")
+            assert chart["render"]["library"] == OPEN_MPL.name
+        # Everything but the style and the images drawn with it is the same item.
+        drop = ("variant", "images")
         assert ({k: v for k, v in new.items() if k not in drop}
                 == {k: v for k, v in old.items() if k not in drop}), index
