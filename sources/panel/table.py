@@ -205,6 +205,20 @@ def _period_column(header: list[str], rows: list[_Row], period: str | bool | Non
     return min(counts.values()) >= 2
 
 
+def read_utf8(path: Path) -> tuple[str, str]:
+    """The text of a data file (a UTF-8 byte-order mark is dropped) and the sha256 of its
+    bytes; one-line errors naming the file for a missing, unreadable, oversized or non-UTF-8
+    file."""
+    try:
+        data = read_data_file(path)
+    except SourceFileError as exc:
+        raise UserError(one_line(str(exc))) from None
+    try:
+        return data.data.decode("utf-8-sig"), data.sha256
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
 def read_panel(path: Path, period: str | bool | None = None) -> Panel:
     """Parse ``panel.csv`` at ``path``.
 
@@ -212,14 +226,7 @@ def read_panel(path: Path, period: str | bool | None = None) -> Panel:
     ``False`` (there is none), a name (the second column is it when its header says so,
     else it is detected), or ``None`` (detect it; see the module docstring).
     """
-    try:
-        data = read_data_file(path)
-    except SourceFileError as exc:
-        raise UserError(one_line(str(exc))) from None
-    try:
-        text = data.data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text, sha256 = read_utf8(path)
     header, header_line, rows = _rows(path, text)
     for row in rows:
         if len(row.fields) != len(header):
@@ -282,7 +289,7 @@ def read_panel(path: Path, period: str | bool | None = None) -> Panel:
             table[ids[name]][key][position[when]] = value
     columns = tuple(PanelColumn(label, key, min(MAX_PRECISION, d))
                     for label, key, d in zip(labels, keys, decimals, strict=True))
-    return Panel(path=path, sha256=data.sha256, entity_label=header[0],
+    return Panel(path=path, sha256=sha256, entity_label=header[0],
                  period_label=header[1] if has_period else None,
                  entities=tuple((entity_id, name) for name, entity_id in ids.items()),
                  periods=periods, columns=columns, values=table)

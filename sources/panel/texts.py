@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hopvista.errors import UserError
-from hopvista.sources.panel.table import Panel
-from hopvista.sources.sec.files import one_line, read_data_file
-from hopvista.sources.sec.model import SourceFileError
+from hopvista.sources.panel.table import Panel, read_utf8
+from hopvista.sources.sec.files import one_line
 
 __all__ = ["TextLine", "read_texts"]
 
@@ -44,14 +43,7 @@ def _field(path: Path, number: int, record: dict[str, object], key: str) -> str:
 
 def read_texts(path: Path, panel: Panel) -> list[TextLine]:
     """The passages of ``texts.jsonl`` at ``path``, checked against ``panel``'s entities."""
-    try:
-        data = read_data_file(path)
-    except SourceFileError as exc:
-        raise UserError(one_line(str(exc))) from None
-    try:
-        text = data.data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text, _ = read_utf8(path)
     out: list[TextLine] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
