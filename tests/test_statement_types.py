@@ -15,7 +15,8 @@ from hopvista.rng import derive
 from hopvista.statements.fact import fact_node
 from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.statements.types import Statement, make_statement
-from hopvista.verify.executor import Context, Undecidable, decide, drop, hops
+from hopvista.verify.checks import rank_when_label_open
+from hopvista.verify.executor import Context, Undecidable, best, decide, drop, hops
 from hopvista.verify.operators import OPERATORS, modalities
 from hopvista.world import World
 
@@ -107,6 +108,9 @@ def test_type_verifies_flips_and_needs_every_hop(type_name: str, world: World,
             paths = hops(statement.program)
             assert len(paths) == STATEMENT_TYPES.get(type_name).hops
             assert statement.modalities == modalities(statement.program)
+            assert rank_when_label_open(statement.program, ctx) is None
+            if statement.program["select"]["op"] == "rk_when":
+                _claims_of_never_winners_are_flagged(statement.program, ctx)
             for path in paths:
                 with pytest.raises(Undecidable):
                     decide(drop(statement.program, path), ctx)
@@ -121,3 +125,21 @@ def test_type_verifies_flips_and_needs_every_hop(type_name: str, world: World,
                 if "entity" in repaired["claim"]:
                     repaired["claim"] = {"entity": statement.distractor["replaces"]}
                     assert decide(repaired, ctx) is True
+
+
+def _claims_of_never_winners_are_flagged(program: dict[str, Any], ctx: Context) -> None:
+    """A "during the years when" claim of an entity that clearly wins the chart in no year is
+    readable without the table; the verifier says so, and only then."""
+    node = program["select"]
+    winners = set()
+    for year in ctx.years:
+        scores = {e: ctx.point(e, node["column"], year) for e in ctx.entities}
+        try:
+            winners.add(best(ctx, scores, node["order"], ctx.rank_gap))
+        except Undecidable:
+            continue
+    for entity in ctx.entities:
+        forged = copy.deepcopy(program)
+        forged["claim"] = {"entity": entity}
+        flagged = rank_when_label_open(forged, ctx) is not None
+        assert flagged == (entity not in winners), (entity, winners)

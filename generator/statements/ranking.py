@@ -97,8 +97,11 @@ def rk_when(instance: Instance, rng: np.random.Generator, words: dict[str, dict[
             if not any(clearly_loses(instance, champion, y, order, margins)
                        for y in years if y not in when):
                 continue
+            # Without the table the years are unknown: a claim stays possibly true only for
+            # an entity that clearly wins the chart in some year (issue 9, label necessity).
+            claimable = frozenset(w for w in winners.values() if w is not None)
             yield _rk_when_selection(instance, words, anchor, expr, op, threshold, order,
-                                     champion, condition)
+                                     champion, condition, claimable)
 
 
 def _comparable(instance: Instance, anchor: str, columns: list[str], years: list[int],
@@ -113,7 +116,8 @@ def _comparable(instance: Instance, anchor: str, columns: list[str], years: list
 
 def _rk_when_selection(instance: Instance, words: dict[str, dict[str, str]], anchor: str,
                        expr: tuple[tuple[str, str], ...], op: str, threshold: Decimal,
-                       order: str, champion: str, condition: str) -> Selection:
+                       order: str, champion: str, condition: str,
+                       claimable: frozenset[str]) -> Selection:
     years = list(instance.years)
     text = {"anchor": instance.name(anchor), "cond_column": instance.column(expr[0][0]).label,
             "cmp": words["cmp"][op], "threshold": fmt(threshold),
@@ -130,7 +134,7 @@ def _rk_when_selection(instance: Instance, words: dict[str, dict[str, str]], anc
                        "terms": [{"column": c, "sign": s} for c, s in expr],
                        "cmp": op, "threshold": num(threshold)}},
         cells=anchor_cells + chart_cells(instance, years),
-        words=text, modalities=frozenset({"table", "chart"}))
+        words=text, modalities=frozenset({"table", "chart"}), meta={"claimable": claimable})
 
 
 _WHEN = ("anchor", "cond_column", "cmp", "threshold", "order", "rank_column")

@@ -29,6 +29,9 @@ class Selection:
     words: dict[str, str]
     modalities: frozenset[str]
     meta: dict[str, Any] = field(default_factory=dict)
+    """Extra facts of a selection: ``fact`` (the Fact an FC hop reads); ``claimable`` (the
+    entities a false statement may claim and keep its label open when one modality is
+    withheld; every other entity when absent)."""
 
 
 def table_cells(instance: Instance, columns: list[str], years: list[int]) -> tuple[Cell, ...]:

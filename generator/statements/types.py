@@ -60,7 +60,10 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
         if signature in used:
             continue
         (chosen,) = selection.picked
-        others = [e for e in instance.ids if e != chosen]
+        claimable = selection.meta.get("claimable", instance.ids)
+        others = [e for e in instance.ids if e != chosen and e in claimable]
+        if not truth and not others:
+            continue
         claim: dict[str, Any]
         cells = list(selection.cells)
         if kind.with_fact:

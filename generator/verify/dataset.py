@@ -161,7 +161,7 @@ class _Run:
                 context = Context(item, *self.expect.margins)
             except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
                 return [*problems, f"inputs cannot be read: {type(exc).__name__}: {exc}"]
-            problems += check_item(item, context)
+            problems += check_item(item, context, self.expect.version)
         if self.expect.identities is not None:
             problems += check_chart_needed(item, self.expect.identities,
                                            related_groups(self.expect.config))
