@@ -24,9 +24,13 @@ from hopvista.verify.executor import parse_number
 MIN_POINTS = 10
 
 
+#: Inner folds (over training items) that score each candidate predictor column.
+INNER_FOLDS = 5
+
+
 @dataclass(frozen=True)
 class LinearFit:
-    """``y ≈ a + b·x`` with its in-sample R² (used to rank predictor columns) and size."""
+    """``y ≈ a + b·x``, its cross-validated R² (used to rank predictor columns) and size."""
 
     a: float
     b: float
@@ -38,20 +42,49 @@ class LinearFit:
         return self.a + self.b * x
 
 
-def fit_line(xs: list[float], ys: list[float]) -> LinearFit | None:
-    """Least-squares line through the points; ``None`` when there are too few."""
-    if len(xs) < MIN_POINTS:
-        return None
+def sums(xs: list[float], ys: list[float]) -> np.ndarray:
+    """Sufficient statistics of a straight-line fit: n, Σx, Σy, Σx², Σxy, Σy²."""
     x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
-    var_x = float(np.var(x))
-    if var_x == 0.0:
-        return LinearFit(float(np.mean(y)), 0.0, 0.0, len(xs))
-    b = float(np.mean((x - x.mean()) * (y - y.mean())) / var_x)
-    a = float(y.mean() - b * x.mean())
-    total = float(np.var(y))
-    residual = float(np.mean((y - (a + b * x)) ** 2))
-    r2 = 1.0 - residual / total if total > 0 else 0.0
-    return LinearFit(a, b, r2, len(xs))
+    return np.array([len(x), x.sum(), y.sum(), (x * x).sum(), (x * y).sum(), (y * y).sum()])
+
+
+def _line(total: np.ndarray) -> tuple[float, float]:
+    n, sx, sy, sxx, sxy, _ = total
+    var = sxx - sx * sx / n
+    if var <= 0:
+        return float(sy / n), 0.0
+    b = (sxy - sx * sy / n) / var
+    return float((sy - b * sx) / n), float(b)
+
+
+def _squared_error(part: np.ndarray, a: float, b: float) -> float:
+    n, sx, sy, sxx, sxy, syy = part
+    return float(syy - 2 * a * sy - 2 * b * sxy + a * a * n + 2 * a * b * sx + b * b * sxx)
+
+
+def fit_line(parts: list[np.ndarray]) -> LinearFit | None:
+    """Least-squares line through the points of every part (one part per training item),
+    scored by its R² on held-out parts (``INNER_FOLDS`` folds over the parts); ``None``
+    when there are too few points."""
+    total = np.sum(parts, axis=0) if parts else np.zeros(6)
+    n = int(total[0])
+    if n < MIN_POINTS:
+        return None
+    a, b = _line(total)
+    spread = float(total[5] - total[2] ** 2 / n)
+    held_out = 0.0
+    for k in range(INNER_FOLDS):
+        test = [p for i, p in enumerate(parts) if i % INNER_FOLDS == k]
+        if not test:
+            continue
+        rest = total - np.sum(test, axis=0)
+        if rest[0] < 2:
+            held_out = float("inf")
+            break
+        ka, kb = _line(rest)
+        held_out += sum(_squared_error(p, ka, kb) for p in test)
+    r2 = 1.0 - held_out / spread if spread > 0 else 0.0
+    return LinearFit(a, b, r2, n)
 
 
 def _table_values(item: dict[str, Any]) -> dict[tuple[str, str, int], float]:
@@ -66,18 +99,20 @@ def _chart_values(item: dict[str, Any]) -> dict[tuple[str, int], float]:
             for s in chart["series"] for y, v in zip(years, s["values"], strict=True)}
 
 
-def _pairs(items: Iterable[AuditItem]) -> dict[tuple[str, str], tuple[list[float], list[float]]]:
-    """(chart column, table column) -> (table values, chart values) at the same cells."""
-    found: dict[tuple[str, str], tuple[list[float], list[float]]] = defaultdict(
-        lambda: ([], []))
+def _pairs(items: Iterable[AuditItem]) -> dict[tuple[str, str], list[np.ndarray]]:
+    """(chart column, table column) -> per item, the :func:`sums` of (table value, chart
+    value) at the same cells."""
+    found: dict[tuple[str, str], list[np.ndarray]] = defaultdict(list)
     for item in items:
         chart_key = item.data["inputs"]["chart"]["column"]["key"]
         chart = _chart_values(item.data)
+        points: dict[str, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
         for (entity, column, year), value in _table_values(item.data).items():
             if (entity, year) in chart:
-                xs, ys = found[(chart_key, column)]
-                xs.append(value)
-                ys.append(chart[(entity, year)])
+                points[column][0].append(value)
+                points[column][1].append(chart[(entity, year)])
+        for column, (xs, ys) in points.items():
+            found[(chart_key, column)].append(sums(xs, ys))
     return found
 
 
@@ -91,8 +126,8 @@ class ChartModel:
     def fit(cls, items: Iterable[AuditItem]) -> ChartModel:
         """Fit every (chart column, table column) pair seen in ``items``."""
         lines = {}
-        for key, (xs, ys) in _pairs(items).items():
-            line = fit_line(xs, ys)
+        for key, parts in _pairs(items).items():
+            line = fit_line(parts)
             if line is not None:
                 lines[key] = line
         return cls(lines)
@@ -136,8 +171,9 @@ class TableModel:
         """Fit every (table column, chart column) pair seen in ``items``."""
         items = list(items)
         lines = {}
-        for (chart_key, table_key), (xs, ys) in _pairs(items).items():
-            line = fit_line(ys, xs)
+        swap = [0, 2, 1, 5, 4, 3]  # the same sums with x and y exchanged
+        for (chart_key, table_key), parts in _pairs(items).items():
+            line = fit_line([p[swap] for p in parts])
             if line is not None:
                 lines[(table_key, chart_key)] = line
         sums: dict[str, list[float]] = defaultdict(list)
