@@ -99,7 +99,7 @@ def test_solvers_are_exact_on_statements_that_do_not_read_the_withheld_modality(
         for predicted, item in zip(solve(items, margins), items, strict=True):
             for p, s in zip(predicted, item.statements, strict=True):
                 if modality not in s["modalities"]:
-                    assert p == s["label"]
+                    assert p.label == s["label"] and not p.prior
 
 
 def _rewrite(source: Path, target: Path, change: Any) -> Path:
@@ -171,3 +171,16 @@ def test_cli_user_errors_exit_2(tmp_path: Path, dataset: Path,
 @pytest.mark.slow
 def test_audit_is_deterministic(dataset: Path) -> None:
     assert run_audit(dataset, seed=3).to_json() == run_audit(dataset, seed=3).to_json()
+
+
+def test_bootstrap_interval_brackets_the_accuracy_and_is_seeded() -> None:
+    from hopvista.audit.stats import Bootstrap
+
+    correct = np.array([1, 0, 1, 1, 0, 1, 1, 0] * 10, dtype=float)
+    total = np.ones_like(correct)
+    first = Bootstrap(len(correct), 4).estimate(correct, total, 0.5)
+    assert first == Bootstrap(len(correct), 4).estimate(correct, total, 0.5)
+    assert first.accuracy == 0.625 and first.n == 80 and first.chance == 0.5
+    assert 0.5 < first.low < first.accuracy < first.high < 0.75
+    empty = Bootstrap(3, 0).estimate(np.zeros(3), np.zeros(3), 0.5)
+    assert empty.n == 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hopvista.audit.data import AuditItem
-from hopvista.audit.solvers import Predictions
+from hopvista.audit.solvers import Answer, Predictions
 
 #: An n-gram must occur in this many training statements to be a feature (one that occurs
 #: once can only memorise its statement).
@@ -30,7 +30,8 @@ def solve_blind(items: Sequence[AuditItem]) -> Predictions:
         test = [i for i, item in enumerate(items) if item.fold == fold]
         if len(set(labels)) < 2:
             for i in test:
-                predictions[i] = [labels[0] if labels else False] * len(items[i].statements)
+                predictions[i] = [Answer(labels[0] if labels else False, prior=True)] * len(
+                    items[i].statements)
             continue
         vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=MIN_DF,
                                      norm=None)
@@ -39,11 +40,11 @@ def solve_blind(items: Sequence[AuditItem]) -> Predictions:
         except ValueError:  # no n-gram occurs twice: nothing to learn from the wording
             majority = 2 * sum(labels) > len(labels)
             for i in test:
-                predictions[i] = [majority] * len(items[i].statements)
+                predictions[i] = [Answer(majority, prior=True)] * len(items[i].statements)
             continue
         model = LogisticRegression(max_iter=2000)
         model.fit(features, labels)
         for i in test:
             texts = [s["text"] for s in items[i].statements]
-            predictions[i] = [bool(p) for p in model.predict(vectorizer.transform(texts))]
+            predictions[i] = [Answer(bool(p)) for p in model.predict(vectorizer.transform(texts))]
     return predictions

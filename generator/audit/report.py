@@ -47,6 +47,9 @@ class Row:
     solver: str
     scope: str
     estimate: Estimate
+    by_prior: int = 0
+    """How many of the ``n`` answers (statements, or items with any such statement) the
+    solver could not decide on what it has and took from the prior."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,8 @@ class AuditReport:
         """The report as a plain-text table."""
         lines = [f"gen audit {self.path}: {self.items} items, {self.folds}-fold cross-fitting, "
                  f"seed {self.seed}",
-                 f"{'solver':<9} {'scope':<26} {'acc':>7} {'95% CI':>17} {'n':>6} {'chance':>7}"]
+                 f"{'solver':<9} {'scope':<26} {'acc':>7} {'95% CI':>17} {'n':>6} {'chance':>7}"
+                 f" {'by prior':>8}"]
         previous = ""
         for row in self.rows:
             if row.solver != previous and previous:
@@ -108,8 +112,10 @@ class AuditReport:
             e = row.estimate
             lines.append(f"{row.solver:<9} {row.scope:<26} {_pct(e.accuracy):>7} "
                          f"{'[' + _pct(e.low) + ', ' + _pct(e.high) + ']':>17} {e.n:>6} "
-                         f"{_pct(e.chance):>7}")
+                         f"{_pct(e.chance):>7} {row.by_prior:>8}")
         lines.append("")
+        lines.append("by prior: answers the solver could not decide on what it has (it then "
+                     "answers with the majority label of the statement's type and position)")
         lines.extend(check.message() for check in self.checks)
         return "\n".join(lines)
 
@@ -171,9 +177,11 @@ def tabulate(items: Sequence[AuditItem], predictions: dict[str, Predictions],
     """Rows for every solver: statement accuracies per scope, then item-set accuracies."""
     rows = []
     for solver, predicted in predictions.items():
-        hits = [[p == s["label"] for p, s in zip(pred, item.statements, strict=True)]
+        hits = [[p.label == s["label"] for p, s in zip(pred, item.statements, strict=True)]
                 for pred, item in zip(predicted, items, strict=True)]
         for scope, keep in _scopes(items, WITHHELD[solver]):
+            guessed = sum(p.prior for pred, item in zip(predicted, items, strict=True)
+                          for p, s in zip(pred, item.statements, strict=True) if keep(item, s))
             correct = np.array([sum(h for h, s in zip(hit, item.statements, strict=True)
                                     if keep(item, s)) for hit, item in zip(hits, items,
                                                                            strict=True)],
@@ -181,15 +189,17 @@ def tabulate(items: Sequence[AuditItem], predictions: dict[str, Predictions],
             total = np.array([sum(1 for s in item.statements if keep(item, s))
                               for item in items], dtype=float)
             if total.sum():
-                rows.append(Row(solver, scope, bootstrap.estimate(correct, total,
-                                                                   STATEMENT_CHANCE)))
+                rows.append(Row(solver, scope,
+                                bootstrap.estimate(correct, total, STATEMENT_CHANCE), guessed))
         for level in (None, *LEVELS):
             member = np.array([level is None or item.level == level for item in items],
                               dtype=float)
             whole = np.array([all(hit) for hit in hits], dtype=float) * member
+            guessed = sum(1 for pred, m in zip(predicted, member, strict=True)
+                          if m and any(p.prior for p in pred))
             if member.sum():
                 rows.append(Row(solver, f"item sets: {level or 'all'}",
-                                bootstrap.estimate(whole, member, SET_CHANCE)))
+                                bootstrap.estimate(whole, member, SET_CHANCE), guessed))
     return rows
 
 

@@ -20,15 +20,23 @@ import copy
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from hopvista.audit.data import AuditItem, Margins
 from hopvista.audit.impute import ChartModel, TableModel
-from hopvista.verify.executor import Context, Undecidable, decide, select
+from hopvista.verify.executor import Context, Undecidable, decide, program_number, select
 
-Predictions = list[list[bool]]
-#: What a fold's solver does with one test item: the item's three predicted labels.
-ItemSolver = Callable[[AuditItem], list[bool]]
+
+class Answer(NamedTuple):
+    """A predicted label, and whether it is the prior's (the solver could not decide)."""
+
+    label: bool
+    prior: bool = False
+
+
+Predictions = list[list[Answer]]
+#: What a fold's solver does with one test item: the item's three answers.
+ItemSolver = Callable[[AuditItem], list[Answer]]
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,10 @@ class Priors:
             return self.by_position[key]
         return self.by_type.get(statement["type"], self.overall)
 
+    def answer(self, statement: dict[str, Any], position: int) -> Answer:
+        """:meth:`predict` as an :class:`Answer` marked as the prior's."""
+        return Answer(self.predict(statement, position), prior=True)
+
 
 def _majority(counts: Counter[bool]) -> bool:
     return counts[True] > counts[False]
@@ -83,7 +95,7 @@ def lenient_decide(program: dict[str, Any], ctx: Context) -> bool:
     when it names (or its fact belongs to) one of the entities picked. Raises
     :class:`Undecidable` when even that cannot be said (nothing picked, an unclear fact)."""
     try:
-        picked = select(program["select"], ctx)
+        picked = _single(program["select"], ctx) or select(program["select"], ctx)
         claim = program.get("claim") or {}
         if not picked or not claim:
             raise Undecidable("nothing picked")
@@ -97,8 +109,28 @@ def lenient_decide(program: dict[str, Any], ctx: Context) -> bool:
     return bool(owners & picked)
 
 
+def _single(node: dict[str, Any], ctx: Context) -> frozenset[str] | None:
+    """The one entity a whole-statement table selector most plausibly picks on imputed
+    values, since the statement says there is exactly one: for ``ct`` the extreme one (the
+    largest for ``>``), for ``ar`` the one whose result comes closest. ``None`` for other
+    selectors (their own definition is used)."""
+    if node.get("op") == "ct":
+        values = {e: ctx.cell(e, node["column"], int(node["year"])) for e in ctx.entities}
+        pick = max if node["cmp"] == ">" else min
+        return frozenset([pick(values, key=lambda e: (values[e], e))])
+    if node.get("op") == "ar":
+        first, second = (int(y) for y in node["years"])
+        target = program_number(node["result"])
+        sign = 1 if node["sign"] == "+" else -1
+        gaps = {e: abs(ctx.cell(e, node["column"], first)
+                       + sign * ctx.cell(e, node["column"], second) - target)
+                for e in ctx.entities}
+        return frozenset([min(gaps, key=lambda e: (gaps[e], e))])
+    return None
+
+
 def _run(item: dict[str, Any] | None, margins: Margins, priors: Priors,
-         statements: list[dict[str, Any]], *, lenient: bool = False) -> list[bool]:
+         statements: list[dict[str, Any]], *, lenient: bool = False) -> list[Answer]:
     """Each statement decided on ``item``, or its prior when it cannot be. ``lenient`` (for
     imputed inputs): chart margins of zero and :func:`lenient_decide`, since an imputed
     value is a guess anyway."""
@@ -115,14 +147,14 @@ def _run(item: dict[str, Any] | None, margins: Margins, priors: Priors,
             if ctx is None:
                 raise Undecidable("no inputs")
             judge = lenient_decide if lenient else decide
-            result.append(judge(statement["program"], ctx))
+            result.append(Answer(judge(statement["program"], ctx)))
         except Undecidable:
-            result.append(priors.predict(statement, position))
+            result.append(priors.answer(statement, position))
     return result
 
 
 def _exact_unless(modality: str, imputed: dict[str, Any] | None, item: AuditItem,
-                  margins: Margins, priors: Priors, hidden: dict[str, Any]) -> list[bool]:
+                  margins: Margins, priors: Priors, hidden: dict[str, Any]) -> list[Answer]:
     """Statements that do not read ``modality`` run on ``hidden`` (the item with only that
     modality blanked); those that do run on ``imputed``."""
     reading = [modality in s["modalities"] for s in item.statements]
@@ -161,7 +193,7 @@ def solve_prior(items: Sequence[AuditItem]) -> Predictions:
     """The majority label per (type, position) of the training folds."""
     def make(train: list[AuditItem]) -> ItemSolver:
         priors = Priors.fit(train)
-        return lambda item: [priors.predict(s, i) for i, s in enumerate(item.statements, 1)]
+        return lambda item: [priors.answer(s, i) for i, s in enumerate(item.statements, 1)]
     return cross_fit(items, make)
 
 
@@ -170,7 +202,7 @@ def solve_no_chart(items: Sequence[AuditItem], margins: Margins) -> Predictions:
     def make(train: list[AuditItem]) -> ItemSolver:
         priors, model = Priors.fit(train), ChartModel.fit(train)
 
-        def solve(item: AuditItem) -> list[bool]:
+        def solve(item: AuditItem) -> list[Answer]:
             hidden = without_chart(item.data)
             return _exact_unless("chart", model.impute(hidden), item, margins, priors, hidden)
         return solve
@@ -182,7 +214,7 @@ def solve_no_table(items: Sequence[AuditItem], margins: Margins) -> Predictions:
     def make(train: list[AuditItem]) -> ItemSolver:
         priors, model = Priors.fit(train), TableModel.fit(train)
 
-        def solve(item: AuditItem) -> list[bool]:
+        def solve(item: AuditItem) -> list[Answer]:
             hidden = without_table(item.data)
             return _exact_unless("table", model.impute(hidden), item, margins, priors, hidden)
         return solve
@@ -194,7 +226,7 @@ def solve_no_text(items: Sequence[AuditItem], margins: Margins) -> Predictions:
     def make(train: list[AuditItem]) -> ItemSolver:
         priors = Priors.fit(train)
 
-        def solve(item: AuditItem) -> list[bool]:
+        def solve(item: AuditItem) -> list[Answer]:
             hidden = without_text(item.data)
             exact = _run(hidden, margins, priors, item.statements)
             ctx = Context(hidden, margins.min_rank_gap, margins.min_trend_step)
@@ -209,16 +241,17 @@ def solve_no_text(items: Sequence[AuditItem], margins: Margins) -> Predictions:
     return cross_fit(items, make)
 
 
-def _guess_fact(statement: dict[str, Any], position: int, ctx: Context, priors: Priors) -> bool:
+def _guess_fact(statement: dict[str, Any], position: int, ctx: Context,
+                priors: Priors) -> Answer:
     """True when the statement's non-text hops select exactly one entity (taken to be the
     fact's owner); the prior when they cannot be evaluated without the text."""
     program = statement["program"]
     claim = program.get("claim") or {}
     if "fact" not in claim or program["select"].get("op") == "fact":
-        return priors.predict(statement, position)
+        return priors.answer(statement, position)
     try:
         if len(select(program["select"], ctx)) == 1:
-            return True
+            return Answer(True)
     except (Undecidable, KeyError, TypeError, ValueError, ArithmeticError):
-        return priors.predict(statement, position)
-    return priors.predict(statement, position)
+        return priors.answer(statement, position)
+    return priors.answer(statement, position)
