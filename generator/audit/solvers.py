@@ -10,8 +10,10 @@ learned on the other folds only. A solver returns one list of three predicted la
   hops select (the claim is judged true when they select exactly one entity).
 - ``prior``: the majority label of the statement's type at its surface position (1, 2, 3).
 
-Whenever the executor finds a statement Undecidable on what a solver has, the solver falls
-back to ``prior``.
+On imputed inputs a solver reads programs leniently (:func:`lenient_decide`): chart margins of
+zero, a one-entity table selector (``ct``, ``ar``) takes its most plausible entity, and a claim
+is judged true when it names one of the entities picked. Whenever even that cannot be said,
+the solver falls back to ``prior`` (the answer is marked ``prior``).
 """
 
 from __future__ import annotations
