@@ -1,0 +1,77 @@
+"""The items an audit reads: plain dicts (as the verifier reads them) plus their fold."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hopvista.errors import UserError
+from hopvista.rng import derive
+
+MODALITIES = ("text", "table", "chart")
+LEVELS = ("easy", "medium", "hard")
+
+
+@dataclass(frozen=True)
+class Margins:
+    """The chart margins of a build (manifest ``config.decidability``)."""
+
+    min_rank_gap: float
+    min_trend_step: float
+
+
+@dataclass(frozen=True)
+class AuditItem:
+    """One three-statement item: its JSON dict and its cross-fitting fold."""
+
+    data: dict[str, Any]
+    fold: int
+
+    @property
+    def statements(self) -> list[dict[str, Any]]:
+        """The item's statements (JSON dicts)."""
+        return list(self.data["statements"])
+
+    @property
+    def labels(self) -> list[bool]:
+        """The stored labels, in surface order."""
+        return [bool(s["label"]) for s in self.data["statements"]]
+
+    @property
+    def level(self) -> str:
+        """``easy``, ``medium`` or ``hard``."""
+        return str(self.data["difficulty"])
+
+
+def assign_folds(count: int, folds: int, seed: int) -> list[int]:
+    """A fold per item index, balanced and drawn from the seeded stream ``audit/folds``."""
+    order = derive(seed, "audit", "folds", count).permutation(count)
+    result = [0] * count
+    for rank, index in enumerate(order):
+        result[int(index)] = rank % folds
+    return result
+
+
+def read_items(path: str | Path, folds: int, seed: int) -> tuple[list[AuditItem], Margins]:
+    """The dataset's three-statement items with their folds, and its chart margins.
+
+    :class:`UserError` when ``path`` is not a dataset or has too few items for ``folds``.
+    """
+    import hopvista
+
+    dataset = hopvista.load(path)
+    config = dataset.manifest.config
+    decidability = config.get("decidability") or {}
+    try:
+        margins = Margins(float(decidability["min_rank_gap"]),
+                          float(decidability["min_trend_step"]))
+    except (KeyError, TypeError, ValueError):
+        raise UserError(f"{path}: manifest.json has no config.decidability margins") from None
+    dicts = [item.model_dump(mode="json") for item in dataset
+             if item.kind == "three_statement" and len(item.statements) == 3]
+    if len(dicts) < folds:
+        raise UserError(f"{path}: {len(dicts)} three-statement item(s), fewer than the "
+                        f"{folds} folds of the audit")
+    fold_of = assign_folds(len(dicts), folds, seed)
+    return [AuditItem(d, f) for d, f in zip(dicts, fold_of, strict=True)], margins

@@ -1,0 +1,234 @@
+"""Run every proxy solver on a dataset, tabulate their accuracies and judge the checks."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hopvista.audit.blind import solve_blind
+from hopvista.audit.data import LEVELS, MODALITIES, AuditItem, Margins, read_items
+from hopvista.audit.solvers import (
+    Predictions,
+    solve_no_chart,
+    solve_no_table,
+    solve_no_text,
+    solve_prior,
+)
+from hopvista.audit.stats import Bootstrap, Estimate
+
+STATEMENT_CHANCE = 0.5
+SET_CHANCE = 0.125  # 8 possible answer sets
+
+#: Solver name -> the modality it never sees (None: it sees no data at all).
+WITHHELD: dict[str, str | None] = {"no_chart": "chart", "no_table": "table",
+                                   "no_text": "text", "prior": None, "blind": None}
+#: Solvers whose Hard item-set and relevant-statement accuracy are checked.
+PROXIES = ("no_chart", "no_table", "no_text", "prior")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Largest accuracies the checks accept (fractions)."""
+
+    max_hard_set: float = 0.20
+    max_statement: float = 0.55
+    max_blind: float = 0.55
+
+
+@dataclass(frozen=True)
+class Row:
+    """One accuracy of one solver on one subset of statements (or items, for ``set:``)."""
+
+    solver: str
+    scope: str
+    estimate: Estimate
+    by_prior: int = 0
+    """How many of the ``n`` answers (statements, or items with any such statement) the
+    solver could not decide on what it has and took from the prior."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """A threshold check: its figure, the limit and whether it passed."""
+
+    name: str
+    accuracy: float
+    low: float
+    high: float
+    limit: float
+    passed: bool
+
+    def message(self) -> str:
+        """One line naming the check and its figures."""
+        verdict = "ok" if self.passed else "FAILED"
+        return (f"{verdict}: {self.name} {_pct(self.accuracy)} "
+                f"[{_pct(self.low)}, {_pct(self.high)}] (limit {_pct(self.limit)})")
+
+
+@dataclass
+class AuditReport:
+    """Every row and check of an audit."""
+
+    path: str
+    items: int
+    folds: int
+    seed: int
+    rows: list[Row] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """Whether every check passed."""
+        return all(c.passed for c in self.checks)
+
+    def row(self, solver: str, scope: str) -> Estimate | None:
+        """The estimate of ``solver`` on ``scope``, if it was measured."""
+        for row in self.rows:
+            if row.solver == solver and row.scope == scope:
+                return row.estimate
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as JSON-ready data (NaN written as null)."""
+        data = asdict(self)
+        return _no_nan(data)  # type: ignore[no-any-return]
+
+    def render(self) -> str:
+        """The report as a plain-text table."""
+        lines = [f"gen audit {self.path}: {self.items} items, {self.folds}-fold cross-fitting, "
+                 f"seed {self.seed}",
+                 f"{'solver':<9} {'scope':<26} {'acc':>7} {'95% CI':>17} {'n':>6} {'chance':>7}"
+                 f" {'by prior':>8}"]
+        previous = ""
+        for row in self.rows:
+            if row.solver != previous and previous:
+                lines.append("")
+            previous = row.solver
+            e = row.estimate
+            lines.append(f"{row.solver:<9} {row.scope:<26} {_pct(e.accuracy):>7} "
+                         f"{'[' + _pct(e.low) + ', ' + _pct(e.high) + ']':>17} {e.n:>6} "
+                         f"{_pct(e.chance):>7} {row.by_prior:>8}")
+        lines.append("")
+        lines.append("by prior: answers the solver could not decide on what it has (it then "
+                     "answers with the majority label of the statement's type and position)")
+        lines.extend(check.message() for check in self.checks)
+        return "\n".join(lines)
+
+
+def _pct(value: float) -> str:
+    return "-" if math.isnan(value) else f"{100 * value:.1f}%"
+
+
+def _no_nan(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _no_nan(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_no_nan(v) for v in value]
+    return value
+
+
+def solve_all(items: Sequence[AuditItem], margins: Margins) -> dict[str, Predictions]:
+    """Every solver's predictions, keyed by solver name."""
+    return {"no_chart": solve_no_chart(items, margins),
+            "no_table": solve_no_table(items, margins),
+            "no_text": solve_no_text(items, margins),
+            "prior": solve_prior(items),
+            "blind": solve_blind(items)}
+
+
+StatementFilter = Callable[[AuditItem, dict[str, Any]], bool]
+
+
+def _scopes(items: Sequence[AuditItem], withheld: str | None) -> list[tuple[str, StatementFilter]]:
+    """The statement subsets a solver is measured on, in report order."""
+    def relevant(item: AuditItem, s: dict[str, Any]) -> bool:
+        return withheld is None or withheld in s["modalities"]
+
+    def level_of(level: str) -> StatementFilter:
+        return lambda item, s: relevant(item, s) and item.level == level
+
+    def type_of(kind: str) -> StatementFilter:
+        return lambda item, s: relevant(item, s) and s["type"] == kind
+
+    def reads(modality: str) -> StatementFilter:
+        return lambda item, s: modality in s["modalities"]
+
+    name = f"reads {withheld}" if withheld else "all"
+    scopes: list[tuple[str, StatementFilter]] = [("all statements", lambda i, s: True)]
+    if withheld:
+        scopes.append((name, relevant))
+    scopes += [(f"{name}: {lvl}", level_of(lvl)) for lvl in LEVELS]
+    types = sorted({s["type"] for item in items for s in item.statements},
+                   key=lambda t: (t.count("+"), t))
+    scopes += [(f"{name}: {t}", type_of(t)) for t in types]
+    scopes += [(f"reads {m} (any)", reads(m)) for m in MODALITIES if m != withheld]
+    return scopes
+
+
+def tabulate(items: Sequence[AuditItem], predictions: dict[str, Predictions],
+             bootstrap: Bootstrap) -> list[Row]:
+    """Rows for every solver: statement accuracies per scope, then item-set accuracies."""
+    rows = []
+    for solver, predicted in predictions.items():
+        hits = [[p.label == s["label"] for p, s in zip(pred, item.statements, strict=True)]
+                for pred, item in zip(predicted, items, strict=True)]
+        for scope, keep in _scopes(items, WITHHELD[solver]):
+            guessed = sum(p.prior for pred, item in zip(predicted, items, strict=True)
+                          for p, s in zip(pred, item.statements, strict=True) if keep(item, s))
+            correct = np.array([sum(h for h, s in zip(hit, item.statements, strict=True)
+                                    if keep(item, s)) for hit, item in zip(hits, items,
+                                                                           strict=True)],
+                               dtype=float)
+            total = np.array([sum(1 for s in item.statements if keep(item, s))
+                              for item in items], dtype=float)
+            if total.sum():
+                rows.append(Row(solver, scope,
+                                bootstrap.estimate(correct, total, STATEMENT_CHANCE), guessed))
+        for level in (None, *LEVELS):
+            member = np.array([level is None or item.level == level for item in items],
+                              dtype=float)
+            whole = np.array([all(hit) for hit in hits], dtype=float) * member
+            guessed = sum(1 for pred, m in zip(predicted, member, strict=True)
+                          if m and any(p.prior for p in pred))
+            if member.sum():
+                rows.append(Row(solver, f"item sets: {level or 'all'}",
+                                bootstrap.estimate(whole, member, SET_CHANCE), guessed))
+    return rows
+
+
+def judge(report: AuditReport, thresholds: Thresholds) -> list[Check]:
+    """The checks: Hard item sets and relevant statements of each proxy, and the blind
+    classifier; a check whose subset is empty is not made."""
+    wanted: list[tuple[str, str, str, float]] = []
+    for solver in PROXIES:
+        withheld = WITHHELD[solver]
+        wanted.append((f"{solver} Hard item-set accuracy", solver, "item sets: hard",
+                       thresholds.max_hard_set))
+        scope = f"reads {withheld}" if withheld else "all statements"
+        wanted.append((f"{solver} accuracy on '{scope}' statements", solver, scope,
+                       thresholds.max_statement))
+    wanted.append(("blind wording classifier accuracy", "blind", "all statements",
+                   thresholds.max_blind))
+    checks = []
+    for name, solver, scope, limit in wanted:
+        e = report.row(solver, scope)
+        if e is not None and e.n:
+            checks.append(Check(name, e.accuracy, e.low, e.high, limit, e.accuracy <= limit))
+    return checks
+
+
+def run_audit(path: str | Path, *, folds: int = 5, seed: int = 0,
+              thresholds: Thresholds | None = None) -> AuditReport:
+    """Audit the dataset at ``path`` (:class:`~hopvista.errors.UserError` if it is not one)."""
+    items, margins = read_items(path, folds, seed)
+    report = AuditReport(str(path), len(items), folds, seed)
+    report.rows = tabulate(items, solve_all(items, margins), Bootstrap(len(items), seed))
+    report.checks = judge(report, thresholds or Thresholds())
+    return report

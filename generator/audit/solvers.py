@@ -1,0 +1,259 @@
+"""Proxy solvers: each answers every statement without one modality (or without any data).
+
+Every solver is cross-fitted: items are split into folds, and an item is answered by what was
+learned on the other folds only. A solver returns one list of three predicted labels per item.
+
+- ``no_chart``: the chart is imputed from the table (:class:`ChartModel`), then the item's own
+  programs run on the verifier's executor.
+- ``no_table``: the table is imputed from the chart (:class:`TableModel`), likewise.
+- ``no_text``: a fact cannot be read, so the fact is guessed to belong to the entity the other
+  hops select (the claim is judged true when they select exactly one entity).
+- ``prior``: the majority label of the statement's type at its surface position (1, 2, 3).
+
+On imputed inputs a solver reads programs leniently (:func:`lenient_decide`): chart margins of
+zero, a one-entity table selector (``ct``, ``ar``) takes its most plausible entity, and a claim
+is judged true when it names one of the entities picked. Whenever even that cannot be said,
+the solver falls back to ``prior`` (the answer is marked ``prior``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from hopvista.audit.data import AuditItem, Margins
+from hopvista.audit.impute import ChartModel, TableModel
+from hopvista.verify.executor import Context, Undecidable, decide, program_number, select
+
+
+class Answer(NamedTuple):
+    """A predicted label, and whether it is the prior's (the solver could not decide)."""
+
+    label: bool
+    prior: bool = False
+
+
+Predictions = list[list[Answer]]
+#: What a fold's solver does with one test item: the item's three answers.
+ItemSolver = Callable[[AuditItem], list[Answer]]
+
+
+@dataclass(frozen=True)
+class Priors:
+    """Majority labels per (type, position), backing off to the type, then to all."""
+
+    by_position: dict[tuple[str, int], bool]
+    by_type: dict[str, bool]
+    overall: bool
+
+    @classmethod
+    def fit(cls, items: Sequence[AuditItem]) -> Priors:
+        """Count the labels of ``items``."""
+        position: dict[tuple[str, int], Counter[bool]] = {}
+        types: dict[str, Counter[bool]] = {}
+        overall: Counter[bool] = Counter()
+        for item in items:
+            for index, statement in enumerate(item.statements, start=1):
+                label = bool(statement["label"])
+                position.setdefault((statement["type"], index), Counter())[label] += 1
+                types.setdefault(statement["type"], Counter())[label] += 1
+                overall[label] += 1
+        return cls({k: _majority(v) for k, v in position.items()},
+                   {k: _majority(v) for k, v in types.items()}, _majority(overall))
+
+    def predict(self, statement: dict[str, Any], position: int) -> bool:
+        """The prior label of ``statement`` at surface ``position`` (1-based)."""
+        key = (statement["type"], position)
+        if key in self.by_position:
+            return self.by_position[key]
+        return self.by_type.get(statement["type"], self.overall)
+
+    def answer(self, statement: dict[str, Any], position: int) -> Answer:
+        """:meth:`predict` as an :class:`Answer` marked as the prior's."""
+        return Answer(self.predict(statement, position), prior=True)
+
+
+def _majority(counts: Counter[bool]) -> bool:
+    return counts[True] > counts[False]
+
+
+def cross_fit(items: Sequence[AuditItem],
+              make: Callable[[list[AuditItem]], ItemSolver]) -> Predictions:
+    """Answer each item with the solver ``make`` builds from the other folds' items."""
+    predictions: Predictions = [[] for _ in items]
+    for fold in sorted({item.fold for item in items}):
+        solve = make([item for item in items if item.fold != fold])
+        for index, item in enumerate(items):
+            if item.fold == fold:
+                predictions[index] = solve(item)
+    return predictions
+
+
+def lenient_decide(program: dict[str, Any], ctx: Context) -> bool:
+    """A best guess on imputed inputs: the executor's selection, and the claim judged true
+    when it names (or its fact belongs to) one of the entities picked. Raises
+    :class:`Undecidable` when even that cannot be said (nothing picked, an unclear fact)."""
+    try:
+        picked = _single(program["select"], ctx) or select(program["select"], ctx)
+        claim = program.get("claim") or {}
+        if not picked or not claim:
+            raise Undecidable("nothing picked")
+        if "entity" in claim:
+            return claim["entity"] in picked
+        owners = select(claim["fact"], ctx)
+    except (KeyError, TypeError, ValueError, IndexError, ArithmeticError) as exc:
+        raise Undecidable(str(exc)) from None
+    if len(owners) != 1:
+        raise Undecidable("the fact has no single owner")
+    return bool(owners & picked)
+
+
+def _single(node: dict[str, Any], ctx: Context) -> frozenset[str] | None:
+    """The one entity a whole-statement table selector most plausibly picks on imputed
+    values, since the statement says there is exactly one: for ``ct`` the extreme one (the
+    largest for ``>``), for ``ar`` the one whose result comes closest. ``None`` for other
+    selectors (their own definition is used)."""
+    if node.get("op") == "ct":
+        values = {e: ctx.cell(e, node["column"], int(node["year"])) for e in ctx.entities}
+        pick = max if node["cmp"] == ">" else min
+        return frozenset([pick(values, key=lambda e: (values[e], e))])
+    if node.get("op") == "ar":
+        first, second = (int(y) for y in node["years"])
+        target = program_number(node["result"])
+        sign = 1 if node["sign"] == "+" else -1
+        gaps = {e: abs(ctx.cell(e, node["column"], first)
+                       + sign * ctx.cell(e, node["column"], second) - target)
+                for e in ctx.entities}
+        return frozenset([min(gaps, key=lambda e: (gaps[e], e))])
+    return None
+
+
+def _run(item: dict[str, Any] | None, margins: Margins, priors: Priors,
+         statements: list[dict[str, Any]], *, lenient: bool = False) -> list[Answer]:
+    """Each statement decided on ``item``, or its prior when it cannot be. ``lenient`` (for
+    imputed inputs): chart margins of zero and :func:`lenient_decide`, since an imputed
+    value is a guess anyway."""
+    ctx = None
+    if item is not None:
+        try:
+            ctx = Context(item, 0.0, 0.0) if lenient else \
+                Context(item, margins.min_rank_gap, margins.min_trend_step)
+        except (KeyError, TypeError, ValueError):
+            ctx = None
+    result = []
+    for position, statement in enumerate(statements, start=1):
+        try:
+            if ctx is None:
+                raise Undecidable("no inputs")
+            judge = lenient_decide if lenient else decide
+            result.append(Answer(judge(statement["program"], ctx)))
+        except Undecidable:
+            result.append(priors.answer(statement, position))
+    return result
+
+
+def _exact_unless(modality: str, imputed: dict[str, Any] | None, item: AuditItem,
+                  margins: Margins, priors: Priors, hidden: dict[str, Any]) -> list[Answer]:
+    """Statements that do not read ``modality`` run on ``hidden`` (the item with only that
+    modality blanked); those that do run on ``imputed``."""
+    reading = [modality in s["modalities"] for s in item.statements]
+    on_imputed = _run(imputed, margins, priors, item.statements, lenient=True)
+    on_rest = _run(hidden, margins, priors, item.statements)
+    return [a if r else b for a, b, r in zip(on_imputed, on_rest, reading, strict=True)]
+
+
+def without_chart(item: dict[str, Any]) -> dict[str, Any]:
+    """``item`` with its chart values replaced by zeros (shape and column kept)."""
+    result = copy.deepcopy(item)
+    chart = result["inputs"]["chart"]
+    chart.pop("kind", None)
+    for series in chart["series"]:
+        series["values"] = ["0" for _ in series["values"]]
+    return result
+
+
+def without_table(item: dict[str, Any]) -> dict[str, Any]:
+    """``item`` with no table values (headers kept)."""
+    result = copy.deepcopy(item)
+    for row in result["inputs"]["table"]["rows"]:
+        row["values"] = {}
+    return result
+
+
+def without_text(item: dict[str, Any]) -> dict[str, Any]:
+    """``item`` with every text chunk emptied."""
+    result = copy.deepcopy(item)
+    for chunk in result["inputs"]["text"]:
+        chunk["text"] = ""
+    return result
+
+
+def solve_prior(items: Sequence[AuditItem]) -> Predictions:
+    """The majority label per (type, position) of the training folds."""
+    def make(train: list[AuditItem]) -> ItemSolver:
+        priors = Priors.fit(train)
+        return lambda item: [priors.answer(s, i) for i, s in enumerate(item.statements, 1)]
+    return cross_fit(items, make)
+
+
+def solve_no_chart(items: Sequence[AuditItem], margins: Margins) -> Predictions:
+    """Chart imputed from the table by lines learned on the training folds."""
+    def make(train: list[AuditItem]) -> ItemSolver:
+        priors, model = Priors.fit(train), ChartModel.fit(train)
+
+        def solve(item: AuditItem) -> list[Answer]:
+            hidden = without_chart(item.data)
+            return _exact_unless("chart", model.impute(hidden), item, margins, priors, hidden)
+        return solve
+    return cross_fit(items, make)
+
+
+def solve_no_table(items: Sequence[AuditItem], margins: Margins) -> Predictions:
+    """Table imputed from the chart by lines learned on the training folds."""
+    def make(train: list[AuditItem]) -> ItemSolver:
+        priors, model = Priors.fit(train), TableModel.fit(train)
+
+        def solve(item: AuditItem) -> list[Answer]:
+            hidden = without_table(item.data)
+            return _exact_unless("table", model.impute(hidden), item, margins, priors, hidden)
+        return solve
+    return cross_fit(items, make)
+
+
+def solve_no_text(items: Sequence[AuditItem], margins: Margins) -> Predictions:
+    """A fact is guessed to belong to the entity the other hops select."""
+    def make(train: list[AuditItem]) -> ItemSolver:
+        priors = Priors.fit(train)
+
+        def solve(item: AuditItem) -> list[Answer]:
+            hidden = without_text(item.data)
+            exact = _run(hidden, margins, priors, item.statements)
+            ctx = Context(hidden, margins.min_rank_gap, margins.min_trend_step)
+            result = []
+            for position, statement in enumerate(item.statements, start=1):
+                if "text" not in statement["modalities"]:
+                    result.append(exact[position - 1])
+                else:
+                    result.append(_guess_fact(statement, position, ctx, priors))
+            return result
+        return solve
+    return cross_fit(items, make)
+
+
+def _guess_fact(statement: dict[str, Any], position: int, ctx: Context,
+                priors: Priors) -> Answer:
+    """True when the statement's non-text hops select exactly one entity (taken to be the
+    fact's owner); the prior when they cannot be evaluated without the text."""
+    program = statement["program"]
+    claim = program.get("claim") or {}
+    if "fact" not in claim or program["select"].get("op") == "fact":
+        return priors.answer(statement, position)
+    try:
+        if len(select(program["select"], ctx)) == 1:
+            return Answer(True)
+    except (Undecidable, KeyError, TypeError, ValueError, ArithmeticError):
+        return priors.answer(statement, position)
+    return priors.answer(statement, position)

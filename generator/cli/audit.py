@@ -1,0 +1,92 @@
+"""``gen audit DIR``: how well proxy solvers that never see one modality answer a dataset.
+
+Exit 0: every check passed. Exit 1: one ``FAILED:`` line per failing check on stderr. Exit 2:
+DIR is not a hopvista dataset, or an option is out of range (one ``gen: error:`` line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+DESCRIPTION = """Run proxy solvers that each withhold one modality (chart, table, text) and
+impute it from the rest with models cross-fitted on the dataset itself, label priors and a
+blind classifier on the statement wording; print their accuracies with bootstrap 95%
+intervals against chance, and check them against the limits below.
+
+exit 0: every check passed. exit 1: one "FAILED:" line per failing check on stderr.
+exit 2: the path is not a hopvista dataset (or an option is out of range)."""
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a fraction from 0 to 1, got {text}")
+    return value
+
+
+def _folds(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"needs at least 2 folds, got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    """Add ``audit`` to the ``gen`` parser."""
+    p = subparsers.add_parser("audit", help="measure proxy solvers that lack one modality",
+                              description=DESCRIPTION,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("path", type=Path, help="dataset folder")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
+    p.add_argument("--max-hard-set", type=_fraction, default=0.20, metavar="F",
+                   help="largest Hard item-set accuracy of a proxy solver (default 0.20)")
+    p.add_argument("--max-statement", type=_fraction, default=0.55, metavar="F",
+                   help="largest accuracy of a proxy solver on the statements that read the "
+                        "modality it lacks (default 0.55)")
+    p.add_argument("--max-blind", type=_fraction, default=0.55, metavar="F",
+                   help="largest accuracy of the blind wording classifier (default 0.55)")
+    p.add_argument("--folds", type=_folds, default=5, metavar="K",
+                   help="cross-fitting folds over items (default 5)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of folds and bootstrap")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the audit; exit 1 naming each failing check."""
+    from hopvista.atomic import write_atomic
+    from hopvista.audit import Thresholds, run_audit
+    from hopvista.errors import UserError
+
+    thresholds = Thresholds(args.max_hard_set, args.max_statement, args.max_blind)
+    report = run_audit(args.path, folds=args.folds, seed=args.seed, thresholds=thresholds)
+    print(report.render())
+    if args.json is not None:
+        data = json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n"
+        try:
+            write_atomic(args.json, data.encode("utf-8"))
+        except OSError as exc:
+            raise UserError(f"{args.json}: cannot be written ({exc.strerror})") from None
+    failed = [check for check in report.checks if not check.passed]
+    for check in failed:
+        print(check.message(), file=sys.stderr)
+    return 1 if failed else 0
