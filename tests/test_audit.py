@@ -69,6 +69,7 @@ def _at(predictions: Predictions, which: set[int]) -> list[list[bool]]:
     return [predictions[i] for i in sorted(which)]
 
 
+@pytest.mark.slow  # builds and audits a 48-item dataset
 @pytest.mark.parametrize("modality", ["chart", "table"])
 def test_imputing_solver_never_reads_its_items_withheld_values(
         audit_items: tuple[list[AuditItem], Margins], modality: str) -> None:
@@ -85,6 +86,7 @@ def test_imputing_solver_never_reads_its_items_withheld_values(
     assert _at(learned, fold0) != _at(before, fold0)
 
 
+@pytest.mark.slow  # builds and audits a 48-item dataset
 def test_no_text_solver_never_reads_text(audit_items: tuple[list[AuditItem], Margins]) -> None:
     items, margins = audit_items
     everything = set(range(len(items)))
@@ -92,6 +94,7 @@ def test_no_text_solver_never_reads_text(audit_items: tuple[list[AuditItem], Mar
         solve_no_text(items, margins)
 
 
+@pytest.mark.slow  # builds and audits a 48-item dataset
 def test_solvers_are_exact_on_statements_that_do_not_read_the_withheld_modality(
         audit_items: tuple[list[AuditItem], Margins]) -> None:
     items, margins = audit_items
@@ -133,6 +136,7 @@ def test_leaky_wording_is_flagged(dataset: Path, tmp_path: Path,
     assert len(err) == 1 and err[0].startswith("FAILED: blind wording classifier")
 
 
+@pytest.mark.slow  # builds and audits a 48-item dataset
 def test_cli_passes_with_loose_limits_and_writes_json(
         dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "audit.json"
@@ -148,6 +152,7 @@ def test_cli_passes_with_loose_limits_and_writes_json(
         assert e["low"] <= e["accuracy"] <= e["high"] and e["n"] > 0
 
 
+@pytest.mark.slow  # builds and audits a 48-item dataset
 def test_cli_names_each_failing_check(dataset: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", str(dataset), "--max-hard-set", "0", "--max-statement", "0",
                  "--max-blind", "1"]) == 1
@@ -157,6 +162,7 @@ def test_cli_names_each_failing_check(dataset: Path, capsys: pytest.CaptureFixtu
     assert not any("blind" in line for line in err)
 
 
+@pytest.mark.slow  # builds and audits a 48-item dataset
 def test_cli_user_errors_exit_2(tmp_path: Path, dataset: Path,
                                 capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", str(tmp_path)]) == 2
