@@ -128,6 +128,7 @@ def test_non_empty_out_is_never_clobbered(tmp_path: Path, capsys) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
 
 
+@pytest.mark.slow
 def test_overwrite_replaces_an_earlier_dataset(tmp_path: Path) -> None:
     out = tmp_path / "ds"
     _build(out, "-n", "8", "--no-images")

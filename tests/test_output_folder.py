@@ -35,6 +35,7 @@ def _leftovers(parent: Path) -> list[str]:
     return sorted(p.name for p in parent.iterdir() if p.name.startswith("."))
 
 
+@pytest.mark.slow
 def test_a_second_build_into_a_locked_folder_is_refused(tmp_path: Path, capsys) -> None:
     out = tmp_path / "ds"
     lock = FileLock(tmp_path / ".ds.lock")
@@ -192,6 +193,7 @@ def test_a_dangling_symlink_is_refused(tmp_path: Path, capsys) -> None:
     assert link.is_symlink() and not (tmp_path / "nowhere").exists()
 
 
+@pytest.mark.slow
 def test_a_failed_build_removes_the_parent_folders_it_created(tmp_path: Path, capsys) -> None:
     out = tmp_path / "new" / "a" / "b" / "out"
     assert main([*BUILD, "--periods", "50", "--out", str(out)]) == 2
@@ -222,6 +224,7 @@ def test_a_build_that_cannot_fit_on_the_disk_is_refused_up_front(tmp_path: Path,
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_full_disk_mid_build_is_one_line_and_replaces_nothing(tmp_path: Path, monkeypatch,
                                                                 capsys) -> None:
     from hopvista import export

@@ -28,6 +28,8 @@ from hopvista.sources.sec.fetch import (
     parse_years,
 )
 
+pytestmark = pytest.mark.slow  # a local server and the downloader: the full suite runs them
+
 FIXTURES = Path(__file__).parent / "fixtures" / "sec"
 UA = "Hopvista Tests tests@example.com"
 CIKS = {"AAPL": "0000320193", "NVDA": "0001045810", "GOOGL": "0001652044"}

@@ -29,6 +29,8 @@ from hopvista.sources.sec.files import one_line
 from tests import test_sec_fetch as recorded
 from tests.test_sec_fetch import UA, _fetch
 
+pytestmark = pytest.mark.slow  # hostile inputs through subprocesses: the full suite runs them
+
 #: the recorded SEC on 127.0.0.1, and the guard refusing any other connection (autouse)
 sec_server = recorded.sec_server
 no_network = recorded.no_network
