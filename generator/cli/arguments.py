@@ -23,6 +23,7 @@ def int_at_least(minimum: int, hint: str) -> Callable[[str], int]:
 
 positive_int = int_at_least(1, "at least 1")
 seed_int = int_at_least(0, "0 or more")
+non_negative_int = int_at_least(0, "0 or more")
 
 
 MAX_PERIOD = 999_999

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hopvista.cli.arguments import int_at_least, seed_int
+
 DESCRIPTION = """Run proxy solvers that each withhold one modality (chart, table, text) and
 impute it from the rest with models cross-fitted on the dataset itself, label priors and a
 blind classifier on the statement wording; print their accuracies with bootstrap 95%
@@ -31,26 +33,6 @@ def _fraction(text: str) -> float:
     return value
 
 
-def _folds(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 2:
-        raise argparse.ArgumentTypeError(f"needs at least 2 folds, got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
 def register(subparsers: Any) -> None:
     """Add ``audit`` to the ``gen`` parser."""
     p = subparsers.add_parser("audit", help="measure proxy solvers that lack one modality",
@@ -65,9 +47,9 @@ def register(subparsers: Any) -> None:
                         "modality it lacks (default 0.55)")
     p.add_argument("--max-blind", type=_fraction, default=0.55, metavar="F",
                    help="largest accuracy of the blind wording classifier (default 0.55)")
-    p.add_argument("--folds", type=_folds, default=5, metavar="K",
+    p.add_argument("--folds", type=int_at_least(2, "at least 2 folds"), default=5, metavar="K",
                    help="cross-fitting folds over items (default 5)")
-    p.add_argument("--seed", type=_seed, default=0, help="seed of folds and bootstrap")
+    p.add_argument("--seed", type=seed_int, default=0, help="seed of folds and bootstrap")
     p.set_defaults(run=run)
 
 

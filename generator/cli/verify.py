@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hopvista.cli.arguments import non_negative_int
 from hopvista.verify import verify_into
 from hopvista.verify.dataset import one_line
 
@@ -23,22 +24,13 @@ exit 0: every check passed. exit 1: one line per problem on stderr, then
 "FAILED: N problem(s) in M items". exit 2: the path is not a hopvista dataset."""
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
 def register(subparsers: Any) -> None:
     """Add ``verify`` to the ``gen`` parser."""
     p = subparsers.add_parser("verify", help="re-prove a dataset's labels", description=DESCRIPTION,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", type=Path, help="dataset folder")
-    p.add_argument("--max-problems", type=_count, default=DEFAULT_MAX_PROBLEMS, metavar="N",
+    p.add_argument("--max-problems", type=non_negative_int, default=DEFAULT_MAX_PROBLEMS,
+                   metavar="N",
                    help=f"print at most N problems (default {DEFAULT_MAX_PROBLEMS}; 0: all)")
     p.set_defaults(run=run)
 
