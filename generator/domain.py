@@ -184,6 +184,11 @@ class DomainPack:
         return self.spec.period is not None
 
     @property
+    def instance_periods(self) -> int:
+        """Periods an instance shows (one, never shown, without a period axis)."""
+        return self.spec.instance.periods if self.has_periods else 1
+
+    @property
     def period_label(self) -> str | None:
         """Header of the period column and title of the chart's category axis."""
         return self.spec.period.name if self.spec.period is not None else None
@@ -261,7 +266,7 @@ def _enabled_types(spec: PackSpec, lines: Lines) -> tuple[str, ...]:
     return tuple(wanted)
 
 
-def _check_wording(spec: PackSpec, lines: Lines, types: tuple[str, ...]) -> None:
+def _check_wording(spec: PackSpec, lines: Lines) -> None:
     """Render every surface form and the question once, so a typo fails at load time."""
     from hopvista.statements.registry import STATEMENT_TYPES
 
@@ -273,7 +278,6 @@ def _check_wording(spec: PackSpec, lines: Lines, types: tuple[str, ...]) -> None
     question = {v: f"<{v}>" for v in COMMON_VARIABLES} | {
         "names": "<names>", "statements": ["<1>", "<2>", "<3>"]}
     _check_template(lines.where(("question",)), spec.question, question)
-    del types
 
 
 def _identities(spec: PackSpec, lines: Lines) -> tuple[Identity, ...]:
@@ -329,7 +333,7 @@ def pack_from_data(folder: Path, data: Any, lines: Lines) -> DomainPack:
                 "a group needs two columns or more"
             raise UserError(f"{lines.where(('related', i))}: {problem}")
     types = _enabled_types(spec, lines)
-    _check_wording(spec, lines, types)
+    _check_wording(spec, lines)
     words = StatementWords(words=spec.words, forms={t: spec.forms[t] for t in types})
     return DomainPack(path=folder, spec=spec, words=words, identities=identities,
                       types=types, lines=lines)

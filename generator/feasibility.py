@@ -17,11 +17,6 @@ from hopvista.world import World
 PROBE_DRAWS = 300
 
 
-def instance_periods(pack: DomainPack) -> int:
-    """Periods an instance of ``pack`` shows (one, never shown, without a period axis)."""
-    return pack.spec.instance.periods if pack.has_periods else 1
-
-
 def needs_trend_pair(type_name: str) -> bool:
     """Whether the type asks the sampler for its guided all-period trend-pair draw."""
     return STATEMENT_TYPES.get(type_name).trend_pair
@@ -33,7 +28,7 @@ def feasible_types(world: World, pack: DomainPack, seed: int,
     statement within ``draws`` instance draws (deterministic in ``seed``); a type needing
     more periods than an instance shows is left out without probing."""
     found = []
-    periods = instance_periods(pack)
+    periods = pack.instance_periods
     for type_name in pack.types:
         kind = STATEMENT_TYPES.get(type_name)
         if kind.min_periods > periods or (kind.needs_documents and not world.chunks):

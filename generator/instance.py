@@ -216,7 +216,7 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     checked afterwards exactly as for an unguided draw.
     """
     spec = pack.spec.instance
-    periods = spec.periods if pack.has_periods else 1
+    periods = pack.instance_periods
     years = tuple(world.periods[-periods:])
     if len(years) < periods:
         return None

@@ -199,28 +199,35 @@ def solve_prior(items: Sequence[AuditItem]) -> Predictions:
     return cross_fit(items, make)
 
 
-def solve_no_chart(items: Sequence[AuditItem], margins: Margins) -> Predictions:
-    """Chart imputed from the table by lines learned on the training folds."""
+class _Imputer(NamedTuple):
+    """How one modality is withheld and imputed: the hider and the model class."""
+
+    hide: Callable[[dict[str, Any]], dict[str, Any]]
+    fit: Callable[[list[AuditItem]], Any]
+
+
+def _solve_imputed(modality: str, imputer: _Imputer, items: Sequence[AuditItem],
+                   margins: Margins) -> Predictions:
+    """Withhold ``modality``, impute it with a model fitted on the training folds, run the
+    programs on the imputation (the prior where they cannot decide)."""
     def make(train: list[AuditItem]) -> ItemSolver:
-        priors, model = Priors.fit(train), ChartModel.fit(train)
+        priors, model = Priors.fit(train), imputer.fit(train)
 
         def solve(item: AuditItem) -> list[Answer]:
-            hidden = without_chart(item.data)
-            return _exact_unless("chart", model.impute(hidden), item, margins, priors, hidden)
+            hidden = imputer.hide(item.data)
+            return _exact_unless(modality, model.impute(hidden), item, margins, priors, hidden)
         return solve
     return cross_fit(items, make)
+
+
+def solve_no_chart(items: Sequence[AuditItem], margins: Margins) -> Predictions:
+    """Chart imputed from the table by lines learned on the training folds."""
+    return _solve_imputed("chart", _Imputer(without_chart, ChartModel.fit), items, margins)
 
 
 def solve_no_table(items: Sequence[AuditItem], margins: Margins) -> Predictions:
     """Table imputed from the chart by lines learned on the training folds."""
-    def make(train: list[AuditItem]) -> ItemSolver:
-        priors, model = Priors.fit(train), TableModel.fit(train)
-
-        def solve(item: AuditItem) -> list[Answer]:
-            hidden = without_table(item.data)
-            return _exact_unless("table", model.impute(hidden), item, margins, priors, hidden)
-        return solve
-    return cross_fit(items, make)
+    return _solve_imputed("table", _Imputer(without_table, TableModel.fit), items, margins)
 
 
 def solve_no_text(items: Sequence[AuditItem], margins: Margins) -> Predictions:
