@@ -29,13 +29,15 @@ def build(domain: str, out: str | PathLike[str], *, hops: tuple[int, ...] = (1, 
           count: int = 48, seed: int = 0, source: str | None = None,
           data: str | PathLike[str] | None = None, years: tuple[int, int] | None = None,
           periods: int | None = None, images: bool = True, workers: int = 1,
-          overwrite: bool = False, progress: bool = False,
+          overwrite: bool = False, progress: bool = False, defences: bool = True,
           notice: Callable[[str], None] = _quiet) -> dict[str, Any]:
     """Build the dataset of ``domain`` (a built-in name or a pack folder) into ``out``.
 
     The same arguments give the same bytes whatever ``workers`` is. ``out`` is replaced
     atomically, and only if it holds an earlier hopvista dataset and ``overwrite`` is set.
     Returns the manifest (``manifest.json``); :func:`hopvista.load` reads the items.
+    ``defences=False`` leaves out what defeats proxy solvers (a deliberately leaky dataset,
+    for testing ``gen audit``).
     """
     from hopvista.config import BuildConfig
     from hopvista.pipeline import build as run_build
@@ -43,7 +45,7 @@ def build(domain: str, out: str | PathLike[str], *, hops: tuple[int, ...] = (1, 
     config = BuildConfig(domain=str(domain), levels=tuple(hops), count=count, seed=seed,
                          source=source, images=images,
                          data=None if data is None else str(data), years=years,
-                         periods=periods)
+                         periods=periods, defences=defences)
     return run_build(config, Path(out), workers=workers, overwrite=overwrite,
                      progress=progress, notice=notice)
 

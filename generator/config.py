@@ -25,6 +25,9 @@ class BuildConfig:
     data: str | None = None
     years: tuple[int, int] | None = None
     periods: int | None = None
+    defences: bool = True
+    """Whether generation defeats proxy solvers (issue 9): the proxy-agreement axis of the
+    plan. Off only to make a deliberately leaky dataset, e.g. to test ``gen audit``."""
 
     def options(self) -> SourceOptions:
         """What the source is told."""
@@ -54,7 +57,7 @@ class BuildConfig:
         return {"domain": pack.name, "source": self.source_name(pack),
                 "data": self.data, "years": list(self.years) if self.years else None,
                 "hops": [LEVEL_NAMES[lv] for lv in self.levels], "count": self.count,
-                "seed": self.seed, "images": self.images,
+                "seed": self.seed, "images": self.images, "defences": self.defences,
                 "instance": pack.spec.instance.model_dump(),
                 "decidability": pack.spec.decidability.model_dump(),
                 "identities": [identity.text for identity in pack.identities],

@@ -9,6 +9,7 @@ from hopvista.feasibility import needs_trend_pair
 from hopvista.instance import sample_instance
 from hopvista.model import BASE_VARIANT, Item, base_item_id, variant_id
 from hopvista.plan import LEVEL_NAMES, PlanEntry
+from hopvista.proxy import ProxyModels, ProxyReader
 from hopvista.rng import Streams, derive
 from hopvista.statements.types import Statement, make_statement
 from hopvista.statements.wording import template
@@ -36,8 +37,13 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
             continue
         used: set[str] = set()
         statements: list[Statement] = []
+        inputs = instance.to_inputs()
+        reader = None if entry.agree is None else ProxyReader(
+            ProxyModels.of(world), {"inputs": inputs, "entities": [
+                {"id": e.id, "name": e.name} for e in instance.entities]})
         for slot, type_name in enumerate(entry.types):
-            statement = make_statement(type_name, instance, pack, rng, entry.truth(slot), used)
+            statement = make_statement(type_name, instance, pack, rng, entry.truth(slot), used,
+                                       wants=entry.wants(slot), reader=reader)
             if statement is None:
                 break
             statements.append(statement)
@@ -45,7 +51,6 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
             continue
         decide = pack.spec.decidability
         span = instance.chart_span()
-        inputs = instance.to_inputs()
         base_id = base_item_id(pack.name, seed, entry.index)
         style = sample_style(Streams(seed, base_id, variant), inputs["chart"], statements,
                              decide.min_rank_gap)

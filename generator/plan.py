@@ -9,11 +9,16 @@ never the answer. Each axis is balanced on its own and shuffled independently:
   that end, keeping both balanced);
 * types sharing a modality slot are equal ±1, and equal ±1 among that slot's true statements
   and among its false ones, so true and false are balanced per type and no type predicts
-  the label.
+  the label;
+* with the defences on (issue 9), every statement of a type that reads the chart or the
+  table is told whether the proxy reading of each (:mod:`hopvista.proxy`) must agree with
+  its label: the combinations are equal ±1 among a type's true statements and among its
+  false ones, so a solver that imputes a withheld modality is at chance on it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain, combinations, permutations, product
 from typing import Any, TypeVar
@@ -22,7 +27,7 @@ import numpy as np
 
 from hopvista.errors import UserError
 from hopvista.rng import derive
-from hopvista.statements.registry import types_for
+from hopvista.statements.registry import STATEMENT_TYPES, proxied, types_for
 
 T = TypeVar("T")
 
@@ -76,15 +81,26 @@ class PlanEntry:
     answer: tuple[int, ...]
     order: tuple[str, ...]
     types: tuple[str, ...]
+    agree: tuple[tuple[tuple[str, bool], ...], ...] | None = None
+    """Per slot, ``(modality, agrees)`` for each proxied modality its type reads; ``None``
+    with the defences off."""
 
     def truth(self, slot: int) -> bool:
         """Whether statement ``slot`` (0-based) must be true."""
         return slot + 1 in self.answer
 
+    def wants(self, slot: int) -> dict[str, bool]:
+        """Whether each proxy reading of statement ``slot`` must agree with its label
+        (empty: no demand)."""
+        return {} if self.agree is None else dict(self.agree[slot])
+
     def to_json(self) -> dict[str, Any]:
         """The plan entry as recorded in provenance."""
-        return {"level": self.level, "answer": list(self.answer), "order": list(self.order),
-                "types": list(self.types)}
+        out: dict[str, Any] = {"level": self.level, "answer": list(self.answer),
+                               "order": list(self.order), "types": list(self.types)}
+        if self.agree is not None:
+            out["agree"] = [dict(slot) for slot in self.agree]
+        return out
 
 
 def balanced_split(values: list[T], counts: list[int], rng: np.random.Generator) -> list[list[T]]:
@@ -152,9 +168,10 @@ def parse_levels(text: str) -> tuple[int, ...]:
 
 
 def make_plan(seed: int, count: int, levels: tuple[int, ...], types: tuple[str, ...],
-              available: tuple[str, ...] | None = None) -> list[PlanEntry]:
+              available: tuple[str, ...] | None = None,
+              defences: bool = True) -> list[PlanEntry]:
     """The plan of a build: a pure function of (seed, count, levels, the domain's types in
-    its order, the available ones)."""
+    its order, the available ones, whether the defences are on)."""
     check_levels(levels, types, available if available is not None else types)
     rng = derive(seed, "plan", count, *levels)
     (level_of,) = balanced_split(list(levels), [count], rng)
@@ -182,9 +199,28 @@ def make_plan(seed: int, count: int, levels: tuple[int, ...], types: tuple[str, 
                                      balanced_split(names, [len(true), len(false)], rng),
                                      strict=True):
                 chosen_type.update(zip(where, chosen, strict=True))
+    agree = _agreement(chosen_type, answer, rng) if defences else None
     return [PlanEntry(index=i, level=level_of[i], answer=answer[i], order=order[i],
-                      types=tuple(chosen_type[(i, s)] for s in range(3)))
+                      types=tuple(chosen_type[(i, s)] for s in range(3)),
+                      agree=None if agree is None else tuple(agree[(i, s)] for s in range(3)))
             for i in range(count)]
+
+
+def _agreement(chosen_type: dict[tuple[int, int], str], answer: dict[int, tuple[int, ...]],
+               rng: np.random.Generator) -> dict[tuple[int, int], tuple[tuple[str, bool], ...]]:
+    """Per slot, whether each proxy reading must agree: every combination equal ±1 among a
+    type's true slots and among its false ones."""
+    result: dict[tuple[int, int], tuple[tuple[str, bool], ...]] = {}
+    for name in sorted(set(chosen_type.values())):
+        modalities = proxied(STATEMENT_TYPES.get(name).modalities)
+        combos = [tuple(zip(modalities, bits, strict=True))
+                  for bits in product((True, False), repeat=len(modalities))]
+        slots = sorted(x for x, t in chosen_type.items() if t == name)
+        for truth in (True, False):
+            where = [x for x in slots if (x[1] + 1 in answer[x[0]]) == truth]
+            (bits,) = balanced_split(combos, [len(where)], rng)
+            result.update(zip(where, bits, strict=True))
+    return result
 
 
 def plan_shares(plan: list[PlanEntry]) -> dict[str, Any]:
@@ -206,4 +242,26 @@ def plan_shares(plan: list[PlanEntry]) -> dict[str, Any]:
         "orders": {LEVEL_NAMES[lv]: tally([" | ".join(e.order) for e in plan if e.level == lv])
                    for lv in sorted({e.level for e in plan}) if lv != 3},
         "types": {name: by_type[name] for name in sorted(by_type)},
-    }
+    } | ({"agree": agreement_shares(
+        (name, entry.truth(slot), entry.wants(slot))
+        for entry in plan for slot, name in enumerate(entry.types))}
+        if plan and plan[0].agree is not None else {})
+
+
+def agreement_key(wants: dict[str, bool]) -> str:
+    """How the manifest names a combination of agreement demands
+    (``"chart agrees, table disagrees"``; ``"none"`` for a type no proxy reads)."""
+    return ", ".join(f"{m} {'agrees' if wants[m] else 'disagrees'}" for m in sorted(wants)) \
+        or "none"
+
+
+def agreement_shares(slots: Iterable[tuple[str, bool, dict[str, bool]]]
+                     ) -> dict[str, dict[str, dict[str, int]]]:
+    """Per type and label, how many statements carry each combination of demands."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for name, truth, wants in slots:
+        cell = out.setdefault(name, {}).setdefault("true" if truth else "false", {})
+        key = agreement_key(wants)
+        cell[key] = cell.get(key, 0) + 1
+    return {name: {label: dict(sorted(c.items())) for label, c in sorted(v.items())}
+            for name, v in sorted(out.items())}

@@ -160,7 +160,8 @@ def plan_build(config: BuildConfig) -> tuple[list[PlanEntry], tuple[str, ...]]:
     available = _WORKER.get("available")
     if available is None:
         available = _WORKER["available"] = feasible_types(world, pack, config.seed)
-    return make_plan(config.seed, config.count, config.levels, pack.types, available), available
+    return make_plan(config.seed, config.count, config.levels, pack.types, available,
+                     defences=config.defences), available
 
 
 def generate_items(config: BuildConfig, workers: int = 1, progress: bool = False,

@@ -1,9 +1,9 @@
-"""Regenerate the committed golden dataset of the current format (tests/golden/format3).
+"""Regenerate the committed golden dataset of the current format (tests/golden/format4).
 
 Run after a deliberate change of what a build writes (wording, a new field, a new format
 version): ``python scripts/update_golden.py``. The golden's command is :data:`COMMAND`;
 tests/test_golden.py rebuilds it and compares bytes, so drift is never silent.
-tests/golden/format2 is never regenerated: it is what the format-2 code wrote, and stays
+tests/golden/format2 and format3 are never regenerated: each is what its format's code wrote, and stays
 as the input of the migration tests.
 """
 
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = ROOT / "tests" / "golden" / "format3"
+GOLDEN = ROOT / "tests" / "golden" / "format4"
 COMMAND = ["build", "financial", "--hops", "1-3", "-n", "6", "--seed", "7", "--no-images"]
 """``gen`` arguments of the golden dataset (without ``--out``)."""
 

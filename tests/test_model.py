@@ -23,6 +23,7 @@ from hopvista.verify import verify_dataset
 GOLDEN = Path(__file__).parent / "golden"
 FORMAT2 = GOLDEN / "format2"
 FORMAT3 = GOLDEN / "format3"
+FORMAT4 = GOLDEN / "format4"
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
@@ -45,24 +46,36 @@ def test_format2_golden_loads_through_the_migration() -> None:
         assert item.id == f"{old['id']}.base" and item.base_id == old["id"]
         assert item.variant.name == "base" and item.variant.recipe is None
         assert item.answer == old["answer"] and item.answer_type == "indices"
-        assert [s.model_dump(mode="json", by_alias=True) for s in item.statements] == \
+        assert [s.model_dump(mode="json", by_alias=True, exclude={"proxy"})
+                for s in item.statements] == \
             old["statements"]
         assert item.images == ()
 
 
-def test_both_goldens_verify(capsys: pytest.CaptureFixture[str]) -> None:
-    for root in (FORMAT2, FORMAT3):
+def test_format3_golden_loads_through_the_migration() -> None:
+    dataset = hopvista.load(FORMAT3)
+    assert dataset.format_version == 3 and dataset.manifest.format_version == FORMAT_VERSION
+    assert dataset.manifest.migrated_from == 3  # type: ignore[attr-defined]
+    assert dataset.manifest.config["defences"] is False
+    stored = _lines(FORMAT3)
+    for item, old in zip(dataset, stored, strict=True):
+        assert item.id == old["id"] and item.answer == old["answer"]
+        assert all(s.proxy is None for s in item.statements)
+
+
+def test_every_golden_verifies(capsys: pytest.CaptureFixture[str]) -> None:
+    for root in (FORMAT2, FORMAT3, FORMAT4):
         checked, problems = verify_dataset(root)
         assert (checked, problems) == (6, []), root
     assert main(["verify", str(FORMAT2)]) == 0
     assert "OK: 6 items verified" in capsys.readouterr().out
 
 
-def test_format3_golden_lines_are_the_model_dumped() -> None:
+def test_current_golden_lines_are_the_model_dumped() -> None:
     """Each line is exactly ``json.dumps(item.model_dump(mode="json"))`` of its typed item, so
     loading and writing back changes no byte."""
-    raw = (FORMAT3 / "items.jsonl").read_bytes().splitlines()
-    for line, item in zip(raw, load(FORMAT3), strict=True):
+    raw = (FORMAT4 / "items.jsonl").read_bytes().splitlines()
+    for line, item in zip(raw, load(FORMAT4), strict=True):
         dumped = json.dumps(item.model_dump(mode="json"), ensure_ascii=False,
                             separators=(",", ":"))
         assert dumped.encode() == line
@@ -74,27 +87,27 @@ def test_the_published_schema_accepts_the_golden_items(capsys: pytest.CaptureFix
     assert main(["schema"]) == 0
     schema = json.loads(capsys.readouterr().out)
     assert schema["title"] == "Item"
-    for item in _lines(FORMAT3):
+    for item in _lines(FORMAT4):
         jsonschema.validate(item, schema)
-    broken = _lines(FORMAT3)[0]
+    broken = _lines(FORMAT4)[0]
     broken["images"] = ["images/x.png"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
     assert main(["schema", "--dataset"]) == 0
     manifest_schema = json.loads(capsys.readouterr().out)
-    jsonschema.validate(json.loads((FORMAT3 / "manifest.json").read_text()), manifest_schema)
+    jsonschema.validate(json.loads((FORMAT4 / "manifest.json").read_text()), manifest_schema)
 
 
 def test_golden_parquet_has_images_by_role() -> None:
     import pyarrow.parquet as pq
 
-    table = pq.read_table(FORMAT3 / "data" / "test-00000-of-00001.parquet")
+    table = pq.read_table(FORMAT4 / "data" / "test-00000-of-00001.parquet")
     assert {"images", "image_roles", "variant", "answer", "answer_type"} <= set(
         table.column_names)
     assert "table_image" not in table.column_names
     rows = table.to_pylist()
     assert [r["answer"] for r in rows] == [", ".join(map(str, i["answer"])) or "none"
-                                           for i in _lines(FORMAT3)]
+                                           for i in _lines(FORMAT4)]
 
 
 # -- migration ----------------------------------------------------------------------------------
@@ -138,7 +151,7 @@ def test_migration_needs_the_image_hash() -> None:
 
 def test_load_reads_one_item_without_reading_the_rest(tmp_path: Path) -> None:
     root = tmp_path / "ds"
-    shutil.copytree(FORMAT3, root)
+    shutil.copytree(FORMAT4, root)
     lines = (root / "items.jsonl").read_bytes().splitlines(keepends=True)
     many = lines * 200  # 1,200 items, ~15 MB
     (root / "items.jsonl").write_bytes(b"".join(many) + b"{broken\n")

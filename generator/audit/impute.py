@@ -132,17 +132,25 @@ class ChartModel:
                 lines[key] = line
         return cls(lines)
 
+    def predictor(self, item: dict[str, Any]) -> str | None:
+        """The table column of ``item`` whose line predicts its chart column best (highest
+        held-out R², then key); ``None`` when no line was learned for any of them."""
+        chart_key = item["inputs"]["chart"]["column"]["key"]
+        candidates = [(self.lines[(chart_key, c["key"])].r2, c["key"])
+                      for c in item["inputs"]["table"]["columns"]
+                      if (chart_key, c["key"]) in self.lines]
+        return max(candidates)[1] if candidates else None
+
     def impute(self, item: dict[str, Any]) -> dict[str, Any] | None:
         """A copy of ``item`` whose chart is predicted from its table (best single column);
         ``None`` when no line was learned for any of its table columns. The chart's values
         are not read: only its column, which the statements name anyway."""
         column = item["inputs"]["chart"]["column"]
         table = item["inputs"]["table"]
-        candidates = [(self.lines[(column["key"], c["key"])], c["key"]) for c in table["columns"]
-                      if (column["key"], c["key"]) in self.lines]
-        if not candidates:
+        predictor = self.predictor(item)
+        if predictor is None:
             return None
-        line, predictor = max(candidates, key=lambda pair: (pair[0].r2, pair[1]))
+        line = self.lines[(column["key"], predictor)]
         values = _table_values(item)
         years = sorted({int(row["year"]) for row in table["rows"]})
         series = []

@@ -34,6 +34,9 @@ def register(subparsers: Any) -> None:
                    help="periods per instance (default: the domain's, 5 for financial)")
     p.add_argument("--no-images", dest="images", action="store_false",
                    help="skip rendering: items.jsonl and Parquet without table/chart images")
+    p.add_argument("--no-defences", dest="defences", action="store_false",
+                   help="leave out what defeats proxy solvers: a deliberately leaky dataset, "
+                        "for testing 'gen audit' (see docs/audit.md)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace an earlier hopvista dataset in --out")
     p.set_defaults(run=run)
@@ -45,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
     manifest = build(args.domain, out, hops=args.hops, count=args.count, seed=args.seed,
                      source=args.source, data=args.data, years=args.years,
                      periods=args.periods, images=args.images, workers=args.workers,
-                     overwrite=args.overwrite, progress=sys.stderr.isatty())
+                     overwrite=args.overwrite, progress=sys.stderr.isatty(),
+                     defences=args.defences)
     shares = manifest["shares"]
     print(f"wrote {manifest['counts']['items']} items to {out} "
           f"(levels {shares['levels']}, answers {shares['answers']})")

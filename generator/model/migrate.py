@@ -14,6 +14,12 @@ Steps:
     ``height`` and ``render``; ``variant`` gets ``name`` ``"base"``, ``recipe`` ``null`` and
     ``parameters`` ``{}``; ``answer_type`` ``"indices"`` is added. Manifest:
     ``format_version`` 3 and ``migrated_from`` 2.
+
+``3 → 4``
+    Items are unchanged: format 4 adds what older builds did not have (statements'
+    ``proxy`` readings, the plan's ``agree`` axis, ``config.defences``), and a migrated
+    dataset says it was built without them (``config.defences`` false). Manifest:
+    ``format_version`` 4 and ``migrated_from`` (the first version it was read from).
 """
 
 from __future__ import annotations
@@ -69,8 +75,21 @@ def _manifest_2_to_3(manifest: Json) -> Json:
     return {**manifest, "format_version": 3, "migrated_from": manifest.get("format_version")}
 
 
+def _manifest_3_to_4(manifest: Json) -> Json:
+    config = manifest.get("config")
+    if isinstance(config, dict):
+        config = {**config, "defences": False}
+    return {**manifest, "format_version": 4, "config": config,
+            "migrated_from": manifest.get("migrated_from", manifest.get("format_version"))}
+
+
+def _item_3_to_4(item: Json, manifest: Json) -> Json:
+    return item
+
+
 STEPS: dict[int, tuple[Callable[[Json], Json], Callable[[Json, Json], Json]]] = {
     2: (_manifest_2_to_3, _item_2_to_3),
+    3: (_manifest_3_to_4, _item_3_to_4),
 }
 """``version: (manifest step, item step)`` to ``version + 1``."""
 

@@ -77,8 +77,18 @@ class Distractor(Closed):
     model_config = Closed.model_config | {"populate_by_name": True, "serialize_by_alias": True}
 
 
+class ProxyReading(Closed):
+    """What a solver without one modality answers (docs/format.md, "Proxy readings"): the
+    straight lines it imputes that modality with (``{column: [a, b]}``) and the label its
+    program gives on the imputation (``None``: nothing decided)."""
+
+    lines: dict[str, tuple[float, float]]
+    label: bool | None
+
+
 class Statement(Model):
-    """One statement: text, label, type, modalities, program, cells, distractor."""
+    """One statement: text, label, type, modalities, program, cells, distractor, and the
+    proxy readings of the modalities it reads (builds with the defences on, format 4)."""
 
     text: str = Field(min_length=1)
     label: bool
@@ -87,3 +97,4 @@ class Statement(Model):
     program: Program
     cells: tuple[Cell, ...]
     distractor: Distractor | None
+    proxy: dict[str, ProxyReading] | None = None

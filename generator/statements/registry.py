@@ -43,6 +43,15 @@ def modality_key(name: str) -> tuple[int, str]:
     return (MODALITY_ORDER.index(name) if name in MODALITY_ORDER else len(MODALITY_ORDER), name)
 
 
+#: The modalities a proxy solver stands in for (:mod:`hopvista.proxy`; a fact has none).
+PROXIED = ("chart", "table")
+
+
+def proxied(modalities: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The modalities of a statement that a proxy stands in for, in :data:`PROXIED` order."""
+    return tuple(m for m in PROXIED if m in modalities)
+
+
 @dataclass(frozen=True)
 class StatementType:
     """One statement type: name, hops, modalities, wording variables, selector and needs."""

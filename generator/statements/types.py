@@ -9,8 +9,9 @@ one.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -18,8 +19,9 @@ from hopvista.domain import DomainPack
 from hopvista.errors import GenerationError
 from hopvista.instance import Instance
 from hopvista.statements.fact import fact_node, facts_of
-from hopvista.statements.registry import STATEMENT_TYPES
-from hopvista.statements.selection import Margins, text_cells
+from hopvista.proxy import ProxyReader
+from hopvista.statements.registry import STATEMENT_TYPES, StatementType, proxied
+from hopvista.statements.selection import Margins, Selection, text_cells
 from hopvista.statements.wording import render
 
 
@@ -34,20 +36,55 @@ class Statement:
     program: dict[str, Any]
     cells: list[dict[str, Any]]
     distractor: dict[str, str] | None
+    proxy: dict[str, dict[str, Any]] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The public form of the statement (``items.jsonl``)."""
         return {"text": self.text, "label": self.label, "type": self.type,
                 "modalities": self.modalities, "program": self.program, "cells": self.cells,
-                "distractor": self.distractor}
+                "distractor": self.distractor, "proxy": self.proxy}
+
+
+@dataclass(frozen=True)
+class _Claim:
+    """One way to complete a selection into a statement: whom or what it claims."""
+
+    claimed: str
+    claim: dict[str, Any]
+    variables: dict[str, str]
+    needle: str | None
+
+
+def _claims(kind: StatementType, selection: Selection, instance: Instance,
+            rng: np.random.Generator, truth: bool, used: set[str]) -> Iterator[_Claim]:
+    """The claims that give ``selection`` the label ``truth``, in random order: the chosen
+    entity (or one of its facts) when true; when false, another entity the label stays open
+    for (or one of its facts)."""
+    (chosen,) = selection.picked
+    claimable = selection.meta.get("claimable", instance.ids)
+    others = [e for e in instance.ids if e != chosen and e in claimable]
+    owners = [chosen] if truth else [others[int(k)] for k in rng.permutation(len(others))]
+    for owner in owners:
+        if kind.with_fact:
+            for fact in facts_of(instance, owner, rng):
+                if fact.needle not in used:
+                    yield _Claim(fact.entity, {"fact": fact_node(fact)},
+                                 selection.words | {"fact": fact.claim}, fact.needle)
+        else:
+            needle = selection.meta["fact"].needle if "fact" in selection.meta else None
+            yield _Claim(owner, {"entity": owner},
+                         selection.words | {"entity": instance.name(owner)}, needle)
 
 
 def make_statement(type_name: str, instance: Instance, pack: DomainPack,
                    rng: np.random.Generator, truth: bool, used: set[str],
-                   max_candidates: int = 64) -> Statement | None:
+                   max_candidates: int = 64, wants: dict[str, bool] | None = None,
+                   reader: ProxyReader | None = None) -> Statement | None:
     """A statement of ``type_name`` with label ``truth``, or ``None`` if this instance has none.
 
     ``used`` holds the program nodes and fact needles already in the item; they are not reused.
+    ``wants`` asks, per proxied modality, whether ``reader``'s proxy reading must agree with
+    the label (a reading that decides nothing satisfies either demand).
     """
     kind = STATEMENT_TYPES.get(type_name)
     words = pack.words.words
@@ -60,43 +97,51 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
         if signature in used:
             continue
         (chosen,) = selection.picked
-        claimable = selection.meta.get("claimable", instance.ids)
-        others = [e for e in instance.ids if e != chosen and e in claimable]
-        if not truth and not others:
-            continue
-        claim: dict[str, Any]
         cells = list(selection.cells)
         if kind.with_fact:
-            owners = [chosen] if truth else [others[int(k)] for k in rng.permutation(len(others))]
-            fact = next((f for o in owners for f in facts_of(instance, o, rng)
-                         if f.needle not in used), None)
-            if fact is None:
-                continue
-            claimed, claim = fact.entity, {"fact": fact_node(fact)}
             cells += [c for c in text_cells(instance) if c not in cells]
-            variables = selection.words | {"fact": fact.claim}
-            used.add(fact.needle)
-        else:
-            claimed = chosen if truth else others[int(rng.integers(len(others)))]
-            claim = {"entity": claimed}
-            variables = selection.words | {"entity": instance.name(claimed)}
-            if "fact" in selection.meta:
-                used.add(selection.meta["fact"].needle)
-        label = claimed == chosen
-        if label != truth:
-            raise GenerationError(f"{type_name}: label {label} differs from the plan's {truth}")
-        used.add(signature)
-        entity_words = pack.spec.entity
-        nouns = entity_words.noun_list()
-        variables["noun"] = nouns[int(rng.integers(len(nouns)))]
-        variables |= {"singular": entity_words.singular, "plural": entity_words.plural}
-        return Statement(
-            type=type_name,
-            text=render(pack.words.forms[type_name], variables, rng),
-            label=label,
-            modalities=list(kind.modalities),
-            program={"select": selection.node, "claim": claim},
-            cells=cells,
-            distractor=None if label else {"replaces": chosen, "with": claimed},
-        )
+        for option in _claims(kind, selection, instance, rng, truth, used):
+            program = {"select": selection.node, "claim": option.claim}
+            proxy = _proxy_readings(reader, kind.modalities, program, truth, wants)
+            if proxy is False:
+                continue
+            label = option.claimed == chosen
+            if label != truth:
+                raise GenerationError(
+                    f"{type_name}: label {label} differs from the plan's {truth}")
+            used.add(signature)
+            if option.needle is not None:
+                used.add(option.needle)
+            variables = dict(option.variables)
+            entity_words = pack.spec.entity
+            nouns = entity_words.noun_list()
+            variables["noun"] = nouns[int(rng.integers(len(nouns)))]
+            variables |= {"singular": entity_words.singular, "plural": entity_words.plural}
+            return Statement(
+                type=type_name,
+                text=render(pack.words.forms[type_name], variables, rng),
+                label=label,
+                modalities=list(kind.modalities),
+                program=program,
+                cells=cells,
+                distractor=None if label else {"replaces": chosen, "with": option.claimed},
+                proxy=None if reader is None else proxy,
+            )
     return None
+
+
+def _proxy_readings(reader: ProxyReader | None, modalities: tuple[str, ...],
+                    program: dict[str, Any], truth: bool,
+                    wants: dict[str, bool] | None) -> dict[str, dict[str, Any]] | Literal[False]:
+    """The statement's proxy readings in their public form (``{}`` without a reader or a
+    proxied modality), or ``False`` when one of them contradicts what ``wants`` asks."""
+    if reader is None:
+        return {}
+    found = {}
+    for modality in proxied(modalities):
+        reading = reader.read(modality, program)
+        want = (wants or {}).get(modality)
+        if want is not None and reading.label is not None and (reading.label == truth) != want:
+            return False
+        found[modality] = reading.to_json()
+    return found

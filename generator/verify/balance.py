@@ -10,10 +10,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, product
 from typing import Any
 
-from hopvista.plan import LEVEL_NAMES, slot_groups, slot_orders
+from hopvista.plan import (
+    LEVEL_NAMES,
+    agreement_key,
+    agreement_shares,
+    slot_groups,
+    slot_orders,
+)
+from hopvista.statements.registry import proxied
 from hopvista.verify.jsonl import same_json
 
 ANSWER_SETS = [c for r in range(4) for c in combinations((1, 2, 3), r)]
@@ -40,6 +47,10 @@ class Tally:
     slot_types: Counter[tuple[int, str, str]] = field(default_factory=Counter)
     planned: TrueFalse = field(default_factory=dict)
     built: TrueFalse = field(default_factory=dict)
+    agree: list[tuple[str, bool, dict[str, bool]]] = field(default_factory=list)
+    """(type, label, demands) of every planned slot with an agreement demand. One small
+    tuple per statement: the combinations are counted at the end."""
+    proxied: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def add(self, item: dict[str, Any]) -> None:
         """Count one well-formed item."""
@@ -58,6 +69,16 @@ class Tally:
         plan = item["provenance"]["plan"]
         for slot, name in enumerate(plan["types"]):
             _truth_count(self.planned, name, slot + 1 in plan["answer"])
+        for statement in item["statements"]:
+            self.proxied[statement["type"]] = proxied(statement["modalities"])
+        agree = plan.get("agree")
+        if isinstance(agree, list):
+            for slot, name in enumerate(plan["types"]):
+                wants = agree[slot]
+                if not isinstance(wants, dict):
+                    raise ValueError(f"provenance.plan.agree[{slot}] is not an object")
+                self.agree.append((name, slot + 1 in plan["answer"],
+                                   {str(k): bool(v) for k, v in wants.items()}))
 
 
 def _spread(name: str, counts: dict[Any, int], universe: list[Any]) -> list[str]:
@@ -69,10 +90,29 @@ def _spread(name: str, counts: dict[Any, int], universe: list[Any]) -> list[str]
     return [f"{name} not balanced: {shown}"]
 
 
+def check_agreement(tally: Tally) -> list[str]:
+    """The proxy-agreement axis: for each type and label, every combination of demands on
+    the modalities its statements read is equal ±1."""
+    problems = []
+    counts = agreement_shares(tally.agree)
+    for name, by_label in counts.items():
+        modalities = tally.proxied.get(name, ())
+        universe = [agreement_key(dict(zip(modalities, bits, strict=True)))
+                    for bits in product((True, False), repeat=len(modalities))]
+        for label, cell in by_label.items():
+            stray = sorted(set(cell) - set(universe))
+            if stray:
+                problems.append(f"agreement demands of {name} ({label}) name modalities its "
+                                f"statements do not read: {', '.join(stray)}")
+            problems += _spread(f"proxy agreement of {name} ({label})", cell, universe)
+    return problems
+
+
 def check_balance(tally: Tally, available: tuple[str, ...] | None = None) -> list[str]:
     """The plan's guarantees: answer sets (overall and per level), modality orders per level
-    and types sharing a modality slot, each equal ±1."""
-    problems = _spread("answer sets", dict(tally.answers), ANSWER_SETS)
+    and types sharing a modality slot, each equal ±1; the proxy-agreement axis."""
+    problems = check_agreement(tally)
+    problems += _spread("answer sets", dict(tally.answers), ANSWER_SETS)
     for level in sorted({level for level, _ in tally.level_answers}):
         answers = {a: n for (lv, a), n in tally.level_answers.items() if lv == level}
         problems += _spread(f"level {level} answer sets", answers, ANSWER_SETS)
@@ -100,7 +140,7 @@ def shares(tally: Tally) -> dict[str, Any]:
         "orders": orders,
         "types": tally.planned,
         "statements": tally.built,
-    }
+    } | ({"agree": agreement_shares(tally.agree)} if tally.agree else {})
 
 
 def check_shares(tally: Tally, manifest: dict[str, Any]) -> list[str]:

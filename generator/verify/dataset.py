@@ -26,6 +26,7 @@ from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
 from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
 from hopvista.verify.checks import check_chart_needed, check_item, related_groups
+from hopvista.verify.proxies import check_proxies
 from hopvista.verify.consistency import (
     check_identity,
     check_inputs,
@@ -162,6 +163,7 @@ class _Run:
             except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
                 return [*problems, f"inputs cannot be read: {type(exc).__name__}: {exc}"]
             problems += check_item(item, context, self.expect.version)
+        problems += check_proxies(item, self.expect.defences)
         if self.expect.identities is not None:
             problems += check_chart_needed(item, self.expect.identities,
                                            related_groups(self.expect.config))

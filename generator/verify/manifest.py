@@ -73,6 +73,8 @@ class Expect:
     identities: list[Identity] | None
     types: tuple[str, ...] | None
     config: dict[str, Any]
+    defences: bool = False
+    """Whether the build defeats proxy solvers (format 4 ``config.defences``)."""
 
 
 def _bad(report: Report, path: str, expected: str, value: Any) -> None:
@@ -143,9 +145,14 @@ def expectations(manifest: dict[str, Any], report: Report) -> Expect:
     if not isinstance(images, bool):
         _bad(report, "config.images", "true or false", images)
         images = None
+    defences = config.get("defences", None if manifest["format_version"] >= 4 else False)
+    if not isinstance(defences, bool):
+        _bad(report, "config.defences", "true or false", defences)
+        defences = True  # hold the items to the stricter rule
     return Expect(
         version=manifest["format_version"], domain=domain, seed=seed,
         count=_whole(config, "count", 1, report), images=images,
         levels=_names(config, "hops", tuple(LEVEL_NAMES.values()), False, report),
         margins=_margins(config, report), identities=_identities(config, report),
-        types=_names(config, "types", tuple(STATEMENT_TYPES.names()), True, report), config=config)
+        types=_names(config, "types", tuple(STATEMENT_TYPES.names()), True, report), config=config,
+        defences=defences)

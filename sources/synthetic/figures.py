@@ -46,6 +46,21 @@ def _floats(series: Series) -> Floats:
     return np.array([float(x) for x in series])
 
 
+def drift(rng: np.random.Generator, n: int, sigma: float) -> Floats:
+    """A multiplicative random walk starting at 1: how a ratio wanders from year to year.
+
+    Ratios that wander (asset turnover, leverage, margins, capital intensity) let a
+    company's columns follow regimes of their own (assets growing while sales fall, debt
+    paid down while assets grow), so no table column reads the chart column's trends and
+    rankings for it (issue 9)."""
+    return np.exp(np.concatenate([[0.0], np.cumsum(rng.normal(0.0, sigma, n - 1))]))
+
+
+def walk(rng: np.random.Generator, n: int, sigma: float) -> Floats:
+    """An additive random walk starting at 0 (for shares and margins)."""
+    return np.concatenate([[0.0], np.cumsum(rng.normal(0.0, sigma, n - 1))])
+
+
 def draw_figures(seed: int, profile: Profile, n: int) -> Figures:
     """Every column of :data:`PRODUCED` for one company over ``n`` periods, from its stream
     ``(seed, "world", "figures", index)``. Sets the profile's acquisition price and buybacks.
@@ -88,9 +103,11 @@ def _operating(rng: np.random.Generator, profile: Profile, sale: Floats, n: int)
     trend = {"grower": 0.003, "decliner": -0.006}.get(profile.regime, 0.0)
     years = np.arange(n)
     r = ind.ratios
-    gm = np.clip(uniform(rng, r.gm) + trend * years + rng.normal(0, 0.005, n), 0.04, 0.95)
-    sga = np.clip(uniform(rng, r.sga) - trend * years + rng.normal(0, 0.004, n), 0.01, 3.0)
-    dp = sale * uniform(rng, r.dp) * (1 + rng.normal(0, 0.025, n))
+    gm = np.clip(uniform(rng, r.gm) + trend * years + walk(rng, n, 0.02)
+                 + rng.normal(0, 0.005, n), 0.04, 0.95)
+    sga = np.clip(uniform(rng, r.sga) - trend * years + walk(rng, n, 0.012)
+                  + rng.normal(0, 0.004, n), 0.01, 3.0)
+    dp = sale * uniform(rng, r.dp) * drift(rng, n, 0.09) * (1 + rng.normal(0, 0.025, n))
     nopi = sale * rng.normal(0.002, 0.006, n)
     impairment = np.where(rng.random(n) < 0.06, sale * rng.uniform(0.04, 0.18, n), 0.0)
     nopi -= impairment
@@ -101,11 +118,13 @@ def _balance_sheet(rng: np.random.Generator, profile: Profile, sale: Floats,
                    n: int) -> Figures:
     """Assets, liabilities and equity (``at = lt + seq``), and the interest on the debt."""
     r: Industry = profile.industry
-    at_target = sale * uniform(rng, r.ratios.turn) * (1 + rng.normal(0, 0.02, n))
+    at_target = sale * uniform(rng, r.ratios.turn) * drift(rng, n, 0.09) * \
+        (1 + rng.normal(0, 0.02, n))
     if profile.negative_equity:
         lev = uniform(rng, (1.03, 1.2)) + rng.normal(0, 0.01, n)
     else:
-        lev = np.clip(uniform(rng, r.ratios.lev) + rng.normal(0, 0.01, n), 0.05, 0.97)
+        lev = np.clip(uniform(rng, r.ratios.lev) + walk(rng, n, 0.035) + rng.normal(0, 0.01, n),
+                      0.05, 0.97)
     lct_share = uniform(rng, r.ratios.lct)
     dltt_share = min(uniform(rng, r.ratios.dltt), 0.92 - lct_share)
     rate = uniform(rng, (0.03, 0.068))
@@ -114,11 +133,14 @@ def _balance_sheet(rng: np.random.Generator, profile: Profile, sale: Floats,
     d_seq = [q(x) for x in at_target * (1 - lev)]
     d_at = [a + b for a, b in zip(d_lt, d_seq, strict=True)]
     at_f, lt_f = _floats(d_at), _floats(d_lt)
-    act_f = at_f * np.clip(uniform(rng, r.ratios.act) * (1 + rng.normal(0, 0.02, n)), 0.02, 0.95)
-    che_f = act_f * np.clip(uniform(rng, r.ratios.che) * (1 + rng.normal(0, 0.05, n)), 0.01,
-                            0.95)
-    d_lct = [q(x) for x in lt_f * lct_share * (1 + rng.normal(0, 0.02, n))]
-    dltt_f = lt_f * dltt_share * (1 + rng.normal(0, 0.02, n))
+    act_f = at_f * np.clip(uniform(rng, r.ratios.act) * drift(rng, n, 0.07)
+                           * (1 + rng.normal(0, 0.02, n)), 0.02, 0.95)
+    che_f = act_f * np.clip(uniform(rng, r.ratios.che) * drift(rng, n, 0.12)
+                            * (1 + rng.normal(0, 0.05, n)), 0.01, 0.95)
+    lct_shares = np.clip(lct_share * drift(rng, n, 0.08), 0.02, 0.9)
+    dltt_shares = np.minimum(dltt_share * drift(rng, n, 0.09), 0.94 - lct_shares)
+    d_lct = [q(x) for x in lt_f * lct_shares * (1 + rng.normal(0, 0.02, n))]
+    dltt_f = lt_f * dltt_shares * (1 + rng.normal(0, 0.02, n))
     d_xint = [q(max(x, 0.05)) for x in dltt_f * rate * (1 + rng.normal(0, 0.05, n))]
     return {"at": d_at, "act": [q(x) for x in act_f], "che": [q(x) for x in che_f],
             "lt": d_lt, "lct": d_lct, "dltt": [q(x) for x in dltt_f], "seq": d_seq,
@@ -155,8 +177,8 @@ def _cash_flows(rng: np.random.Generator, profile: Profile, sale: Floats, ops: _
     ind = profile.industry
     ni_f, dp_f = _floats(figs["ni"]), _floats(figs["dp"])
     oancf = ni_f + dp_f + ops.impairment + sale * rng.normal(0.01, 0.025, n)
-    capx = np.maximum(sale * uniform(rng, ind.ratios.capex) * (1 + rng.normal(0, 0.05, n)),
-                      0.2)
+    capx = np.maximum(sale * uniform(rng, ind.ratios.capex) * drift(rng, n, 0.14)
+                      * (1 + rng.normal(0, 0.05, n)), 0.2)
     ivncf = -capx * rng.uniform(1.0, 1.2, n) + sale * rng.normal(0, 0.008, n)
     ivncf += np.where(rng.random(n) < 0.06, sale * rng.uniform(0.06, 0.16, n), 0.0)
     acquisition = np.zeros(n)

@@ -1,0 +1,184 @@
+"""Proxy readings: what a solver that lacks one modality answers, known while generating.
+
+``gen audit`` (:mod:`hopvista.audit`) answers every statement without the chart by imputing
+the chart column from the table column that predicts it best (a straight line), and without
+the table by imputing each table column from the chart; it then runs the statements' own
+programs on what it imputed. The generator learns the same lines on its whole world (every
+entity and period) and reads each candidate statement through them with the audit's own
+code. Whether that *proxy reading* agrees with the true label is an axis of the balance plan
+(issue 9): agree and disagree are equal per statement type and label, so a solver that
+imputes is at chance on the modality it lacks.
+
+Each statement records its readings (``proxy``: the lines used and the label they give), so
+``gen verify`` re-derives them from the item alone and re-checks the balance.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from hopvista.audit.impute import ChartModel, LinearFit, TableModel, fit_line, sums
+from hopvista.audit.solvers import lenient_decide, without_chart, without_table
+from hopvista.verify.executor import Context, Undecidable
+from hopvista.statements.registry import PROXIED, proxied  # noqa: F401 (re-exported)
+from hopvista.world import World
+
+@dataclass(frozen=True)
+class ProxyModels:
+    """Lines between every pair of a world's columns, learned on all of its values."""
+
+    chart: ChartModel
+    table: TableModel
+
+    @classmethod
+    def of(cls, world: World) -> ProxyModels:
+        """The world's proxy models (fitted once per world and cached on it)."""
+        cached = world.cache.get("proxy-models")
+        if isinstance(cached, ProxyModels):
+            return cached
+        models = cls._fit(world)
+        world.cache["proxy-models"] = models
+        return models
+
+    @classmethod
+    def _fit(cls, world: World) -> ProxyModels:
+        keys = list(world.columns)
+        columns = {k: _matrix(world, k) for k in keys}
+        chart_lines: dict[tuple[str, str], LinearFit] = {}
+        table_lines: dict[tuple[str, str], LinearFit] = {}
+        for y_key in keys:
+            if not world.columns[y_key].chartable:
+                continue
+            for x_key in keys:
+                if x_key == y_key:
+                    continue
+                parts = _parts(columns[x_key], columns[y_key])
+                chart_line = fit_line(parts)
+                if chart_line is not None:
+                    chart_lines[(y_key, x_key)] = chart_line
+                table_line = fit_line([p[[0, 2, 1, 5, 4, 3]] for p in parts])
+                if table_line is not None:
+                    table_lines[(x_key, y_key)] = table_line
+        means = {k: float(np.nanmean(m)) for k, m in columns.items()
+                 if not np.all(np.isnan(m))}
+        return cls(ChartModel(chart_lines), TableModel(table_lines, means))
+
+
+def _matrix(world: World, key: str) -> np.ndarray:
+    """A column's values, one row per entity, NaN where missing."""
+    return np.array([[float(v) if v is not None else np.nan
+                      for v in world.values[e.id].get(key, [None] * len(world.periods))]
+                     for e in world.entities], dtype=float).reshape(len(world.entities), -1)
+
+
+def _parts(x: np.ndarray, y: np.ndarray) -> list[np.ndarray]:
+    """Per entity, the straight-line sums of its (x, y) points where both are known."""
+    found = []
+    both = ~(np.isnan(x) | np.isnan(y))
+    for row in range(x.shape[0]):
+        mask = both[row]
+        if mask.any():
+            found.append(sums(list(x[row][mask]), list(y[row][mask])))
+    return found
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One proxy's reading of a statement: the lines it used and the label they give
+    (``None`` when the imputed inputs decide nothing; the audit then falls back on a prior)."""
+
+    lines: dict[str, tuple[float, float]]
+    label: bool | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The public form (``proxy.<modality>`` of a statement)."""
+        return {"lines": {k: [a, b] for k, (a, b) in sorted(self.lines.items())},
+                "label": self.label}
+
+
+class ProxyReader:
+    """Proxy readings of the statements of one instance (its imputations made once)."""
+
+    def __init__(self, models: ProxyModels, item: dict[str, Any]) -> None:
+        self._models = models
+        self._item = item
+        self._contexts: dict[str, tuple[Context | None, dict[str, tuple[float, float]]]] = {}
+
+    def _context(self, modality: str) -> tuple[Context | None, dict[str, tuple[float, float]]]:
+        if modality not in self._contexts:
+            self._contexts[modality] = impute(self._models, self._item, modality)
+        return self._contexts[modality]
+
+    def read(self, modality: str, program: dict[str, Any]) -> Reading:
+        """The label the ``modality``-less proxy gives ``program``."""
+        ctx, lines = self._context(modality)
+        label: bool | None = None
+        if ctx is not None:
+            try:
+                label = lenient_decide(program, ctx)
+            except Undecidable:
+                label = None
+        return Reading(lines, label)
+
+
+def impute(models: ProxyModels, item: dict[str, Any], modality: str
+           ) -> tuple[Context | None, dict[str, tuple[float, float]]]:
+    """The item with ``modality`` imputed by ``models``, as an executor context with zero
+    chart margins (an imputed value is a guess anyway), and the lines used: for the chart,
+    ``{table column: (a, b)}`` of the one predictor; for the table, one line per column."""
+    chart_key = item["inputs"]["chart"]["column"]["key"]
+    if modality == "chart":
+        hidden = without_chart(item)
+        imputed = models.chart.impute(hidden)
+        predictor = models.chart.predictor(hidden)
+        lines = {} if predictor is None else {predictor: _pair(
+            models.chart.lines[(chart_key, predictor)])}
+    elif modality == "table":
+        hidden = without_table(item)
+        imputed = models.table.impute(hidden)
+        lines = {c["key"]: _pair(models.table.lines[(c["key"], chart_key)])
+                 for c in item["inputs"]["table"]["columns"]
+                 if (c["key"], chart_key) in models.table.lines}
+    else:
+        raise ValueError(f"no proxy stands in for {modality!r}")
+    if imputed is None:
+        return None, lines
+    try:
+        return Context(imputed, 0.0, 0.0), lines
+    except (KeyError, TypeError, ValueError):
+        return None, lines
+
+
+def _pair(line: LinearFit) -> tuple[float, float]:
+    return (line.a, line.b)
+
+
+def recorded_models(item: dict[str, Any], statement: dict[str, Any]) -> ProxyModels | None:
+    """Proxy models holding just the lines a statement's ``proxy`` record names (what the
+    verifier re-reads it with); ``None`` when it records none."""
+    proxy = statement.get("proxy") or {}
+    chart_key = item["inputs"]["chart"]["column"]["key"]
+    chart_lines: dict[tuple[str, str], LinearFit] = {}
+    table_lines: dict[tuple[str, str], LinearFit] = {}
+    for modality, record in proxy.items():
+        for key, (a, b) in (record.get("lines") or {}).items():
+            line = LinearFit(float(a), float(b), 1.0, 0)
+            if modality == "chart":
+                chart_lines[(chart_key, key)] = line
+            else:
+                table_lines[(key, chart_key)] = line
+    if not proxy:
+        return None
+    return ProxyModels(ChartModel(chart_lines), TableModel(table_lines, {}))
+
+
+def grouped(readings: dict[str, Reading]) -> dict[str, dict[str, Any]]:
+    """Readings by modality in their public form."""
+    out: dict[str, dict[str, Any]] = defaultdict(dict)
+    for modality, reading in readings.items():
+        out[modality] = reading.to_json()
+    return dict(out)
