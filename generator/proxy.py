@@ -23,9 +23,10 @@ import numpy as np
 
 from hopvista.audit.impute import ChartModel, LinearFit, TableModel, fit_line, sums
 from hopvista.audit.solvers import lenient_decide, without_chart, without_table
-from hopvista.verify.executor import Context, Undecidable
 from hopvista.statements.registry import PROXIED, proxied  # noqa: F401 (re-exported)
+from hopvista.verify.executor import Context, Undecidable
 from hopvista.world import World
+
 
 @dataclass(frozen=True)
 class ProxyModels:

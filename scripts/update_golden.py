@@ -3,8 +3,8 @@
 Run after a deliberate change of what a build writes (wording, a new field, a new format
 version): ``python scripts/update_golden.py``. The golden's command is :data:`COMMAND`;
 tests/test_golden.py rebuilds it and compares bytes, so drift is never silent.
-tests/golden/format2 and format3 are never regenerated: each is what its format's code wrote, and stays
-as the input of the migration tests.
+tests/golden/format2 and format3 are never regenerated: each is what its format's code
+wrote, and stays as an input of the migration tests.
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ import numpy as np
 from hopvista.domain import DomainPack
 from hopvista.errors import GenerationError
 from hopvista.instance import Instance
-from hopvista.statements.fact import fact_node, facts_of
 from hopvista.proxy import ProxyReader
+from hopvista.statements.fact import fact_node, facts_of
 from hopvista.statements.registry import STATEMENT_TYPES, StatementType, proxied
 from hopvista.statements.selection import Margins, Selection, text_cells
 from hopvista.statements.wording import render

@@ -26,7 +26,6 @@ from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
 from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
 from hopvista.verify.checks import check_chart_needed, check_item, related_groups
-from hopvista.verify.proxies import check_proxies
 from hopvista.verify.consistency import (
     check_identity,
     check_inputs,
@@ -40,6 +39,7 @@ from hopvista.verify.jsonl import Line, parse_strict, read_lines
 from hopvista.verify.manifest import Expect, expectations, read_manifest
 from hopvista.verify.parquet import Row, compare_row, iter_rows, shard_names
 from hopvista.verify.paths import FILE, file_problem, walk
+from hopvista.verify.proxies import check_proxies
 from hopvista.verify.schema import Malformed, check_shape
 from hopvista.verify.wording import Wording, check_wording, pack_wording
 
