@@ -65,6 +65,8 @@ styles); `items.jsonl` and `images/` hold the same data as files, and
 - answer sets: {json.dumps(shares['answers'])}
 - true/false per statement type: {json.dumps(shares['statements'])}
 
+{_audit_section(manifest.get("audit"), manifest["counts"]["items"])}
+
 ## Licence and provenance
 
 {licence_text}
@@ -72,6 +74,37 @@ styles); `items.jsonl` and `images/` hold the same data as files, and
 Generator, seed, configuration, package, browser and font versions, and the sha256 of every
 file are in `manifest.json`.
 """
+
+
+def _audit_section(audit: dict[str, Any] | None, items: int) -> str:
+    """The figures of ``gen audit`` (manifest ``audit``): how well solvers that lack one
+    modality, or all data, answer this dataset."""
+    from hopvista.build_audit import AUDIT_MIN_ITEMS
+
+    head = "## Does every modality matter?\n\n"
+    if audit is None:
+        return (head + f"Not audited at build time ({items} items; builds of "
+                f"{AUDIT_MIN_ITEMS} or more are). Run `gen audit <this folder>` for the "
+                "accuracy of solvers that never see the chart, the table or the text.")
+
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.1f}%"
+
+    lines = [head + "Accuracy of proxy solvers that never see one modality and impute it from "
+             "the rest (models cross-fitted on this dataset), of label priors, and of a "
+             "classifier that reads only the statement wording, with bootstrap 95% intervals "
+             f"(`gen audit`, {audit['folds']} folds, seed {audit['seed']}, "
+             f"{audit['items']} items{', a seeded sample' if audit.get('sampled') else ''}):",
+             "", "| solver | on | accuracy | 95% interval | n | chance |",
+             "|---|---|---|---|---|---|"]
+    for row in audit["rows"]:
+        lines.append(f"| {row['solver']} | {row['scope']} | {pct(row['accuracy'])} | "
+                     f"{pct(row['low'])}–{pct(row['high'])} | {row['n']} | "
+                     f"{pct(row['chance'])} |")
+    lines.append("")
+    lines += [f"- {'ok' if c['passed'] else 'FAILED'}: {c['name']} {pct(c['accuracy'])} "
+              f"(limit {pct(c['limit'])})" for c in audit["checks"]]
+    return "\n".join(lines)
 
 
 def _row_description(config: dict[str, Any]) -> str:

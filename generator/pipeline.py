@@ -13,6 +13,7 @@ from typing import Any
 
 from hopvista import __version__
 from hopvista.atomic import sha256_file, write_atomic
+from hopvista.build_audit import build_audit
 from hopvista.config import BuildConfig
 from hopvista.errors import UserError
 from hopvista.model import Item
@@ -146,6 +147,9 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
                 config, workers, progress, images_root=stage if config.images else None,
                 plan=plan), stage)
             render = _render_versions(written.fonts) if config.images else None
+            decide = pack.spec.decidability
+            audit = build_audit(stage / "items.jsonl", written.items,
+                                (decide.min_rank_gap, decide.min_trend_step))
         manifest: dict[str, Any] = {
             "format": DATASET_FORMAT,
             "format_version": FORMAT_VERSION,
@@ -157,6 +161,7 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
             "counts": {"items": written.items, "statements": 3 * written.items,
                        "images": written.images},
             "shares": plan_shares(plan) | {"statements": written.statements.shares()},
+            "audit": audit,
         }
         _finish(output, manifest, pack.spec.title)
     return manifest

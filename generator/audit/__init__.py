@@ -9,6 +9,13 @@ complete the picture. :func:`run_audit` returns an :class:`AuditReport`.
 
 from __future__ import annotations
 
-from hopvista.audit.report import AuditReport, Check, Thresholds, run_audit
+from hopvista.audit.report import (
+    AuditReport,
+    Check,
+    Thresholds,
+    audit_items,
+    run_audit,
+    summary,
+)
 
-__all__ = ["AuditReport", "Check", "Thresholds", "run_audit"]
+__all__ = ["AuditReport", "Check", "Thresholds", "audit_items", "run_audit", "summary"]

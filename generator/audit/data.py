@@ -53,6 +53,14 @@ def assign_folds(count: int, folds: int, seed: int) -> list[int]:
     return result
 
 
+def with_folds(dicts: list[dict[str, Any]], folds: int, seed: int) -> list[AuditItem]:
+    """The three-statement items among ``dicts``, each with its cross-fitting fold."""
+    kept = [d for d in dicts if d.get("kind") == "three_statement"
+            and len(d.get("statements") or ()) == 3]
+    fold_of = assign_folds(len(kept), folds, seed)
+    return [AuditItem(d, f) for d, f in zip(kept, fold_of, strict=True)]
+
+
 def read_items(path: str | Path, folds: int, seed: int) -> tuple[list[AuditItem], Margins]:
     """The dataset's three-statement items with their folds, and its chart margins.
 
@@ -68,10 +76,8 @@ def read_items(path: str | Path, folds: int, seed: int) -> tuple[list[AuditItem]
                           float(decidability["min_trend_step"]))
     except (KeyError, TypeError, ValueError):
         raise UserError(f"{path}: manifest.json has no config.decidability margins") from None
-    dicts = [item.model_dump(mode="json") for item in dataset
-             if item.kind == "three_statement" and len(item.statements) == 3]
-    if len(dicts) < folds:
-        raise UserError(f"{path}: {len(dicts)} three-statement item(s), fewer than the "
+    items = with_folds([item.model_dump(mode="json") for item in dataset], folds, seed)
+    if len(items) < folds:
+        raise UserError(f"{path}: {len(items)} three-statement item(s), fewer than the "
                         f"{folds} folds of the audit")
-    fold_of = assign_folds(len(dicts), folds, seed)
-    return [AuditItem(d, f) for d, f in zip(dicts, fold_of, strict=True)], margins
+    return items, margins

@@ -228,7 +228,41 @@ def run_audit(path: str | Path, *, folds: int = 5, seed: int = 0,
               thresholds: Thresholds | None = None) -> AuditReport:
     """Audit the dataset at ``path`` (:class:`~hopvista.errors.UserError` if it is not one)."""
     items, margins = read_items(path, folds, seed)
-    report = AuditReport(str(path), len(items), folds, seed)
+    return audit_items(str(path), items, margins, folds=folds, seed=seed,
+                       thresholds=thresholds)
+
+
+def audit_items(path: str, items: Sequence[AuditItem], margins: Margins, *, folds: int = 5,
+                seed: int = 0, thresholds: Thresholds | None = None) -> AuditReport:
+    """Audit ``items`` (already read, with their folds) of the dataset at ``path``."""
+    report = AuditReport(path, len(items), folds, seed)
     report.rows = tabulate(items, solve_all(items, margins), Bootstrap(len(items), seed))
     report.checks = judge(report, thresholds or Thresholds())
     return report
+
+
+#: The rows a dataset card shows: each proxy on what it lacks and on Hard item sets.
+CARD_SCOPES = (("no_chart", "reads chart"), ("no_chart", "item sets: hard"),
+               ("no_table", "reads table"), ("no_table", "item sets: hard"),
+               ("no_text", "reads text"), ("no_text", "item sets: hard"),
+               ("prior", "all statements"), ("prior", "item sets: hard"),
+               ("blind", "all statements"))
+
+
+def summary(report: AuditReport) -> dict[str, Any]:
+    """What the manifest (``audit``) and the dataset card record of an audit: the key rows
+    and every check, as fractions rounded to 4 places."""
+    def fraction(value: float) -> float | None:
+        return None if math.isnan(value) else round(value, 4)
+
+    rows = []
+    for solver, scope in CARD_SCOPES:
+        e = report.row(solver, scope)
+        if e is not None and e.n:
+            rows.append({"solver": solver, "scope": scope, "accuracy": fraction(e.accuracy),
+                         "low": fraction(e.low), "high": fraction(e.high), "n": e.n,
+                         "chance": e.chance})
+    return {"items": report.items, "folds": report.folds, "seed": report.seed, "rows": rows,
+            "checks": [{"name": c.name, "accuracy": fraction(c.accuracy),
+                        "low": fraction(c.low), "high": fraction(c.high), "limit": c.limit,
+                        "passed": c.passed} for c in report.checks]}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from hopvista.proxy import ProxyReader, recorded_models
 from hopvista.statements.registry import proxied
 
 
@@ -26,6 +25,8 @@ def _chart_shows_every_period(item: dict[str, Any]) -> bool:
 def check_proxies(item: dict[str, Any], defences: bool) -> list[str]:
     """Problems with an item's proxy readings: missing (with the defences on), naming
     columns the item does not show, not re-derivable, or contradicting the plan's demand."""
+    from hopvista.proxy import ProxyReader, recorded_models  # it imports the verifier's executor
+
     problems: list[str] = []
     plan = item["provenance"].get("plan") or {}
     agree = plan.get("agree")
