@@ -954,6 +954,77 @@ def counts_images(ds: Dataset) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# the proxy-agreement axis (issue 9): readings re-derived, demands kept, balance
+
+
+def _decided_reading(items: list[dict[str, Any]]) -> tuple[dict[str, Any], int, str]:
+    """An item, a statement index and a modality whose recorded proxy reading decides."""
+    for item in items:
+        for n, statement in enumerate(item["statements"]):
+            for modality, reading in sorted((statement.get("proxy") or {}).items()):
+                if reading["label"] is not None:
+                    return item, n, modality
+    raise AssertionError("the fixture dataset has no decided proxy reading")
+
+
+@mutation("the proxy without the")
+def proxy_reading_flipped(ds: Dataset) -> None:
+    """A forger records the opposite reading and flips the plan's demand to match it."""
+    def change(items: list[dict[str, Any]]) -> None:
+        item, n, modality = _decided_reading(items)
+        reading = item["statements"][n]["proxy"][modality]
+        reading["label"] = not reading["label"]
+        demand = item["provenance"]["plan"]["agree"][n]
+        demand[modality] = not demand[modality]
+    _edit(ds, change)
+
+
+@mutation("with the label, but gives")
+def proxy_demand_flipped(ds: Dataset) -> None:
+    """The plan's demand no longer matches what the statement's proxy reads."""
+    def change(items: list[dict[str, Any]]) -> None:
+        item, n, modality = _decided_reading(items)
+        demand = item["provenance"]["plan"]["agree"][n]
+        demand[modality] = not demand[modality]
+    _edit(ds, change)
+
+
+@mutation("proxy lines name columns the table does not show")
+def proxy_line_of_a_hidden_column(ds: Dataset) -> None:
+    def change(items: list[dict[str, Any]]) -> None:
+        item, n, modality = _decided_reading(items)
+        lines = item["statements"][n]["proxy"][modality]["lines"]
+        key = next(iter(lines))
+        lines["not_a_column"] = lines.pop(key)
+    _edit(ds, change)
+
+
+@mutation("proxy readings of [], expected")
+def proxy_readings_stripped(ds: Dataset) -> None:
+    def change(items: list[dict[str, Any]]) -> None:
+        for item in items:
+            for statement in item["statements"]:
+                statement["proxy"] = None
+    _edit(ds, change)
+
+
+@mutation("field 'config.defences'")
+def defences_switch_removed(ds: Dataset) -> None:
+    """Dropping the switch would excuse the items from the axis: format 4 requires it."""
+    manifest = ds.manifest()
+    del manifest["config"]["defences"]
+    ds.save_manifest(manifest)
+
+
+@mutation("provenance.plan has no 'agree' axis")
+def agreement_axis_removed(ds: Dataset) -> None:
+    def change(items: list[dict[str, Any]]) -> None:
+        for item in items:
+            del item["provenance"]["plan"]["agree"]
+    _edit(ds, change)
+
+
+# --------------------------------------------------------------------------------------------
 # running verify
 
 

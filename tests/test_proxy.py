@@ -1,0 +1,168 @@
+"""The proxy-agreement axis (issue 9, part 3): what a solver without one modality reads is
+planned to agree with the truth half of the time, per statement type and label."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hopvista.cli.main import main
+from hopvista.domain import DomainPack
+from hopvista.plan import make_plan, plan_shares
+from hopvista.proxy import ProxyModels, ProxyReader, recorded_models
+from hopvista.statements.registry import STATEMENT_TYPES, proxied
+from hopvista.verify.balance import Tally, check_agreement
+from hopvista.world import World
+
+from .conftest import read_items
+
+
+def _plan(pack: DomainPack, defences: bool = True, seed: int = 5, count: int = 240) -> list[Any]:
+    return make_plan(seed, count, (1, 2, 3), pack.types, defences=defences)
+
+
+def test_every_type_gets_every_agreement_combination_equally(pack: DomainPack) -> None:
+    """A sweep of the registry: each type's demands cover the modalities a proxy stands in
+    for, and every combination is equal ±1 among its true slots and among its false ones."""
+    plan = _plan(pack)
+    cells: dict[tuple[str, bool], Counter[tuple[tuple[str, bool], ...]]] = {}
+    for entry in plan:
+        for slot, name in enumerate(entry.types):
+            wants = entry.wants(slot)
+            assert tuple(sorted(wants)) == tuple(sorted(proxied(
+                STATEMENT_TYPES.get(name).modalities)))
+            cells.setdefault((name, entry.truth(slot)), Counter())[
+                tuple(sorted(wants.items()))] += 1
+    assert {name for name, _ in cells} == set(pack.types)
+    for (name, _), counter in cells.items():
+        modalities = sorted(proxied(STATEMENT_TYPES.get(name).modalities))
+        universe = [tuple(zip(modalities, bits, strict=True))
+                    for bits in product((False, True), repeat=len(modalities))]
+        counts = [counter.get(combo, 0) for combo in universe]
+        assert max(counts) - min(counts) <= 1, (name, counter)
+
+
+def test_the_axis_leaves_every_other_axis_as_it_was(pack: DomainPack) -> None:
+    """Turning the defences off changes no answer, order or type: the axis is drawn last."""
+    on, off = _plan(pack), _plan(pack, defences=False)
+    assert [(e.answer, e.order, e.types) for e in on] == \
+        [(e.answer, e.order, e.types) for e in off]
+    assert all(e.agree is None and e.wants(0) == {} for e in off)
+    assert "agree" in plan_shares(on) and "agree" not in plan_shares(off)
+
+
+def test_the_verifier_counts_an_unbalanced_axis() -> None:
+    tally = Tally()
+    tally.proxied["RK"] = ("chart",)
+    tally.agree += [("RK", True, {"chart": True})] * 3 + [("RK", True, {"chart": False})]
+    assert any("proxy agreement of RK (true) not balanced" in p for p in check_agreement(tally))
+    tally.agree.append(("RK", True, {"chart": False}))
+    assert check_agreement(tally) == []
+    tally.agree.append(("RK", False, {"table": True}))
+    assert any("do not read: table agrees" in p for p in check_agreement(tally))
+
+
+def test_world_lines_predict_every_chartable_column(world: World) -> None:
+    models = ProxyModels.of(world)
+    assert ProxyModels.of(world) is models  # fitted once per world
+    chartable = [k for k, c in world.columns.items() if c.chartable]
+    for key in chartable:
+        predictors = [x for (y, x) in models.chart.lines if y == key]
+        assert len(predictors) == len(world.columns) - 1, key
+    sale = max((models.chart.lines[("sale", x)].r2, x) for x in world.columns if x != "sale")
+    assert sale[0] > 0.8, sale  # a company's size shows in many columns: a real proxy
+
+
+@pytest.fixture(scope="module")
+def defended(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("proxy") / "ds"
+    assert main(["build", "financial", "-n", "24", "--seed", "11", "--no-images",
+                 "--out", str(out)]) == 0
+    return out
+
+
+def test_each_statement_records_what_the_world_proxies_read(defended: Path,
+                                                            world: World) -> None:
+    """The recorded lines are the world's (seed 11 is the ``world`` fixture's), the recorded
+    label is what they give, and it honours the plan's demand."""
+    models = ProxyModels.of(world)
+    read = 0
+    for item in read_items(defended):
+        if not _shows_every_period(item):
+            continue  # a chart kind that shows fewer periods: read before it was chosen
+        reader = ProxyReader(models, item)
+        demands = item["provenance"]["plan"]["agree"]
+        for statement, demand in zip(item["statements"], demands, strict=True):
+            assert set(statement["proxy"]) == set(proxied(statement["modalities"]))
+            assert set(demand) == set(statement["proxy"])
+            for modality, record in statement["proxy"].items():
+                again = reader.read(modality, statement["program"])
+                assert again.to_json() == record
+                if record["label"] is not None:
+                    read += 1
+                    assert (record["label"] == statement["label"]) == demand[modality]
+    assert read >= 20
+
+
+def _shows_every_period(item: dict[str, Any]) -> bool:
+    years = {row["year"] for row in item["inputs"]["table"]["rows"]}
+    return set(item["inputs"]["chart"]["years"]) == years
+
+
+def test_recorded_lines_alone_reproduce_the_readings(defended: Path) -> None:
+    for item in filter(_shows_every_period, read_items(defended)):
+        for statement in item["statements"]:
+            models = recorded_models(item, statement)
+            if models is None:
+                assert statement["proxy"] == {}
+                continue
+            reader = ProxyReader(models, item)
+            for modality, record in statement["proxy"].items():
+                assert reader.read(modality, statement["program"]).label == record["label"]
+
+
+def test_without_defences_there_is_no_axis(tmp_path: Path) -> None:
+    out = tmp_path / "leaky"
+    assert main(["build", "financial", "-n", "6", "--seed", "11", "--no-images",
+                 "--no-defences", "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["config"]["defences"] is False and "agree" not in manifest["shares"]
+    for item in read_items(out):
+        assert "agree" not in item["provenance"]["plan"]
+        assert all(s["proxy"] is None for s in item["statements"])
+    assert main(["verify", str(out)]) == 0
+
+
+@pytest.mark.slow
+def test_the_audit_flags_a_leaky_build_and_the_defences_lower_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Side by side, same seed and size: without the defences the no-chart proxy reads the
+    chart-reading statements well above chance and the audit fails naming its checks; with
+    them it is markedly lower. The card records the same figures ``gen audit`` prints."""
+    figures = {}
+    for name, extra in (("leaky", ["--no-defences"]), ("defended", [])):
+        out = tmp_path / name
+        assert main(["build", "financial", "-n", "200", "--seed", "11", "--no-images",
+                     "--out", str(out), *extra]) == 0
+        capsys.readouterr()
+        report = tmp_path / f"{name}.json"
+        code = main(["audit", str(out), "--json", str(report)])
+        err = capsys.readouterr().err
+        data = json.loads(report.read_text())
+        row = next(r for r in data["rows"]
+                   if r["solver"] == "no_chart" and r["scope"] == "reads chart")
+        figures[name] = (code, err, row["estimate"]["accuracy"])
+        card = json.loads((out / "manifest.json").read_text())["audit"]
+        carded = next(r for r in card["rows"]
+                      if r["solver"] == "no_chart" and r["scope"] == "reads chart")
+        assert carded["accuracy"] == round(row["estimate"]["accuracy"], 4)
+        assert f"{100 * carded['accuracy']:.1f}%" in (out / "README.md").read_text()
+    code, err, leaky = figures["leaky"]
+    assert code == 1 and "FAILED: no_chart accuracy on 'reads chart' statements" in err
+    assert leaky > 0.6
+    assert figures["defended"][2] < leaky - 0.08
