@@ -32,6 +32,7 @@ from hopvista.feasibility import feasible_types
 from hopvista.item import build_item
 from hopvista.model import Item
 from hopvista.plan import PlanEntry, make_plan
+from hopvista.proxy import ProxyModels
 from hopvista.sources import load_world
 from hopvista.world import World
 
@@ -160,6 +161,8 @@ def plan_build(config: BuildConfig) -> tuple[list[PlanEntry], tuple[str, ...]]:
     available = _WORKER.get("available")
     if available is None:
         available = _WORKER["available"] = feasible_types(world, pack, config.seed)
+    if config.defences:
+        ProxyModels.of(world)  # fitted once here: forked workers inherit it with the world
     return make_plan(config.seed, config.count, config.levels, pack.types, available,
                      defences=config.defences), available
 
