@@ -14,6 +14,12 @@ Steps:
     ``height`` and ``render``; ``variant`` gets ``name`` ``"base"``, ``recipe`` ``null`` and
     ``parameters`` ``{}``; ``answer_type`` ``"indices"`` is added. Manifest:
     ``format_version`` 3 and ``migrated_from`` 2.
+
+``3 → 4``
+    Items are unchanged: format 4 adds the ``only`` claim and holds every statement's label
+    open with any one modality withheld (docs/format.md, section 3.8), a rule format-3 items
+    were not made under, so ``gen verify`` keeps checking them by the rules of their own
+    version. Manifest: ``format_version`` 4 (``migrated_from`` keeps the version written).
 """
 
 from __future__ import annotations
@@ -69,8 +75,18 @@ def _manifest_2_to_3(manifest: Json) -> Json:
     return {**manifest, "format_version": 3, "migrated_from": manifest.get("format_version")}
 
 
+def _item_3_to_4(item: Json, manifest: Json) -> Json:
+    return dict(item)
+
+
+def _manifest_3_to_4(manifest: Json) -> Json:
+    return {**manifest, "format_version": 4,
+            "migrated_from": manifest.get("migrated_from", manifest.get("format_version"))}
+
+
 STEPS: dict[int, tuple[Callable[[Json], Json], Callable[[Json, Json], Json]]] = {
     2: (_manifest_2_to_3, _item_2_to_3),
+    3: (_manifest_3_to_4, _item_3_to_4),
 }
 """``version: (manifest step, item step)`` to ``version + 1``."""
 

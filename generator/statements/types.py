@@ -18,8 +18,9 @@ from hopvista.domain import DomainPack
 from hopvista.errors import GenerationError
 from hopvista.instance import Instance
 from hopvista.statements.fact import fact_node, facts_of
-from hopvista.statements.registry import STATEMENT_TYPES
-from hopvista.statements.selection import Margins, text_cells
+from hopvista.statements.openness import DECIDABLE_FALSE, stays_open
+from hopvista.statements.registry import STATEMENT_TYPES, StatementType
+from hopvista.statements.selection import Margins, Selection, text_cells
 from hopvista.statements.wording import render
 
 
@@ -48,26 +49,32 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
     """A statement of ``type_name`` with label ``truth``, or ``None`` if this instance has none.
 
     ``used`` holds the program nodes and fact needles already in the item; they are not reused.
+    Every claim keeps its label open with any one modality withheld
+    (:mod:`hopvista.statements.openness`), but false statements of the types in
+    :data:`~hopvista.statements.openness.DECIDABLE_FALSE`.
     """
     kind = STATEMENT_TYPES.get(type_name)
     words = pack.words.words
     decide = pack.spec.decidability
     margins = Margins.of(instance, decide.min_rank_gap, decide.min_trend_step)
-    for n, selection in enumerate(kind.select(instance, rng, words, margins)):
+    everyone = frozenset(instance.ids)
+    several = kind.claim == "only" and not truth  # "X is the only ...": X and another picked
+    selections = (s for s in kind.select(instance, rng, words, margins)
+                  if (len(s.picked) >= 2 if several else len(s.picked) == 1))
+    for n, selection in enumerate(selections):
         if n >= max_candidates:
             return None
         signature = repr(selection.node)
         if signature in used:
             continue
-        (chosen,) = selection.picked
-        claimable = selection.meta.get("claimable", instance.ids)
-        others = [e for e in instance.ids if e != chosen and e in claimable]
-        if not truth and not others:
+        candidates = _claimable(kind, selection, instance.ids, everyone, truth)
+        if not candidates:
             continue
         claim: dict[str, Any]
         cells = list(selection.cells)
         if kind.with_fact:
-            owners = [chosen] if truth else [others[int(k)] for k in rng.permutation(len(others))]
+            owners = candidates if truth else \
+                [candidates[int(k)] for k in rng.permutation(len(candidates))]
             fact = next((f for o in owners for f in facts_of(instance, o, rng)
                          if f.needle not in used), None)
             if fact is None:
@@ -77,12 +84,12 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
             variables = selection.words | {"fact": fact.claim}
             used.add(fact.needle)
         else:
-            claimed = chosen if truth else others[int(rng.integers(len(others)))]
-            claim = {"entity": claimed}
+            claimed = candidates[0] if truth else candidates[int(rng.integers(len(candidates)))]
+            claim = {kind.claim: claimed}
             variables = selection.words | {"entity": instance.name(claimed)}
             if "fact" in selection.meta:
                 used.add(selection.meta["fact"].needle)
-        label = claimed == chosen
+        label = selection.picked == {claimed}
         if label != truth:
             raise GenerationError(f"{type_name}: label {label} differs from the plan's {truth}")
         used.add(signature)
@@ -97,6 +104,30 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
             modalities=list(kind.modalities),
             program={"select": selection.node, "claim": claim},
             cells=cells,
-            distractor=None if label else {"replaces": chosen, "with": claimed},
+            distractor=None if label else {"replaces": _witness(selection, instance.ids,
+                                                                claimed),
+                                           "with": claimed},
         )
     return None
+
+
+def _claimable(kind: StatementType, selection: Selection, ids: list[str],
+               everyone: frozenset[str], truth: bool) -> list[str]:
+    """The entities a statement on ``selection`` may claim (name, or attribute the fact of)
+    with label ``truth``, keeping its label open with any one modality withheld."""
+    fact = kind.with_fact
+    if truth:
+        (chosen,) = selection.picked
+        return [chosen] if stays_open(selection, everyone, chosen, fact) else []
+    wrong = [e for e in ids if selection.picked != {e}]
+    if len(selection.picked) >= 2:  # an "only" claim: an entity picked along with another
+        wrong = [e for e in wrong if e in selection.picked]
+    if kind.name in DECIDABLE_FALSE:
+        return wrong
+    return [e for e in wrong if stays_open(selection, everyone, e, fact)]
+
+
+def _witness(selection: Selection, ids: list[str], claimed: str) -> str:
+    """The entity a false statement's distractor replaces: the one selected, or, for an
+    ``only`` claim, the first other entity the selector picks along with the claimed one."""
+    return next(e for e in ids if e in selection.picked and e != claimed)

@@ -116,12 +116,17 @@ def _references(statement: dict[str, Any], item: dict[str, Any]) -> list[str]:
     """Entities and columns a program names exist, in the modality its hop reads."""
     view = View(item)
     program, problems = statement["program"], []
-    claimed = program["claim"].get("entity")
+    claimed = claimed_entity(program["claim"])
     if claimed is not None and claimed not in view.ids:
         problems.append(f"claims unknown entity {claimed[:40]!r}")
     for node in nodes(program["select"]):
         problems += OPERATORS.get(node["op"]).references(node, view)
     return problems
+
+
+def claimed_entity(claim: dict[str, Any]) -> Any:
+    """The entity an entity or ``only`` claim names (``None`` for a fact claim)."""
+    return claim.get("entity", claim.get("only"))
 
 
 def _distractor(statement: dict[str, Any], ids: set[str]) -> str | None:
@@ -133,7 +138,8 @@ def _distractor(statement: dict[str, Any], ids: set[str]) -> str | None:
     if distractor["replaces"] not in ids or distractor["with"] not in ids or \
             distractor["replaces"] == distractor["with"]:
         return "distractor does not swap two entities of the item"
-    if "entity" in claim and claim["entity"] != distractor["with"]:
+    claimed = claimed_entity(claim)
+    if claimed is not None and claimed != distractor["with"]:
         return "distractor 'with' is not the claimed entity"
     return None
 
