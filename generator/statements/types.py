@@ -9,6 +9,7 @@ one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,7 +112,7 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
     return None
 
 
-def _claimable(kind: StatementType, selection: Selection, ids: list[str],
+def _claimable(kind: StatementType, selection: Selection, ids: Sequence[str],
                everyone: frozenset[str], truth: bool) -> list[str]:
     """The entities a statement on ``selection`` may claim (name, or attribute the fact of)
     with label ``truth``, keeping its label open with any one modality withheld."""
@@ -127,7 +128,7 @@ def _claimable(kind: StatementType, selection: Selection, ids: list[str],
     return [e for e in wrong if stays_open(selection, everyone, e, fact)]
 
 
-def _witness(selection: Selection, ids: list[str], claimed: str) -> str:
+def _witness(selection: Selection, ids: Sequence[str], claimed: str) -> str:
     """The entity a false statement's distractor replaces: the one selected, or, for an
     ``only`` claim, the first other entity the selector picks along with the claimed one."""
     return next(e for e in ids if e in selection.picked and e != claimed)
