@@ -350,3 +350,19 @@ def test_fresh_builds_need_every_modality_for_every_label(tmp_path: Path,
     types = json.loads((out / "manifest.json").read_text())["shares"]["statements"]
     assert readable == {t for t in EXCEPTIONS if types.get(t, {}).get("false")}
 
+
+
+def test_verify_rejects_a_trend_pair_with_a_definite_claim(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
+    """Format 4: CT+TR claims "only"; the entity claim of format 3 is another meaning."""
+    ds = Dataset(tmp_path / "ds")
+    shutil.copytree(ROOT / "tests" / "golden" / "format3", ds.root)
+    items = ds.items()
+    i, n = next((i, n) for i, item in enumerate(items) for n, s in enumerate(item["statements"])
+                if s["type"] == "CT+TR")
+    claim = items[i]["statements"][n]["program"]["claim"]
+    claim["entity"] = claim.pop("only")
+    ds.save(items)
+    assert main(["verify", str(ds.root)]) == 1
+    assert "claims 'entity', but CT+TR statements claim 'only'" in capsys.readouterr().err

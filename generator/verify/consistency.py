@@ -124,6 +124,28 @@ def _references(statement: dict[str, Any], item: dict[str, Any]) -> list[str]:
     return problems
 
 
+#: The first format with ``only`` claims (CT+TR and AR+TR make them; older builds did not).
+ONLY_CLAIM_FORMAT = 4
+
+
+def _claim_kind(statement: dict[str, Any], version: int) -> str | None:
+    """Whether the claim is of the kind its type makes (``entity``, ``only`` or ``fact``;
+    a type the verifier does not know, or a dataset before format 4, is not checked)."""
+    from hopvista.errors import UserError
+    from hopvista.statements.registry import STATEMENT_TYPES
+
+    if version < ONLY_CLAIM_FORMAT:
+        return None if "only" not in statement["program"]["claim"] else \
+            f"an 'only' claim in a dataset of format {version}"
+    try:
+        expected = STATEMENT_TYPES.get(statement["type"]).claim
+    except UserError:
+        return None
+    (kind,) = statement["program"]["claim"]
+    return None if kind == expected else f"claims {kind!r}, but {statement['type']} " \
+        f"statements claim {expected!r}"
+
+
 def claimed_entity(claim: dict[str, Any]) -> Any:
     """The entity an entity or ``only`` claim names (``None`` for a fact claim)."""
     return claim.get("entity", claim.get("only"))
@@ -159,6 +181,9 @@ def check_statements(item: dict[str, Any], expect: Expect) -> list[str]:
         if expect.types is not None and statement["type"] not in expect.types:
             found.append("type is not among the manifest's config.types")
         found += _references(statement, item)
+        kind = _claim_kind(statement, expect.version)
+        if kind is not None:
+            found.append(kind)
         distractor = _distractor(statement, ids)
         if distractor is not None:
             found.append(distractor)
