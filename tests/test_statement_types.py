@@ -15,7 +15,7 @@ from hopvista.rng import derive
 from hopvista.statements.fact import fact_node
 from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.statements.types import Statement, make_statement
-from hopvista.verify.checks import rank_when_label_open
+from hopvista.verify.checks import LABEL_DECIDABLE_FALSE, hop_necessary, readable_without
 from hopvista.verify.executor import Context, Undecidable, best, decide, drop, hops
 from hopvista.verify.operators import OPERATORS, modalities
 from hopvista.world import World
@@ -75,11 +75,12 @@ def _swaps(program: dict[str, Any], instance: Instance) -> list[dict[str, Any]]:
     """Entity-swapped versions of a true statement's program (FCMR B.6)."""
     swapped = []
     claim = program["claim"]
-    if "entity" in claim:
+    if "fact" not in claim:
+        (key, named), = claim.items()
         for other in instance.ids:
-            if other != claim["entity"]:
+            if other != named:
                 p = copy.deepcopy(program)
-                p["claim"] = {"entity": other}
+                p["claim"] = {key: other}
                 swapped.append(p)
     else:
         owner = next(f.entity for e in instance.ids for f in instance.facts[e]
@@ -108,12 +109,15 @@ def test_type_verifies_flips_and_needs_every_hop(type_name: str, world: World,
             paths = hops(statement.program)
             assert len(paths) == STATEMENT_TYPES.get(type_name).hops
             assert statement.modalities == modalities(statement.program)
-            assert rank_when_label_open(statement.program, ctx) is None
+            if truth or type_name not in LABEL_DECIDABLE_FALSE:
+                assert readable_without(statement.program, ctx) == []
             if statement.program["select"]["op"] == "rk_when":
                 _claims_of_never_winners_are_flagged(statement.program, ctx)
             for path in paths:
-                with pytest.raises(Undecidable):
-                    decide(drop(statement.program, path), ctx)
+                assert hop_necessary(statement.program, path, ctx)
+                if "only" not in statement.program["claim"]:
+                    with pytest.raises(Undecidable):
+                        decide(drop(statement.program, path), ctx)
             if truth:
                 swaps = _swaps(statement.program, instance)
                 assert swaps
@@ -125,6 +129,10 @@ def test_type_verifies_flips_and_needs_every_hop(type_name: str, world: World,
                 if "entity" in repaired["claim"]:
                     repaired["claim"] = {"entity": statement.distractor["replaces"]}
                     assert decide(repaired, ctx) is True
+                if "only" in repaired["claim"]:  # the replaced entity is picked as well
+                    picked = OPERATORS.get("and").select(statement.program["select"], ctx)
+                    assert {statement.distractor["replaces"],
+                            statement.distractor["with"]} <= picked
 
 
 def _claims_of_never_winners_are_flagged(program: dict[str, Any], ctx: Context) -> None:
@@ -141,5 +149,5 @@ def _claims_of_never_winners_are_flagged(program: dict[str, Any], ctx: Context) 
     for entity in ctx.entities:
         forged = copy.deepcopy(program)
         forged["claim"] = {"entity": entity}
-        flagged = rank_when_label_open(forged, ctx) is not None
+        flagged = "table" in readable_without(forged, ctx)
         assert flagged == (entity not in winners), (entity, winners)

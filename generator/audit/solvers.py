@@ -94,11 +94,14 @@ def cross_fit(items: Sequence[AuditItem],
 
 def lenient_decide(program: dict[str, Any], ctx: Context) -> bool:
     """A best guess on imputed inputs: the executor's selection, and the claim judged true
-    when it names (or its fact belongs to) one of the entities picked. Raises
-    :class:`Undecidable` when even that cannot be said (nothing picked, an unclear fact)."""
+    when it names (or its fact belongs to) one of the entities picked; an ``only`` claim is
+    judged true when exactly its entity is picked. Raises :class:`Undecidable` when even that
+    cannot be said (nothing picked, an unclear fact)."""
     try:
         picked = _single(program["select"], ctx) or select(program["select"], ctx)
         claim = program.get("claim") or {}
+        if "only" in claim:
+            return picked == frozenset({claim["only"]})
         if not picked or not claim:
             raise Undecidable("nothing picked")
         if "entity" in claim:

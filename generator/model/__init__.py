@@ -34,6 +34,7 @@ from hopvista.model.statement import (
     EntityClaim,
     FactClaim,
     Node,
+    OnlyClaim,
     Program,
     Statement,
     TextCell,
@@ -43,7 +44,7 @@ from hopvista.model.statement import (
 __all__ = [
     "BASE_VARIANT", "DATASET_FORMAT", "FORMAT_VERSION", "ITEM_KINDS", "ROLES", "Chart", "Claim",
     "Column", "Dataset", "Distractor", "Entity", "EntityClaim", "FactClaim", "GridTable",
-    "Image", "Inputs", "Item", "ItemKind", "Manifest", "Node", "Program", "Provenance", "Score",
-    "Series", "Statement", "Table", "TableRow", "TextCell", "TextChunk", "ValueCell", "Variant",
-    "base_item_id", "by_role", "image_path", "load", "score", "variant_id",
+    "Image", "Inputs", "Item", "ItemKind", "Manifest", "Node", "OnlyClaim", "Program",
+    "Provenance", "Score", "Series", "Statement", "Table", "TableRow", "TextCell", "TextChunk",
+    "ValueCell", "Variant", "base_item_id", "by_role", "image_path", "load", "score", "variant_id",
 ]

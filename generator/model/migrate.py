@@ -16,10 +16,12 @@ Steps:
     ``format_version`` 3 and ``migrated_from`` 2.
 
 ``3 → 4``
-    Items are unchanged: format 4 adds what older builds did not have (statements'
-    ``proxy`` readings, the plan's ``agree`` axis, ``config.defences``), and a migrated
-    dataset says it was built without them (``config.defences`` false). Manifest:
-    ``format_version`` 4 and ``migrated_from`` (the first version it was read from).
+    Items are unchanged: format 4 adds the ``only`` claim, holds every statement's label
+    open with any one modality withheld (docs/format.md, section 3.8) and records proxy
+    readings (section 5.4): rules format-3 items were not made under, so ``gen verify``
+    checks them by the rules of their own version, and a migrated manifest says the build
+    had no defences (``config.defences`` false). Manifest: ``format_version`` 4
+    (``migrated_from`` keeps the version written).
 """
 
 from __future__ import annotations

@@ -31,13 +31,20 @@ class EntityClaim(Closed):
     entity: str
 
 
+class OnlyClaim(Closed):
+    """"The selector picks ``only`` and no other entity" (format 4): true iff the picked set
+    is exactly {``only``}; any other set, empty or of two or more, makes it false."""
+
+    only: str
+
+
 class FactClaim(Closed):
     """"The entity picked states this fact" (``fact`` is a ``fact`` node)."""
 
     fact: Node
 
 
-Claim = EntityClaim | FactClaim
+Claim = EntityClaim | OnlyClaim | FactClaim
 
 
 class Program(Closed):

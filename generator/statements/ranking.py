@@ -97,8 +97,8 @@ def rk_when(instance: Instance, rng: np.random.Generator, words: dict[str, dict[
             if not any(clearly_loses(instance, champion, y, order, margins)
                        for y in years if y not in when):
                 continue
-            # Without the table the years are unknown: a claim stays possibly true only for
-            # an entity that clearly wins the chart in some year (issue 9, label necessity).
+            # Without the table the years are unknown: the selector may pick any entity that
+            # clearly wins the chart in some year (and none for certain).
             claimable = frozenset(w for w in winners.values() if w is not None)
             yield _rk_when_selection(instance, words, anchor, expr, op, threshold, order,
                                      champion, condition, claimable)
@@ -134,7 +134,8 @@ def _rk_when_selection(instance: Instance, words: dict[str, dict[str, str]], anc
                        "terms": [{"column": c, "sign": s} for c, s in expr],
                        "cmp": op, "threshold": num(threshold)}},
         cells=anchor_cells + chart_cells(instance, years),
-        words=text, modalities=frozenset({"table", "chart"}), meta={"claimable": claimable})
+        words=text, modalities=frozenset({"table", "chart"}),
+        withheld={"table": (frozenset(), claimable)})
 
 
 _WHEN = ("anchor", "cond_column", "cmp", "threshold", "order", "rank_column")

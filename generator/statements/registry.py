@@ -14,7 +14,11 @@ with text among its modalities. ``variables`` are the wording variables the sele
 ``operators`` are the program operators its nodes use, which the independent verifier must
 know (``hopvista.verify.operators``). ``min_periods`` says how many periods an instance needs
 (a trend needs two, so a domain without a period axis cannot have it); ``trend_pair`` asks
-the instance sampler for the guided draw that all-period trend pairs need.
+the instance sampler for the guided draw that all-period trend pairs need. ``claim`` is the
+type's own claim: ``"entity"`` ("the {noun} with ... is {entity}": the selector picks exactly
+one entity, and it is the one named) or ``"only"`` ("{entity} is the only {noun} with ...":
+true iff the selector picks exactly that entity; a false statement may name one of several
+entities the selector picks). The fact form always claims a fact of the one entity picked.
 
 Third-party packages register types the same way from a module named in the
 ``hopvista.statement_types`` entry-point group.
@@ -33,6 +37,9 @@ from hopvista.statements.selection import Margins, Selection
 
 Words = dict[str, dict[str, str]]
 Selector = Callable[[Instance, np.random.Generator, Words, Margins], Iterator[Selection]]
+
+#: The claims a selector type's own statements can make (see the module docstring).
+CLAIMS = ("entity", "only")
 
 #: Canonical order of the built-in modalities (others sort after them, by name).
 MODALITY_ORDER = ("text", "table", "chart")
@@ -62,6 +69,8 @@ class StatementType:
     variables: tuple[str, ...]
     select: Selector
     with_fact: bool = False
+    claim: str = "entity"
+    """``"entity"``, ``"only"`` or ``"fact"`` (the FC + X forms)."""
     operators: tuple[str, ...] = ()
     min_periods: int = 1
     trend_pair: bool = False
@@ -89,20 +98,24 @@ def _canonical(modalities: tuple[str, ...]) -> tuple[str, ...]:
 def selector(name: str, *, modalities: tuple[str, ...], variables: tuple[str, ...],
              operators: tuple[str, ...], hops: int = 1, min_periods: int = 1,
              trend_pair: bool = False, fact_form: bool = True,
-             claims_entity: bool = True) -> Callable[[Selector], Selector]:
+             claims_entity: bool = True, claim: str = "entity"
+             ) -> Callable[[Selector], Selector]:
     """Register the selector type ``name`` (and its ``FC+name`` form) for the decorated
     selector factory; see the module docstring."""
+    if claim not in CLAIMS:
+        raise ValueError(f"statement type {name}: claim must be one of {CLAIMS}, not {claim!r}")
+
     def register(select: Selector) -> Selector:
         origin = getattr(select, "__module__", "")
         own_vars = (*variables, "entity") if claims_entity else tuple(variables)
         STATEMENT_TYPES.register(name, StatementType(
             name=name, hops=hops, modalities=_canonical(modalities), variables=own_vars,
             select=select, operators=operators, min_periods=min_periods,
-            trend_pair=trend_pair, origin=origin))
+            trend_pair=trend_pair, origin=origin, claim=claim))
         if fact_form:
             STATEMENT_TYPES.register(f"FC+{name}", StatementType(
                 name=f"FC+{name}", hops=hops + 1, modalities=_canonical(("text", *modalities)),
-                variables=(*variables, "fact"), select=select, with_fact=True,
+                variables=(*variables, "fact"), select=select, with_fact=True, claim="fact",
                 operators=(*operators, "fact"), min_periods=min_periods,
                 trend_pair=trend_pair, origin=origin))
         return select

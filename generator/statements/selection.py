@@ -16,6 +16,7 @@ from hopvista.instance import Instance
 
 Node = dict[str, Any]
 Cell = dict[str, Any]
+Bounds = tuple[frozenset[str], frozenset[str]]
 
 
 @dataclass(frozen=True)
@@ -29,9 +30,12 @@ class Selection:
     words: dict[str, str]
     modalities: frozenset[str]
     meta: dict[str, Any] = field(default_factory=dict)
-    """Extra facts of a selection: ``fact`` (the Fact an FC hop reads); ``claimable`` (the
-    entities a false statement may claim and keep its label open when one modality is
-    withheld; every other entity when absent)."""
+    """Extra facts of a selection: ``fact`` (the Fact an FC hop reads)."""
+    withheld: dict[str, Bounds] = field(default_factory=dict)
+    """What the selector may pick when one modality is withheld, where the default (anything
+    when it reads that modality, else ``picked``) is too coarse: modality → ``(must, may)``,
+    the entities it picks in every / in some completion of that modality's data
+    (:mod:`hopvista.statements.openness`)."""
 
 
 def table_cells(instance: Instance, columns: list[str], years: list[int]) -> tuple[Cell, ...]:

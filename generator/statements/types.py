@@ -9,7 +9,7 @@ one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -20,6 +20,7 @@ from hopvista.errors import GenerationError
 from hopvista.instance import Instance
 from hopvista.proxy import ProxyReader
 from hopvista.statements.fact import fact_node, facts_of
+from hopvista.statements.openness import DECIDABLE_FALSE, stays_open
 from hopvista.statements.registry import STATEMENT_TYPES, StatementType, proxied
 from hopvista.statements.selection import Margins, Selection, text_cells
 from hopvista.statements.wording import render
@@ -57,13 +58,11 @@ class _Claim:
 
 def _claims(kind: StatementType, selection: Selection, instance: Instance,
             rng: np.random.Generator, truth: bool, used: set[str]) -> Iterator[_Claim]:
-    """The claims that give ``selection`` the label ``truth``, in random order: the chosen
-    entity (or one of its facts) when true; when false, another entity the label stays open
-    for (or one of its facts)."""
-    (chosen,) = selection.picked
-    claimable = selection.meta.get("claimable", instance.ids)
-    others = [e for e in instance.ids if e != chosen and e in claimable]
-    owners = [chosen] if truth else [others[int(k)] for k in rng.permutation(len(others))]
+    """The claims that give ``selection`` the label ``truth`` and keep it open with any one
+    modality withheld (:func:`_claimable`), in random order: entities, or their facts."""
+    owners = _claimable(kind, selection, instance.ids, frozenset(instance.ids), truth)
+    if not truth:
+        owners = [owners[int(k)] for k in rng.permutation(len(owners))]
     for owner in owners:
         if kind.with_fact:
             for fact in facts_of(instance, owner, rng):
@@ -72,7 +71,7 @@ def _claims(kind: StatementType, selection: Selection, instance: Instance,
                                  selection.words | {"fact": fact.claim}, fact.needle)
         else:
             needle = selection.meta["fact"].needle if "fact" in selection.meta else None
-            yield _Claim(owner, {"entity": owner},
+            yield _Claim(owner, {kind.claim: owner},
                          selection.words | {"entity": instance.name(owner)}, needle)
 
 
@@ -83,20 +82,25 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
     """A statement of ``type_name`` with label ``truth``, or ``None`` if this instance has none.
 
     ``used`` holds the program nodes and fact needles already in the item; they are not reused.
-    ``wants`` asks, per proxied modality, whether ``reader``'s proxy reading must agree with
-    the label (a reading that decides nothing satisfies either demand).
+    Every claim keeps its label open with any one modality withheld
+    (:mod:`hopvista.statements.openness`), but false statements of the types in
+    :data:`~hopvista.statements.openness.DECIDABLE_FALSE`. ``wants`` asks, per proxied
+    modality, whether ``reader``'s proxy reading must agree with the label (a reading that
+    decides nothing satisfies either demand).
     """
     kind = STATEMENT_TYPES.get(type_name)
     words = pack.words.words
     decide = pack.spec.decidability
     margins = Margins.of(instance, decide.min_rank_gap, decide.min_trend_step)
-    for n, selection in enumerate(kind.select(instance, rng, words, margins)):
+    several = kind.claim == "only" and not truth  # "X is the only ...": X and another picked
+    selections = (s for s in kind.select(instance, rng, words, margins)
+                  if (len(s.picked) >= 2 if several else len(s.picked) == 1))
+    for n, selection in enumerate(selections):
         if n >= max_candidates:
             return None
         signature = repr(selection.node)
         if signature in used:
             continue
-        (chosen,) = selection.picked
         cells = list(selection.cells)
         if kind.with_fact:
             cells += [c for c in text_cells(instance) if c not in cells]
@@ -105,7 +109,7 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
             proxy = _proxy_readings(reader, kind.modalities, program, truth, wants)
             if proxy is False:
                 continue
-            label = option.claimed == chosen
+            label = selection.picked == {option.claimed}
             if label != truth:
                 raise GenerationError(
                     f"{type_name}: label {label} differs from the plan's {truth}")
@@ -124,7 +128,9 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
                 modalities=list(kind.modalities),
                 program=program,
                 cells=cells,
-                distractor=None if label else {"replaces": chosen, "with": option.claimed},
+                distractor=None if label else {
+                    "replaces": _witness(selection, instance.ids, option.claimed),
+                    "with": option.claimed},
                 proxy=None if reader is None else proxy,
             )
     return None
@@ -145,3 +151,25 @@ def _proxy_readings(reader: ProxyReader | None, modalities: tuple[str, ...],
             return False
         found[modality] = reading.to_json()
     return found
+
+
+def _claimable(kind: StatementType, selection: Selection, ids: Sequence[str],
+               everyone: frozenset[str], truth: bool) -> list[str]:
+    """The entities a statement on ``selection`` may claim (name, or attribute the fact of)
+    with label ``truth``, keeping its label open with any one modality withheld."""
+    fact = kind.with_fact
+    if truth:
+        (chosen,) = selection.picked
+        return [chosen] if stays_open(selection, everyone, chosen, fact) else []
+    wrong = [e for e in ids if selection.picked != {e}]
+    if len(selection.picked) >= 2:  # an "only" claim: an entity picked along with another
+        wrong = [e for e in wrong if e in selection.picked]
+    if kind.name in DECIDABLE_FALSE:
+        return wrong
+    return [e for e in wrong if stays_open(selection, everyone, e, fact)]
+
+
+def _witness(selection: Selection, ids: Sequence[str], claimed: str) -> str:
+    """The entity a false statement's distractor replaces: the one selected, or, for an
+    ``only`` claim, the first other entity the selector picks along with the claimed one."""
+    return next(e for e in ids if e in selection.picked and e != claimed)

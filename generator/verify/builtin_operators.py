@@ -13,6 +13,7 @@ from hopvista.verify.executor import (
     Undecidable,
     apply_sign,
     best,
+    bounds,
     compare,
     mentions,
     program_number,
@@ -20,7 +21,7 @@ from hopvista.verify.executor import (
     trend,
     year_span,
 )
-from hopvista.verify.operators import Cell, Node, PathT, View, operator, shown_number
+from hopvista.verify.operators import Bounds, Cell, Node, PathT, View, operator, shown_number
 
 
 def _table_cells(node: Node, view: View, years: list[Any]) -> set[Cell]:
@@ -68,7 +69,17 @@ def _and_hops(node: Node, path: PathT) -> list[PathT]:
     return found
 
 
-@operator("and", (), hop_paths=_and_hops)
+def _and_bounds(node: Node, ctx: Context, hidden: str) -> Bounds:
+    """Picked by every completion: picked by every argument in every one; by some: by some
+    completion of each argument (an over-approximation when two arguments read ``hidden``)."""
+    must, may = frozenset(ctx.entities), frozenset(ctx.entities)
+    for arg in node["args"]:
+        arg_must, arg_may = bounds(arg, ctx, hidden)
+        must, may = must & arg_must, may & arg_may
+    return must, may
+
+
+@operator("and", (), hop_paths=_and_hops, bounds=_and_bounds)
 def _and(node: Node, ctx: Context) -> frozenset[str]:
     """The entities every argument picks."""
     picked = frozenset(ctx.entities)
@@ -178,8 +189,27 @@ def _rk_when_variables(node: Node, view: View) -> dict[str, str]:
     return out
 
 
+def _rk_when_bounds(node: Node, ctx: Context, hidden: str) -> Bounds:
+    """Without the table the condition's years are unknown (a completion can make any
+    non-empty set of years meet it), so the node may pick any entity that clearly wins the
+    chart in some year, and none for certain; without the chart, anything."""
+    if hidden == "chart":
+        return frozenset(), frozenset(ctx.entities)
+    if hidden == "table" and node.get("when") is not None:
+        winners = set()
+        for year in ctx.years:
+            scores = {e: ctx.point(e, node["column"], year) for e in ctx.entities}
+            try:
+                winners.add(best(ctx, scores, node["order"], ctx.rank_gap))
+            except Undecidable:
+                continue
+        return frozenset(), frozenset(winners)
+    picked = _rk_when(node, ctx)
+    return picked, picked
+
+
 @operator("rk_when", ("table", "chart"), cells=_rk_when_cells, references=_rk_when_references,
-          variables=_rk_when_variables,
+          variables=_rk_when_variables, bounds=_rk_when_bounds,
           hop_paths=lambda n, path: [(*path, "when"), path])
 def _rk_when(node: Node, ctx: Context) -> frozenset[str]:
     """CT+RK / AR+RK: the winner in every period where the condition on an entity holds."""

@@ -10,29 +10,42 @@ from hopvista.domain import Identity, derivable_closure
 from hopvista.verify.executor import (
     Context,
     Undecidable,
-    best,
+    bounds,
     decide,
     drop,
     hops,
     parse_number,
-    select,
+    picked_by,
 )
+from hopvista.verify.operators import modalities
 
 #: The first format whose builds keep every "during the years when" label open without the
 #: table; older datasets were made before that rule and are not held to it.
 LABEL_NECESSITY_FORMAT = 3
 
+#: The first format whose builds keep every statement's label open with any one modality
+#: withheld (docs/format.md, section 3.8), and that has the ``only`` claim.
+LABEL_OPEN_FORMAT = 4
 
-def check_item(item: dict[str, Any], ctx: Context, version: int = LABEL_NECESSITY_FORMAT
+#: Statement types whose *false* statements are known to be decidable with one modality
+#: withheld, and which the label-openness check therefore skips (docs/format.md, section
+#: 3.8): the owner of a fact attributed to the one entity two fused selectors pick would
+#: have to pass both selectors to keep both modalities open, and then it is that entity.
+LABEL_DECIDABLE_FALSE = frozenset({"FC+CT+TR", "FC+AR+TR"})
+
+
+def check_item(item: dict[str, Any], ctx: Context, version: int = LABEL_OPEN_FORMAT
                ) -> list[str]:
     """Problems with one item: labels re-derived, presuppositions, hop necessity (on the
-    selection, and on the label for datasets of format ``version`` >= 3), answer."""
+    selection; on the label for datasets of format ``version`` >= 3, for "during the years
+    when" statements in format 3 and for every statement from format 4), answer."""
     problems = []
     labels: list[bool | None] = []
     for n, statement in enumerate(item["statements"], start=1):
         where = f"statement {n} ({statement['type']})"
+        program = statement["program"]
         try:
-            label = decide(statement["program"], ctx)
+            label = decide(program, ctx)
         except Undecidable as exc:
             problems.append(f"{where}: undecidable: {exc}")
             labels.append(None)
@@ -40,16 +53,12 @@ def check_item(item: dict[str, Any], ctx: Context, version: int = LABEL_NECESSIT
         labels.append(label)
         if label != statement["label"]:
             problems.append(f"{where}: stored label {statement['label']}, program gives {label}")
-        for path in hops(statement["program"]):
-            try:
-                decide(drop(statement["program"], path), ctx)
-            except Undecidable:
-                continue
-            problems.append(f"{where}: hop {'/'.join(map(str, path))} is not necessary")
-        problem = rank_when_label_open(statement["program"], ctx) \
-            if version >= LABEL_NECESSITY_FORMAT else None
-        if problem is not None:
-            problems.append(f"{where}: {problem}")
+        for path in hops(program):
+            if not hop_necessary(program, path, ctx):
+                problems.append(f"{where}: hop {'/'.join(map(str, path))} is not necessary")
+        if _held_open(statement, label, version):
+            problems += [f"{where}: its label is readable without the {modality}"
+                         for modality in readable_without(program, ctx)]
     stored = [i + 1 for i, s in enumerate(item["statements"]) if s["label"]]
     if item["answer"] != stored:
         problems.append(f"answer {item['answer']} does not match the labels {stored}")
@@ -60,32 +69,59 @@ def check_item(item: dict[str, Any], ctx: Context, version: int = LABEL_NECESSIT
     return problems
 
 
-def rank_when_label_open(program: dict[str, Any], ctx: Context) -> str | None:
-    """Why a "during the years when" statement's label can be read without the table, or
-    ``None``: the entity it claims (or the owner of the fact it attributes) must clearly win
-    the chart in some year, else no table makes it true (issue 9, label necessity)."""
-    node, claim = program["select"], program["claim"]
-    if node.get("op") != "rk_when":
-        return None
+def _held_open(statement: dict[str, Any], label: bool, version: int) -> bool:
+    """Whether a statement (of label ``label``) of a dataset of format ``version`` must keep
+    its label open with each modality withheld."""
+    if version >= LABEL_OPEN_FORMAT:
+        return label or statement["type"] not in LABEL_DECIDABLE_FALSE
+    return version >= LABEL_NECESSITY_FORMAT and \
+        statement["program"]["select"].get("op") == "rk_when"
+
+
+def hop_necessary(program: dict[str, Any], path: tuple[Any, ...], ctx: Context) -> bool:
+    """Whether the hop at ``path`` is needed (docs/format.md, section 3.7). For entity and
+    fact claims the program without it must be undecidable. An ``only`` claim always has a
+    label, so there the remaining hops must pick the claimed entity and another one: the
+    dropped hop is then what decides whether the claimed entity is the only one."""
+    dropped = drop(program, path)
+    claim = program.get("claim") or {}
     try:
-        if "entity" in claim:
-            target = claim["entity"]
-        else:
-            owners = select(claim["fact"], ctx)
+        if "only" in claim:
+            picked = picked_by(dropped["select"], ctx)
+            return claim["only"] in picked and len(picked) >= 2
+        decide(dropped, ctx)
+    except Undecidable:
+        return True
+    return False
+
+
+def readable_without(program: dict[str, Any], ctx: Context) -> list[str]:
+    """The modalities (of those the program reads) without which only one label is possible
+    (docs/format.md, section 3.8). A program whose claim or bounds cannot be computed gives
+    none: the label check reports it."""
+    claim = program.get("claim") or {}
+    readable = []
+    try:
+        owner = None
+        if "fact" in claim:
+            owners = picked_by(claim["fact"], ctx)
             if len(owners) != 1:
-                return None  # reported by the label check
-            (target,) = owners
-        for year in ctx.years:
-            scores = {e: ctx.point(e, node["column"], year) for e in ctx.entities}
-            try:
-                if best(ctx, scores, node["order"], ctx.rank_gap) == target:
-                    return None
-            except Undecidable:
-                continue
-    except (Undecidable, KeyError, TypeError, ValueError):
-        return None  # a malformed program is reported by the label check
-    return "its label is readable without the table: the entity it claims wins the chart " \
-           "in no year"
+                return []
+            (owner,) = owners
+        for modality in modalities(program):
+            must, may = bounds(program["select"], ctx, modality)
+            if owner is not None and modality == "text":
+                can_be_true = any(x in may and must <= {x} for x in ctx.entities)
+                can_be_false = True
+            else:
+                target = owner if owner is not None else claim.get("only", claim.get("entity"))
+                can_be_true = target in may and must <= {target}
+                can_be_false = not must == may == {target}
+            if not (can_be_true and can_be_false):
+                readable.append(modality)
+    except (Undecidable, KeyError, TypeError, ValueError, IndexError, ArithmeticError):
+        return []
+    return readable
 
 
 def check_chart_needed(item: dict[str, Any], identities: list[Identity],

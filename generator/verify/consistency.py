@@ -116,12 +116,39 @@ def _references(statement: dict[str, Any], item: dict[str, Any]) -> list[str]:
     """Entities and columns a program names exist, in the modality its hop reads."""
     view = View(item)
     program, problems = statement["program"], []
-    claimed = program["claim"].get("entity")
+    claimed = claimed_entity(program["claim"])
     if claimed is not None and claimed not in view.ids:
         problems.append(f"claims unknown entity {claimed[:40]!r}")
     for node in nodes(program["select"]):
         problems += OPERATORS.get(node["op"]).references(node, view)
     return problems
+
+
+#: The first format with ``only`` claims (CT+TR and AR+TR make them; older builds did not).
+ONLY_CLAIM_FORMAT = 4
+
+
+def _claim_kind(statement: dict[str, Any], version: int) -> str | None:
+    """Whether the claim is of the kind its type makes (``entity``, ``only`` or ``fact``;
+    a type the verifier does not know, or a dataset before format 4, is not checked)."""
+    from hopvista.errors import UserError
+    from hopvista.statements.registry import STATEMENT_TYPES
+
+    if version < ONLY_CLAIM_FORMAT:
+        return None if "only" not in statement["program"]["claim"] else \
+            f"an 'only' claim in a dataset of format {version}"
+    try:
+        expected = STATEMENT_TYPES.get(statement["type"]).claim
+    except UserError:
+        return None
+    (kind,) = statement["program"]["claim"]
+    return None if kind == expected else f"claims {kind!r}, but {statement['type']} " \
+        f"statements claim {expected!r}"
+
+
+def claimed_entity(claim: dict[str, Any]) -> Any:
+    """The entity an entity or ``only`` claim names (``None`` for a fact claim)."""
+    return claim.get("entity", claim.get("only"))
 
 
 def _distractor(statement: dict[str, Any], ids: set[str]) -> str | None:
@@ -133,7 +160,8 @@ def _distractor(statement: dict[str, Any], ids: set[str]) -> str | None:
     if distractor["replaces"] not in ids or distractor["with"] not in ids or \
             distractor["replaces"] == distractor["with"]:
         return "distractor does not swap two entities of the item"
-    if "entity" in claim and claim["entity"] != distractor["with"]:
+    claimed = claimed_entity(claim)
+    if claimed is not None and claimed != distractor["with"]:
         return "distractor 'with' is not the claimed entity"
     return None
 
@@ -153,6 +181,9 @@ def check_statements(item: dict[str, Any], expect: Expect) -> list[str]:
         if expect.types is not None and statement["type"] not in expect.types:
             found.append("type is not among the manifest's config.types")
         found += _references(statement, item)
+        kind = _claim_kind(statement, expect.version)
+        if kind is not None:
+            found.append(kind)
         distractor = _distractor(statement, ids)
         if distractor is not None:
             found.append(distractor)

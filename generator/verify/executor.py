@@ -183,6 +183,49 @@ def select(node: dict[str, Any], ctx: Context) -> frozenset[str]:
     return definition.select(node, ctx)
 
 
+def picked_by(node: dict[str, Any], ctx: Context) -> frozenset[str]:
+    """:func:`select`, with a malformed node undecidable (as in :func:`decide`)."""
+    try:
+        return select(node, ctx)
+    except (KeyError, TypeError, ValueError, IndexError, ArithmeticError, RecursionError) as exc:
+        raise Undecidable(f"malformed node: {type(exc).__name__}: {exc}") from None
+
+
+def reads(node: Any, modality: str) -> bool:
+    """Whether a node, or any node nested in its fields, reads ``modality``."""
+    from hopvista.verify.operators import OPERATORS
+
+    if isinstance(node, list):
+        return any(reads(value, modality) for value in node)
+    if not isinstance(node, dict):
+        return False
+    op = node.get("op")
+    if isinstance(op, str) and op in OPERATORS and modality in OPERATORS.get(op).modalities:
+        return True
+    return any(reads(value, modality) for value in node.values())
+
+
+def bounds(node: dict[str, Any], ctx: Context, hidden: str) -> tuple[frozenset[str],
+                                                                     frozenset[str]]:
+    """``(must, may)``: the entities a selector node picks in every completion and in some
+    completion of the withheld modality ``hidden`` (docs/format.md, section 3.8). An operator
+    without bounds of its own may pick anything when it (or a node inside it) reads
+    ``hidden``, and exactly what it picks otherwise."""
+    from hopvista.errors import UserError
+    from hopvista.verify.operators import OPERATORS
+
+    try:
+        definition = OPERATORS.get(node["op"])
+    except UserError:
+        raise Undecidable(f"unknown operation {str(node['op'])[:40]!r}") from None
+    if definition.bounds is not None:
+        return definition.bounds(node, ctx, hidden)
+    if reads(node, hidden):
+        return frozenset(), frozenset(ctx.entities)
+    picked = definition.select(node, ctx)
+    return picked, picked
+
+
 def decide(program: Program, ctx: Context) -> bool:
     """The label of a statement program; raises :class:`Undecidable` when there is none."""
     try:
@@ -193,20 +236,27 @@ def decide(program: Program, ctx: Context) -> bool:
 
 def _decide(program: Program, ctx: Context) -> bool:
     picked = select(program["select"], ctx)
+    claim = program.get("claim")
+    if claim and "only" in claim:
+        return picked == frozenset({claimed_entity(claim["only"], ctx)})
     if len(picked) != 1:
         raise Undecidable(f"the selector picks {len(picked)} entities, not exactly one")
     (chosen,) = picked
-    claim = program.get("claim")
     if not claim:
         raise Undecidable("the statement claims nothing")
     if "entity" in claim:
-        if claim["entity"] not in ctx.entities:
-            raise Undecidable(f"unknown entity {claim['entity']!r}")
-        return bool(claim["entity"] == chosen)
+        return claimed_entity(claim["entity"], ctx) == chosen
     owners = select(claim["fact"], ctx)
     if len(owners) != 1:
         raise Undecidable(f"the fact is stated by {len(owners)} entities' texts, not one")
     return chosen in owners
+
+
+def claimed_entity(entity: Any, ctx: Context) -> str:
+    """An entity a claim names; undecidable unless it is one of the item's."""
+    if not isinstance(entity, str) or entity not in ctx.entities:
+        raise Undecidable(f"unknown entity {str(entity)[:40]!r}")
+    return entity
 
 
 def hops(program: Program) -> list[Path_]:

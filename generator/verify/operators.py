@@ -10,7 +10,11 @@ The verifier never uses the generator's code for it; it keeps its own definition
 * ``cells(node, view)`` — the inputs it reads, as the format lists them in ``cells``;
 * ``references(node, view)`` — problems with the columns or entities it names;
 * ``variables(node, view)`` — the wording variables it fixes (numbers, periods, labels);
-* ``hop_paths(node, path)`` — its droppable hops (default: the node itself is one hop).
+* ``hop_paths(node, path)`` — its droppable hops (default: the node itself is one hop);
+* ``bounds(node, ctx, hidden)`` — ``(must, may)``: the entities the node picks in every and
+  in some completion of the withheld modality ``hidden`` (default, see
+  :func:`hopvista.verify.executor.bounds`: anything when the node reads ``hidden``, else
+  exactly what it picks).
 
 A third-party statement type that brings a new operator registers it here too, with
 :func:`operator` (or from the ``hopvista.operators`` entry-point group).
@@ -31,6 +35,9 @@ if TYPE_CHECKING:
 Node = dict[str, Any]
 Cell = tuple[Any, ...]
 PathT = tuple[Any, ...]
+Bounds = tuple[frozenset[str], frozenset[str]]
+"""``(must, may)``: entities picked by every / by some completion of a withheld modality."""
+BoundsFn = Callable[[Node, "Context", str], Bounds]
 
 
 class View:
@@ -87,6 +94,7 @@ class Operator:
     references: Callable[[Node, View], list[str]] = _no_problems
     variables: Callable[[Node, View], dict[str, str]] = _no_variables
     hop_paths: Callable[[Node, PathT], list[PathT]] = _one_hop
+    bounds: BoundsFn | None = None
     origin: str = ""
 
 
@@ -99,6 +107,7 @@ def operator(name: str, modalities: tuple[str, ...], *,
              references: Callable[[Node, View], list[str]] = _no_problems,
              variables: Callable[[Node, View], dict[str, str]] = _no_variables,
              hop_paths: Callable[[Node, PathT], list[PathT]] = _one_hop,
+             bounds: BoundsFn | None = None,
              ) -> Callable[[Callable[[Node, Context], frozenset[str]]],
                            Callable[[Node, Context], frozenset[str]]]:
     """Register the decorated ``select(node, ctx)`` as operator ``name``."""
@@ -106,7 +115,8 @@ def operator(name: str, modalities: tuple[str, ...], *,
                  ) -> Callable[[Node, Context], frozenset[str]]:
         OPERATORS.register(name, Operator(
             name=name, select=select, modalities=modalities, cells=cells, references=references,
-            variables=variables, hop_paths=hop_paths, origin=getattr(select, "__module__", "")))
+            variables=variables, hop_paths=hop_paths, bounds=bounds,
+            origin=getattr(select, "__module__", "")))
         return select
 
     return register

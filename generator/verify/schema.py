@@ -217,8 +217,9 @@ def check_program(program: Any, type_name: str, path: str) -> None:
         _exact_keys(claim, ("fact",), f"{path}.claim")
         check_node(claim["fact"], "fact", f"{path}.claim.fact")
     else:
-        _exact_keys(claim, ("entity",), f"{path}.claim")
-        as_str(claim["entity"], f"{path}.claim.entity")
+        kind = "only" if "only" in claim else "entity"
+        _exact_keys(claim, (kind,), f"{path}.claim")
+        as_str(claim[kind], f"{path}.claim.{kind}")
 
 
 def _check_statement(statement: Any, path: str) -> None:

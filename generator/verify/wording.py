@@ -173,9 +173,10 @@ def statement_variables(statement: dict[str, Any], item: dict[str, Any],
         for key in _PERIODS:
             out.pop(key, None)
     claim = program["claim"]
-    if "entity" in claim:
+    claimed = claim.get("entity", claim.get("only"))
+    if claimed is not None:
         names = {e["id"]: e["name"] for e in item["entities"]}
-        out["entity"] = names.get(claim["entity"], claim["entity"])
+        out["entity"] = names.get(claimed, claimed)
     if "fact" in claim or select["op"] == "fact":
         out["fact"] = FACT
     return out
