@@ -64,6 +64,7 @@ styles); `items.jsonl` and `images/` hold the same data as files, and
 - items: {manifest['counts']['items']}; levels: {json.dumps(shares['levels'])}
 - answer sets: {json.dumps(shares['answers'])}
 - true/false per statement type: {json.dumps(shares['statements'])}
+{_agreement_line(shares.get("agree"), manifest["counts"]["statements"])}
 
 {_audit_section(manifest.get("audit"), manifest["counts"]["items"])}
 
@@ -74,6 +75,16 @@ styles); `items.jsonl` and `images/` hold the same data as files, and
 Generator, seed, configuration, package, browser and font versions, and the sha256 of every
 file are in `manifest.json`.
 """
+
+
+def _agreement_line(agree: dict[str, Any] | None, statements: int) -> str:
+    """How the proxy-agreement axis was kept (docs/format.md, section 5.4)."""
+    if agree is None:
+        return "- proxy agreement: not balanced (built with `--no-defences`)"
+    waived = sum(v.get("waived", 0) for v in agree.values())
+    return (f"- proxy agreement balanced per type and label (`shares.agree` in "
+            f"`manifest.json`); {waived} of {statements} statements were built without "
+            "their demand (no instance met it)")
 
 
 def _audit_section(audit: dict[str, Any] | None, items: int) -> str:

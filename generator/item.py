@@ -24,6 +24,17 @@ def item_id(domain: str, seed: int, index: int, variant: str = BASE_VARIANT) -> 
     return variant_id(base_item_id(domain, seed, index), variant)
 
 
+def _demand_phase(attempt: int, max_attempts: int) -> str:
+    """How strictly attempt ``attempt`` holds the plan's proxy-agreement demands.
+
+    ``strict`` (the first quarter): every reading must decide and meet its demand;
+    ``relaxed`` (the second quarter): a reading that decides nothing meets any demand;
+    ``waived`` (the second half): none is held to its demand, and the item says so."""
+    if attempt <= max_attempts // 4:
+        return "strict"
+    return "relaxed" if attempt <= max_attempts // 2 else "waived"
+
+
 def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
                max_attempts: int = 400, variant: str = BASE_VARIANT) -> Item:
     """Make the item the plan entry asks for; retries redraw the instance, never the plan.
@@ -38,12 +49,15 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
         used: set[str] = set()
         statements: list[Statement] = []
         inputs = instance.to_inputs()
+        phase = _demand_phase(attempt, max_attempts)
         reader = None if entry.agree is None else ProxyReader(
             ProxyModels.of(world), {"inputs": inputs, "entities": [
-                {"id": e.id, "name": e.name} for e in instance.entities]})
+                {"id": e.id, "name": e.name} for e in instance.entities]},
+            relaxed=phase != "strict")
         for slot, type_name in enumerate(entry.types):
             statement = make_statement(type_name, instance, pack, rng, entry.truth(slot), used,
-                                       wants=entry.wants(slot), reader=reader)
+                                       wants=None if phase == "waived" else entry.wants(slot),
+                                       reader=reader)
             if statement is None:
                 break
             statements.append(statement)
@@ -86,6 +100,7 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
                 "decidability": {"min_rank_gap": decide.min_rank_gap,
                                  "min_trend_step": decide.min_trend_step,
                                  "chart_span": format(span, "f")},
+                "agree_waived": True if reader is not None and phase == "waived" else None,
             },
         })
     raise GenerationError(

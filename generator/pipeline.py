@@ -19,7 +19,7 @@ from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.outdir import DATASET_FORMAT, Output, claim_output, resolve_out
-from hopvista.plan import plan_shares
+from hopvista.plan import agreement_shares, plan_shares
 from hopvista.scratch import scratch_folder
 from hopvista.workers import generate_items, load_state, plan_build
 
@@ -46,16 +46,33 @@ class StatementTally:
 
     def __init__(self) -> None:
         self._shares: dict[str, dict[str, int]] = {}
+        self._agree: list[tuple[str, bool, dict[str, bool]]] = []
+        self._waived: list[str] = []
 
     def add(self, item: Item) -> None:
-        """Count the statements of ``item``."""
+        """Count the statements of ``item`` and the agreement demands they met."""
         for statement in item.statements:
             cell = self._shares.setdefault(statement.type, {"true": 0, "false": 0})
             cell["true" if statement.label else "false"] += 1
+        plan = item.provenance.plan or {}
+        demands = plan.get("agree")
+        if demands is None:
+            return
+        for statement, wants in zip(item.statements, demands, strict=True):
+            if item.provenance.agree_waived:
+                self._waived.append(statement.type)
+            else:
+                self._agree.append((statement.type, statement.label, dict(wants)))
 
     def shares(self) -> dict[str, dict[str, int]]:
         """``{type: {"true": n, "false": n}}`` in type order."""
         return {k: dict(self._shares[k]) for k in sorted(self._shares)}
+
+    def agreement(self) -> dict[str, Any] | None:
+        """The manifest's ``shares.agree`` (``None`` for a build without the axis)."""
+        if not self._agree and not self._waived:
+            return None
+        return agreement_shares(self._agree, self._waived)
 
 
 def _render_versions(fonts: set[str]) -> dict[str, Any]:
@@ -160,7 +177,8 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
             "render": render,
             "counts": {"items": written.items, "statements": 3 * written.items,
                        "images": written.images},
-            "shares": plan_shares(plan) | {"statements": written.statements.shares()},
+            "shares": plan_shares(plan) | {"statements": written.statements.shares()} | (
+                {"agree": agree} if (agree := written.statements.agreement()) else {}),
             "audit": audit,
         }
         _finish(output, manifest, pack.spec.title)

@@ -242,10 +242,7 @@ def plan_shares(plan: list[PlanEntry]) -> dict[str, Any]:
         "orders": {LEVEL_NAMES[lv]: tally([" | ".join(e.order) for e in plan if e.level == lv])
                    for lv in sorted({e.level for e in plan}) if lv != 3},
         "types": {name: by_type[name] for name in sorted(by_type)},
-    } | ({"agree": agreement_shares(
-        (name, entry.truth(slot), entry.wants(slot))
-        for entry in plan for slot, name in enumerate(entry.types))}
-        if plan and plan[0].agree is not None else {})
+    }
 
 
 def agreement_key(wants: dict[str, bool]) -> str:
@@ -255,13 +252,18 @@ def agreement_key(wants: dict[str, bool]) -> str:
         or "none"
 
 
-def agreement_shares(slots: Iterable[tuple[str, bool, dict[str, bool]]]
-                     ) -> dict[str, dict[str, dict[str, int]]]:
-    """Per type and label, how many statements carry each combination of demands."""
-    out: dict[str, dict[str, dict[str, int]]] = {}
+def agreement_shares(slots: Iterable[tuple[str, bool, dict[str, bool]]],
+                     waived: Iterable[str] = ()) -> dict[str, dict[str, Any]]:
+    """Per type and label, how many statements carry each combination of demands (as built:
+    ``slots`` of the items that met them), and per type how many were ``waived``."""
+    out: dict[str, dict[str, Any]] = {}
     for name, truth, wants in slots:
         cell = out.setdefault(name, {}).setdefault("true" if truth else "false", {})
         key = agreement_key(wants)
         cell[key] = cell.get(key, 0) + 1
-    return {name: {label: dict(sorted(c.items())) for label, c in sorted(v.items())}
+    for name in waived:
+        cell = out.setdefault(name, {})
+        cell["waived"] = cell.get("waived", 0) + 1
+    return {name: {label: dict(sorted(c.items())) if isinstance(c, dict) else c
+                   for label, c in sorted(v.items())}
             for name, v in sorted(out.items())}

@@ -22,9 +22,10 @@ from typing import Any
 import numpy as np
 
 from hopvista.audit.impute import ChartModel, LinearFit, TableModel, fit_line
-from hopvista.audit.solvers import lenient_decide, without_chart, without_table
+from hopvista.audit.lenient import judge, lenient_pick
+from hopvista.audit.solvers import without_chart, without_table
 from hopvista.statements.registry import PROXIED, proxied  # noqa: F401 (re-exported)
-from hopvista.verify.executor import Context, Undecidable
+from hopvista.verify.executor import Context, Undecidable, select
 from hopvista.world import World
 
 
@@ -114,56 +115,87 @@ class Reading:
 
 
 class ProxyReader:
-    """Proxy readings of the statements of one instance (its imputations made once)."""
+    """Proxy readings of the statements of one instance: its imputations are made once, and
+    what a selector picks on each, and who states a fact, are remembered, since the claims
+    tried on one selection differ only in what they claim."""
 
-    def __init__(self, models: ProxyModels, item: dict[str, Any]) -> None:
+    def __init__(self, models: ProxyModels, item: dict[str, Any],
+                 relaxed: bool = False) -> None:
         self._models = models
         self._item = item
-        self._contexts: dict[str, tuple[Context | None, dict[str, tuple[float, float]]]] = {}
+        self.relaxed = relaxed
+        """Whether a reading that decides nothing meets any demand (otherwise none: the
+        decided readings are what must balance)."""
+        self._contexts: dict[str, list[Context | None]] = {}
+        self._lines: dict[str, dict[str, tuple[float, float]]] = {}
+        self._picks: dict[tuple[str, int, str], frozenset[str] | None] = {}
+        self._owners: dict[str, frozenset[str]] = {}
 
-    def _context(self, modality: str) -> tuple[Context | None, dict[str, tuple[float, float]]]:
+    def _imputed(self, modality: str) -> list[Context | None]:
+        """The imputed contexts of ``modality`` (none, or one)."""
         if modality not in self._contexts:
-            self._contexts[modality] = impute(self._models, self._item, modality)
+            self._contexts[modality], self._lines[modality] = impute(
+                self._models, self._item, modality)
         return self._contexts[modality]
 
-    def read(self, modality: str, program: dict[str, Any]) -> Reading:
-        """The label the ``modality``-less proxy gives ``program``."""
-        ctx, lines = self._context(modality)
-        label: bool | None = None
-        if ctx is not None:
+    def _label(self, modality: str, index: int, program: dict[str, Any]) -> bool | None:
+        ctx = self._imputed(modality)[index]
+        if ctx is None:
+            return None
+        key = (modality, index, repr(program["select"]))
+        if key not in self._picks:
             try:
-                label = lenient_decide(program, ctx)
-            except Undecidable:
-                label = None
-        return Reading(lines, label)
+                self._picks[key] = lenient_pick(program["select"], ctx)
+            except (Undecidable, KeyError, TypeError, ValueError, IndexError, ArithmeticError):
+                self._picks[key] = None
+        picked = self._picks[key]
+        if picked is None:
+            return None
+
+        def owners_of(node: dict[str, Any]) -> frozenset[str]:
+            needle = repr(node)
+            if needle not in self._owners:
+                self._owners[needle] = select(node, ctx)  # texts are never imputed
+            return self._owners[needle]
+        try:
+            return judge(picked, program.get("claim") or {}, owners_of)
+        except Undecidable:
+            return None
+
+    def read(self, modality: str, program: dict[str, Any]) -> Reading:
+        """The label the best ``modality``-less proxy gives ``program`` (the chart imputed
+        from the table column whose line predicts it best; the table from the chart)."""
+        label = self._label(modality, 0, program) if self._imputed(modality) else None
+        return Reading(self._lines[modality], label)
 
 
 def impute(models: ProxyModels, item: dict[str, Any], modality: str
-           ) -> tuple[Context | None, dict[str, tuple[float, float]]]:
-    """The item with ``modality`` imputed by ``models``, as an executor context with zero
-    chart margins (an imputed value is a guess anyway), and the lines used: for the chart,
-    ``{table column: (a, b)}`` of the one predictor; for the table, one line per column."""
+           ) -> tuple[list[Context | None], dict[str, tuple[float, float]]]:
+    """The item with ``modality`` imputed by ``models`` as executor contexts with zero chart
+    margins (an imputed value is a guess anyway), and the lines used: for the chart, from
+    the table column whose line predicts it best; for the table, a line per column."""
     chart_key = item["inputs"]["chart"]["column"]["key"]
     if modality == "chart":
         hidden = without_chart(item)
-        imputed = models.chart.impute(hidden)
-        predictor = models.chart.predictor(hidden)
-        lines = {} if predictor is None else {predictor: _pair(
-            models.chart.lines[(chart_key, predictor)])}
-    elif modality == "table":
+        predictors = models.chart.predictors(hidden)[:1]
+        return ([_context(models.chart.impute(hidden, p)) for p in predictors],
+                {p: _pair(models.chart.lines[(chart_key, p)]) for p in predictors})
+    if modality == "table":
         hidden = without_table(item)
-        imputed = models.table.impute(hidden)
         lines = {c["key"]: _pair(models.table.lines[(c["key"], chart_key)])
                  for c in item["inputs"]["table"]["columns"]
                  if (c["key"], chart_key) in models.table.lines}
-    else:
-        raise ValueError(f"no proxy stands in for {modality!r}")
+        return [_context(models.table.impute(hidden))], lines
+    raise ValueError(f"no proxy stands in for {modality!r}")
+
+
+def _context(imputed: dict[str, Any] | None) -> Context | None:
     if imputed is None:
-        return None, lines
+        return None
     try:
-        return Context(imputed, 0.0, 0.0), lines
+        return Context(imputed, 0.0, 0.0)
     except (KeyError, TypeError, ValueError):
-        return None, lines
+        return None
 
 
 def _pair(line: LinearFit) -> tuple[float, float]:

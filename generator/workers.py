@@ -158,11 +158,11 @@ def _make(entries: list[PlanEntry]) -> list[Item]:
 def plan_build(config: BuildConfig) -> tuple[list[PlanEntry], tuple[str, ...]]:
     """The build's plan over the statement types its world can make (probed here)."""
     pack, world = load_state(config)
+    if config.defences:
+        ProxyModels.of(world)  # fitted once here: forked workers inherit it with the world
     available = _WORKER.get("available")
     if available is None:
         available = _WORKER["available"] = feasible_types(world, pack, config.seed)
-    if config.defences:
-        ProxyModels.of(world)  # fitted once here: forked workers inherit it with the world
     return make_plan(config.seed, config.count, config.levels, pack.types, available,
                      defences=config.defences), available
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from hopvista.audit.solvers import lenient_decide
+from hopvista.audit.lenient import lenient_decide
 from hopvista.cli.main import main
 from hopvista.statements.openness import DECIDABLE_FALSE
 from hopvista.statements.registry import STATEMENT_TYPES, selector

@@ -100,19 +100,24 @@ def _chart_values(item: dict[str, Any]) -> dict[tuple[str, int], float]:
 
 
 def _pairs(items: Iterable[AuditItem]) -> dict[tuple[str, str], list[np.ndarray]]:
-    """(chart column, table column) -> per item, the :func:`sums` of (table value, chart
-    value) at the same cells."""
+    """(target column, predictor column) -> per item, the :func:`sums` of (predictor value,
+    target value) at the same cells, for every ordered pair of the columns an item shows in
+    its table or chart: how two columns relate is learned wherever both are shown, not only
+    where one of them is the chart."""
     found: dict[tuple[str, str], list[np.ndarray]] = defaultdict(list)
     for item in items:
         chart_key = item.data["inputs"]["chart"]["column"]["key"]
-        chart = _chart_values(item.data)
-        points: dict[str, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
+        columns: dict[str, dict[tuple[str, int], float]] = defaultdict(dict)
         for (entity, column, year), value in _table_values(item.data).items():
-            if (entity, year) in chart:
-                points[column][0].append(value)
-                points[column][1].append(chart[(entity, year)])
-        for column, (xs, ys) in points.items():
-            found[(chart_key, column)].append(sums(xs, ys))
+            columns[column][(entity, year)] = value
+        columns[chart_key] = dict(_chart_values(item.data))
+        for target, ys in columns.items():
+            for predictor, xs in columns.items():
+                if predictor == target:
+                    continue
+                cells = [cell for cell in xs if cell in ys]
+                found[(target, predictor)].append(
+                    sums([xs[c] for c in cells], [ys[c] for c in cells]))
     return found
 
 
@@ -132,23 +137,30 @@ class ChartModel:
                 lines[key] = line
         return cls(lines)
 
-    def predictor(self, item: dict[str, Any]) -> str | None:
-        """The table column of ``item`` whose line predicts its chart column best (highest
-        held-out R², then key); ``None`` when no line was learned for any of them."""
+    def predictors(self, item: dict[str, Any]) -> list[str]:
+        """The table columns of ``item`` with a line to its chart column, best first
+        (highest held-out R², then key)."""
         chart_key = item["inputs"]["chart"]["column"]["key"]
         candidates = [(self.lines[(chart_key, c["key"])].r2, c["key"])
                       for c in item["inputs"]["table"]["columns"]
                       if (chart_key, c["key"]) in self.lines]
-        return max(candidates)[1] if candidates else None
+        return [key for _, key in sorted(candidates, reverse=True)]
 
-    def impute(self, item: dict[str, Any]) -> dict[str, Any] | None:
-        """A copy of ``item`` whose chart is predicted from its table (best single column);
-        ``None`` when no line was learned for any of its table columns. The chart's values
+    def predictor(self, item: dict[str, Any]) -> str | None:
+        """The table column of ``item`` whose line predicts its chart column best; ``None``
+        when no line was learned for any of them."""
+        ranked = self.predictors(item)
+        return ranked[0] if ranked else None
+
+    def impute(self, item: dict[str, Any], predictor: str | None = None
+               ) -> dict[str, Any] | None:
+        """A copy of ``item`` whose chart is predicted from one table column (``predictor``,
+        by default the best); ``None`` when no line was learned for it. The chart's values
         are not read: only its column, which the statements name anyway."""
         column = item["inputs"]["chart"]["column"]
         table = item["inputs"]["table"]
-        predictor = self.predictor(item)
-        if predictor is None:
+        predictor = predictor or self.predictor(item)
+        if predictor is None or (column["key"], predictor) not in self.lines:
             return None
         line = self.lines[(column["key"], predictor)]
         values = _table_values(item)
@@ -179,11 +191,10 @@ class TableModel:
         """Fit every (table column, chart column) pair seen in ``items``."""
         items = list(items)
         lines = {}
-        swap = [0, 2, 1, 5, 4, 3]  # the same sums with x and y exchanged
-        for (chart_key, table_key), parts in _pairs(items).items():
-            line = fit_line([p[swap] for p in parts])
+        for key, parts in _pairs(items).items():
+            line = fit_line(parts)
             if line is not None:
-                lines[(table_key, chart_key)] = line
+                lines[key] = line
         sums: dict[str, list[float]] = defaultdict(list)
         for item in items:
             for (_, column, _), value in _table_values(item.data).items():

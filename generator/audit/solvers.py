@@ -10,10 +10,11 @@ learned on the other folds only. A solver returns one list of three predicted la
   hops select (the claim is judged true when they select exactly one entity).
 - ``prior``: the majority label of the statement's type at its surface position (1, 2, 3).
 
-On imputed inputs a solver reads programs leniently (:func:`lenient_decide`): chart margins of
-zero, a one-entity table selector (``ct``, ``ar``) takes its most plausible entity, and a claim
-is judged true when it names one of the entities picked. Whenever even that cannot be said,
-the solver falls back to ``prior`` (the answer is marked ``prior``).
+On imputed inputs a solver reads programs leniently (:mod:`hopvista.audit.lenient`): chart
+margins of zero, a definite description takes its most plausible entity when the imputed
+values leave it empty, and a claim is judged true when it names one of the entities picked.
+Whenever even that cannot be said, the solver falls back to ``prior`` (the answer is marked
+``prior``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from typing import Any, NamedTuple
 
 from hopvista.audit.data import AuditItem, Margins
 from hopvista.audit.impute import ChartModel, TableModel
-from hopvista.verify.executor import Context, Undecidable, decide, program_number, select
+from hopvista.audit.lenient import lenient_decide
+from hopvista.verify.executor import Context, Undecidable, decide, select
 
 
 class Answer(NamedTuple):
@@ -90,48 +92,6 @@ def cross_fit(items: Sequence[AuditItem],
             if item.fold == fold:
                 predictions[index] = solve(item)
     return predictions
-
-
-def lenient_decide(program: dict[str, Any], ctx: Context) -> bool:
-    """A best guess on imputed inputs: the executor's selection, and the claim judged true
-    when it names (or its fact belongs to) one of the entities picked; an ``only`` claim is
-    judged true when exactly its entity is picked. Raises :class:`Undecidable` when even that
-    cannot be said (nothing picked, an unclear fact)."""
-    try:
-        picked = _single(program["select"], ctx) or select(program["select"], ctx)
-        claim = program.get("claim") or {}
-        if "only" in claim:
-            return picked == frozenset({claim["only"]})
-        if not picked or not claim:
-            raise Undecidable("nothing picked")
-        if "entity" in claim:
-            return claim["entity"] in picked
-        owners = select(claim["fact"], ctx)
-    except (KeyError, TypeError, ValueError, IndexError, ArithmeticError) as exc:
-        raise Undecidable(str(exc)) from None
-    if len(owners) != 1:
-        raise Undecidable("the fact has no single owner")
-    return bool(owners & picked)
-
-
-def _single(node: dict[str, Any], ctx: Context) -> frozenset[str] | None:
-    """The one entity a whole-statement table selector most plausibly picks on imputed
-    values, since the statement says there is exactly one: for ``ct`` the extreme one (the
-    largest for ``>``), for ``ar`` the one whose result comes closest. ``None`` for other
-    selectors (their own definition is used)."""
-    if node.get("op") == "ct":
-        values = {e: ctx.cell(e, node["column"], int(node["year"])) for e in ctx.entities}
-        pick = max if node["cmp"] == ">" else min
-        return frozenset([pick(values, key=lambda e: (values[e], e))])
-    if node.get("op") == "ar":
-        first, second = (int(y) for y in node["years"])
-        target = program_number(node["result"])
-        sign = 1 if node["sign"] == "+" else -1
-        gaps = {e: abs(ctx.cell(e, node["column"], first)
-                       + sign * ctx.cell(e, node["column"], second) - target)
-                for e in ctx.entities}
-        return frozenset([min(gaps, key=lambda e: (gaps[e], e))])
-    return None
 
 
 def _run(item: dict[str, Any] | None, margins: Margins, priors: Priors,

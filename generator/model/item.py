@@ -69,6 +69,9 @@ class Provenance(Model):
     attempts: int | None = Field(default=None, ge=1)
     plan: dict[str, Any] | None = None
     decidability: dict[str, Any] | None = None
+    agree_waived: bool | None = None
+    """``True`` when no instance let the item's statements meet the plan's proxy-agreement
+    demands and they were built without them (docs/format.md, section 5.4)."""
 
 
 class Item(Model):

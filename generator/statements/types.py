@@ -140,14 +140,16 @@ def _proxy_readings(reader: ProxyReader | None, modalities: tuple[str, ...],
                     program: dict[str, Any], truth: bool,
                     wants: dict[str, bool] | None) -> dict[str, dict[str, Any]] | Literal[False]:
     """The statement's proxy readings in their public form (``{}`` without a reader or a
-    proxied modality), or ``False`` when one of them contradicts what ``wants`` asks."""
+    proxied modality), or ``False`` when a reading contradicts what ``wants`` asks (or
+    decides nothing, unless the reader is relaxed)."""
     if reader is None:
         return {}
     found = {}
     for modality in proxied(modalities):
         reading = reader.read(modality, program)
         want = (wants or {}).get(modality)
-        if want is not None and reading.label is not None and (reading.label == truth) != want:
+        if want is not None and ((reading.label == truth) != want if reading.label is not None
+                                 else not reader.relaxed):
             return False
         found[modality] = reading.to_json()
     return found

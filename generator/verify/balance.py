@@ -51,6 +51,10 @@ class Tally:
     """(type, label, demands) of every planned slot with an agreement demand. One small
     tuple per statement: the combinations are counted at the end."""
     proxied: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    waived: list[str] = field(default_factory=list)
+    """The type of every statement of an item whose demands were waived."""
+    waived_slots: Counter[tuple[str, bool]] = field(default_factory=Counter)
+    """(type, label) -> statements whose demands were waived."""
 
     def add(self, item: dict[str, Any]) -> None:
         """Count one well-formed item."""
@@ -77,13 +81,20 @@ class Tally:
                 wants = agree[slot]
                 if not isinstance(wants, dict):
                     raise ValueError(f"provenance.plan.agree[{slot}] is not an object")
-                self.agree.append((name, slot + 1 in plan["answer"],
-                                   {str(k): bool(v) for k, v in wants.items()}))
+                if item["provenance"].get("agree_waived") is True:
+                    self.waived.append(name)
+                    self.waived_slots[(name, slot + 1 in plan["answer"])] += 1
+                else:
+                    self.agree.append((name, slot + 1 in plan["answer"],
+                                       {str(k): bool(v) for k, v in wants.items()}))
 
 
-def _spread(name: str, counts: dict[Any, int], universe: list[Any]) -> list[str]:
+def _spread(name: str, counts: dict[Any, int], universe: list[Any],
+            slack: int = 0) -> list[str]:
+    """A problem when the counts over ``universe`` differ by more than 1 (plus ``slack``:
+    slots the plan balanced but the items could not keep)."""
     values = [counts.get(k, 0) for k in universe]
-    if not values or max(values) - min(values) <= 1:
+    if not values or max(values) - min(values) <= 1 + slack:
         return []
     shown = {", ".join(map(str, k)) if isinstance(k, tuple) else k: counts.get(k, 0)
              for k in universe}
@@ -100,11 +111,15 @@ def check_agreement(tally: Tally) -> list[str]:
         universe = [agreement_key(dict(zip(modalities, bits, strict=True)))
                     for bits in product((True, False), repeat=len(modalities))]
         for label, cell in by_label.items():
+            if not isinstance(cell, dict):
+                continue
             stray = sorted(set(cell) - set(universe))
             if stray:
                 problems.append(f"agreement demands of {name} ({label}) name modalities its "
                                 f"statements do not read: {', '.join(stray)}")
-            problems += _spread(f"proxy agreement of {name} ({label})", cell, universe)
+            waived = tally.waived_slots[(name, label == "true")]
+            problems += _spread(f"proxy agreement of {name} ({label})", cell, universe,
+                                slack=waived)
     return problems
 
 
@@ -140,7 +155,8 @@ def shares(tally: Tally) -> dict[str, Any]:
         "orders": orders,
         "types": tally.planned,
         "statements": tally.built,
-    } | ({"agree": agreement_shares(tally.agree)} if tally.agree else {})
+    } | ({"agree": agreement_shares(tally.agree, tally.waived)}
+         if tally.agree or tally.waived else {})
 
 
 def check_shares(tally: Tally, manifest: dict[str, Any]) -> list[str]:
