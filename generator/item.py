@@ -24,15 +24,21 @@ def item_id(domain: str, seed: int, index: int, variant: str = BASE_VARIANT) -> 
     return variant_id(base_item_id(domain, seed, index), variant)
 
 
-def _demand_phase(attempt: int, max_attempts: int) -> str:
+#: Attempts (instance draws) an item spends meeting its proxy-agreement demands strictly,
+#: then relaxed; after that it is built without them (and says so).
+STRICT_ATTEMPTS, RELAXED_ATTEMPTS = 24, 48
+
+
+def _demand_phase(attempt: int) -> str:
     """How strictly attempt ``attempt`` holds the plan's proxy-agreement demands.
 
-    ``strict`` (the first quarter): every reading must decide and meet its demand;
-    ``relaxed`` (the second quarter): a reading that decides nothing meets any demand;
-    ``waived`` (the second half): none is held to its demand, and the item says so."""
-    if attempt <= max_attempts // 4:
+    ``strict`` (the first :data:`STRICT_ATTEMPTS`): every reading must decide and meet its
+    demand; ``relaxed`` (up to :data:`RELAXED_ATTEMPTS`): a reading that decides nothing
+    meets any demand; ``waived`` (after): none is held to its demand, and the item says so.
+    """
+    if attempt <= STRICT_ATTEMPTS:
         return "strict"
-    return "relaxed" if attempt <= max_attempts // 2 else "waived"
+    return "relaxed" if attempt <= RELAXED_ATTEMPTS else "waived"
 
 
 def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
@@ -49,7 +55,7 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
         used: set[str] = set()
         statements: list[Statement] = []
         inputs = instance.to_inputs()
-        phase = _demand_phase(attempt, max_attempts)
+        phase = _demand_phase(attempt)
         reader = None if entry.agree is None else ProxyReader(
             ProxyModels.of(world), {"inputs": inputs, "entities": [
                 {"id": e.id, "name": e.name} for e in instance.entities]},

@@ -52,8 +52,8 @@ def drift(rng: np.random.Generator, n: int, sigma: float) -> Floats:
     Ratios that wander (asset turnover, leverage, margins, capital intensity) let a
     company's columns follow regimes of their own (assets growing while sales fall, debt
     paid down while assets grow), so no table column reads the chart column's trends and
-    rankings for it (issue 9)."""
-    return np.exp(np.concatenate([[0.0], np.cumsum(rng.normal(0.0, sigma, n - 1))]))
+    rankings as well as it would otherwise (issue 9)."""
+    return np.asarray(np.exp(walk(rng, n, sigma)), dtype=np.float64)
 
 
 def walk(rng: np.random.Generator, n: int, sigma: float) -> Floats:
