@@ -41,6 +41,12 @@ def _demand_phase(attempt: int) -> str:
     return "relaxed" if attempt <= RELAXED_ATTEMPTS else "waived"
 
 
+def _hardest_first(entry: PlanEntry) -> list[int]:
+    """The item's slots, those with the most proxy-agreement demands first: an instance that
+    cannot meet them is given up before the easier statements are made."""
+    return sorted(range(3), key=lambda slot: -len(entry.wants(slot)))
+
+
 def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
                max_attempts: int = 400, variant: str = BASE_VARIANT) -> Item:
     """Make the item the plan entry asks for; retries redraw the instance, never the plan.
@@ -53,22 +59,24 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
         if instance is None:
             continue
         used: set[str] = set()
-        statements: list[Statement] = []
         inputs = instance.to_inputs()
         phase = _demand_phase(attempt)
         reader = None if entry.agree is None else ProxyReader(
             ProxyModels.of(world), {"inputs": inputs, "entities": [
                 {"id": e.id, "name": e.name} for e in instance.entities]},
             relaxed=phase != "strict")
-        for slot, type_name in enumerate(entry.types):
-            statement = make_statement(type_name, instance, pack, rng, entry.truth(slot), used,
+        made: dict[int, Statement] = {}
+        for slot in _hardest_first(entry):
+            statement = make_statement(entry.types[slot], instance, pack, rng,
+                                       entry.truth(slot), used,
                                        wants=None if phase == "waived" else entry.wants(slot),
                                        reader=reader)
             if statement is None:
                 break
-            statements.append(statement)
-        if len(statements) < 3:
+            made[slot] = statement
+        if len(made) < 3:
             continue
+        statements = [made[slot] for slot in range(3)]
         decide = pack.spec.decidability
         span = instance.chart_span()
         base_id = base_item_id(pack.name, seed, entry.index)
