@@ -15,7 +15,6 @@ Each statement records its readings (``proxy``: the lines used and the label the
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -219,11 +218,3 @@ def recorded_models(item: dict[str, Any], statement: dict[str, Any]) -> ProxyMod
     if not proxy:
         return None
     return ProxyModels(ChartModel(chart_lines), TableModel(table_lines, {}))
-
-
-def grouped(readings: dict[str, Reading]) -> dict[str, dict[str, Any]]:
-    """Readings by modality in their public form."""
-    out: dict[str, dict[str, Any]] = defaultdict(dict)
-    for modality, reading in readings.items():
-        out[modality] = reading.to_json()
-    return dict(out)

@@ -223,6 +223,17 @@ def test_the_schema_has_the_only_claim(capsys: pytest.CaptureFixture[str]) -> No
     assert defs["OnlyClaim"]["required"] == ["only"]
 
 
+def _golden_trend_pair(tmp_path: Path) -> tuple[Dataset, list[dict[str, Any]], int, int]:
+    """A copy of the format-4 golden to forge, its items, and (item, statement) of its first
+    CT+TR statement."""
+    ds = Dataset(tmp_path / "ds")
+    shutil.copytree(ROOT / "tests" / "golden" / "format4", ds.root)
+    items = ds.items()
+    i, n = next((i, n) for i, item in enumerate(items) for n, s in enumerate(item["statements"])
+                if s["type"] == "CT+TR")
+    return ds, items, i, n
+
+
 # --------------------------------------------------------------------------------------------
 # gen verify rejects a forged false "only" claim of an entity outside the table hop's set
 
@@ -230,11 +241,7 @@ def test_the_schema_has_the_only_claim(capsys: pytest.CaptureFixture[str]) -> No
 def test_verify_rejects_an_only_claim_the_chart_already_refutes(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]
                                                                 ) -> None:
-    ds = Dataset(tmp_path / "ds")
-    shutil.copytree(ROOT / "tests" / "golden" / "format4", ds.root)
-    items = ds.items()
-    i, n = next((i, n) for i, item in enumerate(items) for n, s in enumerate(item["statements"])
-                if s["type"] == "CT+TR")
+    ds, items, i, n = _golden_trend_pair(tmp_path)
     item, statement = items[i], items[i]["statements"][n]
     ctx = Context(item, 0.03, 0.03)
     table_hop, chart_hop = statement["program"]["select"]["args"]
@@ -356,11 +363,7 @@ def test_verify_rejects_a_trend_pair_with_a_definite_claim(tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]
                                                            ) -> None:
     """Format 4: CT+TR claims "only"; the entity claim of format 3 is another meaning."""
-    ds = Dataset(tmp_path / "ds")
-    shutil.copytree(ROOT / "tests" / "golden" / "format4", ds.root)
-    items = ds.items()
-    i, n = next((i, n) for i, item in enumerate(items) for n, s in enumerate(item["statements"])
-                if s["type"] == "CT+TR")
+    ds, items, i, n = _golden_trend_pair(tmp_path)
     claim = items[i]["statements"][n]["program"]["claim"]
     claim["entity"] = claim.pop("only")
     ds.save(items)

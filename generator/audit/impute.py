@@ -121,6 +121,17 @@ def _pairs(items: Iterable[AuditItem]) -> dict[tuple[str, str], list[np.ndarray]
     return found
 
 
+def fit_lines(items: Iterable[AuditItem]) -> dict[tuple[str, str], LinearFit]:
+    """(target column, predictor column) -> its line, for every pair of columns shown together
+    in ``items`` with enough points (:func:`fit_line`)."""
+    lines = {}
+    for key, parts in _pairs(items).items():
+        line = fit_line(parts)
+        if line is not None:
+            lines[key] = line
+    return lines
+
+
 @dataclass(frozen=True)
 class ChartModel:
     """Lines predicting each chart column from each table column (training items only)."""
@@ -129,13 +140,8 @@ class ChartModel:
 
     @classmethod
     def fit(cls, items: Iterable[AuditItem]) -> ChartModel:
-        """Fit every (chart column, table column) pair seen in ``items``."""
-        lines = {}
-        for key, parts in _pairs(items).items():
-            line = fit_line(parts)
-            if line is not None:
-                lines[key] = line
-        return cls(lines)
+        """Lines between every pair of columns shown together in ``items``."""
+        return cls(fit_lines(items))
 
     def predictors(self, item: dict[str, Any]) -> list[str]:
         """The table columns of ``item`` with a line to its chart column, best first
@@ -188,13 +194,10 @@ class TableModel:
 
     @classmethod
     def fit(cls, items: Iterable[AuditItem]) -> TableModel:
-        """Fit every (table column, chart column) pair seen in ``items``."""
+        """Lines between every pair of columns shown together in ``items``, and each table
+        column's mean."""
         items = list(items)
-        lines = {}
-        for key, parts in _pairs(items).items():
-            line = fit_line(parts)
-            if line is not None:
-                lines[key] = line
+        lines = fit_lines(items)
         sums: dict[str, list[float]] = defaultdict(list)
         for item in items:
             for (_, column, _), value in _table_values(item.data).items():
