@@ -10,6 +10,7 @@ from __future__ import annotations
 from hopvista.domain import DomainPack
 from hopvista.instance import sample_instance
 from hopvista.rng import derive
+from hopvista.statements.openness import SHARED_FACT_TYPES
 from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.statements.types import make_statement
 from hopvista.world import World
@@ -20,6 +21,12 @@ PROBE_DRAWS = 300
 def needs_trend_pair(type_name: str) -> bool:
     """Whether the type asks the sampler for its guided all-period trend-pair draw."""
     return STATEMENT_TYPES.get(type_name).trend_pair
+
+
+def needs_shared_facts(type_name: str) -> bool:
+    """Whether the type claims facts several entities state, so the sampler should draw
+    chunks that state such facts."""
+    return type_name in SHARED_FACT_TYPES
 
 
 def feasible_types(world: World, pack: DomainPack, seed: int,
@@ -36,7 +43,8 @@ def feasible_types(world: World, pack: DomainPack, seed: int,
         rng = derive(seed, "probe", type_name)
         missing = {True, False}
         for _ in range(draws):
-            instance = sample_instance(world, pack, rng, trend_pair=kind.trend_pair)
+            instance = sample_instance(world, pack, rng, trend_pair=kind.trend_pair,
+                                       shared=needs_shared_facts(type_name))
             if instance is None:
                 continue
             for truth in sorted(missing):

@@ -18,7 +18,7 @@ from hopvista.derivation import derivation
 from hopvista.display import fmt, shown
 from hopvista.domain import DomainPack
 from hopvista.identities import derivable_closure
-from hopvista.world import Chunk, Column, Entity, Fact, World
+from hopvista.world import Chunk, Column, Entity, Fact, SharedFact, World
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,8 @@ class Instance:
     chart: dict[str, tuple[Decimal, ...]]
     chunks: dict[str, Chunk]
     facts: dict[str, tuple[Fact, ...]]
+    shared: tuple[SharedFact, ...] = ()
+    """Facts that two or more of the entities' chunks state alike (:func:`shared_facts`)."""
     entity_label: str = "Entity"
     period_label: str | None = "Year"
     """``None`` for a domain without a period axis (its one period is never shown)."""
@@ -130,6 +132,43 @@ def usable_facts(chunks: dict[str, Chunk]) -> dict[str, tuple[Fact, ...]]:
     return usable
 
 
+def shared_facts(chunks: dict[str, Chunk]) -> tuple[SharedFact, ...]:
+    """Facts stated alike by the chunks of two or more entities: the same ``key``, with a
+    needle that occurs in exactly those chunks' texts (a needle that some other text also
+    contains, or that one of the stating texts words differently, is left out). In the
+    chunks' order, by key."""
+    stating: dict[str, list[Fact]] = {}
+    for chunk in chunks.values():
+        for fact in chunk.facts:
+            if fact.entity == chunk.entity:
+                stating.setdefault(fact.key, []).append(fact)
+    shared = []
+    for key, facts in stating.items():
+        owners = frozenset(f.entity for f in facts)
+        if len(owners) < 2:
+            continue
+        needle = facts[0].needle
+        found = frozenset(e for e, c in chunks.items() if needle_occurs(needle, c.text))
+        if found == owners:
+            shared.append(SharedFact(key, needle, facts[0].claim, owners))
+    return tuple(shared)
+
+
+def world_shared_keys(world: World) -> frozenset[str]:
+    """Fact keys that the chunks of two or more of the world's entities state (cached)."""
+    cached = world.cache.get("shared-keys")
+    if isinstance(cached, frozenset):
+        return cached
+    owners: dict[str, set[str]] = {}
+    for entity, chunks in world.chunks.items():
+        for chunk in chunks:
+            for fact in chunk.facts:
+                owners.setdefault(fact.key, set()).add(entity)
+    keys = frozenset(k for k, v in owners.items() if len(v) >= 2)
+    world.cache["shared-keys"] = keys
+    return keys
+
+
 def _pick(rng: np.random.Generator, items: list[Any], k: int) -> list[Any]:
     idx = rng.choice(len(items), size=k, replace=False)
     return [items[int(i)] for i in idx]
@@ -208,12 +247,14 @@ def _trend_peers(world: World, years: tuple[int, ...], rng: np.random.Generator,
 
 
 def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
-                    trend_pair: bool = False) -> Instance | None:
+                    trend_pair: bool = False, shared: bool = False) -> Instance | None:
     """Draw one instance, or ``None`` when this draw cannot satisfy the rules.
 
     With ``trend_pair``, the draw is guided towards instances where two entities trend the
     same way on the chart every year (what CT+TR and AR+TR hops need); every rule is still
-    checked afterwards exactly as for an unguided draw.
+    checked afterwards exactly as for an unguided draw. With ``shared``, each entity's chunk
+    is drawn among those stating a fact that another entity of the world states too, where
+    it has any (what the fact claims of FC+CT+TR and FC+AR+TR need: :func:`shared_facts`).
     """
     spec = pack.spec.instance
     periods = pack.instance_periods
@@ -279,6 +320,10 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
                       and not any(text in ch.text for text in chart_texts)]
         if not candidates:
             return None
+        if shared:
+            keys = world_shared_keys(world)
+            candidates = [ch for ch in candidates
+                          if any(f.key in keys for f in ch.facts)] or candidates
         chunks[entity.id] = candidates[int(rng.integers(len(candidates)))]
 
     return Instance(
@@ -290,6 +335,7 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
         chart=chart,
         chunks=chunks,
         facts=usable_facts(chunks),
+        shared=shared_facts(chunks),
         entity_label=pack.spec.entity.label,
         period_label=pack.period_label,
         period_format=pack.spec.period.format if pack.spec.period is not None else "{}",

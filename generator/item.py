@@ -5,7 +5,7 @@ from __future__ import annotations
 from hopvista import __version__
 from hopvista.domain import DomainPack
 from hopvista.errors import GenerationError
-from hopvista.feasibility import needs_trend_pair
+from hopvista.feasibility import needs_shared_facts, needs_trend_pair
 from hopvista.instance import sample_instance
 from hopvista.model import BASE_VARIANT, Item, base_item_id, variant_id
 from hopvista.plan import LEVEL_NAMES, PlanEntry
@@ -54,8 +54,9 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
     Its random streams are keyed by ``variant`` (``"base"`` for a generated item)."""
     rng = derive(seed, "item", entry.index, variant)
     trend_pair = any(needs_trend_pair(t) for t in entry.types)
+    shared = any(needs_shared_facts(t) for t in entry.types)
     for attempt in range(1, max_attempts + 1):
-        instance = sample_instance(world, pack, rng, trend_pair=trend_pair)
+        instance = sample_instance(world, pack, rng, trend_pair=trend_pair, shared=shared)
         if instance is None:
             continue
         used: set[str] = set()

@@ -53,6 +53,18 @@ class Fact:
 
 
 @dataclass(frozen=True)
+class SharedFact:
+    """A fact that several entities' texts state alike ("is audited by KPMG LLP"): its
+    ``needle`` occurs in exactly the texts of ``owners``, each of which states the fact
+    (``key``). A claim of it is true of any one of them (docs/format.md, section 3.8)."""
+
+    key: str
+    needle: str
+    claim: str
+    owners: frozenset[str]
+
+
+@dataclass(frozen=True)
 class Chunk:
     """A passage of an entity's document (FCMR: three consecutive paragraphs)."""
 

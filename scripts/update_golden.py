@@ -1,9 +1,9 @@
-"""Regenerate the committed golden dataset of the current format (tests/golden/format4).
+"""Regenerate the committed golden dataset of the current format (tests/golden/format5).
 
 Run after a deliberate change of what a build writes (wording, a new field, a new format
 version): ``python scripts/update_golden.py``. The golden's command is :data:`COMMAND`;
 tests/test_golden.py rebuilds it and compares bytes, so drift is never silent.
-tests/golden/format2 and format3 are never regenerated: each is what its format's code
+tests/golden/format2, format3 and format4 are never regenerated: each is what its format's code
 wrote, and stays as an input of the migration tests.
 """
 
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = ROOT / "tests" / "golden" / "format4"
+GOLDEN = ROOT / "tests" / "golden" / "format5"
 COMMAND = ["build", "financial", "--hops", "1-3", "-n", "6", "--seed", "7", "--no-images"]
 """``gen`` arguments of the golden dataset (without ``--out``)."""
 

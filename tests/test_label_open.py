@@ -17,7 +17,7 @@ import pytest
 
 from hopvista.audit.lenient import lenient_decide
 from hopvista.cli.main import main
-from hopvista.statements.openness import DECIDABLE_FALSE
+from hopvista.statements.openness import SHARED_FACT_TYPES
 from hopvista.statements.registry import STATEMENT_TYPES, selector
 from hopvista.verify.checks import (
     LABEL_DECIDABLE_FALSE,
@@ -200,11 +200,39 @@ def test_the_check_is_gated_on_the_format_version(ctx: Context) -> None:
     forged = copy.deepcopy(item)
     forged["statements"][0]["program"]["claim"] = {"fact": FACT}
     forged["statements"][0]["type"] = "FC+AR+TR"
-    assert check_item(forged, ctx, 4) == []  # the named exception
+    assert check_item(forged, ctx, 4) == []  # format 4's named exception
+    assert check_item(forged, ctx, 5) == ["statement 1 (FC+AR+TR): its label is readable "
+                                          "without the chart"]  # none from format 5
 
 
-def test_the_named_exceptions_are_the_two_fused_fact_types() -> None:
-    assert LABEL_DECIDABLE_FALSE == DECIDABLE_FALSE == {"FC+CT+TR", "FC+AR+TR"}
+def test_format_4s_exceptions_are_the_types_that_claim_shared_facts() -> None:
+    assert LABEL_DECIDABLE_FALSE == SHARED_FACT_TYPES == {"FC+CT+TR", "FC+AR+TR"}
+
+
+SHARED = {"op": "fact", "needle": "KPMG LLP"}
+
+
+def _shared_item() -> dict[str, Any]:
+    """The hand-made item, with a fact that A's and B's texts state alike (not C's)."""
+    item = _item()
+    for chunk in item["inputs"]["text"]:
+        if chunk["entity"] in ("A", "B"):
+            chunk["text"] += " Our auditor is KPMG LLP."
+    return item
+
+
+def test_a_shared_fact_claim_is_true_of_any_owner_and_open_without_each_modality() -> None:
+    ctx = Context(_shared_item(), 0.03, 0.03)
+    fused = {"op": "and", "args": [AR_SUM, TR_UP]}          # table {B, C} x chart {A, C}: C
+    assert select(SHARED, ctx) == {"A", "B"}
+    program = {"select": fused, "claim": {"fact": SHARED}}
+    assert decide(program, ctx) is False
+    # B passes the table hop and A the chart hop: neither modality alone refutes it
+    assert readable_without(program, ctx) == []
+    assert decide({"select": {"op": "and", "args": [AR_SUM, CT_ALL]},
+                   "claim": {"fact": SHARED}}, ctx) is True       # picks B, an owner
+    # with a fact only A states, the table refutes it whatever the chart shows
+    assert readable_without({"select": fused, "claim": {"fact": FACT}}, ctx) == ["chart"]
 
 
 def test_trend_pairs_claim_only_and_their_fact_forms_a_fact() -> None:
@@ -224,10 +252,10 @@ def test_the_schema_has_the_only_claim(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def _golden_trend_pair(tmp_path: Path) -> tuple[Dataset, list[dict[str, Any]], int, int]:
-    """A copy of the format-4 golden to forge, its items, and (item, statement) of its first
+    """A copy of the current golden to forge, its items, and (item, statement) of its first
     CT+TR statement."""
     ds = Dataset(tmp_path / "ds")
-    shutil.copytree(ROOT / "tests" / "golden" / "format4", ds.root)
+    shutil.copytree(ROOT / "tests" / "golden" / "format5", ds.root)
     items = ds.items()
     i, n = next((i, n) for i, item in enumerate(items) for n, s in enumerate(item["statements"])
                 if s["type"] == "CT+TR")
@@ -266,7 +294,6 @@ def test_verify_rejects_an_only_claim_the_chart_already_refutes(tmp_path: Path,
 # by enumerating what the withheld data could make each hop pick
 
 
-EXCEPTIONS = ("FC+CT+TR", "FC+AR+TR")
 READS = {"ct": {"table"}, "ct_all": {"table"}, "ar": {"table"}, "ar_sum": {"table"},
          "tr": {"chart"}, "tr_all": {"chart"}, "rk": {"chart"}, "fact": {"text"},
          "rk_when": {"table", "chart"}}
@@ -318,14 +345,14 @@ def _both_labels(program: dict[str, Any], ctx: Context, hidden: str) -> bool:
             else [select(claim["fact"], ctx)]
     else:
         owners = [frozenset({claim.get("only", claim.get("entity"))})]
-    verdicts = {picked == owner for picked in outcomes for owner in owners}
+    verdicts = {picked is not None and len(picked) == 1 and picked <= owner
+                for picked in outcomes for owner in owners}
     return verdicts == {True, False}
 
 
 def _check_build(root: Path) -> tuple[int, set[str]]:
-    """Statements checked, and the types of those readable with a modality withheld: only
-    false statements of the two named exceptions, and every one of them (the proof in
-    docs/format.md, section 3.8)."""
+    """Statements checked, and the types of those readable with a modality withheld (none:
+    format 4's exceptions claim shared facts since format 5)."""
     manifest = json.loads((root / "manifest.json").read_text())
     margins = manifest["config"]["decidability"]
     checked, readable = 0, set()
@@ -336,8 +363,6 @@ def _check_build(root: Path) -> tuple[int, set[str]]:
             checked += 1
             closed = [m for m in statement["modalities"]
                       if not _both_labels(statement["program"], ctx, m)]
-            exception = not statement["label"] and statement["type"] in EXCEPTIONS
-            assert bool(closed) == exception, (statement["type"], statement["text"], closed)
             if closed:
                 readable.add(statement["type"])
     return checked, readable
@@ -354,8 +379,10 @@ def test_fresh_builds_need_every_modality_for_every_label(tmp_path: Path,
     assert main(["verify", str(out)]) == 0
     checked, readable = _check_build(out)
     assert checked > 0
-    types = json.loads((out / "manifest.json").read_text())["shares"]["statements"]
-    assert readable == {t for t in EXCEPTIONS if types.get(t, {}).get("false")}
+    assert readable == set()
+    if command[0] in ("financial", "materials"):  # the types that claim shared facts are built
+        shares = json.loads((out / "manifest.json").read_text())["shares"]["statements"]
+        assert all(shares.get(t, {}).get("false") for t in SHARED_FACT_TYPES), shares
 
 
 

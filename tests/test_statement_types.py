@@ -9,14 +9,15 @@ from typing import Any
 import pytest
 
 from hopvista.domain import DomainPack
+from hopvista.feasibility import needs_shared_facts
 from hopvista.instance import Instance, sample_instance
 from hopvista.plan import slot_groups
 from hopvista.rng import derive
 from hopvista.statements.fact import fact_node
 from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.statements.types import Statement, make_statement
-from hopvista.verify.checks import LABEL_DECIDABLE_FALSE, hop_necessary, readable_without
-from hopvista.verify.executor import Context, Undecidable, best, decide, drop, hops
+from hopvista.verify.checks import hop_necessary, readable_without
+from hopvista.verify.executor import Context, Undecidable, best, decide, drop, hops, select
 from hopvista.verify.operators import OPERATORS, modalities
 from hopvista.world import World
 
@@ -33,7 +34,7 @@ def _examples(type_name: str, truth: bool, world: World, pack: DomainPack
     rng = derive(5, "sweep", type_name, int(truth))
     found: list[tuple[Instance, Statement]] = []
     for _ in range(3000):
-        instance = sample_instance(world, pack, rng)
+        instance = sample_instance(world, pack, rng, shared=needs_shared_facts(type_name))
         if instance is None:
             continue
         statement = make_statement(type_name, instance, pack, rng, truth, set())
@@ -71,8 +72,10 @@ def test_the_verifier_knows_every_operator_of_a_type(type_name: str) -> None:
     assert not unknown, f"{type_name} emits operators the verifier lacks: {unknown}"
 
 
-def _swaps(program: dict[str, Any], instance: Instance) -> list[dict[str, Any]]:
-    """Entity-swapped versions of a true statement's program (FCMR B.6)."""
+def _swaps(program: dict[str, Any], instance: Instance, chosen: frozenset[str]
+           ) -> list[dict[str, Any]]:
+    """Entity-swapped versions of a true statement's program (FCMR B.6); ``chosen`` is what
+    its selector picks."""
     swapped = []
     claim = program["claim"]
     if "fact" not in claim:
@@ -83,12 +86,19 @@ def _swaps(program: dict[str, Any], instance: Instance) -> list[dict[str, Any]]:
                 p["claim"] = {key: other}
                 swapped.append(p)
     else:
-        owner = next(f.entity for e in instance.ids for f in instance.facts[e]
-                     if f.needle == claim["fact"]["needle"])
+        needle = claim["fact"]["needle"]
+        owners = {f.entity for e in instance.ids for f in instance.facts[e]
+                  if f.needle == needle}
+        owners |= {e for fact in instance.shared if fact.needle == needle for e in fact.owners}
         for other in instance.ids:
-            if other != owner and instance.facts[other]:
+            if other not in owners and instance.facts[other]:
                 p = copy.deepcopy(program)
                 p["claim"] = {"fact": fact_node(instance.facts[other][0])}
+                swapped.append(p)
+        for fact in instance.shared:  # a fact others state alike, but not the one selected
+            if not fact.owners & chosen:
+                p = copy.deepcopy(program)
+                p["claim"] = {"fact": fact_node(fact)}
                 swapped.append(p)
     return swapped
 
@@ -109,8 +119,7 @@ def test_type_verifies_flips_and_needs_every_hop(type_name: str, world: World,
             paths = hops(statement.program)
             assert len(paths) == STATEMENT_TYPES.get(type_name).hops
             assert statement.modalities == modalities(statement.program)
-            if truth or type_name not in LABEL_DECIDABLE_FALSE:
-                assert readable_without(statement.program, ctx) == []
+            assert readable_without(statement.program, ctx) == []
             if statement.program["select"]["op"] == "rk_when":
                 _claims_of_never_winners_are_flagged(statement.program, ctx)
             for path in paths:
@@ -119,7 +128,8 @@ def test_type_verifies_flips_and_needs_every_hop(type_name: str, world: World,
                     with pytest.raises(Undecidable):
                         decide(drop(statement.program, path), ctx)
             if truth:
-                swaps = _swaps(statement.program, instance)
+                swaps = _swaps(statement.program, instance,
+                               select(statement.program["select"], ctx))
                 assert swaps
                 for program in swaps:
                     assert decide(program, ctx) is False

@@ -22,6 +22,13 @@ Steps:
     checks them by the rules of their own version, and a migrated manifest says the build
     had no defences (``config.defences`` false). Manifest: ``format_version`` 4
     (``migrated_from`` keeps the version written).
+
+``4 → 5``
+    Items are unchanged: format 5 lets a fact claim name a fact that several entities' texts
+    state (true of any of them), which FC+CT+TR and FC+AR+TR use so that their false
+    statements, too, keep their label open with any one modality withheld (docs/format.md,
+    section 3.8). ``gen verify`` holds format-4 items to format 4's rules. Manifest:
+    ``format_version`` 5.
 """
 
 from __future__ import annotations
@@ -89,9 +96,19 @@ def _item_3_to_4(item: Json, manifest: Json) -> Json:
     return item
 
 
+def _manifest_4_to_5(manifest: Json) -> Json:
+    return {**manifest, "format_version": 5,
+            "migrated_from": manifest.get("migrated_from", manifest.get("format_version"))}
+
+
+def _item_unchanged(item: Json, manifest: Json) -> Json:
+    return item
+
+
 STEPS: dict[int, tuple[Callable[[Json], Json], Callable[[Json, Json], Json]]] = {
     2: (_manifest_2_to_3, _item_2_to_3),
     3: (_manifest_3_to_4, _item_3_to_4),
+    4: (_manifest_4_to_5, _item_unchanged),
 }
 """``version: (manifest step, item step)`` to ``version + 1``."""
 

@@ -9,11 +9,11 @@ import numpy as np
 from hopvista.instance import Instance
 from hopvista.statements.registry import Words, selector
 from hopvista.statements.selection import Margins, Selection, text_cells
-from hopvista.world import Fact
+from hopvista.world import Fact, SharedFact
 
 
-def fact_node(fact: Fact) -> dict[str, str]:
-    """The program node of a fact hop: the phrase that locates it in its owner's text."""
+def fact_node(fact: Fact | SharedFact) -> dict[str, str]:
+    """The program node of a fact hop: the phrase that locates it in its owners' texts."""
     return {"op": "fact", "needle": fact.needle}
 
 

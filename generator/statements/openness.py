@@ -4,9 +4,10 @@ A statement is emitted only if, for every modality it reads, withholding that mo
 both labels possible: some completion of the withheld data makes it true, and some false.
 Each selection says what it may pick with a modality withheld, as bounds ``(must, may)``: the
 entities it picks in every completion and in some completion. A claim is then judged as "the
-selector picks exactly this entity" (the fact's owner, for a fact claim): possibly true when
-the entity is in ``may`` and ``must`` holds nothing else, possibly false unless
-``must == may == {entity}``. With the text withheld, a fact's owner is unknown too.
+selector picks exactly one entity, and it is one of these" (the entity named; for a fact
+claim, the fact's owners): possibly true when some owner is in ``may`` and ``must`` holds
+nothing else, possibly false unless ``must == may`` is one owner. With the text withheld, a
+fact's owners are unknown too.
 
 The verifier (``hopvista.verify``) re-checks this with its own code; this module only uses
 what the generator built.
@@ -18,12 +19,13 @@ from collections.abc import Iterable
 
 from hopvista.statements.selection import Bounds, Selection
 
-#: Types whose false statements cannot keep their label open with each modality withheld
-#: while the fact is stated by one entity only: the owner of the fact would have to pass both
-#: fused selectors (else one modality refutes it) and so be the one entity they pick. Their
-#: false statements attribute any other entity's fact; next step: facts shared by several
-#: entities (docs/format.md, section 3.8).
-DECIDABLE_FALSE = frozenset({"FC+CT+TR", "FC+AR+TR"})
+#: Types whose fact claims use facts that several entities state (``Instance.shared``): with
+#: a fact one entity states, a false statement cannot keep its label open with each modality
+#: withheld, since the owner would have to pass both fused selectors (else one modality
+#: refutes it) and so be the one entity they pick (docs/format.md, section 3.8). A shared
+#: fact whose owners include an entity each selector passes alone is open without either.
+#: True statements of these types use shared facts as well, so the wording tells no label.
+SHARED_FACT_TYPES = frozenset({"FC+CT+TR", "FC+AR+TR"})
 
 
 def withheld_bounds(selection: Selection, hidden: str, everyone: frozenset[str]) -> Bounds:
@@ -44,23 +46,26 @@ def fused_bounds(parts: Iterable[Selection], hidden: str, everyone: frozenset[st
     return must, may
 
 
-def possible_labels(must: frozenset[str], may: frozenset[str], target: str) -> tuple[bool, bool]:
-    """(can be true, can be false) of "the selector picks exactly ``target``"."""
-    return target in may and must <= {target}, not must == may == {target}
+def possible_labels(must: frozenset[str], may: frozenset[str], targets: frozenset[str]
+                    ) -> tuple[bool, bool]:
+    """(can be true, can be false) of "the selector picks exactly one entity, one of
+    ``targets``"."""
+    can_true = any(x in may and must <= {x} for x in targets)
+    return can_true, not (must == may and len(must) == 1 and must <= targets)
 
 
-def stays_open(selection: Selection, everyone: frozenset[str], target: str,
+def stays_open(selection: Selection, everyone: frozenset[str], targets: frozenset[str],
                fact: bool = False) -> bool:
-    """Whether a statement whose claim is about ``target`` (the entity named, or the owner of
-    the fact attributed, when ``fact``) keeps both labels possible with any one modality it
-    reads withheld (the text too, for a fact claim)."""
+    """Whether a statement whose claim is about ``targets`` (the entity named, or the owners
+    of the fact attributed, when ``fact``) keeps both labels possible with any one modality
+    it reads withheld (the text too, for a fact claim)."""
     for hidden in selection.modalities | ({"text"} if fact else set()):
         must, may = withheld_bounds(selection, hidden, everyone)
         if fact and hidden == "text":
             can_true = any(x in may and must <= {x} for x in everyone)
             can_false = True
         else:
-            can_true, can_false = possible_labels(must, may, target)
+            can_true, can_false = possible_labels(must, may, targets)
         if not (can_true and can_false):
             return False
     return True

@@ -4,7 +4,9 @@ A type is a selector (one hop or a fused pair, see :mod:`hopvista.statements.reg
 claim: either "the selected entity is X" (entity claim) or, for FC + X types, "the selected
 entity states this fact" (fact claim). False statements are entity swaps within the instance
 (FCMR B.6): another entity is claimed, or another entity's fact is attributed to the selected
-one.
+one. The types of :data:`~hopvista.statements.openness.SHARED_FACT_TYPES` claim facts that
+several entities state (``Instance.shared``): a false one attributes a fact that the selected
+entity does not state and others do.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from hopvista.errors import GenerationError
 from hopvista.instance import Instance
 from hopvista.proxy import ProxyReader
 from hopvista.statements.fact import fact_node, facts_of
-from hopvista.statements.openness import DECIDABLE_FALSE, stays_open
+from hopvista.statements.openness import SHARED_FACT_TYPES, stays_open
 from hopvista.statements.registry import STATEMENT_TYPES, StatementType, proxied
 from hopvista.statements.selection import Margins, Selection, text_cells
 from hopvista.statements.wording import render
@@ -60,6 +62,9 @@ def _claims(kind: StatementType, selection: Selection, instance: Instance,
             rng: np.random.Generator, truth: bool, used: set[str]) -> Iterator[_Claim]:
     """The claims that give ``selection`` the label ``truth`` and keep it open with any one
     modality withheld (:func:`_claimable`), in random order: entities, or their facts."""
+    if kind.with_fact and kind.name in SHARED_FACT_TYPES:
+        yield from _shared_claims(selection, instance, rng, truth, used)
+        return
     owners = _claimable(kind, selection, instance.ids, frozenset(instance.ids), truth)
     if not truth:
         owners = [owners[int(k)] for k in rng.permutation(len(owners))]
@@ -75,6 +80,27 @@ def _claims(kind: StatementType, selection: Selection, instance: Instance,
                          selection.words | {"entity": instance.name(owner)}, needle)
 
 
+def _shared_claims(selection: Selection, instance: Instance, rng: np.random.Generator,
+                   truth: bool, used: set[str]) -> Iterator[_Claim]:
+    """Claims of facts that several entities state, giving ``selection`` the label ``truth``
+    and keeping it open with any one modality withheld, in random order, those the item has
+    not claimed yet first (an instance has few shared facts, and one may be claimed of
+    different selections). ``claimed`` is the selected entity (true) or the first owner in
+    display order (false: the distractor)."""
+    if len(selection.picked) != 1:
+        return
+    (chosen,) = selection.picked
+    everyone = frozenset(instance.ids)
+    order = [instance.shared[int(k)] for k in rng.permutation(len(instance.shared))]
+    for fact in sorted(order, key=lambda f: f.needle in used):
+        if (chosen in fact.owners) != truth or \
+                not stays_open(selection, everyone, fact.owners, fact=True):
+            continue
+        claimed = chosen if truth else next(e for e in instance.ids if e in fact.owners)
+        yield _Claim(claimed, {"fact": fact_node(fact)},
+                     selection.words | {"fact": fact.claim}, fact.needle)
+
+
 def make_statement(type_name: str, instance: Instance, pack: DomainPack,
                    rng: np.random.Generator, truth: bool, used: set[str],
                    max_candidates: int = 64, wants: dict[str, bool] | None = None,
@@ -83,8 +109,7 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
 
     ``used`` holds the program nodes and fact needles already in the item; they are not reused.
     Every claim keeps its label open with any one modality withheld
-    (:mod:`hopvista.statements.openness`), but false statements of the types in
-    :data:`~hopvista.statements.openness.DECIDABLE_FALSE`. ``wants`` asks, per proxied
+    (:mod:`hopvista.statements.openness`). ``wants`` asks, per proxied
     modality, whether ``reader``'s proxy reading must agree with the label (a reading that
     decides nothing satisfies either demand).
     """
@@ -162,13 +187,11 @@ def _claimable(kind: StatementType, selection: Selection, ids: Sequence[str],
     fact = kind.with_fact
     if truth:
         (chosen,) = selection.picked
-        return [chosen] if stays_open(selection, everyone, chosen, fact) else []
+        return [chosen] if stays_open(selection, everyone, frozenset({chosen}), fact) else []
     wrong = [e for e in ids if selection.picked != {e}]
     if len(selection.picked) >= 2:  # an "only" claim: an entity picked along with another
         wrong = [e for e in wrong if e in selection.picked]
-    if kind.name in DECIDABLE_FALSE:
-        return wrong
-    return [e for e in wrong if stays_open(selection, everyone, e, fact)]
+    return [e for e in wrong if stays_open(selection, everyone, frozenset({e}), fact)]
 
 
 def _witness(selection: Selection, ids: Sequence[str], claimed: str) -> str:

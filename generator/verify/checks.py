@@ -27,18 +27,23 @@ LABEL_NECESSITY_FORMAT = 3
 #: withheld (docs/format.md, section 3.8), and that has the ``only`` claim.
 LABEL_OPEN_FORMAT = 4
 
-#: Statement types whose *false* statements are known to be decidable with one modality
-#: withheld, and which the label-openness check therefore skips (docs/format.md, section
-#: 3.8): the owner of a fact attributed to the one entity two fused selectors pick would
-#: have to pass both selectors to keep both modalities open, and then it is that entity.
+#: The first format whose builds have no exception to label openness: FC+CT+TR and FC+AR+TR
+#: claim facts that several entities state (docs/format.md, section 3.8).
+SHARED_FACT_FORMAT = 5
+
+#: Statement types whose *false* statements are decidable with one modality withheld in
+#: format 4, and which its label-openness check skips: with a fact that one entity states,
+#: its owner would have to pass both fused selectors to keep both modalities open, and then
+#: it is the one entity they pick. Format 5 claims facts several entities state instead.
 LABEL_DECIDABLE_FALSE = frozenset({"FC+CT+TR", "FC+AR+TR"})
 
 
-def check_item(item: dict[str, Any], ctx: Context, version: int = LABEL_OPEN_FORMAT
+def check_item(item: dict[str, Any], ctx: Context, version: int = SHARED_FACT_FORMAT
                ) -> list[str]:
     """Problems with one item: labels re-derived, presuppositions, hop necessity (on the
     selection; on the label for datasets of format ``version`` >= 3, for "during the years
-    when" statements in format 3 and for every statement from format 4), answer."""
+    when" statements in format 3, for every statement but the false FC+CT+TR and FC+AR+TR
+    ones in format 4, and for every statement from format 5), answer."""
     problems = []
     labels: list[bool | None] = []
     for n, statement in enumerate(item["statements"], start=1):
@@ -72,6 +77,8 @@ def check_item(item: dict[str, Any], ctx: Context, version: int = LABEL_OPEN_FOR
 def _held_open(statement: dict[str, Any], label: bool, version: int) -> bool:
     """Whether a statement (of label ``label``) of a dataset of format ``version`` must keep
     its label open with each modality withheld."""
+    if version >= SHARED_FACT_FORMAT:
+        return True
     if version >= LABEL_OPEN_FORMAT:
         return label or statement["type"] not in LABEL_DECIDABLE_FALSE
     return version >= LABEL_NECESSITY_FORMAT and \
@@ -102,21 +109,23 @@ def readable_without(program: dict[str, Any], ctx: Context) -> list[str]:
     claim = program.get("claim") or {}
     readable = []
     try:
-        owner = None
         if "fact" in claim:
-            owners = picked_by(claim["fact"], ctx)
-            if len(owners) != 1:
+            targets = picked_by(claim["fact"], ctx)
+            if not targets:
                 return []
-            (owner,) = owners
+        else:
+            named = claim.get("only", claim.get("entity"))
+            if not isinstance(named, str):
+                return []
+            targets = frozenset({named})
         for modality in modalities(program):
             must, may = bounds(program["select"], ctx, modality)
-            if owner is not None and modality == "text":
+            if "fact" in claim and modality == "text":
                 can_be_true = any(x in may and must <= {x} for x in ctx.entities)
                 can_be_false = True
             else:
-                target = owner if owner is not None else claim.get("only", claim.get("entity"))
-                can_be_true = target in may and must <= {target}
-                can_be_false = not must == may == {target}
+                can_be_true = any(x in may and must <= {x} for x in targets)
+                can_be_false = not (must == may and len(must) == 1 and must <= targets)
             if not (can_be_true and can_be_false):
                 readable.append(modality)
     except (Undecidable, KeyError, TypeError, ValueError, IndexError, ArithmeticError):

@@ -167,6 +167,10 @@ class Catalogue(_Model):
     trial_phases: Annotated[Words, Field(min_length=1)]
     number_words: Annotated[Words, Field(min_length=5)]  #: "zero", "one", ... (index = n)
     names: NameParts
+    #: stock exchanges and audit firms: facts that several companies state alike (a pack
+    #: without them has no shared facts, and so no FC+CT+TR or FC+AR+TR statements)
+    exchanges: Words = ()
+    auditors: Words = ()
 
     @field_validator("industries")
     @classmethod

@@ -47,7 +47,8 @@ of ``plan.yaml`` names the macro of its section's template that words it:
     rate_sensitivity "interest expense by approximately <f.amount>" ·
     foreign_sales "<f.pct>% of net sales outside the United States" ·
     fx_forwards "notional amount of <f.amount>" ·
-    commodity "cost of sales by approximately <f.amount>"
+    commodity "cost of sales by approximately <f.amount>" ·
+    listing f.exchange · auditor f.firm (shared: several companies state them alike)
 
 The other fields of ``f`` are those :mod:`.facts` passes to :func:`~.facts.spec`.
 

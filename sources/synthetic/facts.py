@@ -3,7 +3,9 @@
 Each fact has a *needle* (the phrase that states its value, verbatim in every alternative of
 its sentence macro), a *key* (``kind:value``, equal for equal facts of different companies)
 and the values ``f`` its macros print. Values are redrawn (at most ``TRIES`` times) until
-the needle is unique in the world and no needle of its kind contains another.
+the needle is unique in the world and no needle of its kind contains another; but the kinds
+of :data:`SHARED_KINDS` (the stock exchange, the audit firm) are drawn from a short list, so
+that several companies state them alike (what FC+CT+TR and FC+AR+TR claim).
 
 Draw order matters (one stream per company): the groups below run in a fixed order, and
 within a group the kinds do too, whatever order a catalogue lists them in.
@@ -33,7 +35,9 @@ SPECIFIC_KINDS = ("pipeline", "customer", "loyalty", "enterprise_customers",
 FACT_KINDS = ("headquarters", "incorporation", "employees", "facilities", "segments",
               "product", *SPECIFIC_KINDS, "acquisition", "litigation", "regulatory",
               "credit_facility", "repurchase", "rate_sensitivity", "foreign_sales",
-              "fx_forwards", "commodity")
+              "fx_forwards", "commodity", "listing", "auditor")
+#: Fact kinds whose values several companies share (drawn last, from the catalogue's lists).
+SHARED_KINDS = ("listing", "auditor")
 
 
 @dataclass(frozen=True)
@@ -89,6 +93,10 @@ class _Company:
         self.taken.add_needle(kind, fact.needle, fact.key)
         self.facts[kind] = fact
 
+    def share(self, fact: FactSpec) -> None:
+        """Keep a fact of a shared kind: its needle may be any number of companies'."""
+        self.facts[fact.kind] = fact
+
 
 def fact_base(rng: np.random.Generator, fake: Any, taken: Uniqueness, catalogue: Catalogue,
               profile: Profile, figs: dict[str, list[Decimal]],
@@ -100,6 +108,7 @@ def fact_base(rng: np.random.Generator, fake: Any, taken: Uniqueness, catalogue:
     _events(co)
     _capital(co)
     _market_risk(co)
+    _reporting(co)
     return co.facts
 
 
@@ -352,3 +361,15 @@ def _commodity(co: _Company, commodity: str) -> FactSpec:
     amount = money_fine(max(cogs * uniform(co.rng, (0.03, 0.15)) * 0.1, 0.05))
     return spec("commodity", f"cost of sales by approximately {amount}",
                 f"{commodity} {amount}", commodity=commodity, amount=amount, year=co.year)
+
+
+# -- reporting: where the stock trades and who audits (shared by design) ---------------------
+
+def _reporting(co: _Company) -> None:
+    exchanges, auditors = co.catalogue.exchanges, co.catalogue.auditors
+    if exchanges:
+        exchange = str(pick(co.rng, exchanges))
+        co.share(spec("listing", exchange, exchange, exchange=exchange))
+    if auditors:
+        firm = str(pick(co.rng, auditors))
+        co.share(spec("auditor", firm, firm, firm=firm, year=co.year))
