@@ -396,3 +396,35 @@ def test_verify_rejects_a_trend_pair_with_a_definite_claim(tmp_path: Path,
     ds.save(items)
     assert main(["verify", str(ds.root)]) == 1
     assert "claims 'entity', but CT+TR statements claim 'only'" in capsys.readouterr().err
+
+
+def test_verify_rejects_a_false_fused_fact_claim_that_one_entity_states(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Format 5: a false FC+CT+TR / FC+AR+TR statement claims a fact several entities state.
+    Forged to attribute a fact one other entity states (what format 4 did), consistently
+    (text, distractor), it is refuted by a modality it does not need, and verify says so."""
+    ds = Dataset(tmp_path / "ds")
+    shutil.copytree(ROOT / "tests" / "golden" / "format5", ds.root)
+    items = ds.items()
+    i, n = next((i, n) for i, item in enumerate(items) for n, s in enumerate(item["statements"])
+                if s["type"] in SHARED_FACT_TYPES and not s["label"])
+    item, statement = items[i], items[i]["statements"][n]
+    ctx = Context(item, 0.03, 0.03)
+    owners = select(statement["program"]["claim"]["fact"], ctx)
+    assert len(owners) >= 2 and readable_without(statement["program"], ctx) == []
+    (chosen,) = select(statement["program"]["select"], ctx)
+    other = next(e for e in ctx.entities if e != chosen)
+    chunk = next(c["text"] for c in item["inputs"]["text"] if c["entity"] == other)
+    sentence = next(s for s in chunk.split(". ") if other not in s and len(s.split()) > 4)
+    needle = " ".join(sentence.split()[-4:])  # four words only that entity's text has
+    assert select({"op": "fact", "needle": needle}, ctx) == {other}, needle
+    old_needle = statement["program"]["claim"]["fact"]["needle"]
+    text = statement["text"].replace(old_needle, needle)
+    item["question"] = item["question"].replace(statement["text"], text)
+    statement |= {"text": text, "distractor": {"replaces": chosen, "with": other}}
+    statement["program"]["claim"] = {"fact": {"op": "fact", "needle": needle}}
+    ds.save(items)
+    assert main(["verify", str(ds.root), "--max-problems", "0"]) == 1
+    err = capsys.readouterr().err
+    assert f"statement {n + 1} ({statement['type']}): its label is readable without the" in err, \
+        err
