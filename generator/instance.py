@@ -140,8 +140,7 @@ def shared_facts(chunks: dict[str, Chunk]) -> tuple[SharedFact, ...]:
     stating: dict[str, list[Fact]] = {}
     for chunk in chunks.values():
         for fact in chunk.facts:
-            if fact.entity == chunk.entity:
-                stating.setdefault(fact.key, []).append(fact)
+            stating.setdefault(fact.key, []).append(fact)
     shared = []
     for key, facts in stating.items():
         owners = frozenset(f.entity for f in facts)
@@ -314,6 +313,7 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     chart_texts = {fmt(v, chart_column.precision) for series in chart.values() for v in series
                    if abs(v) >= 10}
     chunks: dict[str, Chunk] = {}
+    shared_keys = world_shared_keys(world) if shared else frozenset()
     for entity in entities if pack.spec.documents else ():
         candidates = [ch for ch in world.chunks.get(entity.id, [])
                       if chart_column.key not in ch.columns_stated and ch.facts
@@ -321,9 +321,8 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
         if not candidates:
             return None
         if shared:
-            keys = world_shared_keys(world)
             candidates = [ch for ch in candidates
-                          if any(f.key in keys for f in ch.facts)] or candidates
+                          if any(f.key in shared_keys for f in ch.facts)] or candidates
         chunks[entity.id] = candidates[int(rng.integers(len(candidates)))]
 
     return Instance(

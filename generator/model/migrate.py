@@ -92,10 +92,6 @@ def _manifest_3_to_4(manifest: Json) -> Json:
             "migrated_from": manifest.get("migrated_from", manifest.get("format_version"))}
 
 
-def _item_3_to_4(item: Json, manifest: Json) -> Json:
-    return item
-
-
 def _manifest_4_to_5(manifest: Json) -> Json:
     return {**manifest, "format_version": 5,
             "migrated_from": manifest.get("migrated_from", manifest.get("format_version"))}
@@ -107,7 +103,7 @@ def _item_unchanged(item: Json, manifest: Json) -> Json:
 
 STEPS: dict[int, tuple[Callable[[Json], Json], Callable[[Json, Json], Json]]] = {
     2: (_manifest_2_to_3, _item_2_to_3),
-    3: (_manifest_3_to_4, _item_3_to_4),
+    3: (_manifest_3_to_4, _item_unchanged),
     4: (_manifest_4_to_5, _item_unchanged),
 }
 """``version: (manifest step, item step)`` to ``version + 1``."""
