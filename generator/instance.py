@@ -173,6 +173,37 @@ def _pick(rng: np.random.Generator, items: list[Any], k: int) -> list[Any]:
     return [items[int(i)] for i in idx]
 
 
+def _steps(world: World, entities: list[Entity], years: tuple[int, ...], key: str
+           ) -> np.ndarray:
+    """The signs of the year-to-year changes of column ``key``, one row per entity."""
+    values = np.array([[float(world.value(e.id, key, y) or 0) for y in years]
+                       for e in entities], dtype=float)
+    return np.sign(np.diff(values, axis=1))
+
+
+def _divergent_first(world: World, entities: list[Entity], years: tuple[int, ...],
+                     chart_key: str, columns: list[Column], rng: np.random.Generator,
+                     jitter: float) -> list[Column]:
+    """``columns`` ordered by how far the trends that a straight line from each reads into
+    the chart column are from telling the chart's own, for the instance's entities: the
+    share of year-to-year moves whose direction, turned by the sign of the world's line
+    (:mod:`hopvista.proxy`), matches the chart column's, taken as its distance from one
+    half, plus a uniform jitter of width ``jitter``. The table then shows columns whose
+    trends say little about the chart's, so a solver that imputes the chart from one of
+    them reads its trends at about chance (issue 9)."""
+    from hopvista.proxy import ProxyModels  # the proxy models import the executor
+
+    lines = ProxyModels.of(world).chart.lines
+    chart = _steps(world, entities, years, chart_key)
+    keyed = []
+    for column in columns:
+        line = lines.get((chart_key, column.key))
+        turn = -1.0 if line is not None and line.b < 0 else 1.0
+        same = float(np.mean(turn * _steps(world, entities, years, column.key) == chart))
+        keyed.append((abs(same - 0.5) + float(rng.uniform(0.0, jitter)), column))
+    return [column for _, column in sorted(keyed, key=lambda pair: pair[0])]
+
+
 def _peers(world: World, pack: DomainPack, rng: np.random.Generator, k: int) -> list[Entity]:
     spec = pack.spec.instance
     if spec.peer_column is None:
@@ -246,7 +277,8 @@ def _trend_peers(world: World, years: tuple[int, ...], rng: np.random.Generator,
 
 
 def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
-                    trend_pair: bool = False, shared: bool = False) -> Instance | None:
+                    trend_pair: bool = False, shared: bool = False,
+                    divergent: float = 0.0) -> Instance | None:
     """Draw one instance, or ``None`` when this draw cannot satisfy the rules.
 
     With ``trend_pair``, the draw is guided towards instances where two entities trend the
@@ -254,6 +286,10 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     checked afterwards exactly as for an unguided draw. With ``shared``, each entity's chunk
     is drawn among those stating a fact that another entity of the world states too, where
     it has any (what the fact claims of FC+CT+TR and FC+AR+TR need: :func:`shared_facts`).
+    With ``divergent`` (the jitter of :func:`_divergent_first`; 0 draws the table's columns
+    uniformly), the table shows the columns whose trends say least about the chart column's
+    first: an item built under proxy-agreement demands (issue 9) can then meet "disagree" as
+    often as "agree".
     """
     spec = pack.spec.instance
     periods = pack.instance_periods
@@ -284,7 +320,11 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     identities = list(pack.identities)
     table_columns: list[Column] = []
     related = pack.related_to(chart_column.key)
-    for column in _pick(rng, [c for c in columns if c.key != chart_column.key], len(columns) - 1):
+    candidates = _pick(rng, [c for c in columns if c.key != chart_column.key], len(columns) - 1)
+    if divergent > 0:
+        candidates = _divergent_first(world, entities, years, chart_column.key, candidates,
+                                      rng, divergent)
+    for column in candidates:
         if column.key in related:
             continue
         trial = {c.key for c in table_columns} | {column.key}

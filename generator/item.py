@@ -24,21 +24,31 @@ def item_id(domain: str, seed: int, index: int, variant: str = BASE_VARIANT) -> 
     return variant_id(base_item_id(domain, seed, index), variant)
 
 
-#: Attempts (instance draws) an item spends meeting its proxy-agreement demands strictly,
-#: then relaxed; after that it is built without them (and says so).
-STRICT_ATTEMPTS, RELAXED_ATTEMPTS = 24, 48
+#: Attempts (instance draws) an item spends on each phase of its proxy-agreement demands
+#: (:func:`_demand_phase`), as the last attempt of the phase; after them the item is built
+#: without its demands (and says so).
+PHASES = (("robust-strict", 24), ("robust-relaxed", 48), ("strict", 72), ("relaxed", 96))
+
+#: Jitter of the table-column order of an instance drawn under the demands
+#: (:func:`~hopvista.instance.sample_instance`'s ``divergent``): how far a column whose
+#: trends match the chart's may still come before one that says less about them.
+DIVERGENCE = 0.2
 
 
 def _demand_phase(attempt: int) -> str:
     """How strictly attempt ``attempt`` holds the plan's proxy-agreement demands.
 
-    ``strict`` (the first :data:`STRICT_ATTEMPTS`): every reading must decide and meet its
-    demand; ``relaxed`` (up to :data:`RELAXED_ATTEMPTS`): a reading that decides nothing
-    meets any demand; ``waived`` (after): none is held to its demand, and the item says so.
+    ``robust-strict``: every reading must decide and meet its demand, the no-chart reading
+    through each of the best shown predictors of the chart column
+    (:data:`~hopvista.proxy.ROBUST_PREDICTORS`); ``robust-relaxed``: the same, but a reading
+    that decides nothing meets any demand; ``strict`` and ``relaxed``: likewise through the
+    best predictor only; ``waived`` (after :data:`PHASES`): none is held to its demand, and
+    the item says so.
     """
-    if attempt <= STRICT_ATTEMPTS:
-        return "strict"
-    return "relaxed" if attempt <= RELAXED_ATTEMPTS else "waived"
+    for name, last in PHASES:
+        if attempt <= last:
+            return name
+    return "waived"
 
 
 def _hardest_first(entry: PlanEntry) -> list[int]:
@@ -56,7 +66,8 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
     trend_pair = any(needs_trend_pair(t) for t in entry.types)
     shared = any(needs_shared_facts(t) for t in entry.types)
     for attempt in range(1, max_attempts + 1):
-        instance = sample_instance(world, pack, rng, trend_pair=trend_pair, shared=shared)
+        instance = sample_instance(world, pack, rng, trend_pair=trend_pair, shared=shared,
+                                   divergent=0.0 if entry.agree is None else DIVERGENCE)
         if instance is None:
             continue
         used: set[str] = set()
@@ -65,7 +76,7 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
         reader = None if entry.agree is None else ProxyReader(
             ProxyModels.of(world), {"inputs": inputs, "entities": [
                 {"id": e.id, "name": e.name} for e in instance.entities]},
-            relaxed=phase != "strict")
+            relaxed=phase.endswith("relaxed"), robust=phase.startswith("robust"))
         made: dict[int, Statement] = {}
         for slot in _hardest_first(entry):
             statement = make_statement(entry.types[slot], instance, pack, rng,

@@ -172,3 +172,71 @@ def test_the_audit_flags_a_leaky_build_and_the_defences_lower_it(
     assert round(audited["estimate"]["accuracy"], 4) == figures["leaky"]  # the card's figure
     assert figures["leaky"] > 0.6
     assert figures["defended"] < figures["leaky"] - 0.08
+
+
+def test_a_robust_demand_holds_through_the_two_best_predictors(defended: Path,
+                                                                world: World) -> None:
+    """An item built in the robust phases (its first 48 attempts) meets its no-chart demand
+    through the second-best shown predictor too, not only the recorded best one."""
+    from hopvista.item import PHASES
+    from hopvista.proxy import ROBUST_PREDICTORS
+
+    assert ROBUST_PREDICTORS >= 2
+    robust_last = dict(PHASES)["robust-relaxed"]
+    models = ProxyModels.of(world)
+    checked = 0
+    for item in filter(_shows_every_period, read_items(defended)):
+        attempts = item["provenance"]["attempts"]
+        if attempts > robust_last:
+            continue
+        reader = ProxyReader(models, item, relaxed=attempts > dict(PHASES)["robust-strict"],
+                             robust=True)
+        for statement, demand in zip(item["statements"], item["provenance"]["plan"]["agree"],
+                                     strict=True):
+            if "chart" in demand:
+                checked += 1
+                assert reader.check("chart", statement["program"], statement["label"],
+                                    demand["chart"]) is not None, item["id"]
+    assert checked >= 10
+
+
+def test_instances_under_demands_show_columns_whose_trends_say_little(
+        pack: DomainPack, world: World) -> None:
+    """With ``divergent``, the table's columns move with the chart column about half the
+    time (turned by the sign of the world's line), further from always or never than a
+    uniform draw's."""
+    import numpy as np
+
+    from hopvista.instance import sample_instance
+    from hopvista.rng import derive
+
+    lines = ProxyModels.of(world).chart.lines
+
+    def distance(divergent: float) -> float:
+        rng, found = derive(3, "test", "divergent"), []
+        while len(found) < 60:
+            instance = sample_instance(world, pack, rng, divergent=divergent)
+            if instance is None:
+                continue
+            chart = np.sign(np.diff([[float(v) for v in instance.chart[e.id]]
+                                     for e in instance.entities], axis=1))
+            for column in instance.table_columns:
+                turn = -1.0 if lines[(instance.chart_column.key, column.key)].b < 0 else 1.0
+                moves = np.sign(np.diff([[float(v) for v in instance.table[e.id][column.key]]
+                                         for e in instance.entities], axis=1))
+                found.append(abs(float(np.mean(turn * moves == chart)) - 0.5))
+        return float(np.mean(found))
+
+    assert distance(0.2) < distance(0.0) - 0.03
+
+
+def test_hiding_a_modality_leaves_the_item_as_it_was(defended: Path) -> None:
+    from hopvista.audit.solvers import without_chart, without_table
+
+    item = read_items(defended)[0]
+    before = json.dumps(item, sort_keys=True)
+    chart, table = without_chart(item), without_table(item)
+    assert json.dumps(item, sort_keys=True) == before
+    assert all(set(v) == {"0"} for s in chart["inputs"]["chart"]["series"] for v in [s["values"]])
+    assert all(row["values"] == {} for row in table["inputs"]["table"]["rows"])
+    assert "kind" not in chart["inputs"]["chart"]

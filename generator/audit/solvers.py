@@ -129,21 +129,21 @@ def _exact_unless(modality: str, imputed: dict[str, Any] | None, item: AuditItem
 
 
 def without_chart(item: dict[str, Any]) -> dict[str, Any]:
-    """``item`` with its chart values replaced by zeros (shape and column kept)."""
-    result = copy.deepcopy(item)
-    chart = result["inputs"]["chart"]
-    chart.pop("kind", None)
-    for series in chart["series"]:
-        series["values"] = ["0" for _ in series["values"]]
-    return result
+    """``item`` with its chart values replaced by zeros (shape and column kept). A new
+    item: what it shares with ``item`` (everything but the chart's series) is not copied,
+    so it is read, never changed."""
+    chart = {k: v for k, v in item["inputs"]["chart"].items() if k != "kind"}
+    chart["series"] = [{**series, "values": ["0" for _ in series["values"]]}
+                       for series in chart["series"]]
+    return {**item, "inputs": {**item["inputs"], "chart": chart}}
 
 
 def without_table(item: dict[str, Any]) -> dict[str, Any]:
-    """``item`` with no table values (headers kept)."""
-    result = copy.deepcopy(item)
-    for row in result["inputs"]["table"]["rows"]:
-        row["values"] = {}
-    return result
+    """``item`` with no table values (headers kept); shares the rest with ``item``, like
+    :func:`without_chart`."""
+    table = dict(item["inputs"]["table"])
+    table["rows"] = [{**row, "values": {}} for row in table["rows"]]
+    return {**item, "inputs": {**item["inputs"], "table": table}}
 
 
 def without_text(item: dict[str, Any]) -> dict[str, Any]:

@@ -171,10 +171,8 @@ def _proxy_readings(reader: ProxyReader | None, modalities: tuple[str, ...],
         return {}
     found = {}
     for modality in proxied(modalities):
-        reading = reader.read(modality, program)
-        want = (wants or {}).get(modality)
-        if want is not None and ((reading.label == truth) != want if reading.label is not None
-                                 else not reader.relaxed):
+        reading = reader.check(modality, program, truth, (wants or {}).get(modality))
+        if reading is None:
             return False
         found[modality] = reading.to_json()
     return found
