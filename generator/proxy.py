@@ -69,14 +69,6 @@ class ProxyModels:
         return cls(ChartModel(chart_lines), TableModel(table_lines, means))
 
 
-#: How many of the best shown table columns (by the world's held-out R²) a robust reader
-#: (:class:`ProxyReader`) holds the no-chart demand for. The audit ranks predictors by lines
-#: learned on the dataset, which often puts the world's second column first. Measured on
-#: 600-item financial builds (seed 21), with the divergent table columns of
-#: :func:`~hopvista.instance.sample_instance`: no-chart accuracy on chart-reading statements
-#: 56.5% with the best predictor only, 53.6% with two; its Hard sets 23.0% and 16.5%.
-ROBUST_PREDICTORS = 2
-
 #: Significant digits a fitted line keeps. Items record the lines, and the readings use the
 #: recorded values, so the last bits of a float sum (which could differ between machines)
 #: never reach a dataset's bytes.
@@ -127,17 +119,17 @@ class ProxyReader:
     tried on one selection differ only in what they claim."""
 
     def __init__(self, models: ProxyModels, item: dict[str, Any],
-                 relaxed: bool = False, robust: bool = False) -> None:
+                 relaxed: bool = False, predictors: int = 1) -> None:
         self._models = models
         self._item = item
         self.relaxed = relaxed
         """Whether a reading that decides nothing meets any demand (otherwise none: the
         decided readings are what must balance)."""
-        self.robust = robust
-        """Whether a demand on the no-chart reading holds for the readings through the
-        :data:`ROBUST_PREDICTORS` best shown table columns, not only the best one: a solver
-        that ranks the predictors otherwise (the audit learns its lines on the dataset)
-        then reads the statement the same way. The best one's reading is recorded."""
+        self.predictors = predictors
+        """Through how many of the best shown table columns a demand on the no-chart reading
+        holds (1: the best only). A solver that ranks the predictors otherwise (the audit
+        learns its lines on the dataset) then reads the statement the same way. The best
+        one's reading is recorded."""
         self._contexts: dict[str, list[Context | None]] = {}
         self._lines: dict[str, dict[str, tuple[float, float]]] = {}
         self._picks: dict[tuple[str, int, str], frozenset[str] | None] = {}
@@ -202,9 +194,8 @@ class ProxyReader:
               want: bool | None) -> Reading | None:
         """:meth:`read`, or ``None`` when the reading does not meet the demand ``want``
         (agree with ``truth`` or not; a reading that decides nothing meets it only when the
-        reader is relaxed). A robust reader holds the no-chart demand for the readings
-        through the :data:`ROBUST_PREDICTORS` best shown predictors (the best one's is
-        recorded)."""
+        reader is relaxed). The no-chart demand holds for the readings through each of the
+        :attr:`predictors` best shown table columns (the best one's is recorded)."""
         reading = self.read(modality, program)
         if want is None:
             return reading
@@ -213,8 +204,8 @@ class ProxyReader:
             return (label == truth) == want if label is not None else self.relaxed
         if not meets(reading.label):
             return None
-        if self.robust and modality == "chart" and self._imputed(modality):
-            for index in range(1, min(len(self._predictors()), ROBUST_PREDICTORS)):
+        if self.predictors > 1 and modality == "chart" and self._imputed(modality):
+            for index in range(1, min(len(self._predictors()), self.predictors)):
                 if not meets(self._label(modality, index, program)):
                     return None
         return reading
