@@ -34,10 +34,11 @@ def fmt(value: Decimal, precision: int | None = None) -> str:
 def midpoint(a: Decimal, b: Decimal) -> Decimal:
     """The exact midpoint of two displayed values, without superfluous trailing zeros."""
     mid = (a + b) / 2
-    return mid.quantize(Decimal(1)) if mid == mid.to_integral_value() else _trim(mid)
+    return mid.quantize(Decimal(1)) if mid == mid.to_integral_value() else trim(mid)
 
 
-def _trim(value: Decimal) -> Decimal:
+def trim(value: Decimal) -> Decimal:
+    """``value`` without trailing zeros after its decimal point (``1.50 -> 1.5``)."""
     sign, digits, exponent = value.as_tuple()
     if not isinstance(exponent, int):
         return value

@@ -73,7 +73,7 @@ def ar_sum(instance: Instance, rng: np.random.Generator, words: dict[str, dict[s
         column, op = params[int(i)]
         totals = {e: sum((instance.value(e, column, y) for y in years), Decimal(0))
                   for e in instance.ids}
-        for threshold, picked in cuts(totals, op, sizes):
+        for threshold, picked in cuts(totals, op, sizes, rng):
             yield all_years_condition(instance, "AR_SUM", "ar_sum", column, op, threshold,
                                       picked, words)
 

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from hopvista.display import fmt, midpoint
+import numpy as np
+
+from hopvista.display import fmt, midpoint, trim
 from hopvista.instance import Instance
 
 Node = dict[str, Any]
@@ -77,12 +79,24 @@ class Margins:
                    trend_step=span * Decimal(str(min_trend_step)))
 
 
-def cuts(values: dict[str, Decimal], cmp: str,
-         sizes: range) -> list[tuple[Decimal, frozenset[str]]]:
-    """Thresholds at midpoints between neighbouring values that leave ``size`` entities passing.
+#: Where in the gap between two neighbouring values :func:`cuts` may place a threshold, as
+#: fractions of the gap: the midpoint and one point near each side. Any of them picks the
+#: same entities, so the label never depends on it; what does is how a solver that imputes
+#: the withheld values reads it. A threshold near a side lets an imputed value land on the
+#: other side as often as on the same, so a proxy-agreement demand (issue 9) can be met
+#: either way; offered in random order whatever the demand, so where a threshold sits in
+#: its gap says nothing about the label or the demand.
+GAP_POSITIONS = (Decimal("0.5"), Decimal("0.15"), Decimal("0.85"))
+
+
+def cuts(values: dict[str, Decimal], cmp: str, sizes: range,
+         rng: np.random.Generator | None = None) -> list[tuple[Decimal, frozenset[str]]]:
+    """Thresholds between neighbouring values that leave ``size`` entities passing.
 
     For ``cmp='>'`` the passing entities are those with the largest values, for ``'<'`` the
     smallest. A cut exists only where the neighbours differ, so no value equals a threshold.
+    Without ``rng`` a cut is the gap's midpoint; with it, each gap offers every distinct
+    position of :data:`GAP_POSITIONS`, in random order.
     """
     ranked = sorted(values.items(), key=lambda kv: kv[1], reverse=(cmp == ">"))
     found = []
@@ -90,9 +104,33 @@ def cuts(values: dict[str, Decimal], cmp: str,
         if not 0 < size < len(ranked):
             continue
         inside, outside = ranked[size - 1][1], ranked[size][1]
-        if inside != outside:
-            found.append((midpoint(inside, outside), frozenset(e for e, _ in ranked[:size])))
+        if inside == outside:
+            continue
+        picked = frozenset(e for e, _ in ranked[:size])
+        if rng is None:
+            found.append((midpoint(inside, outside), picked))
+            continue
+        for threshold in _placed(inside, outside, rng):
+            found.append((threshold, picked))
     return found
+
+
+def _placed(a: Decimal, b: Decimal, rng: np.random.Generator) -> list[Decimal]:
+    """Thresholds strictly between ``a`` and ``b`` at :data:`GAP_POSITIONS` (each with one
+    decimal more than the finer of the two values, trailing zeros trimmed), distinct, in
+    random order; the midpoint is exact."""
+    low, high = min(a, b), max(a, b)
+    exponents = [x.as_tuple().exponent for x in (low, high)]
+    step = Decimal(1).scaleb(min(e for e in exponents if isinstance(e, int)) - 1)
+    placed: list[Decimal] = []
+    for fraction in GAP_POSITIONS:
+        if fraction == Decimal("0.5"):
+            point = midpoint(low, high)
+        else:
+            point = trim((low + (high - low) * fraction).quantize(step))
+        if low < point < high and point not in placed:
+            placed.append(point)
+    return [placed[int(i)] for i in rng.permutation(len(placed))]
 
 
 def all_years_condition(instance: Instance, kind: str, op: str, column: str, cmp: str,

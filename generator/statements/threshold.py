@@ -32,7 +32,7 @@ def ct(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, 
     for i in rng.permutation(len(params)):
         column, year, op = params[int(i)]
         values = {e: instance.value(e, column, year) for e in instance.ids}
-        for threshold, picked in cuts(values, op, sizes):
+        for threshold, picked in cuts(values, op, sizes, rng):
             yield Selection(
                 kind="CT", picked=picked,
                 node={"op": "ct", "column": column, "year": year, "cmp": op,
@@ -54,7 +54,7 @@ def ct_all(instance: Instance, rng: np.random.Generator, words: dict[str, dict[s
         # every year above t <=> the minimum is above t (below: the maximum is below t)
         binding = {e: (min(v) if op == ">" else max(v)) for e, v in series.items()}
         every = {v for values in series.values() for v in values}
-        for threshold, picked in cuts(binding, op, sizes):
+        for threshold, picked in cuts(binding, op, sizes, rng):
             if threshold in every:
                 continue
             yield all_years_condition(instance, "CT_ALL", "ct_all", column, op, threshold,
