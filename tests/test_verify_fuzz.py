@@ -958,8 +958,11 @@ def counts_images(ds: Dataset) -> None:
 
 
 def _decided_reading(items: list[dict[str, Any]]) -> tuple[dict[str, Any], int, str]:
-    """An item, a statement index and a modality whose recorded proxy reading decides."""
+    """An item held to its demands (not waived), a statement index and a modality whose
+    recorded proxy reading decides."""
     for item in items:
+        if item["provenance"].get("agree_waived"):
+            continue
         for n, statement in enumerate(item["statements"]):
             for modality, reading in sorted((statement.get("proxy") or {}).items()):
                 if reading["label"] is not None:
