@@ -47,10 +47,19 @@ def read_items(path: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="session")
-def hard48(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The issue's reference build: 48 Hard items, seed 7, with images."""
-    out = tmp_path_factory.mktemp("hard") / "X"
-    build_dataset(out, "--hops", "3", "-n", "48", "--seed", "7")
+def hard48(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """The issue's reference build: 48 Hard items, seed 7, with images. Built once per
+    test run and shared by the xdist workers (under a lock; a build writes its folder
+    atomically, so a finished one has its manifest); tests only read it."""
+    from filelock import FileLock
+
+    root = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        root = root.parent  # the run's folder, above each worker's own
+    out = root / "hard48" / "X"
+    with FileLock(str(root / "hard48.lock")):
+        if not (out / "manifest.json").exists():
+            build_dataset(out, "--hops", "3", "-n", "48", "--seed", "7")
     return out
 
 

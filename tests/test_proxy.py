@@ -155,7 +155,7 @@ def test_the_audit_flags_a_leaky_build_and_the_defences_lower_it(
     figures = {}
     for name, extra in (("leaky", ["--no-defences"]), ("defended", [])):
         out = tmp_path / name
-        assert main(["build", "financial", "-n", "200", "--seed", "11", "--no-images",
+        assert main(["build", "financial", "-n", "120", "--seed", "11", "--no-images",
                      "--out", str(out), *extra]) == 0
         card = json.loads((out / "manifest.json").read_text())["audit"]
         row = next(r for r in card["rows"]

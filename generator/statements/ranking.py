@@ -76,6 +76,14 @@ def rk_when(instance: Instance, rng: np.random.Generator, words: dict[str, dict[
     params = [(a, x, op, o) for a in instance.ids for x in range(len(exprs)) for op in CMPS
               for o in ORDERS]
     years = list(instance.years)
+    winners_by = {o: {y: winner(instance, y, o, margins) for y in years} for o in ORDERS}
+    loses: dict[tuple[str, int, str], bool] = {}
+
+    def clearly_lost(entity: str, year: int, order: str) -> bool:
+        key = (entity, year, order)
+        if key not in loses:
+            loses[key] = clearly_loses(instance, entity, year, order, margins)
+        return loses[key]
     for k in rng.permutation(len(params)):
         anchor, x, op, order = params[int(k)]
         expr = exprs[x]
@@ -87,15 +95,14 @@ def rk_when(instance: Instance, rng: np.random.Generator, words: dict[str, dict[
             for column, sign in expr[1:]:
                 value = combine(value, sign, instance.value(anchor, column, y))
             per_year[str(y)] = value
-        winners = {y: winner(instance, y, order, margins) for y in years}
+        winners = winners_by[order]
         for threshold, passing in cuts(per_year, op, range(1, len(years))):
             when = [y for y in years if str(y) in passing]
             best = {winners[y] for y in when}
             if len(best) != 1 or None in best:
                 continue
             champion = cast(str, next(iter(best)))  # None was excluded just above
-            if not any(clearly_loses(instance, champion, y, order, margins)
-                       for y in years if y not in when):
+            if not any(clearly_lost(champion, y, order) for y in years if y not in when):
                 continue
             # Without the table the years are unknown: the selector may pick any entity that
             # clearly wins the chart in some year (and none for certain).
