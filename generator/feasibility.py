@@ -10,7 +10,6 @@ from __future__ import annotations
 from hopvista.domain import DomainPack
 from hopvista.instance import sample_instance
 from hopvista.rng import derive
-from hopvista.statements.openness import SHARED_FACT_TYPES
 from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.statements.types import make_statement
 from hopvista.world import World
@@ -26,7 +25,7 @@ def needs_trend_pair(type_name: str) -> bool:
 def needs_shared_facts(type_name: str) -> bool:
     """Whether the type claims facts several entities state, so the sampler should draw
     chunks that state such facts."""
-    return type_name in SHARED_FACT_TYPES
+    return STATEMENT_TYPES.get(type_name).shared_facts
 
 
 def feasible_types(world: World, pack: DomainPack, seed: int,

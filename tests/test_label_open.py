@@ -17,7 +17,6 @@ import pytest
 
 from hopvista.audit.lenient import lenient_decide
 from hopvista.cli.main import main
-from hopvista.statements.openness import SHARED_FACT_TYPES
 from hopvista.statements.registry import STATEMENT_TYPES, selector
 from hopvista.verify.checks import (
     LABEL_DECIDABLE_FALSE,
@@ -32,6 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 YEARS = [2019, 2020, 2021, 2022, 2023]
 E = frozenset({"A", "B", "C"})
 NONE: frozenset[str] = frozenset()
+#: The types that claim facts several entities state, as the registry declares them.
+SHARED_FACT_TYPES = frozenset(name for name in STATEMENT_TYPES.names()
+                              if STATEMENT_TYPES.get(name).shared_facts)
 
 # --------------------------------------------------------------------------------------------
 # a hand-made item: table column x, chart column y, one text per entity
@@ -207,6 +209,13 @@ def test_the_check_is_gated_on_the_format_version(ctx: Context) -> None:
 
 def test_format_4s_exceptions_are_the_types_that_claim_shared_facts() -> None:
     assert LABEL_DECIDABLE_FALSE == SHARED_FACT_TYPES == {"FC+CT+TR", "FC+AR+TR"}
+
+
+def test_only_the_fact_form_of_a_type_registered_so_claims_shared_facts() -> None:
+    """``shared_fact_form`` marks the FC form, never the type itself nor other types."""
+    for name in STATEMENT_TYPES.names():
+        kind = STATEMENT_TYPES.get(name)
+        assert kind.shared_facts == (kind.with_fact and name in {"FC+CT+TR", "FC+AR+TR"})
 
 
 SHARED = {"op": "fact", "needle": "KPMG LLP"}

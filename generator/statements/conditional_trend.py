@@ -67,9 +67,9 @@ def _with_trend(condition: Callable[[Instance, np.random.Generator, Words, range
 #: CT+TR: {cond_column} {cmp} {threshold} in every period, and a continuous trend.
 ct_tr = selector("CT+TR", modalities=("table", "chart"), variables=_VARIABLES,
                  operators=("and", "ct_all", "tr_all"), hops=2, min_periods=MIN_PERIODS,
-                 trend_pair=True, claim="only")(_with_trend(ct_all))
+                 trend_pair=True, claim="only", shared_fact_form=True)(_with_trend(ct_all))
 
 #: AR+TR: the total of {cond_column} over the periods {cmp} {threshold}, and a trend.
 ar_tr = selector("AR+TR", modalities=("table", "chart"), variables=_VARIABLES,
                  operators=("and", "ar_sum", "tr_all"), hops=2, min_periods=MIN_PERIODS,
-                 trend_pair=True, claim="only")(_with_trend(ar_sum))
+                 trend_pair=True, claim="only", shared_fact_form=True)(_with_trend(ar_sum))

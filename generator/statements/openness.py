@@ -19,13 +19,14 @@ from collections.abc import Iterable
 
 from hopvista.statements.selection import Bounds, Selection
 
-#: Types whose fact claims use facts that several entities state (``Instance.shared``): with
-#: a fact one entity states, a false statement cannot keep its label open with each modality
-#: withheld, since the owner would have to pass both fused selectors (else one modality
-#: refutes it) and so be the one entity they pick (docs/format.md, section 3.8). A shared
-#: fact whose owners include an entity each selector passes alone is open without either.
-#: True statements of these types use shared facts as well, so the wording tells no label.
-SHARED_FACT_TYPES = frozenset({"FC+CT+TR", "FC+AR+TR"})
+# Why some types claim facts that several entities state (``Instance.shared``; the types
+# whose ``StatementType.shared_facts`` is set, by ``selector(..., shared_fact_form=True)``):
+# with a fact one entity states, a false statement of a fused pair of selectors cannot keep
+# its label open with each modality withheld, since the owner would have to pass both
+# selectors (else one modality refutes it) and so be the one entity they pick
+# (docs/format.md, section 3.8). A shared fact whose owners include an entity each selector
+# passes alone is open without either. True statements of these types use shared facts as
+# well, so the wording tells no label.
 
 
 def withheld_bounds(selection: Selection, hidden: str, everyone: frozenset[str]) -> Bounds:

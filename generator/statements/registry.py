@@ -74,6 +74,10 @@ class StatementType:
     operators: tuple[str, ...] = ()
     min_periods: int = 1
     trend_pair: bool = False
+    shared_facts: bool = False
+    """Whether the type's fact claims name facts several entities state (``Instance.shared``):
+    what a fused pair of selectors needs for a false statement to stay open with each
+    modality withheld (:mod:`hopvista.statements.openness`)."""
     origin: str = ""
 
     @property
@@ -98,10 +102,12 @@ def _canonical(modalities: tuple[str, ...]) -> tuple[str, ...]:
 def selector(name: str, *, modalities: tuple[str, ...], variables: tuple[str, ...],
              operators: tuple[str, ...], hops: int = 1, min_periods: int = 1,
              trend_pair: bool = False, fact_form: bool = True,
-             claims_entity: bool = True, claim: str = "entity"
-             ) -> Callable[[Selector], Selector]:
+             claims_entity: bool = True, claim: str = "entity",
+             shared_fact_form: bool = False) -> Callable[[Selector], Selector]:
     """Register the selector type ``name`` (and its ``FC+name`` form) for the decorated
-    selector factory; see the module docstring."""
+    selector factory; see the module docstring. ``shared_fact_form``: the ``FC+name`` form
+    claims facts several entities state (:attr:`StatementType.shared_facts`), as a fused
+    pair of selectors needs."""
     if claim not in CLAIMS:
         raise ValueError(f"statement type {name}: claim must be one of {CLAIMS}, not {claim!r}")
 
@@ -117,7 +123,7 @@ def selector(name: str, *, modalities: tuple[str, ...], variables: tuple[str, ..
                 name=f"FC+{name}", hops=hops + 1, modalities=_canonical(("text", *modalities)),
                 variables=(*variables, "fact"), select=select, with_fact=True, claim="fact",
                 operators=(*operators, "fact"), min_periods=min_periods,
-                trend_pair=trend_pair, origin=origin))
+                trend_pair=trend_pair, shared_facts=shared_fact_form, origin=origin))
         return select
 
     return register

@@ -4,9 +4,9 @@ A type is a selector (one hop or a fused pair, see :mod:`hopvista.statements.reg
 claim: either "the selected entity is X" (entity claim) or, for FC + X types, "the selected
 entity states this fact" (fact claim). False statements are entity swaps within the instance
 (FCMR B.6): another entity is claimed, or another entity's fact is attributed to the selected
-one. The types of :data:`~hopvista.statements.openness.SHARED_FACT_TYPES` claim facts that
-several entities state (``Instance.shared``): a false one attributes a fact that the selected
-entity does not state and others do.
+one. Types whose :attr:`~hopvista.statements.registry.StatementType.shared_facts` is set claim
+facts that several entities state (``Instance.shared``): a false one attributes a fact that the
+selected entity does not state and others do.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from hopvista.errors import GenerationError
 from hopvista.instance import Instance
 from hopvista.proxy import ProxyReader
 from hopvista.statements.fact import fact_node, facts_of
-from hopvista.statements.openness import SHARED_FACT_TYPES, stays_open
+from hopvista.statements.openness import stays_open
 from hopvista.statements.registry import STATEMENT_TYPES, StatementType, proxied
 from hopvista.statements.selection import Margins, Selection, text_cells
 from hopvista.statements.wording import render
@@ -62,7 +62,7 @@ def _claims(kind: StatementType, selection: Selection, instance: Instance,
             rng: np.random.Generator, truth: bool, used: set[str]) -> Iterator[_Claim]:
     """The claims that give ``selection`` the label ``truth`` and keep it open with any one
     modality withheld (:func:`_claimable`), in random order: entities, or their facts."""
-    if kind.with_fact and kind.name in SHARED_FACT_TYPES:
+    if kind.shared_facts:
         yield from _shared_claims(selection, instance, rng, truth, used)
         return
     owners = _claimable(kind, selection, instance.ids, frozenset(instance.ids), truth)
