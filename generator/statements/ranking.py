@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from decimal import Decimal
+from functools import cache
 from typing import cast
 
 import numpy as np
@@ -77,13 +78,11 @@ def rk_when(instance: Instance, rng: np.random.Generator, words: dict[str, dict[
               for o in ORDERS]
     years = list(instance.years)
     winners_by = {o: {y: winner(instance, y, o, margins) for y in years} for o in ORDERS}
-    loses: dict[tuple[str, int, str], bool] = {}
 
+    @cache
     def clearly_lost(entity: str, year: int, order: str) -> bool:
-        key = (entity, year, order)
-        if key not in loses:
-            loses[key] = clearly_loses(instance, entity, year, order, margins)
-        return loses[key]
+        return clearly_loses(instance, entity, year, order, margins)
+
     for k in rng.permutation(len(params)):
         anchor, x, op, order = params[int(k)]
         expr = exprs[x]
