@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from hopvista.domain import DomainPack
-from hopvista.feasibility import needs_shared_facts
+from hopvista.feasibility import needs_shared_facts, needs_trend_pair
 from hopvista.instance import Instance, sample_instance
 from hopvista.plan import slot_groups
 from hopvista.rng import derive
@@ -161,3 +161,36 @@ def _claims_of_never_winners_are_flagged(program: dict[str, Any], ctx: Context) 
         forged["claim"] = {"entity": entity}
         flagged = "table" in readable_without(forged, ctx)
         assert flagged == (entity not in winners), (entity, winners)
+
+
+@pytest.mark.parametrize("type_name", [n for n, k in STATEMENT_TYPES.items() if k.with_fact])
+def test_the_claimed_fact_does_not_depend_on_the_label(type_name: str, world: World,
+                                                       pack: DomainPack) -> None:
+    """A fact-claiming type draws the fact before it meets the label, facts that some
+    selection makes true and another false first: from the same random state, a true and a
+    false statement claim the same fact wherever the instance has such a fact. (Chosen after
+    the selection, a true statement would claim the selected entity's own facts and a false
+    one another's, so a wording classifier could learn which facts tend to be true.)"""
+    pairs = same = 0
+    rng = derive(7, "fact-first", type_name)
+    for _ in range(1000):
+        instance = sample_instance(world, pack, rng, trend_pair=needs_trend_pair(type_name),
+                                   shared=needs_shared_facts(type_name))
+        if instance is None:
+            continue
+        seed = int(rng.integers(2**32))
+        made = [make_statement(type_name, instance, pack, derive(seed, "statement"), truth,
+                               set()) for truth in (True, False)]
+        if made[0] is None or made[1] is None:
+            continue
+        assert made[0].label and not made[1].label
+        needles = [m.program["claim"]["fact"]["needle"] for m in made]
+        pairs += 1
+        same += needles[0] == needles[1]
+        if pairs == 40:
+            break
+    assert pairs == 40, f"{type_name}: too few instances with both labels"
+    # FC+TR's hop often picks one entity whatever the column (the one that grows): then no
+    # fact is open to both labels, and the true claim must be that entity's. Drawn after the
+    # selection, a fact owned by one entity would never be claimed alike.
+    assert same >= 0.25 * pairs, f"{type_name}: the same fact in only {same} of {pairs} pairs"

@@ -27,12 +27,6 @@ def fc(instance: Instance, rng: np.random.Generator) -> Iterator[Selection]:
                         modalities=frozenset({"text"}), meta={"fact": fact})
 
 
-def facts_of(instance: Instance, entity: str, rng: np.random.Generator) -> list[Fact]:
-    """The usable facts of one entity, in random order."""
-    facts = instance.facts[entity]
-    return [facts[int(k)] for k in rng.permutation(len(facts))]
-
-
 @selector("FC", modalities=("text",), variables=("fact",), operators=("fact",),
           fact_form=False)
 def fc_type(instance: Instance, rng: np.random.Generator, words: Words,

@@ -11,6 +11,7 @@ selected entity does not state and others do.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -21,11 +22,12 @@ from hopvista.domain import DomainPack
 from hopvista.errors import GenerationError
 from hopvista.instance import Instance
 from hopvista.proxy import ProxyReader
-from hopvista.statements.fact import fact_node, facts_of
+from hopvista.statements.fact import fact_node
 from hopvista.statements.openness import stays_open
 from hopvista.statements.registry import STATEMENT_TYPES, StatementType, proxied
 from hopvista.statements.selection import Margins, Selection, text_cells
 from hopvista.statements.wording import render
+from hopvista.world import Fact, SharedFact
 
 
 @dataclass
@@ -58,47 +60,73 @@ class _Claim:
     needle: str | None
 
 
-def _claims(kind: StatementType, selection: Selection, instance: Instance,
-            rng: np.random.Generator, truth: bool, used: set[str]) -> Iterator[_Claim]:
-    """The claims that give ``selection`` the label ``truth`` and keep it open with any one
-    modality withheld (:func:`_claimable`), in random order: entities, or their facts."""
-    if kind.shared_facts:
-        yield from _shared_claims(selection, instance, rng, truth, used)
-        return
-    owners = _claimable(kind, selection, instance.ids, frozenset(instance.ids), truth)
-    if not truth:
-        owners = [owners[int(k)] for k in rng.permutation(len(owners))]
-    for owner in owners:
-        if kind.with_fact:
-            for fact in facts_of(instance, owner, rng):
-                if fact.needle not in used:
-                    yield _Claim(fact.entity, {"fact": fact_node(fact)},
-                                 selection.words | {"fact": fact.claim}, fact.needle)
-        else:
-            needle = selection.meta["fact"].needle if "fact" in selection.meta else None
-            yield _Claim(owner, {kind.claim: owner},
-                         selection.words | {"entity": instance.name(owner)}, needle)
+Option = tuple[Selection, _Claim]
 
 
-def _shared_claims(selection: Selection, instance: Instance, rng: np.random.Generator,
-                   truth: bool, used: set[str]) -> Iterator[_Claim]:
-    """Claims of facts that several entities state, giving ``selection`` the label ``truth``
-    and keeping it open with any one modality withheld, in random order, those the item has
-    not claimed yet first (an instance has few shared facts, and one may be claimed of
-    different selections). ``claimed`` is the selected entity (true) or the first owner in
-    display order (false: the distractor)."""
-    if len(selection.picked) != 1:
-        return
-    (chosen,) = selection.picked
-    everyone = frozenset(instance.ids)
-    order = [instance.shared[int(k)] for k in rng.permutation(len(instance.shared))]
-    for fact in sorted(order, key=lambda f: f.needle in used):
-        if (chosen in fact.owners) != truth or \
-                not stays_open(selection, everyone, fact.owners, fact=True):
+def _selection_first(kind: StatementType, selections: Iterator[Selection], instance: Instance,
+                     rng: np.random.Generator, truth: bool, used: set[str],
+                     limit: int) -> Iterator[Option]:
+    """Entity claims: each of the first ``limit`` selections in turn, with the entities that
+    give it the label ``truth`` and keep it open with any one modality withheld
+    (:func:`_claimable`), distractors in random order."""
+    for n, selection in enumerate(selections):
+        if n >= limit:
+            return
+        if repr(selection.node) in used:
             continue
-        claimed = chosen if truth else next(e for e in instance.ids if e in fact.owners)
-        yield _Claim(claimed, {"fact": fact_node(fact)},
-                     selection.words | {"fact": fact.claim}, fact.needle)
+        owners = _claimable(kind, selection, instance.ids, frozenset(instance.ids), truth)
+        if not truth:
+            owners = [owners[int(k)] for k in rng.permutation(len(owners))]
+        needle = selection.meta["fact"].needle if "fact" in selection.meta else None
+        for owner in owners:
+            yield selection, _Claim(owner, {kind.claim: owner},
+                                    selection.words | {"entity": instance.name(owner)}, needle)
+
+
+def _fact_first(kind: StatementType, selections: Iterator[Selection], instance: Instance,
+                rng: np.random.Generator, truth: bool, used: set[str],
+                limit: int) -> Iterator[Option]:
+    """Fact claims: a fact is drawn first, then a selection among the first ``limit`` that
+    gives it the label ``truth`` (the selected entity states the fact, or does not) and keeps
+    it open with any one modality withheld. Facts that one selection makes true and another
+    false come first, in random order; facts open to this label only come after them.
+
+    So which fact is claimed (its wording) does not depend on the label wherever the
+    instance allows: for either label the same facts come first, in the same order.
+    Choosing the fact after the selection would claim of each selected entity the facts that
+    entities like it have, and a wording classifier would learn which facts tend to be true.
+    Shared-fact types (:attr:`StatementType.shared_facts`) claim ``Instance.shared``, facts
+    the item has not claimed yet first; the others claim one entity's own facts, each at
+    most once.
+    """
+    pool = [s for s in itertools.islice(selections, limit)
+            if len(s.picked) == 1 and repr(s.node) not in used]
+    everyone = frozenset(instance.ids)
+    facts: list[Fact] | list[SharedFact]
+    if kind.shared_facts:
+        drawn = [instance.shared[int(k)] for k in rng.permutation(len(instance.shared))]
+        facts = sorted(drawn, key=lambda f: f.needle in used)
+    else:
+        own = [f for e in instance.ids for f in instance.facts[e] if f.needle not in used]
+        facts = [own[int(k)] for k in rng.permutation(len(own))]
+    either: list[tuple[Fact | SharedFact, frozenset[str], list[Selection]]] = []
+    one: list[tuple[Fact | SharedFact, frozenset[str], list[Selection]]] = []
+    for fact in facts:
+        owners = fact.owners if isinstance(fact, SharedFact) else frozenset({fact.entity})
+        fits = [s for s in pool if stays_open(s, everyone, owners, fact=True)]
+        stating = [s for s in fits if s.picked <= owners]
+        other = [s for s in fits if not s.picked <= owners]
+        mine = stating if truth else other
+        if stating and other:
+            either.append((fact, owners, mine))
+        elif mine:
+            one.append((fact, owners, mine))
+    for fact, owners, mine in either + one:
+        for selection in mine:
+            (chosen,) = selection.picked
+            claimed = chosen if truth else next(e for e in instance.ids if e in owners)
+            yield selection, _Claim(claimed, {"fact": fact_node(fact)},
+                                    selection.words | {"fact": fact.claim}, fact.needle)
 
 
 def make_statement(type_name: str, instance: Instance, pack: DomainPack,
@@ -120,44 +148,42 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
     several = kind.claim == "only" and not truth  # "X is the only ...": X and another picked
     selections = (s for s in kind.select(instance, rng, words, margins)
                   if (len(s.picked) >= 2 if several else len(s.picked) == 1))
-    for n, selection in enumerate(selections):
-        if n >= max_candidates:
-            return None
-        signature = repr(selection.node)
-        if signature in used:
+    if kind.with_fact:
+        options = _fact_first(kind, selections, instance, rng, truth, used, max_candidates)
+    else:
+        options = _selection_first(kind, selections, instance, rng, truth, used, max_candidates)
+    for selection, option in options:
+        program = {"select": selection.node, "claim": option.claim}
+        proxy = _proxy_readings(reader, kind.modalities, program, truth, wants)
+        if proxy is False:
             continue
         cells = list(selection.cells)
         if kind.with_fact:
             cells += [c for c in text_cells(instance) if c not in cells]
-        for option in _claims(kind, selection, instance, rng, truth, used):
-            program = {"select": selection.node, "claim": option.claim}
-            proxy = _proxy_readings(reader, kind.modalities, program, truth, wants)
-            if proxy is False:
-                continue
-            label = selection.picked == {option.claimed}
-            if label != truth:
-                raise GenerationError(
-                    f"{type_name}: label {label} differs from the plan's {truth}")
-            used.add(signature)
-            if option.needle is not None:
-                used.add(option.needle)
-            variables = dict(option.variables)
-            entity_words = pack.spec.entity
-            nouns = entity_words.noun_list()
-            variables["noun"] = nouns[int(rng.integers(len(nouns)))]
-            variables |= {"singular": entity_words.singular, "plural": entity_words.plural}
-            return Statement(
-                type=type_name,
-                text=render(pack.words.forms[type_name], variables, rng),
-                label=label,
-                modalities=list(kind.modalities),
-                program=program,
-                cells=cells,
-                distractor=None if label else {
-                    "replaces": _witness(selection, instance.ids, option.claimed),
-                    "with": option.claimed},
-                proxy=None if reader is None else proxy,
-            )
+        label = selection.picked == {option.claimed}
+        if label != truth:
+            raise GenerationError(
+                f"{type_name}: label {label} differs from the plan's {truth}")
+        used.add(repr(selection.node))
+        if option.needle is not None:
+            used.add(option.needle)
+        variables = dict(option.variables)
+        entity_words = pack.spec.entity
+        nouns = entity_words.noun_list()
+        variables["noun"] = nouns[int(rng.integers(len(nouns)))]
+        variables |= {"singular": entity_words.singular, "plural": entity_words.plural}
+        return Statement(
+            type=type_name,
+            text=render(pack.words.forms[type_name], variables, rng),
+            label=label,
+            modalities=list(kind.modalities),
+            program=program,
+            cells=cells,
+            distractor=None if label else {
+                "replaces": _witness(selection, instance.ids, option.claimed),
+                "with": option.claimed},
+            proxy=None if reader is None else proxy,
+        )
     return None
 
 
