@@ -16,6 +16,7 @@ list of names, so an installed plug-in needs no import by the user.
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Iterator
 from importlib import metadata
 from typing import Generic, TypeVar, overload
@@ -50,6 +51,8 @@ class Registry(Generic[T]):
         self._entries: dict[str, T] = {}
         self._origins: dict[str, str] = {}
         self._loaded = False
+        self._loading = False
+        self._lock = threading.RLock()
 
     @overload
     def register(self, name: str) -> Callable[[T], T]: ...
@@ -82,17 +85,29 @@ class Registry(Generic[T]):
         self._origins.pop(name, None)
 
     def _load(self) -> None:
+        """Import the built-ins and the entry points, once. Another thread asking meanwhile
+        waits until they are all in (the evaluator looks entries up from several threads);
+        the loading thread itself, asked again by a module it imports, goes on with what is
+        registered so far."""
         if self._loaded:
             return
-        self._loaded = True
-        for module in self._builtins:
-            importlib.import_module(module)
-        for point in sorted(metadata.entry_points(group=self.group), key=lambda p: p.name):
+        with self._lock:
+            if self._loaded or self._loading:
+                return
+            self._loading = True
             try:
-                point.load()
-            except Exception as exc:  # a broken plug-in is the user's to fix, named here
-                raise UserError(f"entry point {point.name!r} in {self.group} "
-                                f"({point.value}) failed to load: {exc}") from None
+                for module in self._builtins:
+                    importlib.import_module(module)
+                for point in sorted(metadata.entry_points(group=self.group),
+                                    key=lambda p: p.name):
+                    try:
+                        point.load()
+                    except Exception as exc:  # a broken plug-in is the user's to fix
+                        raise UserError(f"entry point {point.name!r} in {self.group} "
+                                        f"({point.value}) failed to load: {exc}") from None
+                self._loaded = True
+            finally:
+                self._loading = False
 
     def get(self, name: str) -> T:
         """The entry called ``name``; a :class:`UserError` listing the known names if none."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from hopvista.augment import PERTURBATIONS, Perturbation, Perturbed, perturbation
 from hopvista.errors import UserError
-from hopvista.models import MODELS, PromptImage, load_model
+from hopvista.models import MODELS, Prompt, PromptImage, load_model
 from hopvista.registry import Registry
 from hopvista.rng import stream
 from hopvista.themes.charts import CHART_LIBRARIES
@@ -77,13 +77,14 @@ def test_a_model_registered_outside_is_found_and_answers() -> None:
         def __init__(self, options: Mapping[str, str]) -> None:
             self.prefix = options.get("prefix", "")
 
-        def answer(self, prompt: str, images: Sequence[PromptImage]) -> str:
-            return f"{self.prefix}1 ({len(images)} images)"
+        def answer(self, prompt: Prompt) -> str:
+            return f"{self.prefix}1 ({len(prompt.images)} images)"
 
     try:
         model = load_model("test-first", {"prefix": "> "})
         png = PromptImage(b"\x89PNG...", "table")
-        assert model.answer("Which are true?", [png]) == "> 1 (1 images)"
+        assert isinstance(model, FirstStatement)
+        assert model.answer(Prompt(("Which are true?", png))) == "> 1 (1 images)"
         assert MODELS.get("test-first") is FirstStatement
         MODELS.register("test-none", lambda options: object())  # type: ignore[arg-type,return-value]
         with pytest.raises(TypeError, match="test-none"):
@@ -118,7 +119,7 @@ PLUGINS = {
             """Answers none."""
             def __init__(self, options):
                 pass
-            def answer(self, prompt, images):
+            def answer(self, prompt):
                 return "none"
     ''', MODELS, "ep-none"),
     "table_themes": ('''
@@ -176,3 +177,40 @@ def test_a_broken_entry_point_is_a_user_error(tmp_path: Path,
     with pytest.raises(UserError, match="broken.*hopvista.models"):
         MODELS.names()
     monkeypatch.setattr(MODELS, "_loaded", True)
+
+
+def test_a_registry_loads_once_while_several_threads_ask(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threads that look an entry up while the built-ins are still importing wait for them
+    (the evaluator asks from several threads) instead of finding the entry missing."""
+    import threading
+    import types
+
+    from hopvista.registry import Registry
+
+    registry: Registry[int] = Registry("test thing", "test_slow_things",
+                                       builtins=("hv_slow_builtins",))
+    holder = types.ModuleType("hv_slow_holder")
+    holder.REGISTRY = registry  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "hv_slow_holder", holder)
+    (tmp_path / "hv_slow_builtins.py").write_text(
+        "import time\nimport hv_slow_holder\ntime.sleep(0.3)\n"
+        "hv_slow_holder.REGISTRY.register('late', 7)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found: list[object] = []
+    start = threading.Barrier(6)
+
+    def ask() -> None:
+        start.wait()
+        try:
+            found.append(registry.get("late"))
+        except UserError as exc:
+            found.append(exc)
+
+    threads = [threading.Thread(target=ask) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    sys.modules.pop("hv_slow_builtins", None)
+    assert found == [7] * 6
