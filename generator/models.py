@@ -1,11 +1,10 @@
 """Models the evaluator can ask: a registry of named factories.
 
 An entry of :data:`MODELS` is a *factory*: a callable taking the model's options (strings,
-e.g. ``{"base_url": ..., "model": ...}`` from the command line) and returning a :class:`Model`,
-an object with ``answer(prompt, images) -> str``. A class whose constructor takes the options
-is a factory, so the decorator sits on the class::
+e.g. ``{"model": ..., "base_url": ...}`` from the command line) and returning a model. A class
+whose constructor takes the options is a factory, so the decorator sits on the class::
 
-    from hopvista.models import MODELS, PromptImage
+    from hopvista.models import MODELS, Prompt
 
     @MODELS.register("always-none")
     class AlwaysNone:
@@ -13,25 +12,42 @@ is a factory, so the decorator sits on the class::
 
         def __init__(self, options: Mapping[str, str]) -> None: ...
 
-        def answer(self, prompt: str, images: Sequence[PromptImage]) -> str:
+        def answer(self, prompt: Prompt) -> str:
             return "none"
 
-``prompt`` is the full question text; ``images`` the item's images in the order the prompt
-refers to them, each with its role (``"table"``, ``"chart"``, ...). The answer is free text
-(``"1, 3"``, ``"none"``, a short answer); the evaluator parses and scores it. A factory raises
-:class:`~hopvista.errors.UserError` for missing or bad options (an unset API key, say).
-Third-party packages register theirs through the ``hopvista.models`` entry-point group.
+A :class:`Model` answers a :class:`Prompt`: text and images in reading order
+(``prompt.text`` is the text with ``[image: ROLE]`` where each image goes, ``prompt.images``
+the images, each PNG bytes with its role: ``"table"``, ``"chart"``, ``"page"``, ...). The
+answer is free text (``"1, 3"``, ``"none"``, a short answer, reasoning and then an answer),
+or a :class:`Reply` that adds token counts; the evaluator parses and scores it. A request that
+fails for good raises :class:`ModelError`: the evaluator records an error, not a wrong answer,
+and a later run asks again.
+
+A baseline that reads the item itself instead of a prompt (``oracle``, ``random``, the
+audit's proxies) is an :class:`ItemModel`: ``answer_item(item)``; if it has a
+``prepare(items, config)`` method, the evaluator calls it once with every item of the run
+and the dataset's build configuration first.
+
+A factory raises :class:`~hopvista.errors.UserError` for missing or bad options (an unset API
+key, say). Third-party packages register theirs through the ``hopvista.models`` entry-point
+group. On the command line a model is ``NAME`` or ``NAME:ARGUMENT`` (``openai:gpt-4o``,
+``proxy:no-chart``); the argument reaches the factory as ``options["model"]``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from hopvista.errors import UserError
 from hopvista.registry import Registry
 
-__all__ = ["MODELS", "Model", "ModelFactory", "PromptImage", "load_model"]
+if TYPE_CHECKING:
+    from hopvista.model import Item
+
+__all__ = ["MODELS", "ItemModel", "Model", "ModelError", "ModelFactory", "Prompt",
+           "PromptImage", "Reply", "load_model", "split_spec"]
 
 
 @dataclass(frozen=True)
@@ -42,29 +58,80 @@ class PromptImage:
     role: str
 
 
+@dataclass(frozen=True)
+class Prompt:
+    """A prompt: text and images in reading order."""
+
+    parts: tuple[str | PromptImage, ...]
+
+    @property
+    def text(self) -> str:
+        """The prompt as text, each image shown as ``[image: ROLE]``."""
+        return "".join(p if isinstance(p, str) else f"[image: {p.role}]" for p in self.parts)
+
+    @property
+    def images(self) -> list[PromptImage]:
+        """The images, in order."""
+        return [p for p in self.parts if isinstance(p, PromptImage)]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A model's answer with what it cost in tokens (``None`` where unknown)."""
+
+    text: str
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+class ModelError(Exception):
+    """A request that failed for good (after the model's own retries): recorded as an error
+    of the item, which a later run of the same evaluation asks again."""
+
+
 @runtime_checkable
 class Model(Protocol):
-    """Anything that answers a prompt with images."""
+    """Anything that answers a prompt."""
 
-    def answer(self, prompt: str, images: Sequence[PromptImage]) -> str:
-        """The model's answer to ``prompt`` shown with ``images``."""
+    def answer(self, prompt: Prompt) -> str | Reply:
+        """The model's answer to ``prompt``."""
         ...
 
 
-ModelFactory = Callable[[Mapping[str, str]], Model]
-"""``factory(options) -> Model``."""
+@runtime_checkable
+class ItemModel(Protocol):
+    """A baseline that answers from the item itself."""
 
-MODELS: Registry[ModelFactory] = Registry("model", "models")
+    def answer_item(self, item: Item) -> str | Reply:
+        """The baseline's answer for ``item``."""
+        ...
+
+
+ModelFactory = Callable[[Mapping[str, str]], "Model | ItemModel"]
+"""``factory(options) -> Model | ItemModel``."""
+
+MODELS: Registry[ModelFactory] = Registry("model", "models", builtins=(
+    "hopvista.eval.baselines", "hopvista.eval.openai_model", "hopvista.eval.proxies"))
 """Every model factory by name (entry-point group ``hopvista.models``)."""
 
 
-def load_model(name: str, options: Mapping[str, str] | None = None) -> Model:
+def split_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"openai:gpt-4o"`` → ``("openai", {"model": "gpt-4o"})``; ``"random"`` →
+    ``("random", {})``."""
+    name, colon, argument = spec.partition(":")
+    if not name:
+        raise UserError(f"--model {spec!r}: no model name")
+    return name, ({"model": argument} if colon else {})
+
+
+def load_model(name: str, options: Mapping[str, str] | None = None) -> Model | ItemModel:
     """The model ``name`` made with ``options``; ``UserError`` for an unknown name.
 
-    Raises ``TypeError`` when the factory returns something without ``answer``.
+    Raises ``TypeError`` when the factory returns something with neither ``answer`` nor
+    ``answer_item``.
     """
     model = MODELS.get(name)(dict(options or {}))
-    if not isinstance(model, Model):
+    if not isinstance(model, (Model, ItemModel)):
         raise TypeError(f"model {name!r}: the factory returned {type(model).__name__}, "
-                        "which has no answer(prompt, images) method")
+                        "which has no answer(prompt) or answer_item(item) method")
     return model

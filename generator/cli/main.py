@@ -22,10 +22,22 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from hopvista import __version__
-from hopvista.cli import audit, build, fetch, listing, new_domain, preview, schema, verify
+from hopvista.cli import (
+    audit,
+    build,
+    evaluate,
+    fetch,
+    listing,
+    new_domain,
+    preview,
+    report,
+    schema,
+    verify,
+)
 from hopvista.errors import GenerationError, UserError
 
-SUBCOMMANDS = (build, verify, audit, preview, listing, fetch, schema, new_domain)
+SUBCOMMANDS = (build, verify, audit, evaluate, report, preview, listing, fetch, schema,
+               new_domain)
 
 Handler = Callable[[int, FrameType | None], Any] | int | None
 

@@ -1,0 +1,117 @@
+"""``gen eval DATASET --model MODEL --out RUN``: score a model (or a baseline) on a dataset.
+
+Exit 0: the run is complete (failed requests are errors of their items, counted in the
+summary; rerunning the command asks them again). Exit 2: a bad option, a dataset that cannot
+be read, a setting the dataset cannot give (images it does not have), or a run folder that
+holds something else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from hopvista.cli.arguments import positive_int
+
+DESCRIPTION = """Ask MODEL about every item of DATASET (or the first N), parse and score the
+answers, and write the run folder: run.json, results.jsonl, summary.json, report.html, and a
+cache of every answer (a rerun into the same folder asks only what is missing).
+
+models: openai:NAME (any OpenAI-compatible endpoint: --base-url or OPENAI_BASE_URL, key from
+OPENAI_API_KEY), random, majority, oracle, and any model a plug-in registers.
+settings: interleaved, table-json (default), chart-as-table, no-chart, image-only."""
+
+
+def _option(text: str) -> tuple[str, str]:
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def register(subparsers: Any) -> None:
+    """Add ``eval`` to the ``gen`` parser."""
+    from hopvista.eval.prompts import DEFAULT_SETTING, SETTINGS
+
+    p = subparsers.add_parser("eval", help="score a model or a baseline on a dataset",
+                              description=DESCRIPTION,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("path", type=Path, help="dataset folder")
+    p.add_argument("--model", required=True, metavar="MODEL",
+                   help="openai:NAME, random, majority, oracle, ...")
+    p.add_argument("--out", type=Path, required=True, metavar="RUN", help="run folder")
+    p.add_argument("--setting", choices=sorted(SETTINGS), default=DEFAULT_SETTING,
+                   help=f"how the inputs are shown (default {DEFAULT_SETTING})")
+    p.add_argument("--limit", type=positive_int, metavar="N", help="the first N items only")
+    p.add_argument("--concurrency", type=positive_int, default=4, metavar="C",
+                   help="requests at once (default 4)")
+    p.add_argument("--variants", metavar="A,B", help="only items of these variants")
+    p.add_argument("--base-url", metavar="URL", help="endpoint of an openai:NAME model")
+    p.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
+                   help="a model option (temperature, max_tokens, seed, timeout, max_retries)")
+    p.add_argument("--prompt", type=Path, metavar="FILE",
+                   help="a Jinja2 prompt template instead of the built-in one")
+    p.add_argument("--prices", type=Path, metavar="FILE",
+                   help="dollars per million tokens by model (YAML or JSON)")
+    p.add_argument("--cache", type=Path, metavar="DIR",
+                   help="where answers are cached (default RUN/cache)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Evaluate and print the headline figures."""
+    from hopvista.eval.prices import Prices
+    from hopvista.eval.prompts import read_template
+    from hopvista.eval.runner import EvalRequest, run_eval
+
+    options = dict(args.option)
+    if args.base_url:
+        options["base_url"] = args.base_url
+    request = EvalRequest(
+        dataset=args.path, model=args.model, options=options, setting=args.setting,
+        limit=args.limit, concurrency=args.concurrency,
+        variants=tuple(v.strip() for v in args.variants.split(",") if v.strip())
+        if args.variants else None,
+        prompt=read_template(args.prompt) if args.prompt else None,
+        prices=Prices.read(args.prices) if args.prices else None,
+        cache=args.cache)
+    bar = None if args.quiet else _bar()
+    try:
+        summary = run_eval(request, args.out, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    acc = summary["accuracy"]
+    value = "–" if acc["value"] is None else \
+        f"{100 * acc['value']:.1f}% [{100 * acc['low']:.1f}, {100 * acc['high']:.1f}]"
+    print(f"{args.model} on {args.path} ({args.setting}): accuracy {value}, "
+          f"{summary['answered']}/{summary['items']} answered, {summary['errors']} errors, "
+          f"{summary['unparseable']} unparseable"
+          + ("" if summary["cost"] is None else f", ${summary['cost']:.4f}"))
+    print(f"wrote {args.out / 'report.html'}")
+    return 0
+
+
+class _bar:
+    """A tqdm progress bar with the running accuracy and cost, on stderr."""
+
+    def __init__(self) -> None:
+        from tqdm import tqdm
+
+        self._tqdm = tqdm(total=0, unit="item", file=sys.stderr, dynamic_ncols=True,
+                          disable=None)
+
+    def __call__(self, done: int, total: int, accuracy: float | None, cost: float) -> None:
+        self._tqdm.total = total
+        self._tqdm.n = done
+        postfix = {"acc": "–" if accuracy is None else f"{100 * accuracy:.1f}%"}
+        if cost:
+            postfix["cost"] = f"${cost:.4f}"
+        self._tqdm.set_postfix(postfix, refresh=False)
+        self._tqdm.refresh()
+
+    def close(self) -> None:
+        self._tqdm.close()

@@ -1,0 +1,29 @@
+"""``gen report RUN... --out FILE``: the HTML report of runs side by side (a leaderboard)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    """Add ``report`` to the ``gen`` parser."""
+    p = subparsers.add_parser(
+        "report", help="one HTML report of several evaluation runs",
+        description="Draw the report of one or more gen eval runs side by side: a "
+                    "leaderboard, plots with one bar per run, and each run paired with the "
+                    "first on the items both answered (bootstrap interval, McNemar's p).")
+    p.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="run folders")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="the HTML file")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the report."""
+    from hopvista.eval.report import read_run, write_report
+
+    runs = [read_run(folder) for folder in args.runs]
+    write_report(runs, args.out)
+    print(f"wrote {args.out} ({len(runs)} runs)")
+    return 0

@@ -1,0 +1,105 @@
+"""Offline baselines: no network, no key, answers from the item itself.
+
+``random``
+    Uniform over the valid answers: each of the 8 subsets of a three-statement item's
+    statements equally likely (FCMR's random row is 12.46% on three-statement items); for a
+    short-answer item, a uniformly drawn cell of its table. Seeded by the item's id and the
+    option ``seed`` (default 0): the same run gives the same answers.
+``majority``
+    The answer given most often among the evaluated items (ties: the first in sorted order).
+``oracle``
+    Executes the stored statement programs on the item's inputs with the verifier
+    (:mod:`hopvista.verify.executor`) and answers with the statements they prove true; it must
+    score 100%, so it is a guard on the dataset itself. An item kind without programs
+    (short-answer questions) is answered with its reference answer.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hopvista.model import Item
+from hopvista.model.inputs import GridTable, Table
+from hopvista.model.kinds import ITEM_KINDS
+from hopvista.models import MODELS
+from hopvista.rng import derive
+from hopvista.verify.executor import Context, Undecidable, decide
+
+
+def _reference(item: Item) -> str:
+    return ITEM_KINDS.get(item.kind).reference(item)
+
+
+@MODELS.register("random")
+class RandomBaseline:
+    """A uniform draw among the valid answers (see the module docstring)."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.seed = int(options.get("seed", "0") or 0)
+
+    def answer_item(self, item: Item) -> str:
+        """A random answer for ``item``."""
+        rng = derive(self.seed, "random-baseline", item.id)
+        if item.statements:
+            picked = [n for n in range(1, len(item.statements) + 1) if rng.integers(2)]
+            return ", ".join(map(str, picked)) if picked else "none"
+        cells = _cells(item.inputs.table)
+        return cells[int(rng.integers(len(cells)))] if cells else "none"
+
+
+def _cells(table: Table | GridTable | None) -> list[str]:
+    if isinstance(table, GridTable):
+        return [cell for row in table.rows for cell in row if cell]
+    if isinstance(table, Table):
+        return [value for row in table.rows for value in row.values.values() if value]
+    return []
+
+
+@MODELS.register("majority")
+class MajorityBaseline:
+    """The most frequent answer of the evaluated items."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.answer = "none"
+
+    def prepare(self, items: Sequence[Item], config: Mapping[str, Any]) -> None:
+        """Count the answers of ``items``."""
+        counts = Counter(_reference(item) for item in items)
+        if counts:
+            top = max(counts.values())
+            self.answer = min(a for a, n in counts.items() if n == top)
+
+    def answer_item(self, item: Item) -> str:
+        """The majority answer."""
+        return self.answer
+
+
+@MODELS.register("oracle")
+class OracleBaseline:
+    """The answer the stored programs prove (the reference answer where there are none)."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.margins = (0.0, 0.0)
+
+    def prepare(self, items: Sequence[Item], config: Mapping[str, Any]) -> None:
+        """Take the chart margins of the build (``config.decidability``)."""
+        decidability = config.get("decidability") or {}
+        self.margins = (float(decidability.get("min_rank_gap", 0.0)),
+                        float(decidability.get("min_trend_step", 0.0)))
+
+    def answer_item(self, item: Item) -> str:
+        """The statements whose programs are true, as ``"1, 3"`` or ``"none"``."""
+        if not item.statements:
+            return _reference(item)
+        data = item.model_dump(mode="json")
+        context = Context(data, *self.margins)
+        true = []
+        for number, statement in enumerate(data["statements"], start=1):
+            try:
+                if decide(statement["program"], context):
+                    true.append(number)
+            except Undecidable:
+                return "undecidable"
+        return ", ".join(map(str, true)) if true else "none"

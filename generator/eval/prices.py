@@ -1,0 +1,65 @@
+"""What answers cost: US dollars per million input and output tokens, per model.
+
+The built-in table (``prices.yaml`` next to this module) lists a few hosted models at the
+prices their providers published; ``gen eval --prices FILE`` replaces it with a YAML or JSON
+mapping of the same shape (``{NAME: {input: 2.5, output: 10}}``, NAME as after
+``openai:``). A model missing from the table has no cost (``null``), not a cost of zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hopvista.errors import UserError
+from hopvista.models import Reply
+
+
+@dataclass(frozen=True)
+class Prices:
+    """Per-million-token prices by model name."""
+
+    table: dict[str, tuple[float, float]]
+
+    @classmethod
+    def builtin(cls) -> Prices:
+        """The table shipped with hopvista."""
+        text = resources.files("hopvista.eval").joinpath("prices.yaml").read_text("utf-8")
+        return cls.parse(yaml.safe_load(text), "prices.yaml")
+
+    @classmethod
+    def read(cls, path: Path) -> Prices:
+        """A table from a YAML or JSON file (a ``UserError`` naming the entry if malformed)."""
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise UserError(f"--prices {path}: cannot be read ({str(exc).splitlines()[0]})") \
+                from None
+        return cls.parse(data, str(path))
+
+    @classmethod
+    def parse(cls, data: Any, where: str) -> Prices:
+        """A table from its parsed form."""
+        if not isinstance(data, dict):
+            raise UserError(f"{where}: not a mapping of model names to prices")
+        table = {}
+        for name, entry in data.items():
+            try:
+                table[str(name)] = (float(entry["input"]), float(entry["output"]))
+            except (TypeError, KeyError, ValueError):
+                raise UserError(f"{where}: {name}: give input and output, dollars per "
+                                "million tokens") from None
+        return cls(table)
+
+    def cost(self, spec: str, reply: Reply) -> float | None:
+        """What ``reply`` cost from model ``spec`` (``openai:gpt-4o`` is looked up as
+        ``gpt-4o``), or ``None`` when its price or its token counts are unknown."""
+        name = spec.partition(":")[2] or spec
+        price = self.table.get(name)
+        if price is None or reply.input_tokens is None or reply.output_tokens is None:
+            return None
+        return (reply.input_tokens * price[0] + reply.output_tokens * price[1]) / 1e6

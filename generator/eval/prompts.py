@@ -1,0 +1,206 @@
+"""What a model is shown for an item: the evaluation settings and the prompts they make.
+
+A setting says how each input reaches the model (FCMR and MMTabReal define them):
+
+=================  =============================  ==============================
+setting            table                          chart
+=================  =============================  ==============================
+``interleaved``    image                          image
+``table-json``     JSON (FCMR's main setting)     image
+``chart-as-table`` JSON                           its data as JSON (text only)
+``no-chart``       JSON                           withheld (FCMR Table 8's check)
+``image-only``     one page image of the inputs   on the page
+=================  =============================  ==============================
+
+The text passages are given as text in every setting but ``image-only``. A prompt is a
+Jinja2 template (sandboxed) per item kind: ``templates/prompts/KIND.j2`` unless the run
+names another file. It sees ``question`` (the item's own question, statements included),
+``names``, ``texts`` (``name``, ``text``), ``table_json``, ``chart_json``, ``setting`` and two
+functions, ``has(role)`` (whether the setting shows an image of that role) and
+``image(role)`` (the image, placed there in the prompt). The run records the template text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from jinja2.sandbox import SandboxedEnvironment
+
+from hopvista.errors import UserError
+from hopvista.model import Item
+from hopvista.model.dataset import Dataset
+from hopvista.model.inputs import GridTable, Table
+from hopvista.models import Prompt, PromptImage
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How an item's inputs reach the model."""
+
+    name: str
+    description: str
+    table: str
+    """``"image"``, ``"json"`` or ``"page"``."""
+    chart: str
+    """``"image"``, ``"table"`` (its data as JSON), ``"none"`` or ``"page"``."""
+
+    def roles(self) -> tuple[str, ...]:
+        """The image roles the setting shows."""
+        if self.table == "page":
+            return ("page",)
+        return tuple(role for role, how in (("table", self.table), ("chart", self.chart))
+                     if how == "image")
+
+
+SETTINGS: dict[str, Setting] = {s.name: s for s in (
+    Setting("interleaved", "text, table image and chart image", "image", "image"),
+    Setting("table-json", "text, table as JSON, chart image (FCMR's main setting)",
+            "json", "image"),
+    Setting("chart-as-table", "text, table as JSON, the chart's data as JSON: text only",
+            "json", "table"),
+    Setting("no-chart", "text and table as JSON, chart withheld (FCMR Table 8)", "json", "none"),
+    Setting("image-only", "one page image of the inputs", "page", "page"),
+)}
+"""Every setting by name."""
+
+DEFAULT_SETTING = "table-json"
+
+
+def setting(name: str) -> Setting:
+    """The setting called ``name``; a ``UserError`` listing the settings otherwise."""
+    if name not in SETTINGS:
+        raise UserError(f"--setting: no setting {name!r} (settings: {', '.join(SETTINGS)})")
+    return SETTINGS[name]
+
+
+def default_template(kind: str) -> str:
+    """The built-in prompt template of item kind ``kind``."""
+    source = resources.files("hopvista.templates.prompts").joinpath(f"{kind}.j2")
+    if not source.is_file():
+        raise UserError(f"no built-in prompt for items of kind {kind!r}: give one with --prompt")
+    return source.read_text(encoding="utf-8")
+
+
+def read_template(path: str | Path) -> str:
+    """A prompt template file, checked to compile (a ``UserError`` naming the line if not)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"--prompt {path}: cannot be read ({exc})") from None
+    try:
+        _ENV.from_string(text)
+    except jinja2.TemplateSyntaxError as exc:
+        raise UserError(f"{path}:{exc.lineno}: {exc.message}") from None
+    return text
+
+
+_ENV = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False,
+                            keep_trailing_newline=False, trim_blocks=False)
+
+
+def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str) -> Prompt:
+    """The prompt ``item`` gets in setting ``how`` from ``template``.
+
+    ``UserError`` when the setting needs an image the dataset does not have (a build with
+    ``--no-images``, or no page image for ``image-only``).
+    """
+    nonce = secrets.token_hex(8)
+    shown = how.roles()
+    images: dict[str, PromptImage] = {}
+
+    def image(role: str) -> str:
+        if role not in shown:
+            return ""
+        if role not in images:
+            path = dataset.image_path(item, role)
+            if path is None or not path.is_file():
+                raise UserError(
+                    f"{item.id}: the setting {how.name!r} shows its {role} image, which the "
+                    f"dataset does not have" + (" (built with --no-images?)"
+                                                if role != "page" else ""))
+            images[role] = PromptImage(path.read_bytes(), role)
+        return f"\0{nonce}:{role}\0"
+
+    def has(role: str) -> bool:
+        return role in shown
+
+    names = {e.id: e.name for e in item.entities}
+    variables: dict[str, Any] = {
+        "question": item.question,
+        "names": ", ".join(e.name for e in item.entities),
+        "texts": [{"name": names.get(t.entity, t.entity), "text": t.text}
+                  for t in item.inputs.text] if how.table != "page" else [],
+        "table_json": table_json(item) if how.table == "json" else None,
+        "chart_json": chart_json(item) if how.chart == "table" else None,
+        "setting": how.name,
+        "image": image,
+        "has": has,
+    }
+    try:
+        text = _ENV.from_string(template).render(**variables)
+    except jinja2.TemplateError as exc:
+        raise UserError(f"prompt template: {exc}") from None
+    parts: list[str | PromptImage] = []
+    for k, piece in enumerate(re.split(f"\0{nonce}:([a-z][a-z0-9-]*)\0", text)):
+        if k % 2:
+            parts.append(images[piece])
+        elif piece:
+            parts.append(piece)
+    return Prompt(tuple(parts))
+
+
+def table_json(item: Item) -> str | None:
+    """The item's table as JSON: one object per row, keyed by column heading (with unit)."""
+    table = item.inputs.table
+    if table is None:
+        return None
+    if isinstance(table, GridTable):
+        header = list(table.header)
+        if len(set(header)) == len(header) and all(header):
+            rows: list[Any] = [dict(zip(header, row, strict=False)) for row in table.rows]
+        else:
+            rows = [header, *map(list, table.rows)]
+        return json.dumps(rows, ensure_ascii=False, indent=1)
+    return json.dumps(_records(item, table), ensure_ascii=False, indent=1)
+
+
+def _heading(label: str, unit: str) -> str:
+    return f"{label} ({unit})" if unit else label
+
+
+def _records(item: Item, table: Table) -> list[dict[str, str | int]]:
+    names = {e.id: e.name for e in item.entities}
+    records = []
+    for row in table.rows:
+        record: dict[str, str | int] = {table.entity_label: names.get(row.entity, row.entity)}
+        if table.period_label:
+            record[table.period_label] = row.year
+        for column in table.columns:
+            if column.key in row.values:
+                record[_heading(column.label, column.unit)] = row.values[column.key]
+        records.append(record)
+    return records
+
+
+def chart_json(item: Item) -> str | None:
+    """The chart's data as JSON: one object per point (entity, year, value) — what a
+    chart-to-table model such as DePlot would give a text-only model."""
+    chart = item.inputs.chart
+    if chart is None:
+        return None
+    names = {e.id: e.name for e in item.entities}
+    heading = _heading(chart.column.label, chart.column.unit)
+    table = item.inputs.table
+    entity_label = table.entity_label if isinstance(table, Table) else "Entity"
+    period_label = (table.period_label if isinstance(table, Table) else None) or "Year"
+    points = [{entity_label: names.get(s.entity, s.entity), period_label: year, heading: value}
+              for s in chart.series for year, value in zip(chart.years, s.values, strict=False)
+              if value != ""]
+    return json.dumps(points, ensure_ascii=False, indent=1)

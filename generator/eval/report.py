@@ -1,0 +1,239 @@
+"""The HTML report of one run or several side by side (a leaderboard): one self-contained
+file, tables and SVG plots inline, no script, nothing fetched.
+
+Per run: the headline figures, the plots of accuracy by difficulty, statement type, modality
+order, chart library and kind, table theme and variant (each bar with its 95% interval), the
+statement confusion matrix, and what failed. With several runs: a leaderboard, the same
+plots with one bar per run, and each run paired with the first on the items both answered
+(:mod:`hopvista.eval.compare`). Every text that comes from a dataset or a model is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from hopvista.atomic import write_atomic
+from hopvista.errors import UserError
+from hopvista.eval.compare import paired
+
+RunData = tuple[Path, dict[str, Any], list[dict[str, Any]], dict[str, Any]]
+"""A run: its folder, ``run.json``, results and summary."""
+
+PLOTTED = (("difficulty", "Accuracy by difficulty"), ("order", "Accuracy by modality order"),
+           ("chart_library", "Accuracy by chart library"),
+           ("chart_kind", "Accuracy by chart kind"), ("table_theme", "Accuracy by table theme"),
+           ("variant", "Accuracy by variant"))
+
+STYLE = """body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.3em .6em;
+text-align:left}th{background:#eee}.num{text-align:right}figure{margin:1.5em 0}
+figcaption{font-weight:bold}code{background:#f4f4f4}"""
+
+
+def read_run(folder: Path) -> RunData:
+    """A finished run folder (``UserError`` naming what is missing)."""
+    from hopvista.eval.runner import RESULTS_FILE, RUN_FILE, SUMMARY_FILE
+
+    try:
+        run = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
+        results = [json.loads(line) for line in
+                   (folder / RESULTS_FILE).read_text(encoding="utf-8").splitlines() if line]
+        summary = json.loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise UserError(f"{folder}: not a finished evaluation run (no "
+                        f"{Path(str(exc.filename)).name})") from None
+    except (OSError, ValueError) as exc:
+        raise UserError(f"{folder}: cannot be read ({exc})") from None
+    return folder, run, results, summary
+
+
+def write_report(runs: Sequence[RunData], path: Path) -> None:
+    """Write the report of ``runs`` to ``path`` (atomically)."""
+    write_atomic(path, render(runs).encode())
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def _estimate(e: dict[str, Any] | None) -> str:
+    if not e or e.get("value") is None:
+        return "–"
+    return f"{_pct(e['value'])} [{_pct(e['low'])}, {_pct(e['high'])}] (n={e['n']})"
+
+
+def _label(data: RunData) -> str:
+    run = data[1]
+    return f"{run.get('model')} · {run.get('setting')}"
+
+
+def render(runs: Sequence[RunData]) -> str:
+    """The report's HTML."""
+    title = "hopvista evaluation" + ("" if len(runs) == 1 else f": {len(runs)} runs")
+    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+             f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>",
+             f"<h1>{_e(title)}</h1>", _leaderboard(runs)]
+    if len(runs) > 1:
+        parts.append(_pairs(runs))
+    for facet, caption in PLOTTED:
+        parts.append(_facet_plot(runs, facet, caption))
+    parts.append(_type_plot(runs))
+    for data in runs:
+        parts.append(_details(data))
+    parts.append("</body></html>")
+    return "\n".join(p for p in parts if p)
+
+
+def _leaderboard(runs: Sequence[RunData]) -> str:
+    rows = []
+    order = sorted(runs, key=lambda d: -(d[3]["accuracy"].get("value") or 0.0))
+    for data in order:
+        s = data[3]
+        st = s.get("statements") or {}
+        cost = "–" if s.get("cost") is None else f"${s['cost']:.4f}"
+        rows.append(
+            f"<tr><td>{_e(data[1].get('model'))}</td><td>{_e(data[1].get('setting'))}</td>"
+            f"<td>{_e(data[1].get('dataset', {}).get('domain'))}</td>"
+            f"<td class='num'>{_estimate(s['accuracy'])}</td>"
+            f"<td class='num'>{_estimate(st.get('accuracy'))}</td>"
+            f"<td class='num'>{s['answered']}/{s['items']}</td>"
+            f"<td class='num'>{s['errors']}</td><td class='num'>{s['unparseable']}</td>"
+            f"<td class='num'>{cost}</td>"
+            f"<td>{_e(data[0].name)}</td></tr>")
+    return ("<h2>Runs</h2><table><tr><th>model</th><th>setting</th><th>domain</th>"
+            "<th>accuracy (95% CI)</th><th>statement accuracy</th><th>answered</th>"
+            "<th>errors</th><th>unparseable</th><th>cost</th><th>folder</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def _pairs(runs: Sequence[RunData]) -> str:
+    rows = []
+    first = runs[0]
+    for other in runs[1:]:
+        p = paired(first[2], other[2])
+        if p is None:
+            rows.append(f"<tr><td>{_e(_label(other))}</td><td colspan='5'>no common answered "
+                        "item</td></tr>")
+            continue
+        rows.append(
+            f"<tr><td>{_e(_label(other))}</td><td class='num'>{p['items']}</td>"
+            f"<td class='num'>{_pct(p['first'])} → {_pct(p['second'])}</td>"
+            f"<td class='num'>{100 * p['difference']:+.1f} points "
+            f"[{100 * p['low']:+.1f}, {100 * p['high']:+.1f}]</td>"
+            f"<td class='num'>{p['only_first']} / {p['only_second']}</td>"
+            f"<td class='num'>{p['p_value']:.3g}</td></tr>")
+    return (f"<h2>Paired with {_e(_label(first))}</h2><p>On the items both runs answered: "
+            "the difference in accuracy with its paired bootstrap 95% interval, the items "
+            "only one of the two gets right, and McNemar's exact p-value.</p><table><tr>"
+            "<th>run</th><th>items</th><th>accuracy</th><th>difference</th>"
+            "<th>right only in first / only in this</th><th>p</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def _bars(title: str, groups: list[str], series: list[tuple[str, list[dict[str, Any] | None]]],
+          salt: str) -> str:
+    """A bar plot (one bar per run in each group, 95% whiskers) as inline SVG."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context({"svg.hashsalt": salt, "svg.fonttype": "none"}):
+        width = max(5.0, 0.5 + 0.45 * len(groups) * max(1, len(series)))
+        width += 2.5 if len(series) > 1 else 0.0
+        fig = Figure(figsize=(min(width, 14.0), 3.2))
+        ax = fig.add_subplot()
+        step = 0.8 / max(1, len(series))
+        for k, (name, values) in enumerate(series):
+            xs = [i - 0.4 + step * (k + 0.5) for i in range(len(groups))]
+            ys = [100 * (v["value"] or 0.0) if v and v.get("value") is not None else 0.0
+                  for v in values]
+            low = [max(0.0, y - 100 * (v["low"] or 0.0)) if v and v.get("low") is not None
+                   else 0.0 for y, v in zip(ys, values, strict=True)]
+            high = [max(0.0, 100 * (v["high"] or 0.0) - y) if v and v.get("high") is not None
+                    else 0.0 for y, v in zip(ys, values, strict=True)]
+            ax.bar(xs, ys, width=step * 0.9, label=name, yerr=[low, high], capsize=2)
+        ax.set_xticks(range(len(groups)))
+        ax.set_xticklabels(groups, rotation=30 if len(groups) > 4 else 0, ha="right"
+                           if len(groups) > 4 else "center", fontsize=8)
+        ax.set_ylim(0, 100)
+        ax.set_ylabel("accuracy (%)")
+        if len(series) > 1:
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        fig.tight_layout()
+        buffer = io.StringIO()
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
+    svg = buffer.getvalue()
+    return svg[svg.index("<svg"):]
+
+
+LEVEL_ORDER = {"easy": 0, "medium": 1, "hard": 2}
+
+
+def _facet_plot(runs: Sequence[RunData], facet: str, caption: str) -> str:
+    groups = sorted({g for d in runs for g in d[3]["by"].get(facet, {})},
+                    key=lambda g: (LEVEL_ORDER.get(g, 9), g))
+    if not groups or (len(groups) < 2 and facet != "difficulty"):
+        return ""
+    series = [(_label(d), [d[3]["by"].get(facet, {}).get(g) for g in groups]) for d in runs]
+    return (f"<figure class='plot' data-facet='{_e(facet)}'>"
+            f"{_bars(caption, groups, series, facet)}"
+            f"<figcaption>{_e(caption)}</figcaption></figure>")
+
+
+def _type_plot(runs: Sequence[RunData]) -> str:
+    groups = sorted({t for d in runs for t in (d[3].get("statements") or {}).get("by_type", {})})
+    if not groups:
+        return ""
+    series = [(_label(d), [(d[3].get("statements") or {}).get("by_type", {}).get(g)
+                           for g in groups]) for d in runs]
+    caption = "Statement accuracy by statement type"
+    return (f"<figure class='plot' data-facet='statement_type'>"
+            f"{_bars(caption, groups, series, 'statement_type')}"
+            f"<figcaption>{_e(caption)}</figcaption></figure>")
+
+
+def _details(data: RunData) -> str:
+    folder, run, results, s = data
+    parts = [f"<h2>{_e(_label(data))}</h2><p>Dataset <code>{_e(run['dataset']['path'])}</code>,"
+             f" {s['items']} items; {s['answered']} answered, {s['errors']} errors, "
+             f"{s['unparseable']} unparseable; {s['cached']} from the cache. Tokens: "
+             f"{s['tokens']['input']} in, {s['tokens']['output']} out.</p>"]
+    if s.get("metrics"):
+        parts.append("<table><tr><th>metric</th><th>value (95% CI)</th></tr>" + "".join(
+            f"<tr><td>{_e(m)}</td><td class='num'>{_estimate(e)}</td></tr>"
+            for m, e in s["metrics"].items()) + "</table>")
+    st = s.get("statements")
+    if st:
+        c = st["confusion"]
+        parts.append(
+            "<h3>Statements (true is positive)</h3><table><tr><th></th><th>predicted true</th>"
+            f"<th>predicted false</th></tr><tr><th>true</th><td class='num'>{c['tp']}</td>"
+            f"<td class='num'>{c['fn']}</td></tr><tr><th>false</th><td class='num'>{c['fp']}"
+            f"</td><td class='num'>{c['tn']}</td></tr></table><p>Precision "
+            f"{_pct(st['precision'])}, recall {_pct(st['recall'])}, F1 {_pct(st['f1'])}; "
+            f"{c['unanswered']} statements of unparseable answers.</p>")
+    if s.get("variants"):
+        v = s["variants"]
+        parts.append(f"<h3>Variants</h3><p>{v['bases']} base items with several variants; "
+                     f"the same answer on all of them for {_pct(v['consistency'])}.</p>"
+                     "<table><tr><th>variant</th><th>bases</th><th>base accuracy</th>"
+                     "<th>accuracy</th><th>drop</th></tr>" + "".join(
+                         f"<tr><td>{_e(n)}</td><td class='num'>{d['bases']}</td>"
+                         f"<td class='num'>{_pct(d['base_accuracy'])}</td>"
+                         f"<td class='num'>{_pct(d['accuracy'])}</td>"
+                         f"<td class='num'>{100 * d['drop']:+.1f}</td></tr>"
+                         for n, d in v["drop"].items()) + "</table>")
+    failed = [r for r in results if r["error"] is not None][:20]
+    if failed:
+        parts.append("<h3>Errors</h3><table><tr><th>item</th><th>error</th></tr>" + "".join(
+            f"<tr><td>{_e(r['id'])}</td><td>{_e(r['error'])}</td></tr>" for r in failed)
+            + "</table>")
+    return "\n".join(parts)

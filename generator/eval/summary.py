@@ -1,0 +1,160 @@
+"""A run's figures: accuracy with bootstrap intervals, broken down every way the report shows.
+
+Accuracy counts the items that got an answer: a request that failed is an error, reported
+apart (``errors``) and left out, as an answer that cannot be parsed is not (it is wrong, and
+counted in ``unparseable``). Every estimate has a 95% percentile interval from one shared set
+of 1,000 resamples of the answered items (seed 0), so intervals of one run are comparable.
+Statement figures treat "true" as the positive class (FCMR section 5.1): the confusion
+matrix, precision, recall and F1 over every statement of the answered three-statement items
+(a statement of an unparseable answer is counted as ``unanswered`` and as wrong).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from hopvista.audit.stats import Bootstrap, Estimate
+
+FACETS = ("difficulty", "variant", "order", "chart_library", "chart_kind", "table_theme")
+"""Result fields the figures are broken down by (item-level accuracy)."""
+
+METRICS = ("set_accuracy", "statement_accuracy", "em", "ss", "f1")
+
+
+def estimate_json(estimate: Estimate) -> dict[str, Any]:
+    """An estimate in the summary's form (``null`` for an empty group's figures)."""
+    def number(x: float) -> float | None:
+        return None if np.isnan(x) else round(x, 6)
+    return {"value": number(estimate.accuracy), "low": number(estimate.low),
+            "high": number(estimate.high), "n": estimate.n}
+
+
+def summarise(results: Sequence[dict[str, Any]], run: dict[str, Any],
+              seed: int = 0) -> dict[str, Any]:
+    """The summary of ``results`` (the run's ``results.jsonl`` lines)."""
+    answered = [r for r in results if r["error"] is None]
+    boot = Bootstrap(len(answered), seed)
+    ones = np.ones(len(answered))
+
+    def share(values: Callable[[dict[str, Any]], float | None]) -> dict[str, Any]:
+        picked = [values(r) for r in answered]
+        got = np.array([v or 0.0 for v in picked], dtype=float)
+        total = np.array([v is not None for v in picked], dtype=float)
+        return estimate_json(boot.estimate(got, total, float("nan")))
+
+    summary: dict[str, Any] = {
+        "run": {k: run.get(k) for k in ("model", "setting", "options", "limit", "variants")}
+        | {"dataset": run.get("dataset")},
+        "items": len(results),
+        "answered": len(answered),
+        "errors": len(results) - len(answered),
+        "error_kinds": _error_kinds(results),
+        "unparseable": sum(r["parsed"] is None for r in answered),
+        "accuracy": estimate_json(boot.estimate(
+            np.array([float(bool(r["correct"])) for r in answered]), ones, float("nan"))),
+        "metrics": {m: share(_metric(m)) for m in METRICS
+                    if any(m in r["metrics"] for r in answered)},
+        "by": {facet: _by(answered, facet, boot) for facet in FACETS},
+        "tokens": {side: sum(r["tokens"][side] or 0 for r in results)
+                   for side in ("input", "output")},
+        "cost": _cost(results),
+        "cached": sum(bool(r["cached"]) for r in results),
+    }
+    with_statements = [r for r in answered if r.get("statements")]
+    if with_statements:
+        summary["statements"] = _statement_figures(answered, boot)
+    variants = _consistency(answered)
+    if variants:
+        summary["variants"] = variants
+    return summary
+
+
+def _metric(name: str) -> Callable[[dict[str, Any]], float | None]:
+    def value(result: dict[str, Any]) -> float | None:
+        found = result["metrics"].get(name)
+        return None if found is None else float(found)
+    return value
+
+
+def _error_kinds(results: Sequence[dict[str, Any]]) -> dict[str, int]:
+    kinds: dict[str, int] = defaultdict(int)
+    for r in results:
+        if r["error"] is not None:
+            kinds[str(r["error"]).split(":")[0]] += 1
+    return dict(sorted(kinds.items()))
+
+
+def _cost(results: Sequence[dict[str, Any]]) -> float | None:
+    costs = [r["cost"] for r in results if r["cost"] is not None]
+    return round(sum(costs), 6) if costs else None
+
+
+def _by(answered: Sequence[dict[str, Any]], facet: str, boot: Bootstrap
+        ) -> dict[str, Any]:
+    groups = sorted({r.get(facet) for r in answered if r.get(facet) is not None}, key=str)
+    correct = np.array([float(bool(r["correct"])) for r in answered])
+    out = {}
+    for group in groups:
+        member = np.array([float(r.get(facet) == group) for r in answered])
+        out[str(group)] = estimate_json(boot.estimate(correct * member, member, float("nan")))
+    return out
+
+
+def _statement_figures(answered: Sequence[dict[str, Any]], boot: Bootstrap
+                       ) -> dict[str, Any]:
+    counts = {"tp": 0, "fp": 0, "tn": 0, "fn": 0, "unanswered": 0}
+    types = sorted({s["type"] for r in answered for s in r.get("statements") or ()})
+    right = {t: np.zeros(len(answered)) for t in types}
+    total = {t: np.zeros(len(answered)) for t in types}
+    for i, r in enumerate(answered):
+        for s in r.get("statements") or ():
+            total[s["type"]][i] += 1
+            if s["predicted"] is None:
+                counts["unanswered"] += 1
+                continue
+            right[s["type"]][i] += s["predicted"] == s["label"]
+            key = ("t" if s["predicted"] == s["label"] else "f") + \
+                ("p" if s["predicted"] else "n")
+            counts[key] += 1
+    tp, fp, fn = counts["tp"], counts["fp"], counts["fn"]
+    precision = tp / (tp + fp) if tp + fp else None
+    recall = tp / (tp + fn) if tp + fn else None
+    f1 = 2 * precision * recall / (precision + recall) \
+        if precision and recall else (0.0 if precision == 0 or recall == 0 else None)
+    all_right = sum(right.values(), np.zeros(len(answered)))
+    all_total = sum(total.values(), np.zeros(len(answered)))
+    return {
+        "confusion": counts,
+        "precision": precision, "recall": recall, "f1": f1,
+        "accuracy": estimate_json(boot.estimate(all_right, all_total, 0.5)),
+        "by_type": {t: estimate_json(boot.estimate(right[t], total[t], 0.5)) for t in types},
+    }
+
+
+def _consistency(answered: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """Across the variants of each base item: whether the answers agree, and each variant's
+    accuracy beside the base's on the same base items."""
+    by_base: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for r in answered:
+        by_base[r["base_id"]][r["variant"]] = r
+    several = {b: v for b, v in by_base.items() if len(v) > 1}
+    if not several:
+        return None
+    consistent = sum(len({repr(r["parsed"]) for r in v.values()}) == 1
+                     for v in several.values())
+    names = sorted({name for v in several.values() for name in v})
+    drops = {}
+    for name in names:
+        pairs = [(v["base"], v[name]) for v in several.values() if "base" in v and name in v]
+        if name == "base" or not pairs:
+            continue
+        base_acc = sum(bool(b["correct"]) for b, _ in pairs) / len(pairs)
+        acc = sum(bool(x["correct"]) for _, x in pairs) / len(pairs)
+        drops[name] = {"bases": len(pairs), "base_accuracy": round(base_acc, 6),
+                       "accuracy": round(acc, 6), "drop": round(base_acc - acc, 6)}
+    return {"bases": len(several), "consistency": round(consistent / len(several), 6),
+            "drop": drops}

@@ -1,0 +1,259 @@
+"""gen eval and gen report: answer parsing, baselines, a scripted OpenAI-compatible server
+(errors, retries, odd answers, resume after a kill, the key kept off disk), the HTML report."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hopvista.cli.main import main
+from hopvista.eval.parse import parse_short, parse_statements
+from tests.conftest import build_dataset, read_items
+from tests.scripted_server import Script, serve
+
+KEY = "sk-test-hopvista-7f3a9c0e5d"
+
+# Answer styles seen from real models (reasoning first, markdown, JSON, words), with what a
+# careful reader takes from them; None: unparseable (counted apart, scored wrong).
+STYLES: dict[str, list[int] | None] = {
+    "1, 3": [1, 3],
+    "(1, 3)": [1, 3],
+    "1 and 3": [1, 3],
+    "[2]": [2],
+    "Statements 1, 3 are true": [1, 3],
+    "None of them": [],
+    "none": [],
+    "Neither statement is true.": [],
+    "All three statements are true.": [1, 2, 3],
+    "All of them are false.": [],
+    '{"answer": [1, 3]}': [1, 3],
+    '```json\n{"true_statements": [2, 3]}\n```': [2, 3],
+    "Let me check. Statement 1: revenue grew 12% in 2021, true. Statement 2 is false.\n"
+    "Final answer: 1": [1],
+    "Reasoning...\n\n**Answer:** 2, 3": [2, 3],
+    "The true statements are 1 and 2.": [1, 2],
+    "Statements 1 and 3 are true; statement 2 is false.": [1, 3],
+    "Answer:\n1, 2": [1, 2],
+    "The first statement is true.": [1],
+    "Answer: statement two": [2],
+    "Only statement 3 holds.": [3],
+    "\\boxed{1,2}": [1, 2],
+    "Answer: 1,3.": [1, 3],
+    "In 2021 the margin was 5.2%, so... Final answer: 2": [2],
+    "I cannot tell from the chart.": None,
+    "Statement 4 is true": None,
+    "": None,
+}
+
+
+@pytest.mark.parametrize("text", list(STYLES))
+def test_answers_are_read_in_the_styles_models_write(text: str) -> None:
+    assert parse_statements(text).answer == STYLES[text]
+
+
+def test_short_answers_keep_the_answer_line() -> None:
+    assert parse_short("The table shows... \nAnswer: 12.36.").answer == "12.36"
+    assert parse_short('Final answer: "Apple"').answer == "Apple"
+    assert parse_short("").answer is None
+
+
+@pytest.fixture(scope="module")
+def easy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("eval") / "easy"
+    build_dataset(out, "-n", "24", "--seed", "4", "--no-images")
+    return out
+
+
+def _summary(run: Path) -> dict[str, Any]:
+    return json.loads((run / "summary.json").read_text())
+
+
+def _results(run: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+
+
+def test_the_oracle_scores_every_item_and_the_baselines_run(easy: Path, tmp_path: Path) -> None:
+    assert main(["eval", str(easy), "--model", "oracle", "--out", str(tmp_path / "o"),
+                 "--quiet"]) == 0
+    summary = _summary(tmp_path / "o")
+    assert summary["accuracy"]["value"] == 1.0 and summary["answered"] == 24
+    assert summary["statements"]["confusion"]["fp"] == 0 == summary["statements"]["confusion"]["fn"]
+    for name in ("random", "majority"):
+        assert main(["eval", str(easy), "--model", name, "--out", str(tmp_path / name),
+                     "--quiet"]) == 0
+        assert _summary(tmp_path / name)["errors"] == 0
+    first = [r["response"] for r in _results(tmp_path / "random")]
+    assert main(["eval", str(easy), "--model", "random", "--out", str(tmp_path / "again"),
+                 "--quiet"]) == 0
+    assert [r["response"] for r in _results(tmp_path / "again")] == first  # seeded
+
+
+@pytest.mark.slow
+def test_random_lands_near_one_in_eight_on_1000_items(tmp_path: Path) -> None:
+    data = tmp_path / "k"
+    build_dataset(data, "-n", "1000", "--seed", "2", "--no-images", "--no-defences",
+                  "--hops", "1")
+    assert main(["eval", str(data), "--model", "random", "--out", str(tmp_path / "r"),
+                 "--quiet"]) == 0
+    value = _summary(tmp_path / "r")["accuracy"]["value"]
+    assert 0.125 - 0.03 <= value <= 0.125 + 0.03  # 3 points: over 3 standard errors
+
+
+def test_a_run_folder_that_holds_something_else_is_refused(easy: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]
+                                                           ) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    assert main(["eval", str(easy), "--model", "oracle", "--out", str(mine)]) == 2
+    assert "not an evaluation run" in capsys.readouterr().err
+    assert (mine / "notes.txt").read_text() == "keep me"
+    assert main(["eval", str(easy), "--model", "oracle", "--out", str(tmp_path / "r"),
+                 "--quiet"]) == 0
+    assert main(["eval", str(easy), "--model", "random", "--out", str(tmp_path / "r")]) == 2
+    assert "another model" in capsys.readouterr().err
+
+
+def test_a_setting_the_dataset_cannot_give_is_one_line(easy: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    code = main(["eval", str(easy), "--model", "openai:m", "--base-url", "http://127.0.0.1:9/v1",
+                 "--setting", "interleaved", "--out", str(tmp_path / "r"), "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--no-images" in err and "Traceback" not in err
+
+
+def _cues(items: list[dict[str, Any]]) -> list[str]:
+    return [item["statements"][0]["text"] for item in items]
+
+
+def _reference(item: dict[str, Any]) -> str:
+    return ", ".join(map(str, item["answer"])) or "none"
+
+
+def _wrong(item: dict[str, Any]) -> str:
+    return "1, 2, 3" if item["answer"] != [1, 2, 3] else "none"
+
+
+@pytest.mark.slow
+def test_a_scripted_server_is_scored_exactly_and_resumed(hard48: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    items = read_items(hard48)[:12]
+    cue = _cues(items)
+    ref = [_reference(i) for i in items]
+    script = Script({
+        cue[0]: [f"Answer: {ref[0]}"],
+        cue[1]: [json.dumps({"answer": items[1]["answer"]})],
+        cue[2]: [("status", 429, {"retry-after-ms": "20"}), f"Answer: {ref[2]}"],
+        cue[3]: [("status", 500), f"Statements {ref[3]} are true." if items[3]["answer"]
+                 else "None of them."],
+        cue[4]: [("sleep", 2.5, "too late"), f"Final answer: {ref[4]}"],
+        cue[5]: [("malformed",)],
+        cue[6]: ["I cannot tell from the chart."],
+        cue[7]: [("status", 500)],
+        cue[8]: [("echo-key", 400)],
+        cue[9]: [f"Answer: {_wrong(items[9])}"],
+        cue[10]: [f"Let me reason step by step.\n**Answer:** {ref[10]}"],
+        cue[11]: [f"```json\n{json.dumps({'answer': items[11]['answer']})}\n```"],
+    })
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    run = tmp_path / "run"
+    with serve(script) as url:
+        args = ["eval", str(hard48), "--model", "openai:scripted", "--base-url", url,
+                "--setting", "interleaved", "--limit", "12", "--out", str(run), "--quiet",
+                "--option", "timeout=1", "--option", "max_retries=2", "--concurrency", "3"]
+        assert main(args) == 0
+        results = {r["id"]: r for r in _results(run)}
+        by_index = [results[i["id"]] for i in items]
+        correct = [k for k, r in enumerate(by_index) if r["correct"]]
+        errors = [k for k, r in enumerate(by_index) if r["error"] is not None]
+        assert correct == [0, 1, 2, 3, 4, 10, 11]
+        assert errors == [5, 7, 8]
+        assert by_index[6]["parsed"] is None and by_index[6]["correct"] is False
+        assert by_index[9]["correct"] is False
+        summary = _summary(run)
+        assert (summary["answered"], summary["errors"], summary["unparseable"]) == (9, 3, 1)
+        assert summary["accuracy"]["value"] == pytest.approx(7 / 9)
+        images = [p for body in script.bodies for m in body["messages"]
+                  for p in (m["content"] if isinstance(m["content"], list) else [])
+                  if p.get("type") == "image_url"]
+        assert images and all(p["image_url"]["url"].startswith("data:image/png;base64,")
+                              for p in images)
+        asked = dict(script.requests)
+        # A second run asks only what failed: the three errors, each again with retries.
+        assert main(args) == 0
+        again = {c: n - asked.get(c, 0) for c, n in script.requests.items()}
+        assert {cue[k] for k, n in enumerate(cue) if again.get(cue[k], 0)} == \
+            {cue[5], cue[7], cue[8]}
+        assert _summary(run)["cached"] == 9
+    for path in run.rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path
+
+
+@pytest.mark.slow
+def test_a_run_killed_midway_resumes_without_asking_again(hard48: Path, tmp_path: Path
+                                                          ) -> None:
+    items = read_items(hard48)[:10]
+    script = Script({c: [("sleep", 0.3, f"Answer: {_reference(i)}")]
+                     for c, i in zip(_cues(items), items, strict=True)})
+    run = tmp_path / "run"
+    env = {**os.environ, "OPENAI_API_KEY": KEY}
+    with serve(script) as url:
+        command = [sys.executable, "-m", "hopvista.cli.main", "eval", str(hard48), "--model",
+                   "openai:scripted", "--base-url", url, "--limit", "10", "--out", str(run),
+                   "--quiet", "--concurrency", "1"]
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while sum(script.requests.values()) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        assert not (run / "summary.json").exists()
+        first = sum(script.requests.values())
+        assert 4 <= first < 10
+        assert subprocess.run(command, env=env, capture_output=True).returncode == 0
+    # Every answer that arrived before the kill was kept; only the one request then in
+    # flight (one at a time here) could be asked twice.
+    repeated = {c: n for c, n in script.requests.items() if n > 1}
+    assert len(script.requests) == 10 and len(repeated) <= 1, repeated
+    assert all(n == 2 for n in repeated.values())
+    assert _summary(run)["accuracy"]["value"] == 1.0
+
+
+@pytest.mark.slow
+def test_the_html_report_opens_in_chromium_with_its_plots(hard48: Path, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from hopvista.render.browser import find_chromium
+
+    for name in ("oracle", "random"):
+        assert main(["eval", str(hard48), "--model", name, "--out", str(tmp_path / name),
+                     "--quiet"]) == 0
+    board = tmp_path / "board.html"
+    assert main(["report", str(tmp_path / "oracle"), str(tmp_path / "random"),
+                 "--out", str(board)]) == 0
+    text = board.read_text()
+    assert "Paired with" in text and "<script" not in text
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=find_chromium())
+        page = browser.new_context(java_script_enabled=False).new_page()
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
+            "file:") else route.abort())
+        page.goto(board.as_uri())
+        plots = page.locator("figure.plot svg")
+        assert plots.count() >= 2
+        assert page.locator("figure.plot[data-facet='statement_type'] svg").count() == 1
+        box = plots.first.bounding_box()
+        assert box is not None and box["width"] > 200 and box["height"] > 100
+        browser.close()
