@@ -25,8 +25,8 @@ and a later run asks again.
 
 A baseline that reads the item itself instead of a prompt (``oracle``, ``random``, the
 audit's proxies) is an :class:`ItemModel`: ``answer_item(item)``; if it has a
-``prepare(items, config)`` method, the evaluator calls it once with every item of the run
-and the dataset's build configuration first.
+``prepare(items, dataset)`` method, the evaluator calls it once with every item of the run
+and the :class:`~hopvista.model.dataset.Dataset` (its manifest, its image files) first.
 
 A factory raises :class:`~hopvista.errors.UserError` for missing or bad options (an unset API
 key, say). Third-party packages register theirs through the ``hopvista.models`` entry-point
@@ -111,7 +111,8 @@ ModelFactory = Callable[[Mapping[str, str]], "Model | ItemModel"]
 """``factory(options) -> Model | ItemModel``."""
 
 MODELS: Registry[ModelFactory] = Registry("model", "models", builtins=(
-    "hopvista.eval.baselines", "hopvista.eval.openai_model", "hopvista.eval.proxies"))
+    "hopvista.eval.baselines", "hopvista.eval.openai_model", "hopvista.eval.proxies",
+    "hopvista.eval.ocr"))
 """Every model factory by name (entry-point group ``hopvista.models``)."""
 
 

@@ -257,3 +257,44 @@ def test_the_html_report_opens_in_chromium_with_its_plots(hard48: Path, tmp_path
         box = plots.first.bounding_box()
         assert box is not None and box["width"] > 200 and box["height"] > 100
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """20 items of every level, with images."""
+    out = tmp_path_factory.mktemp("eval") / "mixed"
+    build_dataset(out, "-n", "20", "--seed", "4")
+    return out
+
+
+@pytest.mark.slow
+def test_ocr_reads_clean_tables_and_scores_a_run(mixed: Path, tmp_path: Path) -> None:
+    pytest.importorskip("rapidocr", reason="the ocr baseline needs rapidocr (pip install "
+                        "'hopvista[ocr]')")
+    from hopvista.model.dataset import load
+    from hopvista.models import load_model
+
+    dataset = load(mixed)
+    items = list(dataset)[:3]
+    model = load_model("ocr")
+    model.prepare(items, dataset)  # type: ignore[union-attr]
+    right = total = 0
+    for item in items:
+        read = model.read_table(item)  # type: ignore[union-attr]
+        for row in item.inputs.table.rows:  # type: ignore[union-attr]
+            for column in item.inputs.table.columns:  # type: ignore[union-attr]
+                total += 1
+                want = float(row.values[column.key].replace(",", ""))
+                got = read.get((row.entity, row.year), {}).get(column.key)
+                right += got is not None and abs(got - want) < 1e-9
+    assert right >= 0.9 * total, f"{right} of {total} cells read"  # 253 of 270 measured
+    assert main(["eval", str(mixed), "--model", "ocr", "--limit", "20", "--out",
+                 str(tmp_path / "ocr"), "--quiet", "--concurrency", "1"]) == 0
+    summary = _summary(tmp_path / "ocr")
+    assert summary["answered"] == 20 and summary["errors"] == 0
+    assert summary["accuracy"]["value"] is not None
+    # Statements that read no chart are executed on what it read: mostly right. Those that
+    # read the chart are answered "false".
+    read = [s for r in _results(tmp_path / "ocr") for s in r["statements"]
+            if s["type"] in ("FC", "CT", "AR", "FC+CT", "FC+AR")]
+    assert len(read) >= 10 and sum(s["predicted"] == s["label"] for s in read) >= 0.8 * len(read)

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from hopvista.model import Item
+from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
 from hopvista.model.kinds import ITEM_KINDS
 from hopvista.models import MODELS
@@ -64,7 +64,7 @@ class MajorityBaseline:
     def __init__(self, options: Mapping[str, str]) -> None:
         self.answer = "none"
 
-    def prepare(self, items: Sequence[Item], config: Mapping[str, Any]) -> None:
+    def prepare(self, items: Sequence[Item], dataset: Dataset) -> None:
         """Count the answers of ``items``."""
         counts = Counter(_reference(item) for item in items)
         if counts:
@@ -83,9 +83,9 @@ class OracleBaseline:
     def __init__(self, options: Mapping[str, str]) -> None:
         self.margins = (0.0, 0.0)
 
-    def prepare(self, items: Sequence[Item], config: Mapping[str, Any]) -> None:
+    def prepare(self, items: Sequence[Item], dataset: Dataset) -> None:
         """Take the chart margins of the build (``config.decidability``)."""
-        decidability = config.get("decidability") or {}
+        decidability = dataset.manifest.config.get("decidability") or {}
         self.margins = (float(decidability.get("min_rank_gap", 0.0)),
                         float(decidability.get("min_trend_step", 0.0)))
 

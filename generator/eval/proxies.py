@@ -12,10 +12,10 @@ an error of the run.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from hopvista.errors import UserError
 from hopvista.model import Item
+from hopvista.model.dataset import Dataset
 from hopvista.models import MODELS, ModelError
 
 FOLDS = 5
@@ -34,7 +34,7 @@ class ProxyBaseline:
                             f"not {self.name!r}")
         self.answers: dict[str, str] = {}
 
-    def prepare(self, items: Sequence[Item], config: Mapping[str, Any]) -> None:
+    def prepare(self, items: Sequence[Item], dataset: Dataset) -> None:
         """Run the solver over ``items``, cross-fitted."""
         from hopvista.audit.data import Margins, with_folds
         from hopvista.audit.solvers import (
@@ -44,7 +44,7 @@ class ProxyBaseline:
             solve_prior,
         )
 
-        decidability = config.get("decidability") or {}
+        decidability = dataset.manifest.config.get("decidability") or {}
         margins = Margins(float(decidability.get("min_rank_gap", 0.0)),
                           float(decidability.get("min_trend_step", 0.0)))
         audited = with_folds([item.model_dump(mode="json") for item in items], FOLDS, SEED)

@@ -92,7 +92,7 @@ def run_eval(request: EvalRequest, out: Path, progress: Progress | None = None
     _claim(out, run)
     cache = ResponseCache(request.cache or out / CACHE_DIR)
     if hasattr(model, "prepare"):
-        model.prepare(items, dict(dataset.manifest.config))
+        model.prepare(items, dataset)
     prices = request.prices or Prices.builtin()
 
     def evaluate(item: Item) -> dict[str, Any]:
