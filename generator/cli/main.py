@@ -26,6 +26,7 @@ from hopvista.cli import (
     audit,
     build,
     evaluate,
+    export,
     fetch,
     listing,
     new_domain,
@@ -36,8 +37,8 @@ from hopvista.cli import (
 )
 from hopvista.errors import GenerationError, UserError
 
-SUBCOMMANDS = (build, verify, audit, evaluate, report, preview, listing, fetch, schema,
-               new_domain)
+SUBCOMMANDS = (build, verify, audit, evaluate, export, report, preview, listing, fetch,
+               schema, new_domain)
 
 Handler = Callable[[int, FrameType | None], Any] | int | None
 

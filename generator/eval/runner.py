@@ -227,7 +227,7 @@ def _evaluate(item: Item, dataset: Dataset, model: Model | ItemModel, setting_na
     }
     if reply is None:
         return result
-    score, parsed, rule = _score(item, reply.text)
+    score, parsed, rule = score_response(item, reply.text)
     result |= {
         "response": reply.text, "parsed": parsed, "parse_rule": rule,
         "correct": score.correct, "metrics": score.metrics,
@@ -250,7 +250,7 @@ def _as_reply(answer: str | Reply) -> Reply:
     return Reply(answer)
 
 
-def _score(item: Item, text: str) -> tuple[Score, Any, str]:
+def score_response(item: Item, text: str) -> tuple[Score, Any, str]:
     """The score of answer ``text``, what was read from it and the parsing rule used."""
     if item.kind == "three_statement":
         parsed = parse_statements(text)

@@ -1,0 +1,81 @@
+"""Exports of a dataset for other evaluation harnesses (``gen export``).
+
+Each format writes a folder that its harness runs as it is:
+
+``inspect``
+    An Inspect AI task: ``task.py`` (``inspect eval task.py --model ...``) reads the samples
+    from ``samples.jsonl`` and the images from ``images/``; each prompt is one user message
+    with the text and images in the order ``gen eval`` sends them.
+    (:mod:`hopvista.harness.inspect_task`)
+``lmms-eval``
+    An lmms-eval task folder: ``hopvista.yaml`` and ``utils.py`` over ``data/test.parquet``
+    (``lmms-eval --include_path DIR --tasks hopvista ...``). (:mod:`hopvista.harness.lmms_eval`)
+``vlmevalkit``
+    VLMEvalKit's TSV (index, base64 image(s), question, answer, category, ...) to put in
+    ``$LMUData``, and ``score.py`` to score its prediction file.
+    (:mod:`hopvista.harness.vlmevalkit`)
+
+Every format uses the prompt ``gen eval`` would send in the chosen setting (the built-in
+template of each item's kind) and the same reference answers; the exported scorers call
+hopvista's own parser and scorer (:func:`hopvista.eval.runner.score_response`), so a harness
+run is comparable with ``gen eval``. Item text is only ever data (JSON, Parquet, TSV): the
+generated Python files are the same for every dataset and read the items from their data file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from hopvista.errors import UserError
+from hopvista.harness import inspect_task, lmms_eval, vlmevalkit
+from hopvista.harness.common import MARKER, Job, marker, open_dataset, staged, write_json
+
+__all__ = ["FORMATS", "ExportResult", "export"]
+
+Writer = Callable[[Job], int]
+"""Writes a format into ``job.folder`` and returns how many items it exported."""
+
+FORMATS: dict[str, Writer] = {
+    "inspect": inspect_task.write,
+    "lmms-eval": lmms_eval.write,
+    "vlmevalkit": vlmevalkit.write,
+}
+"""Every export format by name."""
+
+DEFAULT_SETTING = "interleaved"
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What an export wrote."""
+
+    out: Path
+    format: str
+    setting: str
+    items: int
+
+
+def export(dataset_path: str | Path, fmt: str, out: str | Path,
+           setting: str = DEFAULT_SETTING, limit: int | None = None) -> ExportResult:
+    """Export the dataset at ``dataset_path`` (its first ``limit`` items) for harness ``fmt``
+    into the folder ``out``, prompts as in setting ``setting``.
+
+    ``out`` must be new, empty or an earlier export (which is replaced); it is written in a
+    staging folder and renamed into place. :class:`~hopvista.errors.UserError` for an unknown
+    format or setting, a path that is not a dataset, an ``out`` that holds something else, or
+    a setting the dataset cannot give.
+    """
+    if fmt not in FORMATS:
+        raise UserError(f"--format: no format {fmt!r} (formats: {', '.join(FORMATS)})")
+    if limit is not None and limit < 1:
+        raise UserError(f"--limit: must be at least 1, got {limit}")
+    dataset, how = open_dataset(Path(dataset_path), setting)
+    target = Path(out)
+    with staged(target) as folder:
+        count = FORMATS[fmt](Job(dataset, how, limit, folder))
+        if count == 0:
+            raise UserError(f"{dataset_path}: no item to export")
+        write_json(folder / MARKER, marker(dataset, fmt, how, limit, count))
+    return ExportResult(target, fmt, how.name, count)

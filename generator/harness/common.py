@@ -1,0 +1,201 @@
+"""What every harness export shares: the prompts and references, and the export folder.
+
+An export asks :func:`hopvista.eval.prompts.build_prompt` for each item's prompt in the chosen
+setting with the item kind's built-in template, and its kind for the reference answer, so a
+harness run sees exactly what ``gen eval`` would send and is scored against the same answers.
+The folder is written into a staging folder beside ``--out`` and renamed into place; it holds
+:data:`MARKER` (what was exported, from which dataset), so a later export may replace it while
+a folder that holds anything else is never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hopvista import __version__
+from hopvista.atomic import (
+    Unsupported,
+    rename_exchange,
+    rename_noreplace,
+    sha256_file,
+    write_atomic,
+)
+from hopvista.errors import UserError
+from hopvista.eval.prompts import Setting, build_prompt, default_template, setting
+from hopvista.model import ITEM_KINDS, Item
+from hopvista.model.dataset import ITEMS, Dataset, load
+from hopvista.models import Prompt, PromptImage
+
+MARKER = "hopvista-export.json"
+EXPORT_FORMAT = "hopvista-harness-export"
+EXPORT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One item as a harness gets it: the prompt ``gen eval`` would send and the reference."""
+
+    number: int
+    """The item's position in the export, from 0."""
+    item: Item
+    prompt: Prompt
+    reference: str
+
+    @property
+    def item_json(self) -> str:
+        """The item as JSON, for the exported scorers (they rebuild the :class:`Item`)."""
+        return self.item.model_dump_json()
+
+    def image_name(self, part: int) -> str:
+        """A file name for the image that is part ``part`` of the prompt (no item text in it)."""
+        image = self.prompt.parts[part]
+        assert isinstance(image, PromptImage)
+        return f"{self.number:06d}-{part:02d}-{image.role}.png"
+
+
+def entries(dataset: Dataset, how: Setting, limit: int | None) -> Iterator[Entry]:
+    """The dataset's items (the first ``limit``) with their prompts and references."""
+    templates: dict[str, str] = {}
+    for number, item in enumerate(dataset):
+        if limit is not None and number >= limit:
+            return
+        if item.kind not in ITEM_KINDS:
+            raise UserError(f"{dataset.root / ITEMS}: item {item.id} is of kind {item.kind!r}, "
+                            "which this install does not know")
+        if item.kind not in templates:
+            templates[item.kind] = default_template(item.kind)
+        prompt = build_prompt(item, dataset, how, templates[item.kind])
+        yield Entry(number, item, prompt, ITEM_KINDS.get(item.kind).reference(item))
+
+
+def metric_names(entry: Entry) -> list[str]:
+    """The metrics the kind of ``entry`` reports (what scoring its reference gives)."""
+    from hopvista.eval.runner import score_response
+
+    score, _, _ = score_response(entry.item, f"Answer: {entry.reference}")
+    return sorted(score.metrics)
+
+
+def parts_json(entry: Entry, image_path: Callable[[int], str]) -> list[dict[str, str]]:
+    """The prompt's parts as data: ``{"text": ...}`` or ``{"image": path, "role": ...}``."""
+    parts: list[dict[str, str]] = []
+    for k, part in enumerate(entry.prompt.parts):
+        if isinstance(part, str):
+            parts.append({"text": part})
+        else:
+            parts.append({"image": image_path(k), "role": part.role})
+    return parts
+
+
+def write_json(path: Path, value: Any) -> None:
+    """``value`` as indented JSON in ``path`` (atomically)."""
+    write_atomic(path, (json.dumps(value, indent=1, ensure_ascii=False) + "\n").encode())
+
+
+def write_text(path: Path, text: str) -> None:
+    """``text`` in ``path`` (atomically)."""
+    write_atomic(path, text.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class Job:
+    """An export being written: the dataset, the setting, and the staging folder."""
+
+    dataset: Dataset
+    setting: Setting
+    limit: int | None
+    folder: Path
+    """The staging folder the format writes into (renamed to ``--out`` at the end)."""
+
+    def entries(self) -> Iterator[Entry]:
+        """The items to export, with their prompts and references."""
+        return entries(self.dataset, self.setting, self.limit)
+
+
+def marker(dataset: Dataset, fmt: str, how: Setting, limit: int | None,
+           count: int) -> dict[str, Any]:
+    """The record :data:`MARKER` holds."""
+    return {
+        "format": EXPORT_FORMAT, "format_version": EXPORT_VERSION, "harness": fmt,
+        "hopvista": __version__,
+        "dataset": {"path": str(dataset.root.resolve()),
+                    "items_sha256": sha256_file(dataset.root / ITEMS),
+                    "domain": dataset.manifest.config.get("domain")},
+        "setting": how.name, "limit": limit, "items": count,
+    }
+
+
+def is_export(path: Path) -> bool:
+    """Whether ``path`` holds an earlier harness export (its marker says so)."""
+    try:
+        found = json.loads((path / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(found, dict) and found.get("format") == EXPORT_FORMAT
+
+
+def check_out(out: Path) -> None:
+    """Refuse an ``--out`` that exists and is not an empty folder or an earlier export."""
+    if not str(out).strip():
+        raise UserError("--out: empty path")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out}: exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not is_export(out):
+        raise UserError(f"--out {out}: folder is not empty and is not a hopvista export; "
+                        "nothing was changed (choose another folder)")
+
+
+@contextmanager
+def staged(out: Path) -> Iterator[Path]:
+    """A staging folder beside ``out``, renamed to ``out`` when the block succeeds.
+
+    An earlier export at ``out`` is swapped out in one step where the kernel can and then
+    removed; an empty folder is replaced; anything else is refused (checked again just before
+    the rename). On failure the staging folder goes and ``out`` is left as it was.
+    """
+    check_out(out)
+    parent = out.absolute().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.hopvista-export-", dir=parent))
+    try:
+        os.chmod(stage, 0o755)
+        yield stage
+        check_out(out)
+        _swap_in(stage, out)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _swap_in(stage: Path, out: Path) -> None:
+    if out.is_dir() and not any(out.iterdir()):
+        out.rmdir()
+    if not out.exists():
+        try:
+            rename_noreplace(stage, out)
+        except FileExistsError:
+            raise UserError(f"--out {out}: appeared while exporting; nothing was changed") \
+                from None
+        return
+    try:
+        rename_exchange(stage, out)  # the old export is now at ``stage``, removed by caller
+    except Unsupported:
+        old = stage.with_name(stage.name + ".old")
+        os.rename(out, old)
+        os.rename(stage, out)
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def open_dataset(path: Path, setting_name: str) -> tuple[Dataset, Setting]:
+    """The dataset at ``path`` and the setting called ``setting_name`` (``UserError`` if not)."""
+    how = setting(setting_name)
+    if not path.is_dir():
+        raise UserError(f"{path}: not a folder (give a hopvista dataset folder)")
+    return load(path), how
