@@ -52,13 +52,20 @@ def _checkpoint(step: str) -> None:
     """A named step of claiming and replacing the output (tests kill the process here)."""
 
 
+def declared_format(record: Path) -> str | None:
+    """The ``format`` a folder's JSON record (a manifest, a run or export marker) declares,
+    or ``None`` when it is missing, unreadable or not such a record."""
+    try:
+        found = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    value = found.get("format") if isinstance(found, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def is_hopvista_dataset(path: Path) -> bool:
     """Whether ``path`` holds a dataset written by hopvista (its manifest says so)."""
-    try:
-        manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return False
-    return isinstance(manifest, dict) and manifest.get("format") == DATASET_FORMAT
+    return declared_format(path / "manifest.json") == DATASET_FORMAT
 
 
 def resolve_out(out: Path) -> Path:

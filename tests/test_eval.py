@@ -68,7 +68,7 @@ def test_short_answers_keep_the_answer_line() -> None:
 @pytest.fixture(scope="module")
 def easy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("eval") / "easy"
-    build_dataset(out, "-n", "24", "--seed", "4", "--no-images")
+    build_dataset(out, "-n", "24", "--seed", "4", "--no-images", "--no-defences")
     return out
 
 
@@ -198,6 +198,21 @@ def test_a_scripted_server_is_scored_exactly_and_resumed(hard48: Path, tmp_path:
     for path in run.rglob("*"):
         if path.is_file():
             assert KEY.encode() not in path.read_bytes(), path
+    # The contamination check of FCMR's Table 8, with the strongest shortcut as baseline:
+    # the model beside the no-chart proxy on the same items, paired.
+    proxy = tmp_path / "proxy"
+    assert main(["eval", str(hard48), "--model", "proxy:no-chart", "--limit", "12",
+                 "--out", str(proxy), "--quiet"]) == 0
+    board = tmp_path / "board.html"
+    assert main(["report", str(run), str(proxy), "--out", str(board)]) == 0
+    text = board.read_text()
+    assert "Paired with openai:scripted" in text and "proxy:no-chart" in text
+    from hopvista.eval.compare import paired
+
+    pair = paired(_results(run), _results(proxy))
+    assert pair is not None and pair["items"] == 9  # the items both answered
+    assert pair["low"] <= pair["difference"] <= pair["high"]
+    assert f"{100 * pair['difference']:+.1f} points" in text
 
 
 @pytest.mark.slow
@@ -263,7 +278,7 @@ def test_the_html_report_opens_in_chromium_with_its_plots(hard48: Path, tmp_path
 def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """20 items of every level, with images."""
     out = tmp_path_factory.mktemp("eval") / "mixed"
-    build_dataset(out, "-n", "20", "--seed", "4")
+    build_dataset(out, "-n", "20", "--seed", "4", "--no-defences")
     return out
 
 
@@ -287,7 +302,8 @@ def test_ocr_reads_clean_tables_and_scores_a_run(mixed: Path, tmp_path: Path) ->
                 want = float(row.values[column.key].replace(",", ""))
                 got = read.get((row.entity, row.year), {}).get(column.key)
                 right += got is not None and abs(got - want) < 1e-9
-    assert right >= 0.9 * total, f"{right} of {total} cells read"  # 253 of 270 measured
+    # 250 of 270 measured: the "classic" theme's second table loses a column to OCR.
+    assert right >= 0.85 * total, f"{right} of {total} cells read"
     assert main(["eval", str(mixed), "--model", "ocr", "--limit", "20", "--out",
                  str(tmp_path / "ocr"), "--quiet", "--concurrency", "1"]) == 0
     summary = _summary(tmp_path / "ocr")
@@ -298,3 +314,80 @@ def test_ocr_reads_clean_tables_and_scores_a_run(mixed: Path, tmp_path: Path) ->
     read = [s for r in _results(tmp_path / "ocr") for s in r["statements"]
             if s["type"] in ("FC", "CT", "AR", "FC+CT", "FC+AR")]
     assert len(read) >= 10 and sum(s["predicted"] == s["label"] for s in read) >= 0.8 * len(read)
+
+
+def _write_qa_dataset(folder: Path, items: list[dict[str, Any]]) -> None:
+    """A short-answer dataset in hopvista's format (what an import of WTQ would give)."""
+    from hopvista.model import Item
+    from hopvista.model.format import DATASET_FORMAT, FORMAT_VERSION
+
+    folder.mkdir(parents=True)
+    lines = [Item.model_validate(item).model_dump_json() for item in items]
+    (folder / "items.jsonl").write_text("".join(line + "\n" for line in lines))
+    (folder / "manifest.json").write_text(json.dumps({
+        "format": DATASET_FORMAT, "format_version": FORMAT_VERSION, "config": {},
+        "seed": 0, "counts": {"items": len(items)}}))
+
+
+QA = [  # answer, answer type, what the scripted model says, exact match expected
+    ("1234", "number", "Summing the column... Answer: 1,234", True),
+    ("New York", "text", "The answer is:\n**New York**.", True),
+    (["Apple", "Google"], "list", 'Final answer: ["google", "apple"]', True),
+    (True, "boolean", "Answer: yes", True),
+    ("12.5", "number", "Answer: 12.6", False),
+    ("New York City", "text", "Answer: York City", False),
+]
+
+
+def test_short_answer_items_are_scored_by_em_substring_and_f1(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    data = tmp_path / "qa"
+    _write_qa_dataset(data, [{
+        "id": f"wtq-{k:06d}.base", "base_id": f"wtq-{k:06d}", "domain": "wtq",
+        "kind": "table_qa", "inputs": {"table": {"header": ["City", "Q"],
+                                                 "rows": [["New York", str(k)]]}},
+        "question": f"Question {k}?", "answer": answer, "answer_type": kind,
+        "provenance": {"generator": "test", "source": "wtq"}}
+        for k, (answer, kind, _, _) in enumerate(QA)])
+    assert main(["eval", str(data), "--model", "oracle", "--out", str(tmp_path / "o"),
+                 "--quiet"]) == 0
+    assert _summary(tmp_path / "o")["accuracy"]["value"] == 1.0
+    script = Script({f"Question {k}?": [said] for k, (_, _, said, _) in enumerate(QA)})
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with serve(script) as url:
+        assert main(["eval", str(data), "--model", "openai:scripted", "--base-url", url,
+                     "--out", str(tmp_path / "m"), "--quiet"]) == 0
+    results = sorted(_results(tmp_path / "m"), key=lambda r: r["id"])
+    assert [r["correct"] for r in results] == [em for *_, em in QA]
+    assert results[5]["metrics"]["ss"] == 1.0 and results[5]["metrics"]["f1"] == \
+        pytest.approx(0.8)
+    assert "set_accuracy" not in _summary(tmp_path / "m")["metrics"]
+    assert _summary(tmp_path / "m")["metrics"]["f1"]["value"] > 4 / 6
+
+
+@pytest.mark.slow
+def test_image_only_shows_one_page_image_drawn_from_the_inputs(hard48: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    from PIL import Image
+
+    items = read_items(hard48)[:2]
+    script = Script({c: [f"Answer: {_reference(i)}"]
+                     for c, i in zip(_cues(items), items, strict=True)})
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    run = tmp_path / "run"
+    with serve(script) as url:
+        assert main(["eval", str(hard48), "--model", "openai:scripted", "--base-url", url,
+                     "--setting", "image-only", "--limit", "2", "--out", str(run),
+                     "--quiet"]) == 0
+    assert _summary(run)["accuracy"]["value"] == 1.0
+    for body in script.bodies:
+        parts = body["messages"][0]["content"]
+        images = [p for p in parts if p["type"] == "image_url"]
+        text = "".join(p.get("text", "") for p in parts)
+        assert len(images) == 1  # the page, nothing else
+        assert items[0]["inputs"]["text"][0]["text"][:60] not in text  # the text is on it
+    for item in items:
+        with Image.open(run / "pages" / f"{item['id']}.png") as page:
+            assert page.width >= 1200 and page.height > 600

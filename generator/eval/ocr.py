@@ -3,13 +3,12 @@
 read, and answers by executing the statement programs on it.
 
 How it reads a table image: the recognised words are grouped into lines by their vertical
-centres; the lines above the first one with two or more numbers are the heading (a wrapped
-heading joins the words above each other); every word of a data line goes to the heading
-cell nearest to it horizontally. Headings are matched to the item's column titles, and a
+centres; the lines above the first one with two or more numbers are the heading; the data
+lines give the columns' positions (:func:`read_grid`) and every word goes to the nearest.
+Headings are matched to the item's column titles, and a
 line's first cells to its entity names and periods, by text similarity: the baseline knows
 the names and titles the question and the image show, and reads every value from the image.
-A heading it cannot read takes the column left over in reading order; a heading read in two
-pieces is joined (the piece no value falls under joins its neighbour). A value it cannot
+A heading it cannot read takes the column left over in reading order. A value it cannot
 read is taken as its column's median of what it did read.
 
 What it cannot do: read values off the chart (OCR gives the chart's title, ticks and
@@ -24,6 +23,7 @@ from __future__ import annotations
 import re
 import statistics
 import threading
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -106,48 +106,45 @@ def lines_of(words: Sequence[Word]) -> list[list[Word]]:
 
 
 def read_grid(words: Sequence[Word]) -> tuple[list[str], list[list[str]]]:
-    """The heading cells and the data rows (one text per heading cell) of a table image."""
+    """The heading cells and the data rows (one text per column) of a table image.
+
+    The columns come from the data: the lines with the most frequent number of words (one
+    per cell) give each column's mean position, and every word goes to the nearest column.
+    A heading word goes to every column it spans: a heading OCR read together with its
+    neighbour's (one phrase over two columns) is then the heading of both.
+    """
     lines = lines_of(words)
     first = next((k for k, line in enumerate(lines)
                   if sum(_is_number(w.text) for w in line) >= 2), len(lines))
-    if first == 0:
+    data = lines[first:]
+    if not data:
         return [], []
-    # The heading line nearest the data anchors the columns (OCR reads a heading as one
-    # phrase; a column gap is wider than a word gap).
-    cells: list[list[Word]] = [[word] for word in lines[first - 1]]
-    for line in lines[:first - 1]:  # wrapped headings above; a caption over several goes
+    counts = Counter(len(line) for line in data)
+    n = max(counts, key=lambda c: (counts[c], c))
+    modal = [line for line in data if len(line) == n]
+    anchors = [statistics.mean(line[r].x for line in modal) for r in range(n)]
+    edges = [(anchors[r - 1] + anchors[r]) / 2 for r in range(1, n)]
+    spans = list(zip([float("-inf"), *edges], [*edges, float("inf")], strict=True))
+
+    def nearest(word: Word) -> int:
+        return min(range(n), key=lambda r: abs(anchors[r] - word.x))
+
+    heading: list[list[Word]] = [[] for _ in range(n)]
+    for line in lines[:first]:
         for word in line:
-            over = [c for c in cells if min(word.right, max(w.right for w in c))
-                    - max(word.left, min(w.left for w in c)) > 0]
-            if len(over) == 1:
-                over[0].append(word)
-    cells.sort(key=lambda c: min(w.left for w in c))
-    rows = _assign(lines[first:], cells)
-    while len(cells) > 1:  # a heading OCR split in two: the part no value falls under joins
-        empty = [k for k in range(len(cells)) if not any(row[k] for row in rows)]
-        if not empty:
-            break
-        k = empty[0]
-        other = k + 1 if k + 1 < len(cells) else k - 1
-        cells[other] = cells[other] + cells[k]
-        del cells[k]
-        rows = _assign(lines[first:], cells)
-    heading = [" ".join(w.text for w in sorted(c, key=lambda w: (round(w.y), w.left)))
-               for c in cells]
-    return heading, [[" ".join(parts) for parts in row] for row in rows]
-
-
-def _assign(lines: list[list[Word]], cells: list[list[Word]]) -> list[list[list[str]]]:
-    """Each line's words under the heading cell nearest to them horizontally."""
-    centres = [statistics.mean(w.x for w in c) for c in cells]
+            over = [r for r, (lo, hi) in enumerate(spans)
+                    if min(word.right, hi) - max(word.left, lo) > 0.25 * (word.right - word.left)]
+            for r in over or [nearest(word)]:
+                heading[r].append(word)
     rows = []
-    for line in lines:
-        row: list[list[str]] = [[] for _ in cells]
+    for line in data:
+        row: list[list[str]] = [[] for _ in range(n)]
         for word in line:
-            nearest = min(range(len(centres)), key=lambda k: abs(centres[k] - word.x))
-            row[nearest].append(word.text)
-        rows.append(row)
-    return rows
+            row[nearest(word)].append(word.text)
+        rows.append([" ".join(parts) for parts in row])
+    texts = [" ".join(w.text for w in sorted(c, key=lambda w: (round(w.y), w.left)))
+             for c in heading]
+    return texts, rows
 
 
 @MODELS.register("ocr")
@@ -259,9 +256,21 @@ def _best(heading: list[str], label: str | None) -> int | None:
 
 def _match_headings(heading: list[str], table: Table) -> dict[int, str]:
     """Heading cell index → column key, best matches first, each used once."""
+    found: dict[int, str] = {}
+    k = 0
+    while k < len(heading):  # cells split from one phrase: its titles in reading order
+        end = k
+        while end + 1 < len(heading) and heading[end + 1] == heading[k]:
+            end += 1
+        if end > k:
+            text = _norm(heading[k])
+            titles = sorted((text.find(_norm(c.label)), c.key) for c in table.columns
+                            if _norm(c.label) and _norm(c.label) in text)
+            if len(titles) == end - k + 1:
+                found |= {k + i: key for i, (_, key) in enumerate(titles)}
+        k = end + 1
     pairs = sorted(((_similar(h, c.label), k, c.key) for k, h in enumerate(heading)
                     for c in table.columns), reverse=True)
-    found: dict[int, str] = {}
     for score, k, key in pairs:
         if score >= MATCH and k not in found and key not in found.values():
             found[k] = key

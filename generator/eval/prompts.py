@@ -105,7 +105,8 @@ _ENV = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False,
                             keep_trailing_newline=False, trim_blocks=False)
 
 
-def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str) -> Prompt:
+def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
+                 pages: Path | None = None) -> Prompt:
     """The prompt ``item`` gets in setting ``how`` from ``template``.
 
     ``UserError`` when the setting needs an image the dataset does not have (a build with
@@ -120,6 +121,8 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str) -> P
             return ""
         if role not in images:
             path = dataset.image_path(item, role)
+            if path is None and role == "page" and pages is not None:
+                path = pages / f"{item.id}.png"  # drawn by the evaluator (hopvista.eval.page)
             if path is None or not path.is_file():
                 raise UserError(
                     f"{item.id}: the setting {how.name!r} shows its {role} image, which the "

@@ -29,6 +29,7 @@ from hopvista.model import Item
 from hopvista.model.dataset import ITEMS, Dataset, load
 from hopvista.model.kinds import ITEM_KINDS, Score
 from hopvista.models import ItemModel, Model, ModelError, Reply, load_model, split_spec
+from hopvista.outdir import declared_format
 
 RUN_FORMAT = "hopvista-eval-run"
 RUN_VERSION = 1
@@ -37,6 +38,7 @@ RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
 CACHE_DIR = "cache"
+PAGES_DIR = "pages"
 
 
 @dataclass(frozen=True)
@@ -94,10 +96,15 @@ def run_eval(request: EvalRequest, out: Path, progress: Progress | None = None
     if hasattr(model, "prepare"):
         model.prepare(items, dataset)
     prices = request.prices or Prices.builtin()
+    pages = out / PAGES_DIR
+    if how.table == "page" and not isinstance(model, ItemModel):
+        from hopvista.eval.page import draw_pages
+
+        draw_pages(items, dataset, pages)
 
     def evaluate(item: Item) -> dict[str, Any]:
         return _evaluate(item, dataset, model, how.name, templates, cache, prices,
-                         request.model)
+                         request.model, pages)
 
     results: list[dict[str, Any] | None] = [None] * len(items)
     correct = answered = 0
@@ -146,13 +153,10 @@ def _claim(out: Path, run: dict[str, Any]) -> None:
         raise UserError(f"--out {out}: exists and is not a folder")
     record = out / RUN_FILE
     if out.is_dir() and any(out.iterdir()):
-        try:
-            found = json.loads(record.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        if declared_format(record) != RUN_FORMAT:
             raise UserError(f"--out {out}: exists and is not an evaluation run; "
-                            "nothing was changed (choose another folder)") from None
-        if not isinstance(found, dict) or found.get("format") != RUN_FORMAT:
-            raise UserError(f"--out {out}: {RUN_FILE} is not an evaluation run's")
+                            "nothing was changed (choose another folder)")
+        found = json.loads(record.read_text(encoding="utf-8"))
         different = [key for key in run if found.get(key) != run[key]]
         if different:
             raise UserError(f"--out {out}: holds a run with another {different[0]} "
@@ -191,7 +195,7 @@ def _in_parallel(work: Callable[[Item], dict[str, Any]], items: Sequence[Item],
 
 def _evaluate(item: Item, dataset: Dataset, model: Model | ItemModel, setting_name: str,
               templates: dict[str, str], cache: ResponseCache, prices: Prices,
-              spec: str) -> dict[str, Any]:
+              spec: str, pages: Path) -> dict[str, Any]:
     """One item's result line."""
     prompt_id = None
     cached = False
@@ -203,7 +207,8 @@ def _evaluate(item: Item, dataset: Dataset, model: Model | ItemModel, setting_na
         except ModelError as exc:
             error = str(exc) or type(exc).__name__
     else:
-        prompt = build_prompt(item, dataset, setting(setting_name), templates[item.kind])
+        prompt = build_prompt(item, dataset, setting(setting_name), templates[item.kind],
+                              pages)
         identity = _identity(model)
         key = request_key(identity or {"model": spec}, prompt)
         prompt_id = request_key({}, prompt)[:16]

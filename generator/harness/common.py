@@ -33,6 +33,7 @@ from hopvista.eval.prompts import Setting, build_prompt, default_template, setti
 from hopvista.model import ITEM_KINDS, Item
 from hopvista.model.dataset import ITEMS, Dataset, load
 from hopvista.models import Prompt, PromptImage
+from hopvista.outdir import declared_format
 
 MARKER = "hopvista-export.json"
 EXPORT_FORMAT = "hopvista-harness-export"
@@ -135,11 +136,7 @@ def marker(dataset: Dataset, fmt: str, how: Setting, limit: int | None,
 
 def is_export(path: Path) -> bool:
     """Whether ``path`` holds an earlier harness export (its marker says so)."""
-    try:
-        found = json.loads((path / MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return False
-    return isinstance(found, dict) and found.get("format") == EXPORT_FORMAT
+    return declared_format(path / MARKER) == EXPORT_FORMAT
 
 
 def check_out(out: Path) -> None:
