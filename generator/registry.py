@@ -16,16 +16,30 @@ list of names, so an installed plug-in needs no import by the user.
 from __future__ import annotations
 
 import importlib
+import os
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from importlib import metadata
-from typing import Generic, TypeVar, overload
+from typing import Any, Generic, TypeVar, overload
 
 from hopvista.errors import UserError
 
 T = TypeVar("T")
 
 ENTRY_POINT_PREFIX = "hopvista."
+
+_REGISTRIES: weakref.WeakSet[Registry[Any]] = weakref.WeakSet()
+"""Every registry, so a forked child can renew their locks."""
+
+
+def _renew_locks_after_fork() -> None:
+    for registry in list(_REGISTRIES):
+        registry._after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_renew_locks_after_fork)
 
 
 def _origin(obj: object) -> str:
@@ -53,6 +67,14 @@ class Registry(Generic[T]):
         self._loaded = False
         self._loading = False
         self._lock = threading.RLock()
+        _REGISTRIES.add(self)
+
+    def _after_fork(self) -> None:
+        """In a forked child: a fresh lock (the thread that held the parent's is not here),
+        and a load that was under way in the parent starts again."""
+        self._lock = threading.RLock()
+        if self._loading:
+            self._loading = False
 
     @overload
     def register(self, name: str) -> Callable[[T], T]: ...

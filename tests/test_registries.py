@@ -3,8 +3,10 @@ by a third-party package's entry point found without importing it."""
 
 from __future__ import annotations
 
+import signal
 import sys
 import textwrap
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -214,3 +216,44 @@ def test_a_registry_loads_once_while_several_threads_ask(tmp_path: Path,
         thread.join()
     sys.modules.pop("hv_slow_builtins", None)
     assert found == [7] * 6
+
+
+def test_a_forked_child_does_not_inherit_a_held_registry_lock() -> None:
+    """A worker forked while another thread of the parent holds a registry's lock (a load
+    under way) loads the registry itself instead of waiting forever for a thread it has not
+    got."""
+    import os
+    import threading
+
+    from hopvista.registry import Registry
+
+    registry: Registry[int] = Registry("test thing", "test_fork_things")
+    registry.register("here", 1)
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with registry._lock:
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait(10)
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child: must answer at once
+            os._exit(0 if registry.get("here") == 1 else 1)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung on the registry's lock")
+        assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        release.set()
+        thread.join()
