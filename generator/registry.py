@@ -73,8 +73,7 @@ class Registry(Generic[T]):
         """In a forked child: a fresh lock (the thread that held the parent's is not here),
         and a load that was under way in the parent starts again."""
         self._lock = threading.RLock()
-        if self._loading:
-            self._loading = False
+        self._loading = False
 
     @overload
     def register(self, name: str) -> Callable[[T], T]: ...

@@ -20,13 +20,20 @@ from hopvista.atomic import write_atomic
 from hopvista.models import Prompt, Reply
 
 
-def request_key(identity: dict[str, Any], prompt: Prompt) -> str:
-    """The cache key of asking ``prompt`` of the model ``identity`` describes (its name,
-    endpoint and request parameters: :meth:`cache_identity` of the model)."""
+def prompt_digest(prompt: Prompt) -> str:
+    """A SHA-256 of a prompt: each text part, and each image's role and SHA-256."""
     parts = [p if isinstance(p, str) else {"image": p.role,
                                            "sha256": hashlib.sha256(p.png).hexdigest()}
              for p in prompt.parts]
-    material = json.dumps({"model": identity, "prompt": parts}, sort_keys=True,
+    material = json.dumps(parts, ensure_ascii=False)
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+def request_key(identity: dict[str, Any], digest: str) -> str:
+    """The cache key of asking the prompt whose :func:`prompt_digest` is ``digest`` of the
+    model ``identity`` describes (its name, endpoint and request parameters: the model's
+    ``cache_identity()``)."""
+    material = json.dumps({"model": identity, "prompt": digest}, sort_keys=True,
                           ensure_ascii=False)
     return hashlib.sha256(material.encode()).hexdigest()
 

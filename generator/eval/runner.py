@@ -21,7 +21,7 @@ from typing import Any
 
 from hopvista.atomic import sha256_file, write_atomic
 from hopvista.errors import UserError
-from hopvista.eval.cache import ResponseCache, request_key
+from hopvista.eval.cache import ResponseCache, prompt_digest, request_key
 from hopvista.eval.parse import parse_short, parse_statements
 from hopvista.eval.prices import Prices
 from hopvista.eval.prompts import DEFAULT_SETTING, build_prompt, default_template, setting
@@ -210,8 +210,9 @@ def _evaluate(item: Item, dataset: Dataset, model: Model | ItemModel, setting_na
         prompt = build_prompt(item, dataset, setting(setting_name), templates[item.kind],
                               pages)
         identity = _identity(model)
-        key = request_key(identity or {"model": spec}, prompt)
-        prompt_id = request_key({}, prompt)[:16]
+        digest = prompt_digest(prompt)
+        key = request_key(identity or {"model": spec}, digest)
+        prompt_id = digest[:16]
         reply = cache.get(key) if identity is not None else None
         cached = reply is not None
         if reply is None:

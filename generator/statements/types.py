@@ -74,7 +74,7 @@ def _selection_first(kind: StatementType, selections: Iterator[Selection], insta
             return
         if repr(selection.node) in used:
             continue
-        owners = _claimable(kind, selection, instance.ids, frozenset(instance.ids), truth)
+        owners = _claimable(selection, instance.ids, frozenset(instance.ids), truth)
         if not truth:
             owners = [owners[int(k)] for k in rng.permutation(len(owners))]
         needle = selection.meta["fact"].needle if "fact" in selection.meta else None
@@ -204,18 +204,17 @@ def _proxy_readings(reader: ProxyReader | None, modalities: tuple[str, ...],
     return found
 
 
-def _claimable(kind: StatementType, selection: Selection, ids: Sequence[str],
-               everyone: frozenset[str], truth: bool) -> list[str]:
-    """The entities a statement on ``selection`` may claim (name, or attribute the fact of)
-    with label ``truth``, keeping its label open with any one modality withheld."""
-    fact = kind.with_fact
+def _claimable(selection: Selection, ids: Sequence[str], everyone: frozenset[str],
+               truth: bool) -> list[str]:
+    """The entities an entity claim on ``selection`` may name with label ``truth``, keeping
+    its label open with any one modality withheld (fact claims: :func:`_fact_first`)."""
     if truth:
         (chosen,) = selection.picked
-        return [chosen] if stays_open(selection, everyone, frozenset({chosen}), fact) else []
+        return [chosen] if stays_open(selection, everyone, frozenset({chosen})) else []
     wrong = [e for e in ids if selection.picked != {e}]
     if len(selection.picked) >= 2:  # an "only" claim: an entity picked along with another
         wrong = [e for e in wrong if e in selection.picked]
-    return [e for e in wrong if stays_open(selection, everyone, frozenset({e}), fact)]
+    return [e for e in wrong if stays_open(selection, everyone, frozenset({e}))]
 
 
 def _witness(selection: Selection, ids: Sequence[str], claimed: str) -> str:
