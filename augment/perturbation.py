@@ -7,8 +7,9 @@ JPEG compression, a photo of a screen, ...). Its entry contract:
 - ``parameters`` — a pydantic model class: the perturbation's parameters, their types,
   defaults and bounds. ``schema()`` gives its JSON Schema (what ``gen schema`` and the docs
   publish); bad parameters are a :class:`~hopvista.errors.UserError` naming the field;
-- ``apply(image, rng, params) -> Perturbed`` — a *new* PIL image and a JSON record of what it
-  drew (the exact angle, the JPEG quality, ...). ``image`` is a copy the function may not
+- ``apply(image, rng, params) -> Perturbed`` — a *new* PIL image, a JSON record of what it
+  drew (the exact angle, the JPEG quality, ...) and, if it moves pixels, a ``warp`` mapping
+  input points to output points (cell boxes follow it). ``image`` is a copy the function may not
   keep; ``rng`` is the variant's own named stream (:func:`hopvista.rng.stream`), the only
   source of randomness; the same image, stream state and parameters give the same pixels.
 
@@ -35,11 +36,20 @@ from hopvista.registry import Registry
 P = TypeVar("P", bound=BaseModel)
 
 
+Warp = Callable[[np.ndarray], np.ndarray]
+"""Where points of the input image land in the output: ``(N, 2)`` float array of ``(x, y)``
+pixel coordinates in, the same shape out (coordinates may fall outside the output image)."""
+
+
 class Perturbed(NamedTuple):
-    """A perturbation's result: the new image and a JSON-serialisable record."""
+    """A perturbation's result: the new image, a JSON-serialisable record and, for a
+    perturbation that moves pixels (perspective, warp, rescaling, padding), the point mapping
+    (:data:`Warp`) that carries cell boxes from the input image to the output one. ``warp``
+    is ``None`` when pixels stay where they were (blur, noise, JPEG, colour)."""
 
     image: Image.Image
     record: dict[str, Any]
+    warp: Warp | None = None
 
 
 Apply = Callable[[Image.Image, np.random.Generator, P], Perturbed]
@@ -88,7 +98,7 @@ class Perturbation(Generic[P]):
             json.dumps(record, allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"perturbation {self.name!r}: record is not JSON: {exc}") from None
-        return Perturbed(result.image, record)
+        return Perturbed(result.image, record, result.warp)
 
 
 PERTURBATIONS: Registry[Perturbation[Any]] = Registry("perturbation", "perturbations")

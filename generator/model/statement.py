@@ -95,13 +95,16 @@ class ProxyReading(Closed):
 
 class Statement(Model):
     """One statement: text, label, type, modalities, program, cells, distractor, and the
-    proxy readings of the modalities it reads (builds with the defences on, format 4)."""
+    proxy readings of the modalities it reads (builds with the defences on, format 4).
+
+    A statement read from an existing dataset (FCMR's release) has no ``program`` and no
+    ``cells``: its label is the source's answer key, which nothing here can re-derive."""
 
     text: str = Field(min_length=1)
     label: bool
     type: str = Field(min_length=1)
     modalities: tuple[str, ...]
-    program: Program
-    cells: tuple[Cell, ...]
-    distractor: Distractor | None
+    program: Program | None = None
+    cells: tuple[Cell, ...] = ()
+    distractor: Distractor | None = None
     proxy: dict[str, ProxyReading] | None = None

@@ -30,6 +30,12 @@ from hopvista.rng import Streams
 
 SKELETON = "table.html.j2"
 
+FAMILIES = ("web", "latex", "excel", "custom")
+"""TableVista's rendering scenarios; every theme belongs to one."""
+
+DECOR = ("column-letters", "row-numbers")
+"""Interface elements a theme may draw around the cells (not table content)."""
+
 RANGE_KEYS = ("font_size_px", "padding_y_px", "padding_x_px", "margin_px", "header_max_em")
 """The integer parameters a theme gives a range for, sampled per item in this order."""
 
@@ -56,7 +62,10 @@ class Theme:
     Python package ``package`` (read with :mod:`importlib.resources`, so it works from a
     wheel); exactly one of the two. Ranges are ``(low, high)`` with both ends included.
     ``weight`` is the theme's relative share when themes are sampled (1.0 = as often as any
-    built-in theme). A third-party package registers one with
+    built-in theme). ``family`` is the TableVista scenario the theme belongs to (one of
+    :data:`FAMILIES`: ``web``, ``latex``, ``excel``, or ``custom`` for every other look) and
+    picks the themes a style variant draws from; ``decor`` lists interface elements drawn around
+    the cells (:data:`DECOR`: ``column-letters`` and ``row-numbers`` for a spreadsheet). A third-party package registers one with
     ``TABLE_THEMES.register("name", Theme(...))``; ``name`` must equal the registered name.
     """
 
@@ -73,6 +82,8 @@ class Theme:
     header_max_em: tuple[int, int] = (8, 14)
     accents: tuple[str, ...] = ("#000000",)
     weight: float = 1.0
+    family: str = "custom"
+    decor: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if bool(self.css) == bool(self.css_file):
@@ -87,6 +98,12 @@ class Theme:
             low, high = getattr(self, key)
             if low > high:
                 raise ValueError(f"table theme {self.name!r}: {key} {low} > {high}")
+        if self.family not in FAMILIES:
+            raise ValueError(f"table theme {self.name!r}: family {self.family!r} is not one of "
+                             f"{list(FAMILIES)}")
+        if set(self.decor) - set(DECOR):
+            raise ValueError(f"table theme {self.name!r}: decor {list(self.decor)} may only "
+                             f"hold {list(DECOR)}")
         if not self.weight >= 0:
             raise ValueError(f"table theme {self.name!r}: weight must be >= 0")
 
@@ -104,12 +121,14 @@ _BUILTIN: tuple[Theme, ...] = (
         _SANS,
         "Bootstrap-like web table: light header, striped rows, thin horizontal rules.",
         css_file="web.css",
+        family="web",
     ),
     Theme(
         "wikitable",
         ("Liberation Sans", "DejaVu Sans", "Noto Sans", "TeX Gyre Heros"),
         "Wikipedia 'wikitable': grey header, grey cell borders, light grey page.",
         css_file="wikitable.css",
+        family="web",
         font_size_px=(13, 15),
         padding_y_px=(3, 6),
         padding_x_px=(6, 10),
@@ -119,6 +138,7 @@ _BUILTIN: tuple[Theme, ...] = (
         ("CMU Serif", "Latin Modern Roman"),
         "LaTeX booktabs: top, mid and bottom rules, no vertical lines, Computer Modern.",
         css_file="latex.css",
+        family="latex",
         font_size_px=(14, 17),
         padding_y_px=(2, 5),
         padding_x_px=(8, 14),
@@ -128,6 +148,8 @@ _BUILTIN: tuple[Theme, ...] = (
         ("Carlito", "Liberation Sans"),
         "Spreadsheet: gridlines on every cell, grey header band, dense rows.",
         css_file="excel.css",
+        family="excel",
+        decor=("column-letters", "row-numbers"),
         font_size_px=(13, 15),
         padding_y_px=(1, 3),
         padding_x_px=(4, 7),
