@@ -62,6 +62,50 @@ details { margin: 8px 0; } pre { white-space: pre-wrap; font-size: 13px; }
 
 PREVIEW_MARKER = '<meta name="generator" content="hopvista-preview">'
 
+_SHEET = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+{{ marker|safe }}
+<meta http-equiv="Content-Security-Policy"
+      content="default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'">
+<title>{{ title }}</title>
+<style>
+body { font-family: "DejaVu Sans", sans-serif; margin: 24px; color: #222; }
+.base { border: 1px solid #ccc; border-radius: 6px; padding: 12px 16px; margin: 0 0 24px; }
+.base h2 { font-size: 16px; margin: 0 0 6px; }
+.strip { display: flex; gap: 14px; overflow-x: auto; align-items: flex-start; }
+.variant { flex: 0 0 auto; border: 1px solid #eee; padding: 6px; max-width: 420px; }
+.variant img { max-width: 400px; max-height: 320px; display: block; margin: 0 0 4px; }
+.variant h3 { font-size: 13px; margin: 0 0 4px; }
+.source table { border-collapse: collapse; font-size: 11px; }
+.source td, .source th { border: 1px solid #ccc; padding: 1px 4px; }
+.meta { color: #666; font-size: 12px; } pre { white-space: pre-wrap; font-size: 12px; }
+</style></head><body>
+<h1>{{ title }}</h1>
+<p class="meta">{{ groups|length }} base(s) shown, each beside its variants.</p>
+{% for group in groups %}
+<section class="base" id="{{ group.base_id }}">
+  <h2>{{ group.base_id }}</h2>
+  <p>{{ group.question }}</p>
+  <p class="meta">answer: {{ group.answer }}</p>
+  <div class="strip">
+  {% if group.source %}
+    <div class="variant source"><h3>source table</h3><table>
+      <tr>{% for h in group.source[0] %}<th>{{ h }}</th>{% endfor %}</tr>
+      {% for row in group.source[1:] %}<tr>{% for c in row %}<td>{{ c }}</td>{% endfor %}</tr>
+      {% endfor %}</table></div>
+  {% endif %}
+  {% for v in group.variants %}
+    <div class="variant" data-variant="{{ v.name }}"><h3>{{ v.name }}
+      <span class="meta">{{ v.recipe }}</span></h3>
+      {% for role, src in v.srcs %}<img src="{{ src }}" alt="{{ v.id }} {{ role }}">{% endfor %}
+      <div class="meta">{{ v.summary }}</div></div>
+  {% endfor %}
+  </div>
+</section>
+{% endfor %}
+</body></html>
+"""
+
 
 def _dataset_containing(path: Path) -> Path | None:
     """The hopvista dataset folder that ``path`` lies in, if any."""
@@ -188,6 +232,8 @@ def write_preview(root: Path, out: Path | None = None, limit: int = 100) -> Path
     if not items_path.is_file():
         raise UserError(f"{root}: no items.jsonl (not a hopvista dataset)")
     target = preview_target(root, out)
+    if _has_variants(items_path):
+        return _write_sheet(root, items_path, target, limit)
     items, total = _read_items(items_path, limit)
     items = _current(items, root)
     try:
@@ -208,6 +254,80 @@ def write_preview(root: Path, out: Path | None = None, limit: int = 100) -> Path
         raise UserError(f"{items_path}: an item lacks a field the preview shows ({exc})") \
             from None
     try:
+        write_atomic(target, html.encode("utf-8"))
+    except OSError as exc:
+        raise UserError(f"--out {target}: cannot write it: {exc.strerror}") from None
+    return target
+
+
+def _has_variants(items_path: Path) -> bool:
+    """Whether the dataset's first item is a variant made by a recipe (an augmented dataset
+    starts with a base item followed by its variants, or with a variant)."""
+    try:
+        with items_path.open(encoding="utf-8") as fh:
+            for _, line in zip(range(2), fh, strict=False):
+                item = json.loads(line)
+                if isinstance(item, dict) and (item.get("variant") or {}).get("recipe"):
+                    return True
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    return False
+
+
+def _source_rows(item: dict[str, Any]) -> list[list[str]] | None:
+    """An imported record's table as rows of text (the header first), or ``None``."""
+    table = (item.get("inputs") or {}).get("table") or {}
+    if "header" not in table:
+        return None
+    return [list(map(str, table["header"]))] + [list(map(str, r)) for r in table["rows"]]
+
+
+def _summary(variant: dict[str, Any]) -> str:
+    shown = {k: v for k, v in (variant.get("parameters") or {}).items()
+             if k not in ("params", "layout", "cells")}
+    text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in shown.items())
+    names = [p.get("name") for p in variant.get("perturbations") or [] if isinstance(p, dict)]
+    if names:
+        text += (" · " if text else "") + "+".join(str(n) for n in names)
+    return text[:300]
+
+
+def _write_sheet(root: Path, items_path: Path, target: Path, limit: int) -> Path:
+    """The contact sheet of an augmented dataset: each base beside its variants."""
+    groups: dict[str, dict[str, Any]] = {}
+    base = target.resolve().parent
+    try:
+        with items_path.open(encoding="utf-8") as fh:
+            for number, line in enumerate(fh, start=1):
+                try:
+                    item = json.loads(line)
+                    base_id = str(item["base_id"])
+                    variant = item.get("variant") or {}
+                except (ValueError, KeyError, TypeError, RecursionError) as exc:
+                    raise UserError(f"{items_path}:{number}: not a hopvista item "
+                                    f"({type(exc).__name__})") from None
+                if base_id not in groups:
+                    if len(groups) == limit:
+                        break
+                    answer = item.get("answer")
+                    groups[base_id] = {
+                        "base_id": base_id, "question": str(item.get("question", "")),
+                        "answer": json.dumps(answer, ensure_ascii=False),
+                        "source": _source_rows(item), "variants": []}
+                groups[base_id]["variants"].append({
+                    "id": item["id"], "name": str(variant.get("name", "")),
+                    "recipe": str(variant.get("recipe") or "base"),
+                    "summary": _summary(variant), "srcs": _image_sources(item, root, base)})
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{items_path}: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise UserError(f"{items_path}: cannot read it: {exc.strerror}") from None
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    html = env.from_string(_SHEET).render(
+        title=f"hopvista variants: {root.resolve().name}", groups=list(groups.values()),
+        marker=PREVIEW_MARKER)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, html.encode("utf-8"))
     except OSError as exc:
         raise UserError(f"--out {target}: cannot write it: {exc.strerror}") from None

@@ -19,6 +19,7 @@ import multiprocessing.util
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
@@ -42,6 +43,9 @@ BATCH = 4  # items a worker renders together (charts and tables overlap within a
 
 WORKER_CLOSE_S = 30
 """Longest a terminated worker may take to close its browsers before it is killed."""
+
+POOL_STOP_S = 10
+"""Longest the pool's own threads get to stop once its workers are gone."""
 
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
@@ -81,14 +85,14 @@ def _die_with_parent(parent: int) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _worker_signals(parent: int) -> None:
+def worker_signals(parent: int) -> None:
     """Set a pool worker's signal handling up (see the module docstring)."""
     for name in ("SIGINT", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)  # blocked by _start_pool
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)  # blocked by start_pool
     _die_with_parent(parent)
 
 
@@ -116,7 +120,7 @@ def _init_worker(config: BuildConfig, images_root: Path | None) -> None:
 
 
 def _init_pool_worker(config: BuildConfig, images_root: Path | None, parent: int) -> None:
-    _worker_signals(parent)
+    worker_signals(parent)
     # Pool workers that exit (normally, or by SIGTERM, even while starting) run these
     # finalizers: the browsers are closed and their profiles deleted.
     multiprocessing.util.Finalize(None, _close_renderer_quietly, exitpriority=10)
@@ -128,20 +132,51 @@ def _init_pool_worker(config: BuildConfig, images_root: Path | None, parent: int
         _WORKER["init_error"] = exc
 
 
-def _start_pool(context: Any, workers: int, config: BuildConfig,
-                images_root: Path | None) -> multiprocessing.pool.Pool:
-    """A pool of ``workers``; signals that arrive while it forks wait until the workers can
+def start_pool(context: Any, workers: int, initializer: Any,
+               initargs: tuple[Any, ...]) -> multiprocessing.pool.Pool:
+    """A pool of ``workers`` whose ``initializer`` (which must call :func:`worker_signals`
+    first) gets ``initargs``. Signals that arrive while it forks wait until the workers can
     ignore them (their initializer unblocks them) and then reach this process alone."""
     blocks = hasattr(signal, "pthread_sigmask")
     if blocks:
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
     try:
         pool: multiprocessing.pool.Pool = context.Pool(
-            workers, initializer=_init_pool_worker, initargs=(config, images_root, os.getpid()))
+            workers, initializer=initializer, initargs=initargs)
     finally:
         if blocks:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
     return pool
+
+
+def stop_pool(pool: multiprocessing.pool.Pool, finished: bool) -> None:
+    """End a pool: after its work is done, let its workers exit normally; otherwise (an error,
+    an interrupt) send each worker SIGTERM and wait for them.
+
+    ``Pool.terminate`` is not used on the failure path: it takes the task queue's lock to drain
+    it, and a worker that died holding that lock (killed while it read a task) makes it wait
+    forever. SIGTERM reaches every worker however the queues stand; each closes its browsers
+    (bounded by :data:`WORKER_CLOSE_S`) and exits."""
+    if finished:
+        pool.close()  # workers exit normally and close their browsers
+        pool.join()
+        return
+    workers = list(getattr(pool, "_pool", ()))
+    for process in workers:
+        with contextlib.suppress(Exception):
+            if process.is_alive() and process.pid is not None:
+                os.kill(process.pid, signal.SIGTERM)
+    for process in workers:
+        process.join(WORKER_CLOSE_S + 5)
+        if process.is_alive() and process.pid is not None:
+            with contextlib.suppress(Exception):
+                os.kill(process.pid, signal.SIGKILL)
+            process.join(5)
+    # The workers are gone; terminate() now only stops the pool's threads. It may still wait
+    # on a queue lock a dead worker held: it gets a few seconds on a daemon thread, no more.
+    stopper = threading.Thread(target=pool.terminate, name="hopvista-pool-stop", daemon=True)
+    stopper.start()
+    stopper.join(POOL_STOP_S)
 
 
 def _make(entries: list[PlanEntry]) -> list[Item]:
@@ -199,7 +234,8 @@ def generate_items(config: BuildConfig, workers: int = 1, progress: bool = False
 
                     preload()
             context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-            pool = _start_pool(context, workers, config, images_root)
+            pool = start_pool(context, workers, _init_pool_worker,
+                              (config, images_root, os.getpid()))
             finished = False
             try:
                 for items in pool.imap(_make, batches):
@@ -208,10 +244,6 @@ def generate_items(config: BuildConfig, workers: int = 1, progress: bool = False
                         bar.update()
                 finished = True
             finally:
-                if finished:
-                    pool.close()  # workers exit normally and close their browsers
-                else:
-                    pool.terminate()  # SIGTERM: workers close their browsers, then exit
-                pool.join()
+                stop_pool(pool, finished)
     finally:
         bar.close()

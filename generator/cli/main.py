@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 from hopvista import __version__
 from hopvista.cli import (
     audit,
+    augment,
     build,
     evaluate,
     export,
@@ -37,7 +38,7 @@ from hopvista.cli import (
 )
 from hopvista.errors import GenerationError, UserError
 
-SUBCOMMANDS = (build, verify, audit, evaluate, export, report, preview, listing, fetch,
+SUBCOMMANDS = (build, verify, augment, audit, evaluate, export, report, preview, listing, fetch,
                schema, new_domain)
 
 Handler = Callable[[int, FrameType | None], Any] | int | None

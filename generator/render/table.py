@@ -401,10 +401,22 @@ class TableRenderer:
         Raises ``UserError`` when the font is missing or Chromium fell back to another family
         for any glyph, or when no Chromium can be launched.
         """
+        parsed = parse_style(style)
+        return self.shoot(render_html(table, names, parsed, template), parsed, template)
+
+    def shoot(self, html: str, style: TableStyle,
+              template: str | None = None) -> tuple[bytes, dict[str, Any]]:
+        """Load a table page ``html`` (drawn in ``style``) and shoot its ``#hv-root``; the
+        layout is :meth:`render`'s.
+
+        ``template`` says which skeleton made the page (pages from the same skeleton reuse the
+        document). Cells are the elements with ``data-row`` / ``data-col``: a merged cell's
+        ``data-covers`` (``"r,c;r,c"``) adds the cells it stands for, with its box; a cell with
+        ``data-copy`` (a header repeated for the reader) goes to ``layout["copies"]`` instead.
+        """
         self.open()
         self._check_process()
-        parsed = parse_style(style)
-        html = render_html(table, names, parsed, template)
+        parsed = style
         page, cdp = cast(Page, self._page), cast(CDPSession, self._cdp)
         if self._loaded is not _BLANK and (self._loaded is _DIRTY or self._loaded != template):
             # set_content reuses the document (document.open), which keeps e.g. its
@@ -448,18 +460,20 @@ class TableRenderer:
             bottom = min(max(round((by + bh - y0) * scale), 0), height)
             return [left, top, right - left, bottom - top]
 
-        layout_cells = sorted(
-            (
-                {
-                    "row": int(e.attrs["data-row"]),
-                    "col": int(e.attrs.get("data-col", "0")),
-                    "text": _clean(e.text),
-                    "box": box(e.bounds),
-                }
-                for e in cells
-            ),
-            key=lambda c: (c["row"], c["col"]),
-        )
+        layout_cells: list[dict[str, Any]] = []
+        copies: list[dict[str, Any]] = []
+        for e in cells:
+            shown = {"row": int(e.attrs["data-row"]), "col": int(e.attrs.get("data-col", "0")),
+                     "text": _clean(e.text), "box": box(e.bounds)}
+            if "data-copy" in e.attrs:
+                copies.append(shown)
+                continue
+            layout_cells.append(shown)
+            for pair in filter(None, e.attrs.get("data-covers", "").split(";")):
+                row, col = (int(n) for n in pair.split(","))
+                layout_cells.append(shown | {"row": row, "col": col})
+        layout_cells.sort(key=lambda c: (c["row"], c["col"]))
+        copies.sort(key=lambda c: (c["row"], c["col"], c["box"]))
         captions = [e for e in elements if e.name == "CAPTION"]
         caption = (
             {"text": _clean(captions[0].text), "box": box(captions[0].bounds)} if captions else None
@@ -473,6 +487,8 @@ class TableRenderer:
             "caption": caption,
             "cells": layout_cells,
         }
+        if copies:
+            layout["copies"] = copies
         return png, layout
 
     def _verify_font(

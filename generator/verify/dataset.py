@@ -24,6 +24,7 @@ from typing import Any
 
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
+from hopvista.verify.augmented import is_augmented, verify_augmented
 from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
 from hopvista.verify.checks import check_chart_needed, check_item, related_groups
 from hopvista.verify.consistency import (
@@ -231,6 +232,8 @@ def verify_into(root: Path, report: Report) -> int:
         report(one_line(problem))
 
     manifest = read_manifest(root)
+    if is_augmented(manifest):
+        return verify_augmented(root, manifest, clean)
     _guarded("manifest.json files", clean, lambda: check_files(root, manifest, clean))
     expect = expectations(manifest, clean)
     wording = pack_wording(expect, manifest)

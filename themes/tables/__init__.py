@@ -25,6 +25,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from hopvista.errors import UserError
 from hopvista.registry import Registry
 from hopvista.rng import Streams
 
@@ -65,8 +66,9 @@ class Theme:
     built-in theme). ``family`` is the TableVista scenario the theme belongs to (one of
     :data:`FAMILIES`: ``web``, ``latex``, ``excel``, or ``custom`` for every other look) and
     picks the themes a style variant draws from; ``decor`` lists interface elements drawn around
-    the cells (:data:`DECOR`: ``column-letters`` and ``row-numbers`` for a spreadsheet). A third-party package registers one with
-    ``TABLE_THEMES.register("name", Theme(...))``; ``name`` must equal the registered name.
+    the cells (:data:`DECOR`: ``column-letters`` and ``row-numbers`` for a spreadsheet). A
+    third-party package registers one with ``TABLE_THEMES.register("name", Theme(...))``;
+    ``name`` must equal the registered name.
     """
 
     name: str
@@ -252,8 +254,10 @@ def get_theme(name: str) -> Theme:
     return theme
 
 
-def sample_table_style(streams: Streams) -> dict[str, Any]:
+def sample_table_style(streams: Streams, family: str | None = None) -> dict[str, Any]:
     """The table style of one item variant: a JSON-serialisable dict the renderer accepts.
+
+    ``family`` restricts the theme to one of :data:`FAMILIES` (a style variant's scenario).
 
     Keys: ``theme``, ``font``, ``font_size_px``, ``padding_y_px``, ``padding_x_px``,
     ``margin_px``, ``header_max_em``, ``accent``. Each comes from its own named stream
@@ -261,7 +265,9 @@ def sample_table_style(streams: Streams) -> dict[str, Any]:
     are rendezvous choices by name, so registering another theme changes the style of exactly
     the items that now pick it, and nothing else.
     """
-    themes = dict(TABLE_THEMES.items())
+    themes = {n: t for n, t in TABLE_THEMES.items() if family is None or t.family == family}
+    if not themes:
+        raise UserError(f"no table theme of family {family!r}; families: {list(FAMILIES)}")
     name = streams.choose(themes, "table.theme", {n: t.weight for n, t in themes.items()})
     theme = get_theme(name)
     style: dict[str, Any] = {"theme": name, "font": streams.choose(theme.fonts, "table.font")}

@@ -1,0 +1,415 @@
+"""Variant recipes: how each of TableVista's ten variants shows a base item.
+
+A :class:`Recipe` is pure: from the base (:class:`Base`: its item, logical table, protected
+cells, chart) and the variant's named streams (``Streams(seed, base_id, variant)``) it returns
+a :class:`Plan` — the table layout and style, the chart style, the perturbations to apply and
+the exact parameters it drew — or raises :class:`Skip` when it cannot show this base without
+touching what the answer depends on. The engine (:mod:`hopvista.variants`) draws and writes.
+
+The ten built-in recipes, by TableVista's groups:
+
+- styles: ``web``, ``latex``, ``excel``, ``custom`` — the table in a theme of that family
+  (:data:`hopvista.themes.tables.FAMILIES`), the chart redrawn in another sampled style;
+- transformations: ``noise`` (blur, noise, JPEG, contrast), ``structural`` (row and column
+  order, transposition, merged cells, a two-level header, a mild elastic warp), ``partial``
+  (the table in 2–3 panels, headers repeated), ``missing`` (unprotected value cells blanked);
+- vision only: ``screenshot`` (table, chart and question in an application window) and
+  ``photo`` (a phone photo of a screen or of paper).
+
+A third-party package adds a recipe with ``VARIANTS.register(name, Recipe(...))`` (entry-point
+group ``hopvista.variants``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from hopvista.augment.grid import (
+    Grid,
+    Layout,
+    blank,
+    layout_json,
+    merged,
+    order_columns,
+    order_rows,
+    pivoted,
+    plain,
+    split_columns,
+    split_rows,
+    transposed,
+)
+from hopvista.errors import UserError
+from hopvista.model import Item
+from hopvista.registry import Registry
+from hopvista.rng import Streams
+
+P = TypeVar("P", bound=BaseModel)
+
+
+class Skip(Exception):
+    """A recipe cannot show this base (the message says why); the engine counts it."""
+
+
+@dataclass(frozen=True)
+class Base:
+    """What a variant is made from. ``protected`` maps logical cells to why no variant may hide
+    them; ``chart_png`` is the base's chart image when the chart exists only as an image
+    (imported releases); ``table_style`` the base's own table style, if it has one."""
+
+    item: Item
+    grid: Grid
+    protected: Mapping[tuple[int, int], str]
+    table_style: Mapping[str, Any] | None = None
+    chart_png: bytes | None = None
+    min_rank_gap: float | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A recipe's decisions for one base. ``chart_style`` ``None`` keeps the base's chart image
+    (or the item has no chart); ``table_perturbations`` / ``chart_perturbations`` are
+    ``(perturbation name, params)`` applied in order; ``page`` (screenshot) names the page
+    template and its settings; ``blanked`` the logical cells shown as ``token``."""
+
+    grid: Grid
+    layout: Layout
+    table_style: Mapping[str, Any]
+    parameters: dict[str, Any]
+    chart_style: Mapping[str, Any] | None = None
+    table_perturbations: tuple[tuple[str, dict[str, Any]], ...] = ()
+    chart_perturbations: tuple[tuple[str, dict[str, Any]], ...] = ()
+    page: dict[str, Any] | None = None
+    blanked: tuple[tuple[int, int], ...] = ()
+    token: str = ""
+
+
+MakePlan = Callable[[Base, Streams, P], Plan]
+
+
+@dataclass(frozen=True)
+class Recipe(Generic[P]):
+    """One registered variant recipe: its parameters (a pydantic model) and its planner."""
+
+    name: str
+    group: str
+    description: str
+    parameters: type[P]
+    plan: MakePlan[P]
+    protects: bool = field(default=False)
+    """Whether the recipe hides or moves cells (it must keep protected cells clear)."""
+
+    def parse(self, params: Mapping[str, Any] | None) -> P:
+        """Validated parameters; a ``UserError`` naming the variant and the field."""
+        try:
+            return self.parameters.model_validate(dict(params or {}))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "parameters"
+            raise UserError(f"variant {self.name!r}: {where}: {first['msg']}") from None
+
+
+VARIANTS: Registry[Recipe[Any]] = Registry("variant", "variants")
+"""Every variant recipe, by name."""
+
+
+class Params(BaseModel):
+    """Parameters shared by every recipe (none yet); unknown keys are an error."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def recipe(name: str, group: str, parameters: type[P], *,
+           protects: bool = False) -> Callable[[MakePlan[P]], MakePlan[P]]:
+    """Register ``plan`` as the recipe ``name`` (description: its docstring's first line)."""
+    def register(plan: MakePlan[P]) -> MakePlan[P]:
+        text = (plan.__doc__ or "").strip().split("\n")[0]
+        VARIANTS.register(name, Recipe(name, group, text, parameters, plan, protects))
+        return plan
+
+    return register
+
+
+# -- styles ----------------------------------------------------------------------------------
+
+
+def family_style(streams: Streams, family: str | None) -> dict[str, Any]:
+    """A table style drawn from the themes of ``family`` (all themes for ``None``)."""
+    from hopvista.themes.tables import sample_table_style
+
+    return sample_table_style(streams, family=family)
+
+
+def base_style(base: Base, streams: Streams) -> dict[str, Any]:
+    """The base's own table style, or one drawn from every theme."""
+    return dict(base.table_style) if base.table_style else family_style(streams, None)
+
+
+def chart_style(base: Base, streams: Streams) -> dict[str, Any] | None:
+    """A chart style for this variant when the item's chart is data (``None``: no chart, or a
+    chart that exists only as an image). The kind stays one that keeps every statement
+    decidable (:func:`hopvista.themes.chart_kinds.allowed_kinds`)."""
+    chart = base.item.inputs.chart
+    if chart is None:
+        return None
+    from hopvista.themes.chart_kinds import allowed_kinds
+    from hopvista.themes.charts import sample_chart_style
+
+    kinds = [chart.kind]
+    if base.min_rank_gap is not None and base.item.statements:
+        kinds = allowed_kinds(chart.model_dump(mode="json"), _readers(base.item),
+                              base.min_rank_gap) or kinds
+    return sample_chart_style(streams, kinds)
+
+
+@dataclass(frozen=True)
+class _Reader:
+    type: str
+    modalities: tuple[str, ...]
+    program: Mapping[str, Any]
+
+
+def _readers(item: Item) -> list[_Reader]:
+    return [_Reader(s.type, s.modalities,
+                    s.program.model_dump(mode="json", by_alias=True) if s.program else {})
+            for s in item.statements]
+
+
+def _style_recipe(family: str) -> MakePlan[Params]:
+    def plan(base: Base, streams: Streams, params: Params) -> Plan:
+        style = family_style(streams, family)
+        return Plan(base.grid, plain(base.grid), style, {"theme": style["theme"]},
+                    chart_style=chart_style(base, streams),
+                    chart_perturbations=_image_chart(base, streams, "rescale"))
+    plan.__doc__ = f"The table in a {family} theme; the chart redrawn in another style."
+    return plan
+
+
+def _image_chart(base: Base, streams: Streams,
+                 name: str) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """For a chart that exists only as an image, the perturbation a style variant gives it."""
+    return ((name, {}),) if base.chart_png is not None and base.item.inputs.chart is None \
+        else ()
+
+
+for _family in ("web", "latex", "excel", "custom"):
+    recipe(_family, "style", Params)(_style_recipe(_family))
+
+
+# -- transformations -------------------------------------------------------------------------
+
+
+class NoiseParams(Params):
+    """``noise``: the parameters passed to the ``noise`` perturbation (its defaults if empty)."""
+
+    perturbation: dict[str, Any] = Field(default_factory=dict)
+
+
+@recipe("noise", "transformation", NoiseParams)
+def noise(base: Base, streams: Streams, params: NoiseParams) -> Plan:
+    """Blur, sensor noise, JPEG and contrast on the table and chart images."""
+    step = (("noise", dict(params.perturbation)),)
+    return Plan(base.grid, plain(base.grid), base_style(base, streams), {},
+                chart_style=chart_style(base, streams), table_perturbations=step,
+                chart_perturbations=step)
+
+
+STRUCTURAL_OPS = ("row-order", "column-order", "transpose", "merge", "pivot")
+
+
+class StructuralParams(Params):
+    """``structural``: which layout changes may be drawn, how many, and the warp."""
+
+    ops: tuple[str, ...] = STRUCTURAL_OPS
+    count: int = Field(2, ge=1, le=3)
+    elastic: float = Field(0.5, ge=0, le=1, description="probability of a mild elastic warp")
+    max_transpose_rows: int = Field(12, ge=1)
+
+
+@recipe("structural", "transformation", StructuralParams, protects=True)
+def structural(base: Base, streams: Streams, params: StructuralParams) -> Plan:
+    """Layout changes that keep every cell: order, transposition, merged or two-level headers."""
+    unknown = set(params.ops) - set(STRUCTURAL_OPS)
+    if unknown:
+        raise UserError(f"variant 'structural': ops: unknown {sorted(unknown)}; "
+                        f"known: {list(STRUCTURAL_OPS)}")
+    grid = base.grid
+    usable = [op for op in params.ops if _structural_ok(op, grid, params)]
+    if not usable:
+        raise Skip("no structural change fits this table")
+    rng = streams.stream("structural.ops")
+    ops = sorted(rng.choice(len(usable), size=min(params.count, len(usable)), replace=False))
+    chosen = [usable[i] for i in ops]
+    if "pivot" in chosen and "transpose" in chosen:
+        chosen.remove("transpose")
+    drawn: dict[str, Any] = {"ops": chosen}
+    if "row-order" in chosen:
+        order = _row_order(grid, streams)
+        grid = order_rows(grid, order)
+        drawn["row_order"] = order
+    if "column-order" in chosen:
+        rest = list(range(grid.label_cols, grid.width))
+        moved = [int(i) for i in streams.stream("structural.columns").permutation(rest)]
+        if moved == rest and len(rest) > 1:
+            moved = rest[1:] + rest[:1]
+        order = list(range(grid.label_cols)) + moved
+        grid = order_columns(grid, order)
+        drawn["column_order"] = order
+    layout: Layout | None = None
+    if "pivot" in chosen:
+        layout = pivoted(grid)
+    elif "transpose" in chosen:
+        layout = transposed(grid)
+    if layout is None:
+        layout = plain(grid)
+    if "merge" in chosen and "transpose" not in chosen and "pivot" not in chosen:
+        layout = merged(layout)
+    warp = streams.uniform("structural.elastic") < params.elastic
+    drawn["elastic"] = warp
+    drawn["layout"] = layout_json(layout)
+    return Plan(grid, layout, base_style(base, streams), drawn,
+                chart_style=chart_style(base, streams),
+                table_perturbations=(("elastic", {}),) if warp else ())
+
+
+def _structural_ok(op: str, grid: Grid, params: StructuralParams) -> bool:
+    body = len(grid.body)
+    if op == "row-order":
+        return body > 1
+    if op == "column-order":
+        return grid.width - grid.label_cols > 1
+    if op == "transpose":
+        return body <= params.max_transpose_rows and grid.width <= 12
+    if op == "merge":
+        firsts = [r[0].text for r in grid.body]
+        return any(a == b for a, b in zip(firsts, firsts[1:], strict=False))
+    return grid.label_cols == 2 and pivoted(grid) is not None
+
+
+def _row_order(grid: Grid, streams: Streams) -> list[int]:
+    """A new body order: whole entities moved together when rows are grouped by entity."""
+    runs: list[list[int]] = []
+    for i, row in enumerate(grid.body):
+        if runs and grid.label_cols == 2 and grid.body[runs[-1][0]][0].text == row[0].text:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    if len(runs) < 2:
+        runs = [[i] for i in range(len(grid.body))]
+    order = [int(i) for i in streams.stream("structural.rows").permutation(len(runs))]
+    if order == sorted(order):
+        order = order[1:] + order[:1]
+    return [i for k in order for i in runs[k]]
+
+
+class PartialParams(Params):
+    """``partial``: how many panels (drawn in the range) and which cut."""
+
+    panels: tuple[int, int] = (2, 3)
+    cut: str = Field("any", pattern="^(any|rows|columns)$")
+
+
+@recipe("partial", "transformation", PartialParams, protects=True)
+def partial(base: Base, streams: Streams, params: PartialParams) -> Plan:
+    """The table in 2–3 panels, each repeating the headers a reader needs."""
+    low, high = sorted(params.panels)
+    parts = streams.integer("partial.panels", max(2, low), max(2, high))
+    grid = base.grid
+    can_rows = len(grid.body) >= 2
+    can_cols = grid.width - grid.label_cols >= 2
+    cuts = [c for c, ok in (("rows", can_rows), ("columns", can_cols))
+            if ok and params.cut in ("any", c)]
+    if not cuts:
+        raise Skip("the table is too small to split")
+    cut = streams.choose(cuts, "partial.cut")
+    layout = split_rows(grid, parts) if cut == "rows" else split_columns(grid, parts)
+    return Plan(grid, layout, base_style(base, streams),
+                {"cut": cut, "panels": len(layout.panels), "layout": layout_json(layout)},
+                chart_style=chart_style(base, streams))
+
+
+class MissingParams(Params):
+    """``missing``: the share of unprotected value cells blanked and the tokens shown."""
+
+    share: tuple[float, float] = (0.1, 0.25)
+    tokens: tuple[str, ...] = ("", "N/A", "-", "—", "n/a")
+
+
+@recipe("missing", "transformation", MissingParams, protects=True)
+def missing(base: Base, streams: Streams, params: MissingParams) -> Plan:
+    """Value cells no answer depends on shown blank or as N/A."""
+    grid = base.grid
+    free = [(c.row, c.col) for row in grid.body for c in row[grid.label_cols:]
+            if (c.row, c.col) not in base.protected and c.text.strip()]
+    if not free:
+        raise Skip("every value cell is protected")
+    low, high = sorted(params.share)
+    share = low + (high - low) * streams.uniform("missing.share")
+    count = max(1, min(len(free), round(share * len(free))))
+    picked = streams.stream("missing.cells").choice(len(free), size=count, replace=False)
+    cells = tuple(sorted(free[int(i)] for i in picked))
+    token = streams.choose(params.tokens, "missing.token") if params.tokens else ""
+    shown = blank(grid, cells, token)
+    return Plan(shown, plain(shown), base_style(base, streams),
+                {"cells": [list(c) for c in cells], "token": token},
+                chart_style=chart_style(base, streams), blanked=cells, token=token)
+
+
+# -- vision only -----------------------------------------------------------------------------
+
+
+class ScreenshotParams(Params):
+    """``screenshot``: the page templates to draw from, the window width and zoom ranges."""
+
+    pages: tuple[str, ...] = ()
+    width_px: tuple[int, int] = (1000, 1400)
+    zoom: tuple[float, float] = (0.8, 1.0)
+
+
+@recipe("screenshot", "vision", ScreenshotParams)
+def screenshot(base: Base, streams: Streams, params: ScreenshotParams) -> Plan:
+    """The table, its chart and the question inside an application window."""
+    from hopvista.themes.pages import page_names
+
+    names = list(params.pages) or page_names()
+    unknown = set(names) - set(page_names())
+    if unknown:
+        raise UserError(f"variant 'screenshot': pages: unknown {sorted(unknown)}; "
+                        f"known: {page_names()}")
+    page = streams.choose(names, "screenshot.page")
+    low, high = sorted(params.width_px)
+    width = streams.integer("screenshot.width", low, high)
+    zlow, zhigh = sorted(params.zoom)
+    zoom = round(zlow + (zhigh - zlow) * streams.uniform("screenshot.zoom"), 2)
+    title = streams.choose(("Quarterly review", "Data export", "Report draft", "Team notes",
+                            "Question", "Analysis"), "screenshot.title")
+    setting = {"template": page, "width_px": width, "zoom": zoom, "title": title}
+    return Plan(base.grid, plain(base.grid), family_style(streams, None), dict(setting),
+                chart_style=chart_style(base, streams), page=setting)
+
+
+class PhotoParams(Params):
+    """``photo``: what was photographed (``screen``, ``paper`` or ``any``) and the
+    perturbation's own parameters."""
+
+    surface: str = Field("any", pattern="^(any|screen|paper)$")
+    perturbation: dict[str, Any] = Field(default_factory=dict)
+
+
+@recipe("photo", "vision", PhotoParams)
+def photo(base: Base, streams: Streams, params: PhotoParams) -> Plan:
+    """A phone photo of the table and chart, on a screen or on paper."""
+    surface = params.surface if params.surface != "any" else \
+        streams.choose(("screen", "paper"), "photo.surface")
+    step = ((f"photo-{surface}", dict(params.perturbation)),)
+    return Plan(base.grid, plain(base.grid), base_style(base, streams), {"surface": surface},
+                chart_style=chart_style(base, streams), table_perturbations=step,
+                chart_perturbations=step)
+
+
+TEN = ("web", "latex", "excel", "custom", "noise", "structural", "partial", "missing",
+       "screenshot", "photo")
+"""TableVista's ten variants, in its order."""

@@ -1,0 +1,393 @@
+"""``gen augment``: every base of an input in every requested variant, written as a dataset.
+
+The input is a hopvista dataset (its base items are copied, images and all, and each gets its
+variants) or an existing dataset in its release format (:mod:`hopvista.sources.imports`; its
+records get variants only — an imported record has no image of its own). A variant a recipe
+cannot make for a base (it would hide a protected cell, or the table is too small to split) is
+skipped and counted; a record the reader cannot use is reported with its line or id and
+skipped. Output goes through :func:`hopvista.outdir.claim_output`: staged, then swapped in.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import shutil
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from hopvista.atomic import sha256_file, write_atomic
+from hopvista.augment.grid import grid_of_table
+from hopvista.augment.recipes import VARIANTS, Base
+from hopvista.errors import UserError
+from hopvista.export import ParquetShards, item_line
+from hopvista.model import Item
+from hopvista.model.format import DATASET_FORMAT, FORMAT_VERSION
+from hopvista.model.item import BASE_VARIANT, VARIANT_PATTERN
+from hopvista.outdir import claim_output, is_hopvista_dataset
+from hopvista.variants import Skip, VariantMaker, VariantSpec, base_of_item
+
+Notice = Callable[[str], None]
+MANIFEST_KIND = "augmented"
+
+
+def _stderr(text: str) -> None:
+    print(f"gen: {text}", file=sys.stderr)
+
+
+# -- the --variants option -------------------------------------------------------------------
+
+
+def parse_variants(text: str) -> list[VariantSpec]:
+    """``web,latex,photo:surface=paper,noise:perturbation.quality=40`` as variant specs.
+
+    Items are separated by commas; ``NAME:KEY=VALUE`` gives a parameter, and a following
+    ``KEY=VALUE`` item adds another to the same variant. ``NAME=RECIPE`` (before any ``:``)
+    names a second variant of one recipe (``paper=photo:surface=paper``). A value is read as
+    JSON when it parses (numbers, ``true``, lists), as text otherwise; a dotted key sets a
+    nested parameter. Errors name the offending item.
+    """
+    specs: list[dict[str, Any]] = []
+    for raw in (part.strip() for part in text.split(",")):
+        if not raw:
+            continue
+        head, _, rest = raw.partition(":")
+        if "=" in head and specs and not rest and not _is_alias(head):
+            _set(specs[-1]["params"], head, raw)
+            continue
+        name, _, recipe = head.partition("=")
+        recipe = recipe or name
+        if recipe not in VARIANTS:
+            known = ", ".join(VARIANTS.names())
+            raise UserError(f"--variants: unknown variant {recipe!r} in {raw!r} (known: {known})")
+        if not _valid_name(name):
+            raise UserError(f"--variants: {name!r} is not a variant name (lower-case letters, "
+                            "digits, - and _)")
+        spec: dict[str, Any] = {"name": name, "recipe": recipe, "params": {}}
+        if rest:
+            _set(spec["params"], rest, raw)
+        specs.append(spec)
+    if not specs:
+        raise UserError("--variants: no variant named")
+    seen = Counter(s["name"] for s in specs)
+    twice = sorted(n for n, k in seen.items() if k > 1)
+    if twice:
+        raise UserError(f"--variants: {twice[0]!r} given twice; name the second one "
+                        f"(e.g. {twice[0]}2={specs[0]['recipe']}:...)")
+    out = [VariantSpec(s["name"], s["recipe"], s["params"]) for s in specs]
+    for spec in out:
+        VARIANTS.get(spec.recipe).parse(spec.params)  # bad parameters fail before any work
+    return out
+
+
+def _is_alias(head: str) -> bool:
+    name, _, recipe = head.partition("=")
+    return recipe in VARIANTS and _valid_name(name)
+
+
+def _valid_name(name: str) -> bool:
+    import re
+
+    return bool(re.fullmatch(VARIANT_PATTERN, name)) and name != BASE_VARIANT
+
+
+def _set(params: dict[str, Any], pair: str, raw: str) -> None:
+    key, eq, value = pair.partition("=")
+    if not eq or not key:
+        raise UserError(f"--variants: {raw!r}: parameters are KEY=VALUE")
+    try:
+        parsed: Any = json.loads(value)
+    except ValueError:
+        parsed = value
+    if isinstance(parsed, list):
+        parsed = list(parsed)
+    target = params
+    parts = key.split(".")
+    for part in parts[:-1]:
+        target = target.setdefault(part, {})
+        if not isinstance(target, dict):
+            raise UserError(f"--variants: {raw!r}: {part!r} is not a group of parameters")
+    target[parts[-1]] = parsed
+
+
+# -- inputs ----------------------------------------------------------------------------------
+
+
+class Source:
+    """An input: its bases (with the base items to copy, for a hopvista dataset), the records
+    skipped while reading, and what the manifest says of it."""
+
+    def __init__(self, path: Path, fmt: str | None) -> None:
+        self.path = path
+        self.skipped: list[dict[str, str]] = []
+        if fmt in (None, "hopvista") and is_hopvista_dataset(path):
+            from hopvista.model.dataset import load
+
+            self.format = "hopvista"
+            self.dataset = load(path)
+            self.count = sum(1 for _ in self._hopvista())
+            self.seed = self.dataset.manifest.seed
+        else:
+            from hopvista.sources.imports import read_records
+
+            self.dataset = None
+            self.format, _ = read_records(path, fmt)
+            self.count = sum(1 for r in read_records(path, self.format)[1]
+                             if not hasattr(r, "why"))
+            self.seed = 0
+
+    def _hopvista(self) -> Iterator[Item]:
+        assert self.dataset is not None
+        return (item for item in self.dataset if item.variant.name == BASE_VARIANT)
+
+    def bases(self) -> Iterator[Base]:
+        """The bases, in input order (skipped records are noted in :attr:`skipped`)."""
+        if self.dataset is not None:
+            for item in self._hopvista():
+                try:
+                    yield base_of_item(item)
+                except Skip as why:
+                    self.skipped.append({"where": item.id, "why": str(why)})
+            return
+        from hopvista.sources.imports import read_records
+
+        for record in read_records(self.path, self.format)[1]:
+            if hasattr(record, "why"):
+                self.skipped.append({"where": record.where, "why": record.why})
+                continue
+            table = record.item.inputs.table
+            if table is None:
+                self.skipped.append({"where": record.item.provenance.source,
+                                     "why": "no table"})
+                continue
+            chart = record.chart_image.read_bytes() if record.chart_image else None
+            protected = {(p.row, p.col): p.why for p in record.protected}
+            yield Base(record.item, grid_of_table(table, {}), protected, chart_png=chart)
+
+
+# -- workers ---------------------------------------------------------------------------------
+
+_STATE: dict[str, Any] = {}
+
+
+def _init(root: Path, seed: int, parent: int | None) -> None:
+    if parent is not None:
+        from hopvista.workers import worker_signals
+
+        worker_signals(parent)
+        multiprocessing.util.Finalize(None, _close, exitpriority=10)
+    try:
+        _STATE["maker"] = VariantMaker(root, seed).__enter__()
+    except Exception as exc:  # reported by the first task (see hopvista.workers)
+        _STATE["init_error"] = exc
+
+
+def _close() -> None:
+    maker = _STATE.pop("maker", None)
+    if maker is not None:
+        maker.__exit__(None, None, None)
+
+
+def _variants(task: tuple[Base, Sequence[VariantSpec]]) -> list[Item | tuple[str, str]]:
+    """Every variant of one base: items, or ``(variant, why)`` for a skip."""
+    if "init_error" in _STATE:
+        raise _STATE["init_error"]
+    base, specs = task
+    maker: VariantMaker = _STATE["maker"]
+    made: list[Item | tuple[str, str]] = []
+    for spec in specs:
+        try:
+            made.append(maker.make(base, spec))
+        except Skip as why:
+            made.append((spec.name, str(why)))
+    return made
+
+
+def _made(tasks: Iterator[tuple[Base, Sequence[VariantSpec]]], root: Path, seed: int,
+          workers: int) -> Iterator[list[Item | tuple[str, str]]]:
+    if workers <= 1:
+        _init(root, seed, None)
+        try:
+            for task in tasks:
+                yield _variants(task)
+        finally:
+            _close()
+        return
+    from hopvista.render.item_images import preload
+    from hopvista.workers import start_pool, stop_pool
+
+    preload()
+    import os
+
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    pool = start_pool(context, workers, _init, (root, seed, os.getpid()))
+    finished = False
+    try:
+        yield from pool.imap(_variants, tasks)
+        finished = True
+    finally:
+        stop_pool(pool, finished)
+
+
+# -- the run ---------------------------------------------------------------------------------
+
+
+def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | None = None,
+            seed: int | None = None, workers: int = 1, overwrite: bool = False,
+            progress: bool = False, notice: Notice = _stderr) -> dict[str, Any]:
+    """Write every base of ``path`` in every variant of ``specs`` into ``out``; return the
+    manifest. ``seed`` defaults to the input dataset's (0 for an imported one)."""
+    if not path.exists():
+        raise UserError(f"{path}: no such file or folder")
+    source = Source(path, fmt)
+    seed = source.seed if seed is None else seed
+    if source.count == 0:
+        raise UserError(f"{path}: no record to augment ({source.format})")
+    from hopvista.pipeline import cap_workers
+
+    workers = cap_workers(workers, notice)
+    per_variant: Counter[str] = Counter()
+    skips: Counter[str] = Counter()
+    skip_list: list[dict[str, str]] = []
+    with claim_output(out, overwrite, notice) as output:
+        output.begin()
+        stage = output.dataset
+        (stage / "images").mkdir(exist_ok=True)
+        total = source.count * (len(specs) + (1 if source.dataset is not None else 0))
+        shards = ParquetShards(stage, total)
+        images = items = 0
+        bar = tqdm(total=source.count, desc="bases", unit="base", disable=not progress,
+                   file=sys.stderr)
+        bases: list[Base] = []
+
+        def tasks() -> Iterator[tuple[Base, Sequence[VariantSpec]]]:
+            for base in source.bases():
+                bases.append(base)
+                yield base, specs
+
+        with (stage / "items.jsonl").open("w", encoding="utf-8", newline="\n") as lines:
+            def write(item: Item) -> None:
+                nonlocal items, images
+                line = item_line(item)
+                lines.write(line + "\n")
+                shards.add(item, line)
+                items += 1
+                images += len(item.images)
+
+            for made in _made(tasks(), stage, seed, workers):
+                base = bases.pop(0)
+                if source.dataset is not None:
+                    write(_copied(base.item, source.path, stage))
+                for result in made:
+                    if isinstance(result, tuple):
+                        skips[result[0]] += 1
+                        skip_list.append({"base_id": base.item.base_id, "variant": result[0],
+                                          "why": result[1]})
+                    else:
+                        per_variant[result.variant.name] += 1
+                        write(result)
+                bar.update()
+        shards.close()
+        bar.close()
+        wanted = source.count * len(specs)
+        made_count = sum(per_variant.values())
+        if skips:
+            notice(f"{wanted - made_count} of {wanted} variant(s) skipped "
+                   f"({100 * (wanted - made_count) / wanted:.1f}%): " +
+                   ", ".join(f"{n} {k}" for n, k in sorted(skips.items())))
+        if source.skipped:
+            notice(f"{len(source.skipped)} record(s) of the input skipped; the first: "
+                   f"{source.skipped[0]['where']}: {source.skipped[0]['why']}")
+        manifest: dict[str, Any] = {
+            "format": DATASET_FORMAT,
+            "format_version": FORMAT_VERSION,
+            "kind": MANIFEST_KIND,
+            "config": {
+                "input": {"format": source.format, "name": path.name,
+                          "manifest": _input_manifest(source)},
+                "variants": [{"name": s.name, "recipe": s.recipe, "params": dict(s.params)}
+                             for s in specs],
+                "seed": seed,
+            },
+            "seed": seed,
+            "packages": _versions(),
+            "counts": {"items": items, "images": images, "bases": source.count,
+                       "records_skipped": len(source.skipped)},
+            "variants": {"made": dict(sorted(per_variant.items())),
+                         "skipped": dict(sorted(skips.items()))},
+            "skipped": skip_list[:1000],
+            "records_skipped": source.skipped[:1000],
+        }
+        write_atomic(stage / "README.md", augment_card(manifest).encode())
+        manifest["files"] = {p.relative_to(stage).as_posix(): sha256_file(p)
+                             for p in sorted(stage.rglob("*")) if p.is_file()}
+        write_atomic(stage / "manifest.json",
+                     (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())
+        output.commit()
+    return manifest
+
+
+def _input_manifest(source: Source) -> dict[str, Any] | None:
+    if source.dataset is None:
+        return None
+    manifest = source.dataset.manifest
+    return {"config": manifest.config, "seed": manifest.seed,
+            "format_version": manifest.format_version}
+
+
+def _copied(item: Item, root: Path, stage: Path) -> Item:
+    """A base item copied with its images (same relative paths)."""
+    for image in item.images:
+        target = stage / image.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(root / image.path, target)
+    return item
+
+
+def _versions() -> dict[str, str]:
+    from hopvista.pipeline import _versions as versions
+
+    return versions()
+
+
+def augment_card(manifest: dict[str, Any]) -> str:
+    """The dataset card of an augmented dataset (Hugging Face YAML front matter)."""
+    import yaml
+
+    from hopvista.export import DATA_DIR, SPLIT
+
+    config = manifest["config"]
+    front = {
+        "license": "other",
+        "language": ["en"],
+        "pretty_name": f"hopvista variants of {config['input']['name']}",
+        "task_categories": ["visual-question-answering", "table-question-answering"],
+        "tags": ["multimodal", "tables", "robustness", "visual-variants", "hopvista"],
+        "configs": [{"config_name": "default",
+                     "data_files": [{"split": SPLIT, "path": f"{DATA_DIR}/*.parquet"}]}],
+    }
+    counts, made = manifest["counts"], manifest["variants"]
+    names = ",".join(v["name"] for v in config["variants"])
+    rows = "\n".join(f"| {v['name']} | {made['made'].get(v['name'], 0)} | "
+                     f"{made['skipped'].get(v['name'], 0)} |" for v in config["variants"])
+    return f"""---
+{yaml.safe_dump(front, sort_keys=False).strip()}
+---
+
+# Visual variants of {config['input']['name']}
+
+Made by `gen augment INPUT --variants {names} --seed {config['seed']}` from a
+{config['input']['format']} input: {counts['bases']} base record(s), {counts['items']} item(s),
+{counts['images']} image(s). Each variant item links to its base by `base_id`, records its
+recipe and the exact parameters drawn (`variant`), and the cells it kept clear
+(`variant.protected`). The licence of the input applies to its content.
+
+| variant | items | skipped |
+|---|---|---|
+{rows}
+"""

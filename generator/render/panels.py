@@ -1,0 +1,110 @@
+"""HTML of a variant's table layout (:class:`hopvista.augment.grid.Layout`).
+
+Three documents: the panels themselves (a fragment, ``panels.html.j2``), a page showing just
+them (``document.html.j2``, what every variant but ``screenshot`` shoots), and a page template
+from :mod:`hopvista.themes.pages` wrapping them in an application window. Cell text, captions
+and the question are untrusted: every template renders with autoescaping on, and the page runs
+no script and loads nothing (see :mod:`hopvista.render.table`).
+"""
+
+from __future__ import annotations
+
+import base64
+from functools import cache
+from string import ascii_uppercase
+from typing import Any
+
+from jinja2 import Environment, StrictUndefined, Template
+from markupsafe import Markup
+
+from hopvista.augment.grid import Layout, Panel, Shown
+from hopvista.render.table import TableStyle
+
+_ENV = Environment(autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
+
+
+@cache
+def _template(name: str) -> Template:
+    from hopvista.themes.tables import _read
+
+    return _ENV.from_string(_read("hopvista.themes.tables", name))
+
+
+@cache
+def _page(name: str) -> Template:
+    from hopvista.themes.pages import page_template
+
+    return _ENV.from_string(page_template(name))
+
+
+def column_letters(count: int) -> list[str]:
+    """Spreadsheet column names: A … Z, AA, AB, …"""
+    names = []
+    for n in range(count):
+        name, k = "", n + 1
+        while k:
+            k, rest = divmod(k - 1, 26)
+            name = ascii_uppercase[rest] + name
+        names.append(name)
+    return names
+
+
+def _attrs(cell: Shown) -> Markup:
+    parts = []
+    if cell.at is not None:
+        parts.append(f' data-row="{cell.at[0]}" data-col="{cell.at[1]}"')
+    if cell.covers:
+        covers = ";".join(f"{r},{c}" for r, c in cell.covers)
+        parts.append(f' data-covers="{covers}"')
+    if cell.copy:
+        parts.append(' data-copy="1"')
+    if cell.rowspan > 1:
+        parts.append(f' rowspan="{cell.rowspan}"')
+    if cell.colspan > 1:
+        parts.append(f' colspan="{cell.colspan}"')
+    return Markup("".join(parts))  # integers and fixed names only
+
+
+def _panel(panel: Panel, number: int) -> dict[str, Any]:
+    def row(cells: tuple[Shown, ...], at: int) -> dict[str, Any]:
+        return {"number": at, "cells": [
+            {"text": c.text, "kind": c.kind, "head": c.head, "attrs": _attrs(c)} for c in cells]}
+
+    head = [row(r, number + i) for i, r in enumerate(panel.rows[:panel.head_rows])]
+    body_rows = panel.rows[panel.head_rows:]
+    firsts = [r[0].text if r else "" for r in body_rows]
+    body = []
+    for i, cells in enumerate(body_rows):
+        shown = row(cells, number + panel.head_rows + i)
+        shown["group_start"] = i == 0 or firsts[i - 1] != firsts[i]
+        shown["group_end"] = i == len(body_rows) - 1 or firsts[i + 1] != firsts[i]
+        body.append(shown)
+    width = max((sum(c.colspan for c in r) for r in panel.rows), default=0)
+    return {"caption": panel.caption, "head": head, "body": body,
+            "letters": column_letters(width)}
+
+
+def panels_fragment(layout: Layout, decor: tuple[str, ...] = ()) -> Markup:
+    """The panels' HTML (a ``<div class="hv-panels">``), escaped."""
+    panels = [_panel(p, 1) for p in layout.panels]
+    return Markup(_template("panels.html.j2").render(
+        panels=panels, arrange=layout.arrange, decor=list(decor)))
+
+
+def layout_document(layout: Layout, style: TableStyle) -> str:
+    """A page showing the layout's panels in ``style`` (its ``#hv-root`` is shot)."""
+    return _template("document.html.j2").render(
+        css=Markup(style.css()), theme=style.theme.name,
+        tables=panels_fragment(layout, style.theme.decor))
+
+
+def page_document(layout: Layout, style: TableStyle, page: str, *, question: str, title: str,
+                  width_px: int, chart_png: bytes | None = None) -> str:
+    """The layout inside the page template ``page`` (a window with the question, and the chart
+    when ``chart_png`` is given); its ``#hv-root`` is the whole window."""
+    chart_src = None if chart_png is None else \
+        "data:image/png;base64," + base64.b64encode(chart_png).decode("ascii")
+    return _page(page).render(
+        css=Markup(style.css()), theme=style.theme.name,
+        tables=panels_fragment(layout, style.theme.decor), question=question,
+        title=title, width_px=width_px, chart_src=chart_src)

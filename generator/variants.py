@@ -1,0 +1,274 @@
+"""Making variants: a base item and a recipe's plan in, a new item with its images out.
+
+:func:`bases_of_dataset` and :func:`bases_of_import` turn an input into :class:`Base` records
+(a hopvista dataset's base items, or an existing dataset's records); :class:`VariantMaker`
+draws one variant of one base in a worker process (one warm Chromium for tables and pages, the
+chart renderer started on first use). Everything random comes from the variant's named streams
+``Streams(seed, base_id, variant)``: the same input, seed and recipes give the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image as PILImage
+
+from hopvista.atomic import write_atomic
+from hopvista.augment.grid import Grid, grid_of_table
+from hopvista.augment.recipes import VARIANTS, Base, Plan, Skip
+from hopvista.model import Image, Item, image_path
+from hopvista.model.inputs import GridTable, Table
+from hopvista.model.item import BASE_VARIANT, Variant, variant_id
+from hopvista.rng import Streams
+
+__all__ = ["Base", "Skip", "VariantMaker", "VariantSpec", "bases_of_dataset", "protected_cells"]
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """One requested variant: its name (the item id suffix), recipe and user parameters."""
+
+    name: str
+    recipe: str
+    params: Mapping[str, Any]
+
+
+# -- bases -----------------------------------------------------------------------------------
+
+
+def protected_cells(item: Item) -> dict[tuple[int, int], str]:
+    """The logical table cells a generated item's programs read, each with why."""
+    table = item.inputs.table
+    if not isinstance(table, Table):
+        return {}
+    first = 1 if table.period_label is None else 2
+    rows = {(row.entity, row.year): r for r, row in enumerate(table.rows, start=1)}
+    cols = {column.key: first + i for i, column in enumerate(table.columns)}
+    found: dict[tuple[int, int], str] = {}
+    for n, statement in enumerate(item.statements, start=1):
+        for cell in statement.cells:
+            if cell.modality != "table":
+                continue
+            at = (rows.get((cell.entity, cell.year)), cols.get(cell.column))
+            if at[0] is not None and at[1] is not None:
+                found.setdefault((at[0], at[1]),
+                                 f"read by statement {n} ({statement.type})")
+    return found
+
+
+def base_of_item(item: Item) -> Base:
+    """A hopvista base item as a :class:`Base`."""
+    names = {e.id: e.name for e in item.entities}
+    if item.inputs.table is None:
+        raise Skip("the item has no table")
+    decide = item.provenance.decidability or {}
+    gap = decide.get("min_rank_gap")
+    return Base(item, grid_of_table(item.inputs.table, names), protected_cells(item),
+                table_style=item.variant.style.get("table") or None,
+                min_rank_gap=float(gap) if isinstance(gap, (int, float)) else None)
+
+
+def bases_of_dataset(items: Iterator[Item]) -> Iterator[Item]:
+    """The base items of a hopvista dataset (variant ``base``), in file order."""
+    return (item for item in items if item.variant.name == BASE_VARIANT)
+
+
+# -- drawing ---------------------------------------------------------------------------------
+
+
+def _png(image: PILImage.Image) -> bytes:
+    """Lossless PNG bytes of an image (deterministic: no timestamps, fixed settings)."""
+    out = io.BytesIO()
+    image.convert("RGB").save(out, format="PNG", compress_level=6)
+    return out.getvalue()
+
+
+def _warp_box(warp: Any, box: list[int], size: tuple[int, int]) -> list[int]:
+    x, y, w, h = box
+    corners = np.array([[x, y], [x + w, y], [x, y + h], [x + w, y + h]], dtype=float)
+    moved = np.asarray(warp(corners), dtype=float)
+    left, top = np.floor(moved.min(axis=0))
+    right, bottom = np.ceil(moved.max(axis=0))
+    left, right = (int(min(max(v, 0), size[0])) for v in (left, right))
+    top, bottom = (int(min(max(v, 0), size[1])) for v in (top, bottom))
+    return [left, top, right - left, bottom - top]
+
+
+def _moved(layout: dict[str, Any], warp: Any, size: tuple[int, int]) -> dict[str, Any]:
+    """A table layout whose boxes follow ``warp`` into an image of ``size``."""
+    def move(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [c | {"box": _warp_box(warp, c["box"], size)} for c in cells]
+
+    out = dict(layout)
+    for key in ("cells", "copies"):
+        if key in layout:
+            out[key] = move(layout[key])
+    if layout.get("caption"):
+        out["caption"] = layout["caption"] | {
+            "box": _warp_box(warp, layout["caption"]["box"], size)}
+    return out
+
+
+def perturb(png: bytes, steps: tuple[tuple[str, dict[str, Any]], ...], streams: Streams,
+            role: str, layout: dict[str, Any] | None = None
+            ) -> tuple[bytes, list[dict[str, Any]], dict[str, Any] | None]:
+    """Apply perturbation ``steps`` to ``png`` in order; return the new PNG, the records and
+    the layout with its boxes moved along."""
+    if not steps:
+        return png, [], layout
+    from hopvista.augment import PERTURBATIONS
+
+    image: PILImage.Image = PILImage.open(io.BytesIO(png)).convert("RGB")
+    records = []
+    for k, (name, params) in enumerate(steps):
+        done = PERTURBATIONS.get(name).run(image, streams.stream(f"perturb.{role}.{k}.{name}"),
+                                           params)
+        image = done.image.convert("RGB")
+        if layout is not None and done.warp is not None:
+            layout = _moved(layout, done.warp, image.size)
+        records.append(done.record | {"role": role})
+    return _png(image), records, layout
+
+
+def _scaled(png: bytes, zoom: float, layout: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
+    """A page image scaled by ``zoom`` (a smaller window on a screen), its boxes along."""
+    if zoom == 1.0:
+        return png, layout
+    image = PILImage.open(io.BytesIO(png)).convert("RGB")
+    size = (max(1, round(image.width * zoom)), max(1, round(image.height * zoom)))
+    scaled = image.resize(size, PILImage.Resampling.LANCZOS)
+    return _png(scaled), _moved(layout, lambda p: p * zoom, size)
+
+
+def _image(root: Path, item_id: str, role: str, png: bytes, how: dict[str, Any]) -> Image:
+    path = image_path(item_id, role)
+    write_atomic(root / path, png)
+    width, height = PILImage.open(io.BytesIO(png)).size
+    render = {k: v for k, v in how.items() if k not in ("width", "height")}
+    return Image(role=role, path=path, sha256=hashlib.sha256(png).hexdigest(),
+                 width=width, height=height, render=render)
+
+
+def shown_table(table: Table | GridTable | None, grid: Grid,
+                blanked: tuple[tuple[int, int], ...]) -> Table | GridTable | None:
+    """The table JSON a variant shows: ``blanked`` cells take the grid's text."""
+    if table is None or not blanked:
+        return table
+    if isinstance(table, GridTable):
+        rows = [list(r) for r in table.rows]
+        for r, c in blanked:
+            rows[r - 1][c] = grid.cell(r, c).text
+        return table.model_copy(update={"rows": tuple(tuple(r) for r in rows)})
+    first = 1 if table.period_label is None else 2
+    rows_out = [dict(row.values) for row in table.rows]
+    for r, c in blanked:
+        rows_out[r - 1][table.columns[c - first].key] = grid.cell(r, c).text
+    return table.model_copy(update={"rows": tuple(
+        row.model_copy(update={"values": values})
+        for row, values in zip(table.rows, rows_out, strict=True))})
+
+
+class VariantMaker:
+    """Draws variants in one process: a warm table renderer, a chart renderer on first use.
+
+    Create it after any fork and use it as a context manager.
+    """
+
+    def __init__(self, root: Path, seed: int) -> None:
+        from hopvista.render.table import TableRenderer
+
+        self.root, self.seed = root, seed
+        self._table = TableRenderer(viewport=(1600, 1200))
+        self._chart: Any = None
+
+    def __enter__(self) -> VariantMaker:
+        self._table.open()
+        (self.root / "images").mkdir(parents=True, exist_ok=True)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._chart is not None:
+            self._chart.__exit__(None, None, None)
+            self._chart = None
+        self._table.close()
+
+    def _charts(self) -> Any:
+        if self._chart is None:
+            from hopvista.render.chart import ChartRenderer
+
+            self._chart = ChartRenderer().__enter__()
+        return self._chart
+
+    def make(self, base: Base, spec: VariantSpec) -> Item:
+        """The variant ``spec`` of ``base`` (its images written); :class:`Skip` if the recipe
+        cannot show this base."""
+        recipe = VARIANTS.get(spec.recipe)
+        params = recipe.parse(spec.params)
+        streams = Streams(self.seed, base.item.base_id, spec.name)
+        plan = recipe.plan(base, streams, params)
+        return self.draw(base, spec, plan, streams, params.model_dump(mode="json"))
+
+    def draw(self, base: Base, spec: VariantSpec, plan: Plan, streams: Streams,
+             params: dict[str, Any]) -> Item:
+        """Render a plan into the variant item."""
+        from hopvista.render.panels import layout_document, page_document
+        from hopvista.render.table import parse_style
+        from hopvista.themes.chart_kinds import shown_chart
+
+        item = base.item
+        item_id = variant_id(item.base_id, spec.name)
+        names = {e.id: e.name for e in item.entities}
+        style = parse_style(plan.table_style)
+        chart_input = item.inputs.chart
+        chart_png: bytes | None = None
+        chart_how: dict[str, Any] = {}
+        if plan.chart_style is not None and chart_input is not None:
+            shown = chart_input.model_dump(mode="json")
+            if plan.chart_style["kind"] != chart_input.kind and base.min_rank_gap is not None:
+                from hopvista.augment.recipes import _readers
+
+                shown = shown_chart(shown, plan.chart_style["kind"], _readers(item),
+                                    base.min_rank_gap)
+            chart_png, chart_how = self._charts().render(shown, names, dict(plan.chart_style))
+            chart_input = type(chart_input).model_validate(shown)
+        elif base.chart_png is not None:
+            chart_png, chart_how = base.chart_png, {"kind": "image", "source": "imported"}
+        records: list[dict[str, Any]] = []
+        images: list[Image] = []
+        if plan.page is not None:
+            html = page_document(plan.layout, style, plan.page["template"],
+                                 question=item.question, title=plan.page["title"],
+                                 width_px=plan.page["width_px"], chart_png=chart_png)
+            png, layout = self._table.shoot(html, style, f"page:{plan.page['template']}")
+            png, layout = _scaled(png, float(plan.page["zoom"]), layout)
+            images.append(_image(self.root, item_id, "page", png,
+                                 layout | {"page": plan.page["template"]}))
+        else:
+            html = layout_document(plan.layout, style)
+            png, layout = self._table.shoot(html, style, "panels")
+            png, done, moved = perturb(png, plan.table_perturbations, streams, "table", layout)
+            records += done
+            images.append(_image(self.root, item_id, "table", png, moved or layout))
+            if chart_png is not None:
+                chart_png, done, _ = perturb(chart_png, plan.chart_perturbations, streams,
+                                             "chart")
+                records += done
+                images.append(_image(self.root, item_id, "chart", chart_png, chart_how))
+        protected = [{"row": r, "col": c, "why": why}
+                     for (r, c), why in sorted(base.protected.items())]
+        variant = Variant(
+            name=spec.name, recipe=spec.recipe, parameters=plan.parameters | {"params": params},
+            style={"table": dict(plan.table_style)} | (
+                {"chart": dict(plan.chart_style)} if plan.chart_style is not None else {}),
+            perturbations=tuple(records), markup=None, protected=tuple(protected))
+        inputs = item.inputs.model_copy(update={
+            "table": shown_table(item.inputs.table, plan.grid, plan.blanked),
+            "chart": chart_input})
+        return item.model_copy(update={"id": item_id, "variant": variant, "inputs": inputs,
+                                       "images": tuple(images)})

@@ -1,0 +1,245 @@
+"""``gen verify`` of a dataset made by ``gen augment`` (manifest ``"kind": "augmented"``).
+
+What is re-proved, item by item, never trusting what the item says of itself:
+
+- the item parses as the typed model, its id is ``base_id.variant`` and unique, its variant
+  is one the manifest asked for (or ``base``);
+- its images are whole PNGs of the recorded size and sha256 at ``images/ID.ROLE.png``, and
+  the table's (or page's) recorded cells show exactly the item's table: every logical cell
+  once, with its text, and every repeated header equal to its cell;
+- a generated item's labels are re-derived from its programs on the inputs *as this variant
+  shows them*, with the blanked cells removed: a program that read a blanked cell could not be
+  executed, so a ``missing`` variant that hid a cell an answer depends on fails here;
+- a variant of a hopvista base shows the base's table: every cell equal to the base's but
+  the blanked ones, which no statement of the item reads; and its answer and statements are
+  the base's.
+
+Then the Parquet rows against the lines, and the counts against the manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from hopvista.augment.grid import grid_of_table
+from hopvista.model import Item
+from hopvista.model.item import BASE_VARIANT
+from hopvista.verify.images import png_problem
+from hopvista.verify.jsonl import parse_strict, read_lines
+from hopvista.verify.paths import file_problem, unsafe_name
+
+Report = Callable[[str], None]
+ITEMS = "items.jsonl"
+
+
+def is_augmented(manifest: dict[str, Any]) -> bool:
+    """Whether the manifest is that of a ``gen augment`` output."""
+    return manifest.get("kind") == "augmented"
+
+
+def _table_cells(item: Item) -> dict[tuple[int, int], str]:
+    if item.inputs.table is None:
+        return {}
+    grid = grid_of_table(item.inputs.table, {e.id: e.name for e in item.entities})
+    return {(c.row, c.col): c.text for row in grid.rows for c in row}
+
+
+def _layout_problem(item: Item, render: dict[str, Any], role: str) -> str | None:
+    wanted = _table_cells(item)
+    cells = render.get("cells")
+    if not isinstance(cells, list):
+        return f"{role} image: render.cells is not a list"
+    shown: dict[tuple[int, int], str] = {}
+    for cell in cells:
+        key = (cell.get("row"), cell.get("col"))
+        if key in shown:
+            return f"{role} image: cell {key} recorded twice"
+        shown[key] = cell.get("text")
+    if set(shown) != set(wanted):
+        missing = sorted(set(wanted) - set(shown), key=str)[:3]
+        extra = sorted(set(shown) - set(wanted), key=str)[:3]
+        return f"{role} image: cells do not cover the table once each (missing {missing}, " \
+               f"extra {extra})"
+    for key, text in wanted.items():
+        got = shown[key]
+        if " ".join(text.split()) != got:
+            return f"{role} image: cell {key} shows {str(got)[:40]!r}, not {text[:40]!r}"
+    for copy in render.get("copies", []):
+        key = (copy.get("row"), copy.get("col"))
+        if key not in wanted or copy.get("text") != " ".join(wanted[key].split()):
+            return f"{role} image: a repeated header {key} does not show its cell"
+    return None
+
+
+def _image_problems(item: Item, root: Path, images: dict[str, bytes | None]) -> list[str]:
+    problems = []
+    roles = [image.role for image in item.images]
+    if roles not in (["table"], ["table", "chart"], ["page"]) and item.images:
+        problems.append(f"image roles {roles} are not table[, chart] or page")
+    for image in item.images:
+        wanted = f"images/{item.id}.{image.role}.png"
+        if image.path != wanted:
+            problems.append(f"{image.role} image {image.path[:80]!r} is not at {wanted!r}")
+            continue
+        why = unsafe_name(image.path) or file_problem(root, image.path)
+        data = None if why else (root / image.path).read_bytes()
+        images[image.path] = data
+        if data is not None:
+            why = png_problem(data, image.width, image.height)
+            if why is None and hashlib.sha256(data).hexdigest() != image.sha256:
+                why = "sha256 differs from the item's"
+        if why:
+            problems.append(f"{image.role} image {image.path}: {why}")
+        if image.role in ("table", "page") and item.inputs.table is not None:
+            layout = _layout_problem(item, image.render, image.role)
+            if layout:
+                problems.append(layout)
+    return problems
+
+
+def _label_problems(item: Item, blanked: set[tuple[int, int]],
+                    raw: dict[str, Any]) -> list[str]:
+    """Labels re-derived on the inputs this variant shows, blanked cells removed."""
+    if not item.statements or any(s.program is None for s in item.statements):
+        return []
+    from hopvista.verify.checks import check_item
+    from hopvista.verify.executor import Context
+
+    table = item.inputs.table
+    if table is None or item.inputs.chart is None:
+        return ["a generated item without its table or chart"]
+    shown = dict(raw)
+    inputs = dict(raw["inputs"])
+    first = 1 if table.period_label is None else 2
+    keys = [c.key for c in table.columns]  # type: ignore[union-attr]
+    rows = []
+    for r, row in enumerate(inputs["table"]["rows"], start=1):
+        values = {k: v for k, v in row["values"].items()
+                  if (r, first + keys.index(k)) not in blanked}
+        rows.append(dict(row) | {"values": values})
+    inputs["table"] = dict(inputs["table"]) | {"rows": rows}
+    shown["inputs"] = inputs
+    decide = item.provenance.decidability or {}
+    try:
+        context = Context(shown, float(decide["min_rank_gap"]), float(decide["min_trend_step"]))
+    except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+        return [f"inputs cannot be read: {type(exc).__name__}: {exc}"]
+    return check_item(shown, context)
+
+
+class _Run:
+    def __init__(self, root: Path, manifest: dict[str, Any], report: Report) -> None:
+        self.root, self.manifest, self.report = root, manifest, report
+        self.ids: set[str] = set()
+        self.bases: dict[str, Item] = {}
+        self.variants = {v["name"]: v["recipe"] for v in manifest["config"]["variants"]}
+        self.lines = 0
+        self.images = 0
+
+    def item(self, raw: dict[str, Any]) -> tuple[list[str], dict[str, bytes | None]]:
+        images: dict[str, bytes | None] = {}
+        try:
+            item = Item.model_validate(raw)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(p) for p in error["loc"])
+            return [f"malformed item: field {where!r}: {error['msg']}"], images
+        problems = []
+        if item.id in self.ids:
+            problems.append("duplicate id")
+        self.ids.add(item.id)
+        self.images += len(item.images)
+        name = item.variant.name
+        if name == BASE_VARIANT:
+            self.bases[item.base_id] = item
+        elif self.variants.get(name) != item.variant.recipe:
+            problems.append(f"variant {name!r} (recipe {item.variant.recipe!r}) is not one "
+                            "the manifest asked for")
+        problems += _image_problems(item, self.root, images)
+        blanked = {(int(r), int(c)) for r, c in item.variant.parameters.get("cells", [])} \
+            if item.variant.recipe == "missing" else set()
+        problems += _label_problems(item, blanked, raw)
+        base = self.bases.get(item.base_id)
+        if base is not None and name != BASE_VARIANT:
+            problems += _against_base(item, base, blanked)
+        return problems, images
+
+
+def _against_base(item: Item, base: Item, blanked: set[tuple[int, int]]) -> list[str]:
+    problems = []
+    if item.answer != base.answer or [s.text for s in item.statements] != \
+            [s.text for s in base.statements] or item.question != base.question:
+        problems.append("question, statements or answer differ from the base item's")
+    mine, theirs = _table_cells(item), _table_cells(base)
+    changed = {k for k in theirs if mine.get(k) != theirs[k]}
+    if changed - blanked:
+        problems.append(f"table cells {sorted(changed - blanked)[:3]} differ from the base's "
+                        "but were not blanked")
+    from hopvista.variants import protected_cells
+
+    read = set(protected_cells(base))
+    if blanked & read:
+        problems.append(f"blanked cells {sorted(blanked & read)[:3]} are read by a statement")
+    return problems
+
+
+def verify_augmented(root: Path, manifest: dict[str, Any], report: Report) -> int:
+    """Re-prove an augmented dataset; return the number of lines of items.jsonl."""
+    from hopvista.verify.files import check_files
+    from hopvista.verify.parquet import compare_row, iter_rows, shard_names
+
+    check_files(root, manifest, report)
+    run = _Run(root, manifest, report)
+    version = int(manifest["format_version"])
+    try:
+        rows = iter_rows(root, shard_names(root, report), version, report)
+    except Exception as exc:  # noqa: BLE001 - a verifier reports, it never crashes
+        report(f"data: could not be read ({type(exc).__name__})")
+        rows = iter(())
+    path = root / ITEMS
+    why = file_problem(root, ITEMS)
+    if why is not None:
+        report(f"{ITEMS}: {why}")
+        return 0
+    for line in read_lines(path):
+        run.lines += 1
+        where = f"{ITEMS}:{line.number}"
+        if line.text is None:
+            report(f"{where}: {line.problem}")
+            continue
+        try:
+            raw = parse_strict(line.text)
+        except ValueError as exc:
+            report(f"{where}: not valid JSON: {str(exc)[:160]}")
+            continue
+        if not isinstance(raw, dict):
+            report(f"{where}: not an item (a JSON object)")
+            continue
+        try:
+            problems, images = run.item(raw)
+        except Exception as exc:  # noqa: BLE001 - reported as a problem of this item
+            problems, images = [f"could not be checked ({type(exc).__name__}: {exc})"], {}
+        label = f"item {str(raw.get('id'))[:120]}"
+        for problem in problems:
+            report(f"{label}: {problem}")
+        row = next(rows, None)
+        if row is None:
+            report(f"{where}: no Parquet row")
+        else:
+            for problem in compare_row(row, raw, raw, images, version):
+                report(problem)
+    if next(rows, None) is not None:
+        report(f"data: more Parquet rows than lines of {ITEMS}")
+    counts = manifest.get("counts", {})
+    if counts.get("items") != run.lines:
+        report(f"manifest.json: counts.items is {counts.get('items')!r}, {ITEMS} has "
+               f"{run.lines}")
+    if counts.get("images") != run.images:
+        report(f"manifest.json: counts.images is {counts.get('images')!r}, the items list "
+               f"{run.images}")
+    return run.lines
