@@ -1,0 +1,36 @@
+"""``rescale``: resize the image by a drawn factor (area averaging down, cubic up), with the
+exact warp."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import numpy as np
+from PIL import Image
+from pydantic import Field
+
+from hopvista.augment._deps import require
+from hopvista.augment._image import from_rgb, to_rgb
+from hopvista.augment._params import FloatRange, Params, Within, uniform
+from hopvista.augment.geometry import scale_warp
+from hopvista.augment.perturbation import Perturbed, perturbation
+
+
+class RescaleParams(Params):
+    """The range the scale factor is drawn from."""
+
+    factor: Annotated[FloatRange, Within(0.25, 4.0)] = Field(
+        (0.7, 1.3), description="Scale factor (both axes), drawn from this range.")
+
+
+@perturbation("rescale", RescaleParams)
+def rescale(image: Image.Image, rng: np.random.Generator, params: RescaleParams) -> Perturbed:
+    """Resize by a drawn factor; the warp scales points by the exact size ratio."""
+    cv2 = require("cv2", "rescale")
+    factor = uniform(rng, params.factor, 4)
+    width, height = image.size
+    size = (max(1, round(width * factor)), max(1, round(height * factor)))
+    interpolation = cv2.INTER_AREA if factor < 1 else cv2.INTER_CUBIC
+    array = cv2.resize(to_rgb(image), size, interpolation=interpolation)
+    warp = scale_warp(size[0] / width, size[1] / height)
+    return Perturbed(from_rgb(array), {"factor": factor, "size": list(size)}, warp)
