@@ -193,19 +193,19 @@ def photo_paper(image: Image.Image, rng: np.random.Generator,
     grey = integer(rng, params.desk)
     desk = [min(255, grey + 25), min(255, grey + 8), max(0, grey - 15)]  # a warm tint
     sheet: dict[str, Any] = {
-             "desk": desk,
-             "ink_bleed": uniform(rng, params.ink_bleed, 3),
-             "ink_severity": uniform(rng, (0.2, 0.4), 3),
-             "paper_hue": integer(rng, (15, 35)),
-             "paper_saturation": integer(rng, params.paper_saturation),
-             "texture_sigma": integer(rng, params.texture_sigma),
-             "texture_turbulence": integer(rng, (3, 5)),
-             "paper_brightness": uniform(rng, (0.92, 0.99), 3),
-             "augraphy_seed": integer(rng, (1, 2**32 - 1)),
-             "shadow_side": integer(rng, (0, 3)),
-             "shadow_depth": uniform(rng, (0.1, 0.4), 3),
-             "shadow_slant": uniform(rng, (-0.1, 0.1), 3),
-             "shadow_opacity": uniform(rng, params.shadow_opacity, 3)}
+        "desk": desk,
+        "ink_bleed": uniform(rng, params.ink_bleed, 3),
+        "ink_severity": uniform(rng, (0.2, 0.4), 3),
+        "paper_hue": integer(rng, (15, 35)),
+        "paper_saturation": integer(rng, params.paper_saturation),
+        "texture_sigma": integer(rng, params.texture_sigma),
+        "texture_turbulence": integer(rng, (3, 5)),
+        "paper_brightness": uniform(rng, (0.92, 0.99), 3),
+        "augraphy_seed": integer(rng, (1, 2**32 - 1)),
+        "shadow_side": integer(rng, (0, 3)),
+        "shadow_depth": uniform(rng, (0.1, 0.4), 3),
+        "shadow_slant": uniform(rng, (-0.1, 0.1), 3),
+        "shadow_opacity": uniform(rng, params.shadow_opacity, 3)}
     look = _look(rng, params)
     array = paper(to_rgb(image), sheet)
     array = cv2.warpPerspective(array, matrix, out, flags=cv2.INTER_LINEAR,
