@@ -1,5 +1,5 @@
-"""``rescale``: resize the image by a drawn factor (area averaging down, cubic up), with the
-exact warp."""
+"""``rescale``: resize the image by a drawn factor with Pillow (Lanczos down, bicubic up), with
+the exact warp (Pillow's resampling is centre-aligned, so box edges scale by the size ratio)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ import numpy as np
 from PIL import Image
 from pydantic import Field
 
-from hopvista.augment._deps import require
-from hopvista.augment._image import from_rgb, to_rgb
 from hopvista.augment._params import FloatRange, Params, Within, uniform
 from hopvista.augment.geometry import scale_warp
 from hopvista.augment.perturbation import Perturbed, perturbation
@@ -26,11 +24,10 @@ class RescaleParams(Params):
 @perturbation("rescale", RescaleParams)
 def rescale(image: Image.Image, rng: np.random.Generator, params: RescaleParams) -> Perturbed:
     """Resize by a drawn factor; the warp scales points by the exact size ratio."""
-    cv2 = require("cv2", "rescale")
     factor = uniform(rng, params.factor, 4)
     width, height = image.size
     size = (max(1, round(width * factor)), max(1, round(height * factor)))
-    interpolation = cv2.INTER_AREA if factor < 1 else cv2.INTER_CUBIC
-    array = cv2.resize(to_rgb(image), size, interpolation=interpolation)
+    resample = Image.Resampling.LANCZOS if factor < 1 else Image.Resampling.BICUBIC
+    rgb = image if image.mode == "RGB" else image.convert("RGB")
     warp = scale_warp(size[0] / width, size[1] / height)
-    return Perturbed(from_rgb(array), {"factor": factor, "size": list(size)}, warp)
+    return Perturbed(rgb.resize(size, resample), {"factor": factor, "size": list(size)}, warp)
