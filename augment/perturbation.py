@@ -65,6 +65,11 @@ class Perturbation(Generic[P]):
     parameters: type[P]
     apply: Apply[P]
 
+    @property
+    def origin(self) -> str:
+        """The module defining ``apply`` (what the registry reports as the entry's origin)."""
+        return str(getattr(self.apply, "__module__", None) or "?")
+
     def schema(self) -> dict[str, Any]:
         """The JSON Schema of the parameters."""
         return self.parameters.model_json_schema()

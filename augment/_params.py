@@ -1,0 +1,62 @@
+"""Pieces the perturbations' parameter models share: bounded ``(low, high)`` ranges and draws
+from them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import core_schema
+
+FloatRange = tuple[float, float]
+IntRange = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Within:
+    """``Annotated[FloatRange, Within(0, 3)]``: a ``(low, high)`` range, ordered, both ends in
+    ``[minimum, maximum]`` (the JSON Schema carries the bounds)."""
+
+    minimum: float
+    maximum: float
+
+    def check(self, value: tuple[Any, Any]) -> tuple[Any, Any]:
+        """The range itself, or a ``ValueError`` saying what is wrong with it."""
+        low, high = value
+        if low > high:
+            raise ValueError(f"range ({low}, {high}): low is above high")
+        if low < self.minimum or high > self.maximum:
+            raise ValueError(f"range ({low}, {high}) must lie within "
+                             f"[{self.minimum}, {self.maximum}]")
+        return value
+
+    def __get_pydantic_core_schema__(self, source: Any,
+                                     handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(self.check, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema: core_schema.CoreSchema,
+                                     handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        for item in json_schema.get("prefixItems", []):
+            item.update(minimum=self.minimum, maximum=self.maximum)
+        return json_schema
+
+
+class Params(BaseModel):
+    """Base of the perturbations' parameters: unknown keys are an error, models are frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def uniform(rng: np.random.Generator, bounds: FloatRange, digits: int = 4) -> float:
+    """A float drawn uniformly from ``bounds``, rounded to ``digits`` so that what the record
+    stores is exactly what is applied."""
+    return round(float(rng.uniform(bounds[0], bounds[1])), digits)
+
+
+def integer(rng: np.random.Generator, bounds: IntRange) -> int:
+    """An integer drawn uniformly from ``bounds`` (both ends included)."""
+    return int(rng.integers(bounds[0], bounds[1] + 1))

@@ -1,0 +1,92 @@
+"""``elastic``: a mild, smooth elastic warp (TableVista's "Structural" variant) that keeps text
+readable.
+
+The displacement field ``d`` is a coarse grid of Gaussian draws, scaled so that its largest
+component is the drawn amplitude, and upsampled (bicubic) to the image: output pixel ``q``
+shows input point ``q + d(q)``. The warp carries an input point ``p`` to the output point ``q``
+solving ``q + d(q) = p`` by fixed-point iteration (``q <- p - d(q)``, eight rounds, the field
+sampled bilinearly). The field's slope stays far below 1 within the parameter bounds, so the
+iteration contracts: the residual ``|q + d(q) - p|`` is below 0.01 px (the tests measure it);
+points outside the image use the field of the nearest edge.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Annotated
+
+import numpy as np
+from PIL import Image
+from pydantic import Field
+
+from hopvista.augment._deps import require
+from hopvista.augment._image import from_rgb, to_rgb
+from hopvista.augment._params import FloatRange, IntRange, Params, Within, integer, uniform
+from hopvista.augment.geometry import as_points
+from hopvista.augment.perturbation import Perturbed, Warp, perturbation
+
+ITERATIONS = 8
+
+
+class ElasticParams(Params):
+    """How far and how smoothly the elastic warp moves pixels."""
+
+    amplitude: Annotated[FloatRange, Within(0.0, 6.0)] = Field(
+        (1.0, 2.5), description="Largest displacement in px, drawn from this range.")
+    spacing: Annotated[IntRange, Within(40, 400)] = Field(
+        (70, 120), description="Distance in px between the field's control points (larger is "
+                               "smoother), drawn from this range.")
+
+
+def displacement(cv2: ModuleType, rng: np.random.Generator, size: tuple[int, int],
+                 amplitude: float, spacing: int) -> np.ndarray:
+    """The field ``(H, W, 2)`` float32 of ``(dx, dy)`` for an image of ``size = (W, H)``."""
+    width, height = size
+    grid = (height // spacing + 3, width // spacing + 3)
+    coarse = rng.standard_normal((*grid, 2))
+    peak = float(np.abs(coarse).max())
+    coarse = (coarse * (amplitude / peak if peak > 0 else 0.0)).astype(np.float32)
+    field: np.ndarray = cv2.resize(coarse, (width, height), interpolation=cv2.INTER_CUBIC)
+    return field
+
+
+def _sample(field: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Bilinear samples of ``field`` at ``points`` (pixel-centre coordinates, clamped)."""
+    height, width = field.shape[:2]
+    x = np.clip(points[:, 0], 0, width - 1)
+    y = np.clip(points[:, 1], 0, height - 1)
+    x0 = np.minimum(np.floor(x).astype(np.intp), max(width - 2, 0))
+    y0 = np.minimum(np.floor(y).astype(np.intp), max(height - 2, 0))
+    x1, y1 = np.minimum(x0 + 1, width - 1), np.minimum(y0 + 1, height - 1)
+    fx, fy = (x - x0)[:, None], (y - y0)[:, None]
+    top = field[y0, x0] * (1 - fx) + field[y0, x1] * fx
+    bottom = field[y1, x0] * (1 - fx) + field[y1, x1] * fx
+    sampled: np.ndarray = top * (1 - fy) + bottom * fy
+    return sampled.astype(np.float64)
+
+
+def field_warp(field: np.ndarray) -> Warp:
+    """The warp (input point to output point) of the output-to-input field ``field``."""
+    def warp(points: np.ndarray) -> np.ndarray:
+        target = as_points(points) - 0.5  # box edges to pixel centres
+        moved = target.copy()
+        for _ in range(ITERATIONS):
+            moved = target - _sample(field, moved)
+        return moved + 0.5
+
+    return warp
+
+
+@perturbation("elastic", ElasticParams)
+def elastic(image: Image.Image, rng: np.random.Generator, params: ElasticParams) -> Perturbed:
+    """A mild smooth elastic warp; the warp follows the displacement field."""
+    cv2 = require("cv2", "elastic")
+    amplitude = uniform(rng, params.amplitude, 3)
+    spacing = integer(rng, params.spacing)
+    field = displacement(cv2, rng, image.size, amplitude, spacing)
+    width, height = image.size
+    xs, ys = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
+    array = cv2.remap(to_rgb(image), xs + field[..., 0], ys + field[..., 1],
+                      interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    record = {"amplitude": amplitude, "spacing": spacing}
+    return Perturbed(from_rgb(array), record, field_warp(field))

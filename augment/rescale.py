@@ -1,0 +1,33 @@
+"""``rescale``: resize the image by a drawn factor with Pillow (Lanczos down, bicubic up), with
+the exact warp (Pillow's resampling is centre-aligned, so box edges scale by the size ratio)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import numpy as np
+from PIL import Image
+from pydantic import Field
+
+from hopvista.augment._params import FloatRange, Params, Within, uniform
+from hopvista.augment.geometry import scale_warp
+from hopvista.augment.perturbation import Perturbed, perturbation
+
+
+class RescaleParams(Params):
+    """The range the scale factor is drawn from."""
+
+    factor: Annotated[FloatRange, Within(0.25, 4.0)] = Field(
+        (0.7, 1.3), description="Scale factor (both axes), drawn from this range.")
+
+
+@perturbation("rescale", RescaleParams)
+def rescale(image: Image.Image, rng: np.random.Generator, params: RescaleParams) -> Perturbed:
+    """Resize by a drawn factor; the warp scales points by the exact size ratio."""
+    factor = uniform(rng, params.factor, 4)
+    width, height = image.size
+    size = (max(1, round(width * factor)), max(1, round(height * factor)))
+    resample = Image.Resampling.LANCZOS if factor < 1 else Image.Resampling.BICUBIC
+    rgb = image if image.mode == "RGB" else image.convert("RGB")
+    warp = scale_warp(size[0] / width, size[1] / height)
+    return Perturbed(rgb.resize(size, resample), {"factor": factor, "size": list(size)}, warp)
