@@ -5,6 +5,8 @@
 through the ``hopvista.perturbations`` entry-point group. Importing this package registers the
 built-in ones — ``noise``, ``rescale``, ``elastic``, ``photo-screen``, ``photo-paper`` — whose
 image libraries (OpenCV, albumentations, augraphy: the ``augment`` extra) load on first use.
+:data:`VARIANTS` is the registry of variant recipes (:mod:`hopvista.augment.recipes`: TableVista's
+ten and any a plug-in adds through ``hopvista.variants``).
 :func:`~hopvista.augment.geometry.warp_box` carries a cell box through a perturbation's warp.
 """
 
@@ -16,5 +18,7 @@ from hopvista.augment.perturbation import (
     Perturbed,
     perturbation,
 )
+from hopvista.augment.recipes import TEN, VARIANTS, Recipe, recipe
 
-__all__ = ["PERTURBATIONS", "Perturbation", "Perturbed", "perturbation", "warp_box"]
+__all__ = ["PERTURBATIONS", "TEN", "VARIANTS", "Perturbation", "Perturbed", "Recipe",
+           "perturbation", "recipe", "warp_box"]

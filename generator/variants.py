@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from PIL import Image as PILImage
 
 from hopvista.atomic import write_atomic
+from hopvista.augment.geometry import warp_box
 from hopvista.augment.grid import Grid, grid_of_table
 from hopvista.augment.recipes import VARIANTS, Base, Plan, Skip
 from hopvista.model import Image, Item, image_path
@@ -89,21 +89,10 @@ def _png(image: PILImage.Image) -> bytes:
     return out.getvalue()
 
 
-def _warp_box(warp: Any, box: list[int], size: tuple[int, int]) -> list[int]:
-    x, y, w, h = box
-    corners = np.array([[x, y], [x + w, y], [x, y + h], [x + w, y + h]], dtype=float)
-    moved = np.asarray(warp(corners), dtype=float)
-    left, top = np.floor(moved.min(axis=0))
-    right, bottom = np.ceil(moved.max(axis=0))
-    left, right = (int(min(max(v, 0), size[0])) for v in (left, right))
-    top, bottom = (int(min(max(v, 0), size[1])) for v in (top, bottom))
-    return [left, top, right - left, bottom - top]
-
-
 def _moved(layout: dict[str, Any], warp: Any, size: tuple[int, int]) -> dict[str, Any]:
     """A table layout whose boxes follow ``warp`` into an image of ``size``."""
     def move(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [c | {"box": _warp_box(warp, c["box"], size)} for c in cells]
+        return [c | {"box": warp_box(warp, c["box"], size)} for c in cells]
 
     out = dict(layout)
     for key in ("cells", "copies"):
@@ -111,7 +100,7 @@ def _moved(layout: dict[str, Any], warp: Any, size: tuple[int, int]) -> dict[str
             out[key] = move(layout[key])
     if layout.get("caption"):
         out["caption"] = layout["caption"] | {
-            "box": _warp_box(warp, layout["caption"]["box"], size)}
+            "box": warp_box(warp, layout["caption"]["box"], size)}
     return out
 
 
