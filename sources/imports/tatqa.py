@@ -73,7 +73,10 @@ def _table(context: dict[str, Any]) -> tuple[str, GridTable]:
     block = context.get("table")
     if not isinstance(block, dict) or not isinstance(block.get("uid"), str):
         raise RecordError("table is not {uid, table}")
-    return block["uid"], from_rows(block.get("table"))
+    rows = block.get("table")
+    if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
+        raise RecordError("table.table is not a list of rows")
+    return block["uid"], from_rows(rows)
 
 
 def _paragraphs(context: dict[str, Any], table_uid: str) -> list[TextChunk]:
@@ -122,7 +125,7 @@ def _question(q: Any, table: GridTable, text: list[TextChunk], source: str,
     question = q["question"]
     if scale and answer_type in ("number", "list"):
         question = f"{question} (Answer in {SCALES[scale]}.)"
-    derivation = q.get("derivation") if isinstance(q.get("derivation"), str) else ""
+    derivation = q["derivation"] if isinstance(q.get("derivation"), str) else ""
     item = make_item(fmt=NAME, base_id=base_id, kind="table_qa", question=question,
                      answer=answer, answer_type=answer_type, table=table, text=text,
                      source=source, fields={key: q[key] for key in KEPT if key in q})
