@@ -360,6 +360,22 @@ def test_whole_input_problems_are_user_errors(tmp_path: Path) -> None:
         read_records(alone, "tabfact")
 
 
+def test_jsonl_with_a_broken_first_line_is_still_jsonl(tmp_path: Path) -> None:
+    lines = (DATA / "jsonl/questions.jsonl").read_text().splitlines()
+    sample = tmp_path / "q.jsonl"
+    sample.write_text("\n".join(["{oops", "", *lines[:2]]) + "\n")
+    name, records = read_records(sample)
+    got = list(records)
+    assert name == "jsonl" and got[0] == Skipped("q.jsonl:1", got[0].why)
+    assert [r.item.base_id for r in got[1:] if isinstance(r, Imported)] == ["jsonl-r1",
+                                                                           "jsonl-h1"]
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_reading_twice_gives_the_same_records(name: str) -> None:
+    assert read(name) == read(name)
+
+
 def test_a_missing_table_folder_skips_only_its_records(tmp_path: Path) -> None:
     shutil.copytree(DATA / "fcmr", tmp_path / "fcmr")
     (tmp_path / "fcmr/easy_test_table_modality/table_modality_2.csv").unlink()

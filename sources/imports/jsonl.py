@@ -53,6 +53,8 @@ TABLE_FORMS = ("rows", "html", "markdown", "csv")
 TABLE_KEYS = (*TABLE_FORMS, "header", "caption")
 RECORD_KEYS = ("id", "question", "answer", "answer_type", "table", "text", "caption")
 ANSWER_TYPES = ("number", "text", "list", "boolean")
+SNIFF_LINES = 5
+"""How many non-blank lines :func:`detect` looks at."""
 
 
 def _files(path: Path) -> list[Path]:
@@ -61,23 +63,34 @@ def _files(path: Path) -> list[Path]:
     return [path] if path.suffix == ".jsonl" else []
 
 
-def _first_object(path: Path) -> Any:
+def _sniff(path: Path) -> bool:
+    """Whether one of the first non-blank lines of ``path`` is an object with a question and
+    a table (a broken first line does not hide the format)."""
+    seen = 0
     try:
         with path.open(encoding="utf-8-sig") as handle:
             for line in handle:
-                if line.strip():
-                    return json.loads(line)
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-    return None
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    record = None
+                if isinstance(record, dict) and "question" in record and "table" in record:
+                    return True
+                seen += 1
+                if seen >= SNIFF_LINES:
+                    break
+    except (OSError, UnicodeDecodeError):
+        return False
+    return False
 
 
 def detect(path: Path) -> bool:
-    """A ``.jsonl`` file (or a folder of them) whose first record has a question and a
-    table."""
+    """A ``.jsonl`` file (or a folder of them) with a record holding a question and a table
+    among its first lines."""
     files = _files(path)
-    first = _first_object(files[0]) if files else None
-    return isinstance(first, dict) and "question" in first and "table" in first
+    return bool(files) and _sniff(files[0])
 
 
 def table_of(record: dict[str, Any]) -> GridTable:

@@ -147,7 +147,7 @@ class _Tables:
         path = self.root / context
         if path.suffix in (".tsv", ".table", ".html"):
             path = path.with_suffix(".csv")
-        if ".." in Path(context).parts or not path.is_file():
+        if Path(context).is_absolute() or ".." in Path(context).parts or not path.is_file():
             return f"table file {context} not found"
         try:
             return grid(parse_csv(read_text(path)))
