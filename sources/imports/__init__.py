@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.registry import Registry
 
@@ -60,6 +61,44 @@ class Importer:
     read: Callable[[Path], Iterator[Imported | Skipped]]
 
 
-IMPORTERS: Registry[Importer] = Registry("import format", "importers")
+BUILTIN_FORMATS = ("fcmr", "jsonl", "tabfact", "tatqa", "wtq")
+"""The release formats read here; each is the module ``hopvista.sources.imports.<name>``."""
+
+IMPORTERS: Registry[Importer] = Registry("import format", "importers", builtins=tuple(
+    f"hopvista.sources.imports.{name}" for name in BUILTIN_FORMATS))
 """Every release format ``gen augment`` reads, by name (entry-point group
 ``hopvista.importers``)."""
+
+
+def detect_format(path: Path | str) -> str:
+    """The name of the one release format ``path`` (a file or folder) is in.
+
+    A :class:`~hopvista.errors.UserError` naming the path when it does not exist, is in no
+    known format, or looks like several (then pass the format by name).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise UserError(f"{path}: no such file or folder")
+    found = [name for name, importer in IMPORTERS.items() if importer.detect(path)]
+    if not found:
+        raise UserError(f"{path}: not a dataset in any known format "
+                        f"({', '.join(IMPORTERS.names())}; see docs/imports.md)")
+    if len(found) > 1:
+        raise UserError(f"{path}: looks like several formats ({', '.join(found)}); "
+                        "name the one to read")
+    return found[0]
+
+
+def read_records(path: Path | str, format: str | None = None
+                 ) -> tuple[str, Iterator[Imported | Skipped]]:
+    """The format of ``path`` (detected unless ``format`` names it) and its records, read
+    lazily in a stable order. Whole-input problems (missing path, wrong format, unreadable
+    file) raise :class:`~hopvista.errors.UserError`; a bad record is a :class:`Skipped`."""
+    path = Path(path)
+    if not path.exists():
+        raise UserError(f"{path}: no such file or folder")
+    name = detect_format(path) if format is None else format
+    importer = IMPORTERS.get(name)
+    if format is not None and not importer.detect(path):
+        raise UserError(f"{path}: not a {name} dataset ({importer.description})")
+    return name, importer.read(path)

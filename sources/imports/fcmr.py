@@ -1,0 +1,166 @@
+"""FCMR's release (three statements over text, a table and a chart image).
+
+The input is the release folder, or one ``<level>_data.csv`` in it (level ``easy``,
+``medium`` or ``hard``). Each row of ``<level>_data.csv`` (columns ``anchor_num, filename,
+correct_answer, option1, option2, option3, chart_column``, and any others) is one item:
+
+* table: ``<level>_test_table_modality/table_modality_<anchor_num>.csv`` (CSV, first row the
+  header);
+* text: ``<level>_test_text_modality_chunk/anchor_table_test_<anchor_num>_text.txt``, one text
+  chunk per blank-line-separated paragraph (entity ``""``, chunk ``<file stem>#<n>``,
+  section ``text``, period 0);
+* chart: ``chart_images/<filename>``; FCMR's charts exist only as images, so the item has no
+  chart data and :attr:`Imported.chart_image` is that file.
+
+Items are ``three_statement``: statements ``option1``-``option3`` (type ``imported``, no
+program; modalities text, table and chart for ``hard``, unknown otherwise), labelled from
+``correct_answer``, the answer their sorted indices. ``correct_answer`` may be written
+``1, 3``, ``1,3``, ``[1, 3]``, ``(1, 3)``, ``1 3``, ``1; 3``, ``1 and 3``, ``'1, 3'``, or
+``none`` / ``[]`` for no true statement (any case); an index outside 1-3, a repeated index,
+another word or an empty value skips the row. Every column of the row is kept in
+``provenance.fields``. ``difficulty`` is the level, ``hops`` 1, 2 or 3.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from hopvista.errors import UserError
+from hopvista.model.inputs import GridTable, TextChunk
+from hopvista.sources.imports import IMPORTERS, Imported, Importer, Skipped
+from hopvista.sources.imports.common import Ids, RecordError, make_item, one_line, read_text
+from hopvista.sources.imports.html import plain_text
+from hopvista.sources.imports.protect import protect_statements
+from hopvista.sources.imports.tables import TableError, from_csv
+
+NAME = "fcmr"
+LEVELS = {"easy": 1, "medium": 2, "hard": 3}
+REQUIRED = ("anchor_num", "filename", "correct_answer", "option1", "option2", "option3")
+QUESTION = ("Read the text, the table and the chart. Which of the following statements are "
+            "true?\n{statements}\nAnswer with the numbers of all true statements separated "
+            'by commas (for example "1, 3"), or "none" if no statement is true.')
+_SEPARATORS = re.compile(r"\s*(?:,|;|\band\b|\s)\s*")
+
+
+def parse_answer(text: str) -> list[int]:
+    """``correct_answer`` as sorted indices (accepted forms: the module's docstring)."""
+    said = text.strip().lower()
+    inner = said.strip("'\" ").strip("[](){} ")
+    if inner == "none" or (not inner and said.strip("'\" ") in ("[]", "()", "{}")):
+        return []
+    tokens = [t for t in _SEPARATORS.split(inner) if t]
+    if not tokens or not all(t in ("1", "2", "3") for t in tokens):
+        raise RecordError(f"correct_answer {text!r} is not indices 1-3 or 'none'")
+    if len(set(tokens)) != len(tokens):
+        raise RecordError(f"correct_answer {text!r} repeats an index")
+    return sorted(int(t) for t in tokens)
+
+
+def _data_files(path: Path) -> list[tuple[str, Path]]:
+    if path.is_dir():
+        return [(level, path / f"{level}_data.csv") for level in LEVELS
+                if (path / f"{level}_data.csv").is_file()]
+    level = path.name.removesuffix("_data.csv")
+    return [(level, path)] if level in LEVELS and path.name.endswith("_data.csv") else []
+
+
+def _header(path: Path) -> list[str]:
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            return next(csv.reader(handle), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
+
+
+def detect(path: Path) -> bool:
+    """An FCMR release folder (``<level>_data.csv``), or one of its data files."""
+    files = _data_files(path)
+    return bool(files) and all(c in _header(files[0][1]) for c in REQUIRED)
+
+
+def _text(path: Path) -> list[TextChunk]:
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", read_text(path)) if p.strip()]
+    return [TextChunk(entity="", chunk=f"{path.stem}#{n}", section="text", period=0,
+                      text=plain_text(p)) for n, p in enumerate(paragraphs, start=1)]
+
+
+def _file(root: Path, folder: str, name: str, what: str) -> Path:
+    if Path(name).name != name or not name:
+        raise RecordError(f"{what} file name {name!r} is not a plain file name")
+    path = root / folder / name
+    if not path.is_file():
+        raise RecordError(f"{what} file {folder}/{name} not found")
+    return path
+
+
+def _record(root: Path, level: str, row: dict[str, str], source: str, ids: Ids) -> Imported:
+    missing = [c for c in REQUIRED if not (row.get(c) or "").strip() and c != "correct_answer"]
+    if missing:
+        raise RecordError(f"empty {', '.join(missing)}")
+    anchor = row["anchor_num"].strip()
+    answer = parse_answer(row.get("correct_answer") or "")
+    try:
+        table: GridTable = from_csv(read_text(_file(
+            root, f"{level}_test_table_modality", f"table_modality_{anchor}.csv", "table")))
+    except (OSError, UnicodeDecodeError, TableError) as exc:
+        raise RecordError(f"table: {one_line(exc)}") from None
+    text = _text(_file(root, f"{level}_test_text_modality_chunk",
+                       f"anchor_table_test_{anchor}_text.txt", "text"))
+    chart = _file(root, "chart_images", row["filename"].strip(), "chart image")
+    options = [row[f"option{n}"].strip() for n in (1, 2, 3)]
+    modalities = ["text", "table", "chart"] if level == "hard" else []
+    statements = [{"text": o, "label": n in answer, "type": "imported",
+                   "modalities": modalities, "program": None}
+                  for n, o in enumerate(options, start=1)]
+    listed = "\n".join(f"{n}. {o}" for n, o in enumerate(options, start=1))
+    question = (row.get("question") or "").strip() or QUESTION.format(statements=listed)
+    item = make_item(fmt=NAME, base_id=ids.new(f"{level}-{anchor}"), kind="three_statement",
+                     question=question, answer=answer, answer_type="indices", table=table,
+                     text=text, statements=statements, difficulty=level, hops=LEVELS[level],
+                     source=source, fields=dict(row))
+    return Imported(item, protect_statements(table, options), chart_image=chart.resolve())
+
+
+def _records(root: Path, files: list[tuple[str, Path]]) -> Iterator[Imported | Skipped]:
+    ids = Ids(NAME)
+    for level, file in files:
+        try:
+            handle = file.open(encoding="utf-8-sig", newline="")
+        except OSError as exc:
+            yield Skipped(file.name, f"unreadable: {one_line(exc)}")
+            continue
+        with handle:
+            reader = csv.DictReader(handle)
+            start = 2
+            try:
+                for row in reader:
+                    where = f"{file.name}:{start}"
+                    start = reader.line_num + 1
+                    if None in row or any(v is None for v in row.values()):
+                        yield Skipped(where, f"{len(reader.fieldnames or [])} columns in the "
+                                             "header, another number in this row")
+                        continue
+                    try:
+                        yield _record(root, level, row, where, ids)
+                    except (RecordError, OSError, UnicodeDecodeError, ValueError) as exc:
+                        yield Skipped(where, one_line(exc))
+            except (csv.Error, UnicodeDecodeError) as exc:
+                yield Skipped(f"{file.name}:{start}", f"unreadable CSV: {one_line(exc)}")
+
+
+def read(path: Path) -> Iterator[Imported | Skipped]:
+    """The items of an FCMR release folder or data file, by level (easy, medium, hard) and
+    row."""
+    files = _data_files(path)
+    if not files:
+        raise UserError(f"{path}: no FCMR data file (easy_data.csv, medium_data.csv, "
+                        "hard_data.csv) found")
+    return _records(path if path.is_dir() else path.parent, files)
+
+
+IMPORTERS.register(NAME, Importer(
+    name=NAME, description="FCMR release (<level>_data.csv + table, text and chart folders)",
+    detect=detect, read=read))
