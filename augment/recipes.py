@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from hopvista.augment.grid import (
     Grid,
@@ -206,6 +206,19 @@ class NoiseParams(Params):
     """``noise``: the parameters passed to the ``noise`` perturbation (its defaults if empty)."""
 
     perturbation: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _known(self) -> NoiseParams:
+        _check_perturbation("noise", self.perturbation)
+        return self
+
+
+def _check_perturbation(name: str, params: Mapping[str, Any]) -> None:
+    """Parameters for a perturbation, checked when the variant is named (a ``UserError``
+    naming the field), not when the first image is drawn."""
+    from hopvista.augment.perturbation import PERTURBATIONS
+
+    PERTURBATIONS.get(name).parse(params)
 
 
 @recipe("noise", "transformation", NoiseParams)
@@ -397,6 +410,16 @@ class PhotoParams(Params):
 
     surface: str = Field("any", pattern="^(any|screen|paper)$")
     perturbation: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _known(self) -> PhotoParams:
+        if self.perturbation and self.surface == "any":
+            raise UserError("variant 'photo': perturbation parameters need surface=screen or "
+                            "surface=paper (the two photos take different ones)")
+        for surface in ("screen", "paper"):
+            if self.surface == surface:
+                _check_perturbation(f"photo-{surface}", self.perturbation)
+        return self
 
 
 @recipe("photo", "vision", PhotoParams)

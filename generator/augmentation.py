@@ -53,7 +53,7 @@ def parse_variants(text: str) -> list[VariantSpec]:
     nested parameter. Errors name the offending item.
     """
     specs: list[dict[str, Any]] = []
-    for raw in (part.strip() for part in text.split(",")):
+    for raw in (part.strip() for part in _top_level_items(text)):
         if not raw:
             continue
         head, _, rest = raw.partition(":")
@@ -83,6 +83,25 @@ def parse_variants(text: str) -> list[VariantSpec]:
     for spec in out:
         VARIANTS.get(spec.recipe).parse(spec.params)  # bad parameters fail before any work
     return out
+
+
+def _top_level_items(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets and quotes (``[40,50]`` stays whole)."""
+    items, depth, quote, start = [], 0, "", 0
+    for i, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        elif char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return items
 
 
 def _is_alias(head: str) -> bool:

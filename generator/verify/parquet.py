@@ -178,6 +178,23 @@ def _image_columns(values: dict[str, Any], item: dict[str, Any], images: Images,
     return differ
 
 
+def _reference(item: dict[str, Any]) -> str | None:
+    """The answer as the row writes it: a three-statement item's indices, or the reference of
+    another kind this install knows (``None``: it cannot be told)."""
+    answer = item.get("answer")
+    if item.get("kind", "three_statement") == "three_statement":
+        return reference_answer(answer) if isinstance(answer, list) else None
+    from hopvista.model import Item
+    from hopvista.model.kinds import ITEM_KINDS
+
+    if item.get("kind") not in ITEM_KINDS:
+        return None
+    try:
+        return ITEM_KINDS.get(str(item["kind"])).reference(Item.model_validate(item))
+    except ValueError:
+        return None
+
+
 def compare_row(row: Row, original: dict[str, Any], item: dict[str, Any],
                 images: Images | None, version: int) -> list[str]:
     """Fields of a row that differ from the item. ``original`` is the line of items.jsonl as
@@ -195,8 +212,7 @@ def compare_row(row: Row, original: dict[str, Any], item: dict[str, Any],
         variant = item.get("variant")
         if values["variant"] != (variant.get("name") if isinstance(variant, dict) else None):
             differ.append("variant")
-        answer = item.get("answer")
-        if not isinstance(answer, list) or values["answer"] != reference_answer(answer):
+        if values["answer"] != _reference(item):
             differ.append("answer")
         if values["answer_type"] != item.get("answer_type"):
             differ.append("answer_type")
