@@ -44,7 +44,8 @@ from hopvista.render.png import png_size
 from hopvista.themes.fonts import fontconfig_file, is_system_face
 from hopvista.themes.tables import Theme, get_theme, skeleton
 
-__all__ = ["TableRenderer", "TableStyle", "column_letter", "parse_style", "render_html"]
+__all__ = ["TableRenderer", "TableStyle", "column_letter", "parse_style", "render_html",
+           "render_panel"]
 
 _FONT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}")
 _COLOUR = re.compile(r"#[0-9A-Fa-f]{6}")
@@ -225,7 +226,8 @@ def render_html(
     ``header`` (cells) and ``rows`` (each with ``cells``, ``group_start``, ``group_end``); a cell
     has ``row``, ``col``, ``kind`` (``entity`` / ``period`` / ``num``) and ``text``. It also gets
     ``decor`` (the theme's :attr:`~hopvista.themes.tables.Theme.decor` list: ``column-letters``,
-    ``row-numbers``) and ``column_letters`` (``A``, ``B``, ... for each column). It must put the
+    ``row-numbers``), ``column_letters`` (``A``, ``B``, ... for each column) and ``panel``
+    (false here; :func:`render_panel` sets it to get the table alone). It must put the
     table inside an element with ``id="hv-root"`` (what the screenshot shows) and give every
     table cell ``data-row`` / ``data-col`` attributes, and no other element: decor (column
     letters, row numbers) has none, so the layout lists the table's cells only. The caption is
@@ -235,8 +237,22 @@ def render_html(
     variables = _context(table, names)
     return _template(template).render(
         css=Markup(parsed.css()), theme=parsed.theme.name, font=parsed.font,
-        decor=list(parsed.theme.decor), **variables
+        decor=list(parsed.theme.decor), panel=False, **variables
     )
+
+
+def render_panel(
+    table: Mapping[str, Any], names: Mapping[str, str], style: Mapping[str, Any] | TableStyle
+) -> Markup:
+    """The table alone, for a page template (``hopvista.themes.pages``): the default
+    skeleton's ``div.hv-root`` (without its ``id``) as trusted markup. The page needs the
+    style's CSS too: ``parse_style(style).css()``."""
+    parsed = style if isinstance(style, TableStyle) else parse_style(style)
+    variables = _context(table, names)
+    return Markup(_template(None).render(
+        css="", theme=parsed.theme.name, font=parsed.font, decor=list(parsed.theme.decor),
+        panel=True, **variables
+    ).strip())
 
 
 # --- Layout from a DOM snapshot -------------------------------------------------------------
