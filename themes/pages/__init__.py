@@ -114,8 +114,8 @@ def read_page(text: str, origin: str) -> PageTemplate:
 
 @cache
 def _builtin_pages() -> tuple[PageTemplate, ...]:
-    files = sorted(entry for entry in resources.files(__name__).iterdir()
-                   if entry.name.endswith(".html.j2"))
+    files = sorted((entry for entry in resources.files(__name__).iterdir()
+                    if entry.name.endswith(".html.j2")), key=lambda entry: entry.name)
     return tuple(read_page(entry.read_text(encoding="utf-8"), f"{__name__}/{entry.name}")
                  for entry in files)
 

@@ -236,15 +236,19 @@ def theme_from_file(text: str, origin: str, css_file: str = "", package: str = "
         field = ".".join(str(part) for part in error["loc"]) or "?"
         message = " ".join(str(error["msg"]).split())
         raise UserError(f"table theme {origin}: front matter field {field!r}: {message}") from None
-    given = {key: value for key, value in front.model_dump().items() if value is not None}
+    given: dict[str, Any] = {key: value for key, value in front.model_dump().items()
+                             if value is not None}
     for key, value in given.items():
         if isinstance(value, list):
             given[key] = tuple(value)
     if "weight" in given:
         given["weight"] = float(given["weight"])
-    source = {"css_file": css_file, "package": package} if css_file else {"css": css}
+    if css_file:
+        given |= {"css_file": css_file, "package": package}
+    else:
+        given["css"] = css
     try:
-        return Theme(**given, **source, origin=origin)
+        return Theme(**given, origin=origin)
     except ValueError as exc:
         raise UserError(f"{origin}: {exc}") from None
 
