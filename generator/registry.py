@@ -55,13 +55,18 @@ class Registry(Generic[T]):
 
     ``kind`` is how messages speak of an entry ("source", "table theme"); ``group`` is the
     entry-point group that third-party packages use; ``builtins`` are modules imported before
-    the first lookup (they register the built-in entries).
+    the first lookup (they register the built-in entries); ``loaders`` are functions called
+    after them, before the entry points, that register entries they discover (the table
+    themes found as files). A loader that raises leaves the registry unloaded: the next lookup
+    runs it again and meets the same error.
     """
 
-    def __init__(self, kind: str, group: str, builtins: tuple[str, ...] = ()) -> None:
+    def __init__(self, kind: str, group: str, builtins: tuple[str, ...] = (),
+                 loaders: tuple[Callable[[], None], ...] = ()) -> None:
         self.kind = kind
         self.group = ENTRY_POINT_PREFIX + group
         self._builtins = builtins
+        self._loaders = loaders
         self._entries: dict[str, T] = {}
         self._origins: dict[str, str] = {}
         self._loaded = False
@@ -119,6 +124,8 @@ class Registry(Generic[T]):
             try:
                 for module in self._builtins:
                     importlib.import_module(module)
+                for loader in self._loaders:
+                    loader()
                 for point in sorted(metadata.entry_points(group=self.group),
                                     key=lambda p: p.name):
                     try:

@@ -438,3 +438,50 @@ def test_no_chromium_anywhere_says_what_to_install(monkeypatch: pytest.MonkeyPat
         assert "HOPVISTA_CHROMIUM" in str(exc) and "playwright install" in str(exc)
     else:  # a Playwright-managed Chromium is installed: that is the last resort, and it works
         assert version.split(".")[0].isdigit()
+
+
+def test_spreadsheet_decor_is_drawn_but_not_in_the_layout(renderer: TableRenderer) -> None:
+    """excel draws column letters and row numbers around the cells; the layout lists the
+    table's own cells only, and the caption (the sheet's title row) is still reported."""
+    table = make_table()
+    html = render_html(table, NAMES, default_style("excel"))
+    n_cols = 2 + len(table["columns"])
+    letters = [chr(ord("A") + i) for i in range(n_cols)]
+    assert html.count('data-decor="column-letter"') == n_cols
+    assert html.count('data-decor="row-number"') == 2 + len(table["rows"])  # title + header
+    for letter in letters:
+        assert f'data-decor="column-letter">{letter}</th>' in html
+    png, layout = renderer.render(table, NAMES, default_style("excel"))
+    check_layout(png, layout, table)
+    caption = layout["caption"]
+    assert caption["text"] == "USD millions"
+    first = next(c for c in layout["cells"] if (c["row"], c["col"]) == (0, 0))
+    # the letters band is above the title, the title above the header; row numbers to the left
+    assert caption["box"][1] > 8 and caption["box"][1] + caption["box"][3] <= first["box"][1]
+    assert first["box"][0] > 2 * style_margin("excel")
+    # a theme without decor draws none
+    assert "hv-decor" not in render_html(table, NAMES, default_style("web"))
+
+
+def style_margin(theme: str) -> int:
+    return int(default_style(theme)["margin_px"])
+
+
+def test_glyph_fallback_in_a_header_label_or_a_decor_cell_is_an_error(
+        renderer: TableRenderer) -> None:
+    table = make_table()
+    table["entity_label"] = "Company \u5317"  # inside the header's label span
+    with pytest.raises(UserError, match="fell back"):
+        renderer.render(table, NAMES, default_style("excel"))
+    from hopvista.themes.tables import skeleton
+    marked = skeleton().replace("{{ letter }}</th>", "{{ letter }}\u5317</th>")
+    assert marked != skeleton()
+    with pytest.raises(UserError, match="fell back"):
+        renderer.render(make_table(), NAMES, default_style("excel"), template=marked)
+    renderer.render(make_table(), NAMES, default_style("excel"))  # and the page still works
+
+
+def test_column_letters() -> None:
+    from hopvista.render.table import column_letter
+    assert [column_letter(i) for i in (0, 1, 25, 26, 27, 51, 52, 701, 702)] == [
+        "A", "B", "Z", "AA", "AB", "AZ", "BA", "ZZ", "AAA"]

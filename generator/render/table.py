@@ -44,7 +44,8 @@ from hopvista.render.png import png_size
 from hopvista.themes.fonts import fontconfig_file, is_system_face
 from hopvista.themes.tables import Theme, get_theme, skeleton
 
-__all__ = ["TableRenderer", "TableStyle", "parse_style", "render_html"]
+__all__ = ["TableRenderer", "TableStyle", "column_letter", "parse_style", "render_html",
+           "render_panel"]
 
 _FONT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}")
 _COLOUR = re.compile(r"#[0-9A-Fa-f]{6}")
@@ -196,7 +197,20 @@ def _context(table: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, An
         body.append(
             {"cells": cells, "group_start": previous != entity, "group_end": following != entity}
         )
-    return {"caption": caption, "header": header, "rows": body}
+    letters = [column_letter(i) for i in range(len(header))]
+    return {"caption": caption, "header": header, "rows": body, "column_letters": letters}
+
+
+def column_letter(index: int) -> str:
+    """The spreadsheet name of column ``index`` (0 = ``A``, 25 = ``Z``, 26 = ``AA``, ...)."""
+    if index < 0:
+        raise ValueError(f"column index {index} < 0")
+    name = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        name = chr(ord("A") + rest) + name
+    return name
 
 
 def render_html(
@@ -210,15 +224,35 @@ def render_html(
     ``template`` is Jinja2 source replacing the default skeleton; it is rendered with
     autoescaping on and gets ``css`` (trusted markup), ``theme``, ``font``, ``caption``,
     ``header`` (cells) and ``rows`` (each with ``cells``, ``group_start``, ``group_end``); a cell
-    has ``row``, ``col``, ``kind`` (``entity`` / ``period`` / ``num``) and ``text``. It must put
-    the table inside an element with ``id="hv-root"`` (what the screenshot shows) and give every
-    cell ``data-row`` / ``data-col`` attributes.
+    has ``row``, ``col``, ``kind`` (``entity`` / ``period`` / ``num``) and ``text``. It also gets
+    ``decor`` (the theme's :attr:`~hopvista.themes.tables.Theme.decor` list: ``column-letters``,
+    ``row-numbers``), ``column_letters`` (``A``, ``B``, ... for each column) and ``panel``
+    (false here; :func:`render_panel` sets it to get the table alone). It must put the
+    table inside an element with ``id="hv-root"`` (what the screenshot shows) and give every
+    table cell ``data-row`` / ``data-col`` attributes, and no other element: decor (column
+    letters, row numbers) has none, so the layout lists the table's cells only. The caption is
+    a ``<caption>`` or any element with a ``data-caption`` attribute (a sheet's title row).
     """
     parsed = style if isinstance(style, TableStyle) else parse_style(style)
     variables = _context(table, names)
     return _template(template).render(
-        css=Markup(parsed.css()), theme=parsed.theme.name, font=parsed.font, **variables
+        css=Markup(parsed.css()), theme=parsed.theme.name, font=parsed.font,
+        decor=list(parsed.theme.decor), panel=False, **variables
     )
+
+
+def render_panel(
+    table: Mapping[str, Any], names: Mapping[str, str], style: Mapping[str, Any] | TableStyle
+) -> Markup:
+    """The table alone, for a page template (``hopvista.themes.pages``): the default
+    skeleton's ``div.hv-root`` (without its ``id``) as trusted markup. The page needs the
+    style's CSS too: ``parse_style(style).css()``."""
+    parsed = style if isinstance(style, TableStyle) else parse_style(style)
+    variables = _context(table, names)
+    return Markup(_template(None).render(
+        css="", theme=parsed.theme.name, font=parsed.font, decor=list(parsed.theme.decor),
+        panel=True, **variables
+    ).strip())
 
 
 # --- Layout from a DOM snapshot -------------------------------------------------------------
@@ -233,7 +267,7 @@ class _Element:
 
 
 def _snapshot_elements(snapshot: Mapping[str, Any]) -> list[_Element]:
-    """The snapshot's cells, caption and root, each with its bounds and its text."""
+    """The snapshot's cells, decor cells, caption and root, each with its bounds and text."""
     strings: list[str] = snapshot["strings"]
     document = snapshot["documents"][0]
     nodes = document["nodes"]
@@ -255,12 +289,18 @@ def _snapshot_elements(snapshot: Mapping[str, Any]) -> list[_Element]:
             flat = attributes[index]
             attrs = {strings[flat[i]]: strings[flat[i + 1]] for i in range(0, len(flat), 2)}
             name = strings[node_names[index]]
-            if "data-row" in attrs or name == "CAPTION" or attrs.get("id") == "hv-root":
+            if ("data-row" in attrs or "data-decor" in attrs or _is_caption(name, attrs)
+                    or attrs.get("id") == "hv-root"):
                 wanted[index] = _Element(name, attrs, bounds.get(index), [])
                 owner[index] = index
         elif types[index] == 3 and owner[index] >= 0 and node_values[index] >= 0:
             wanted[owner[index]].text.append(strings[node_values[index]])
     return list(wanted.values())
+
+
+def _is_caption(name: str, attrs: Mapping[str, str]) -> bool:
+    """A ``<caption>``, or the element a template marks ``data-caption`` (a sheet's title)."""
+    return name == "CAPTION" or "data-caption" in attrs
 
 
 def _clean(parts: list[str]) -> str:
@@ -474,7 +514,7 @@ class TableRenderer:
                 layout_cells.append(shown | {"row": row, "col": col})
         layout_cells.sort(key=lambda c: (c["row"], c["col"]))
         copies.sort(key=lambda c: (c["row"], c["col"], c["box"]))
-        captions = [e for e in elements if e.name == "CAPTION"]
+        captions = [e for e in elements if _is_caption(e.name, e.attrs)]
         caption = (
             {"text": _clean(captions[0].text), "box": box(captions[0].bounds)} if captions else None
         )
@@ -504,11 +544,13 @@ class TableRenderer:
         digest = hashlib.sha256((template or "").encode("utf-8")).hexdigest()[:16]
         pending: dict[tuple[str, str, str, str], set[str]] = {}
         for element in elements:
-            if element.name == "CAPTION":
+            if _is_caption(element.name, element.attrs):
                 klass = "caption"
             elif "data-row" in element.attrs:
                 head = element.attrs["data-row"] == "0"
                 klass = ("head:" if head else "body:") + element.attrs.get("class", "")
+            elif "data-decor" in element.attrs:  # column letters, row numbers
+                klass = "decor:" + element.attrs.get("class", "")
             else:
                 continue
             key = (style.theme.name, style.font, digest, klass)
@@ -521,7 +563,10 @@ class TableRenderer:
 
         cdp = cast(CDPSession, self._cdp)
         root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
-        selector = "#hv-root tr, #hv-root caption"
+        # Chromium reports the fonts of text at most two levels below the node asked about:
+        # a row covers the text of its cells (data cells and decor alike) and the caption its
+        # own; elements nested inside a cell (a header's label span) are asked about too.
+        selector = "#hv-root tr, #hv-root caption, #hv-root tr > * *"
         node_ids = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})
         glyphs: dict[str, int] = {}
         faces: set[str] = set()  # the PostScript name of every face drawn

@@ -12,18 +12,53 @@ the skeleton and the custom properties the renderer sets from the sampled style:
 A theme sets ``--hv-bg`` (the page colour) in ``:root``. Themes never change the text itself
 (no ``text-transform``, no ``content``): the layout reports the DOM text of every cell.
 
-Themes live in the :data:`TABLE_THEMES` registry (a plug-in adds its own ``Theme`` with its
-CSS text or file). :func:`sample_table_style` draws an item's style from its named streams
+**A theme is a file.** Every theme, built-in or not, is one CSS file whose first comment is
+its front matter: the word ``hopvista-theme``, then YAML (:class:`FrontMatter` lists the keys;
+unknown keys are errors)::
+
+    /* hopvista-theme
+    name: sepia
+    family: custom
+    description: "Sepia page, ruled rows."
+    fonts: [Caladea, Liberation Serif]
+    font_size_px: [13, 16]
+    accents: ["#704214"]
+    */
+    :root { --hv-bg: #f4ecd8; }
+    .hv-table td { border-bottom: 1px solid var(--hv-accent); }
+
+The registry :data:`TABLE_THEMES` finds them when it first loads: every ``*.css`` file of this
+package, then every ``*.css`` file in the folders of ``$HOPVISTA_THEMES`` (``os.pathsep``
+separated), then plug-ins (entry points ``hopvista.table_themes``, or
+``TABLE_THEMES.register(name, Theme(...))``). A malformed front matter is a one-line
+``UserError`` naming the file and the field; two files defining one name are an error.
+
+:func:`sample_table_style` draws an item's style from its named streams
 (:class:`hopvista.rng.Streams`): the same seed, item id and variant always give the same style,
 and adding a theme re-styles only the items that pick the new theme.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import re
+import textwrap
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import Any
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictFloat,
+    StrictInt,
+    StringConstraints,
+    ValidationError,
+)
 
 from hopvista.errors import UserError
 from hopvista.registry import Registry
@@ -40,21 +75,6 @@ DECOR = ("column-letters", "row-numbers")
 RANGE_KEYS = ("font_size_px", "padding_y_px", "padding_x_px", "margin_px", "header_max_em")
 """The integer parameters a theme gives a range for, sampled per item in this order."""
 
-# Accent colours for the themes that use one (header fills, stripes, rules).
-_ACCENTS: tuple[str, ...] = (
-    "#1f4e79",
-    "#2e75b6",
-    "#385723",
-    "#7f6000",
-    "#843c0c",
-    "#5b2c6f",
-    "#0b5345",
-    "#922b21",
-    "#2c3e50",
-    "#1a5276",
-)
-
-
 @dataclass(frozen=True)
 class Theme:
     """One table theme: its CSS, the font families it may use and its parameter ranges.
@@ -66,9 +86,11 @@ class Theme:
     built-in theme). ``family`` is the TableVista scenario the theme belongs to (one of
     :data:`FAMILIES`: ``web``, ``latex``, ``excel``, or ``custom`` for every other look) and
     picks the themes a style variant draws from; ``decor`` lists interface elements drawn around
-    the cells (:data:`DECOR`: ``column-letters`` and ``row-numbers`` for a spreadsheet). A
-    third-party package registers one with ``TABLE_THEMES.register("name", Theme(...))``;
-    ``name`` must equal the registered name.
+    the cells (:data:`DECOR`: ``column-letters`` and ``row-numbers`` for a spreadsheet).
+    ``origin`` names where the theme came from (its file), for messages; it is not compared.
+    Theme files (see the module docstring) give all of these but the CSS in their front
+    matter. A third-party package may also register one with
+    ``TABLE_THEMES.register("name", Theme(...))``; ``name`` must equal the registered name.
     """
 
     name: str
@@ -86,6 +108,7 @@ class Theme:
     weight: float = 1.0
     family: str = "custom"
     decor: tuple[str, ...] = ()
+    origin: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if bool(self.css) == bool(self.css_file):
@@ -110,130 +133,163 @@ class Theme:
             raise ValueError(f"table theme {self.name!r}: weight must be >= 0")
 
     def stylesheet(self) -> str:
-        """The theme's CSS text."""
-        return self.css or _read(self.package, self.css_file)
+        """The theme's CSS text (without a theme file's front matter)."""
+        text = self.css or _read(self.package, self.css_file)
+        match = _FRONT_MATTER.match(text)
+        return text[match.end():] if match else text
 
 
-_SANS = ("Liberation Sans", "Open Sans", "Roboto", "DejaVu Sans", "Noto Sans")
-_SERIF = ("Liberation Serif", "Caladea", "TeX Gyre Pagella", "TeX Gyre Termes", "DejaVu Serif")
+TABLE_THEMES: Registry[Theme] = Registry("table theme", "table_themes",
+                                         loaders=(lambda: _register_files(),))
+"""Every table theme by name: the CSS files here, those in ``$HOPVISTA_THEMES``, and any a
+plug-in registers."""
 
-_BUILTIN: tuple[Theme, ...] = (
-    Theme(
-        "web",
-        _SANS,
-        "Bootstrap-like web table: light header, striped rows, thin horizontal rules.",
-        css_file="web.css",
-        family="web",
-    ),
-    Theme(
-        "wikitable",
-        ("Liberation Sans", "DejaVu Sans", "Noto Sans", "TeX Gyre Heros"),
-        "Wikipedia 'wikitable': grey header, grey cell borders, light grey page.",
-        css_file="wikitable.css",
-        family="web",
-        font_size_px=(13, 15),
-        padding_y_px=(3, 6),
-        padding_x_px=(6, 10),
-    ),
-    Theme(
-        "latex",
-        ("CMU Serif", "Latin Modern Roman"),
-        "LaTeX booktabs: top, mid and bottom rules, no vertical lines, Computer Modern.",
-        css_file="latex.css",
-        family="latex",
-        font_size_px=(14, 17),
-        padding_y_px=(2, 5),
-        padding_x_px=(8, 14),
-    ),
-    Theme(
-        "excel",
-        ("Carlito", "Liberation Sans"),
-        "Spreadsheet: gridlines on every cell, grey header band, dense rows.",
-        css_file="excel.css",
-        family="excel",
-        decor=("column-letters", "row-numbers"),
-        font_size_px=(13, 15),
-        padding_y_px=(1, 3),
-        padding_x_px=(4, 7),
-        margin_px=(4, 10),
-    ),
-    Theme(
-        "dark",
-        ("Roboto", "Open Sans", "DejaVu Sans", "Noto Sans"),
-        "Dark mode: light text on a dark page, subtle row separators.",
-        css_file="dark.css",
-        accents=("#4fc3f7", "#81c784", "#ffb74d", "#ba68c8", "#f06292"),
-    ),
-    Theme(
-        "minimal",
-        ("Open Sans", "Roboto", "Noto Sans", "Carlito"),
-        "Minimal: whitespace only, one hairline under the header.",
-        css_file="minimal.css",
-        padding_y_px=(5, 9),
-        padding_x_px=(12, 18),
-    ),
-    Theme(
-        "zebra",
-        ("Liberation Sans", "DejaVu Sans", "Roboto", "Carlito"),
-        "Zebra: strongly tinted alternate rows in the accent colour, no borders.",
-        css_file="zebra.css",
-        accents=_ACCENTS,
-    ),
-    Theme(
-        "financial-report",
-        _SERIF + ("EB Garamond 12",),
-        "Annual-report style: serif, right-aligned figures, rule above totals, double rule below.",
-        css_file="financial.css",
-        font_size_px=(14, 17),
-        accents=_ACCENTS,
-    ),
-    Theme(
-        "compact",
-        ("Liberation Sans Narrow", "Roboto Condensed", "Carlito"),
-        "Compact: small type, tight padding, condensed faces, thin borders.",
-        css_file="compact.css",
-        font_size_px=(11, 13),
-        padding_y_px=(1, 2),
-        padding_x_px=(3, 6),
-        margin_px=(4, 8),
-        header_max_em=(7, 11),
-    ),
-    Theme(
-        "bold-header",
-        ("Liberation Sans", "Roboto", "Open Sans", "TeX Gyre Heros"),
-        "Black header band with white bold labels, heavy outer border.",
-        css_file="bold_header.css",
-    ),
-    Theme(
-        "coloured-header",
-        ("Roboto", "Open Sans", "Noto Sans", "Carlito", "Liberation Sans"),
-        "Header filled with the accent colour, white labels, light row rules.",
-        css_file="coloured_header.css",
-        accents=_ACCENTS,
-    ),
-    Theme(
-        "monospace",
-        ("Inconsolata", "Liberation Mono", "DejaVu Sans Mono"),
-        "Plain-text look: monospace, dashed rules, like a terminal or a code listing.",
-        css_file="monospace.css",
-        font_size_px=(13, 15),
-        padding_y_px=(2, 4),
-        padding_x_px=(6, 10),
-    ),
-    Theme(
-        "classic",
-        ("Caladea", "TeX Gyre Schola", "TeX Gyre Bonum", "Liberation Serif", "DejaVu Serif"),
-        "Printed-document look: double outer border, cream page, serif type.",
-        css_file="classic.css",
-        accents=_ACCENTS,
-    ),
-)
 
-TABLE_THEMES: Registry[Theme] = Registry("table theme", "table_themes")
-"""Every table theme by name: the built-in ones below and any a plug-in registers."""
+# --- Themes as files ------------------------------------------------------------------------
 
-for _theme in _BUILTIN:
-    TABLE_THEMES.register(_theme.name, _theme)
+FRONT_MATTER_TAG = "hopvista-theme"
+"""The word that opens a theme file's first comment: the YAML after it describes the theme."""
+
+THEMES_ENV = "HOPVISTA_THEMES"
+"""Folders of user theme files (``os.pathsep``-separated), read when the registry loads."""
+
+_FRONT_MATTER = re.compile(r"\A\s*/\*[ \t]*" + FRONT_MATTER_TAG + r"[ \t]*\r?\n(.*?)\*/\s*",
+                           re.DOTALL)
+_FONT_NAME = r"^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$"
+_COLOUR = r"^#[0-9A-Fa-f]{6}$"
+
+FontName = Annotated[str, StringConstraints(pattern=_FONT_NAME)]
+Colour = Annotated[str, StringConstraints(pattern=_COLOUR)]
+Range = tuple[StrictInt, StrictInt]
+
+
+class FrontMatter(BaseModel):
+    """The YAML front matter of a theme file; unknown keys are errors. A key left out takes
+    :class:`Theme`'s default."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9-]{0,47}$")]
+    """The registry name: lower-case letters, digits and hyphens."""
+    description: Annotated[str, StringConstraints(min_length=1, max_length=300)]
+    """One line saying what the theme looks like."""
+    fonts: Annotated[list[FontName], Field(min_length=1)]
+    """Installed font families the theme may use, sampled per item (the first is the default)."""
+    family: Literal["web", "latex", "excel", "custom"] | None = None
+    """The TableVista scenario (:data:`FAMILIES`); ``custom`` when left out."""
+    decor: list[Literal["column-letters", "row-numbers"]] | None = None
+    """Interface elements drawn around the cells (:data:`DECOR`)."""
+    font_size_px: Range | None = None
+    """Body font size range, ``[low, high]`` (both included)."""
+    padding_y_px: Range | None = None
+    """Vertical cell padding range."""
+    padding_x_px: Range | None = None
+    """Horizontal cell padding range."""
+    margin_px: Range | None = None
+    """Range of the space around the table."""
+    header_max_em: Range | None = None
+    """Range of the widest a header label gets before it wraps, in em."""
+    accents: Annotated[list[Colour], Field(min_length=1)] | None = None
+    """Accent colours (``"#rrggbb"``, quoted: YAML reads ``#`` as a comment), one per item."""
+    weight: Annotated[StrictFloat | StrictInt, Field(ge=0)] | None = None
+    """Relative share when themes are sampled (1 = as often as a built-in theme)."""
+
+
+def split_front_matter(text: str, origin: str) -> tuple[dict[str, Any], str]:
+    """A theme file's front matter (parsed YAML, not yet validated) and the CSS after it.
+
+    Raises ``UserError`` naming ``origin`` when the file does not open with a
+    ``/* hopvista-theme ... */`` comment or its YAML is not a mapping.
+    """
+    match = _FRONT_MATTER.match(text)
+    if match is None:
+        raise UserError(f"table theme {origin}: the file must open with a "
+                        f"'/* {FRONT_MATTER_TAG}' comment holding the theme's YAML front matter")
+    try:
+        data = yaml.safe_load(textwrap.dedent(match.group(1)))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 2})" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        hint = ('; quote colours ("#rrggbb"): YAML reads # as a comment'
+                if re.search(r"(^|[\s\[,:])#[0-9A-Fa-f]{3}", match.group(1)) else "")
+        raise UserError(f"table theme {origin}: front matter is not valid YAML{where}: "
+                        f"{problem}{hint}") from None
+    if not isinstance(data, dict):
+        raise UserError(f"table theme {origin}: front matter must be a YAML mapping "
+                        "(name: ..., fonts: [...], ...)")
+    return data, text[match.end():]
+
+
+def theme_from_file(text: str, origin: str, css_file: str = "", package: str = "") -> Theme:
+    """The :class:`Theme` a theme file describes. ``origin`` names the file in messages.
+
+    With ``css_file`` and ``package`` the theme reads its CSS from that package resource (a
+    built-in theme, which works from a wheel); otherwise it keeps the CSS text. Raises a
+    one-line ``UserError`` naming the file and the field on a malformed front matter.
+    """
+    data, css = split_front_matter(text, origin)
+    try:
+        front = FrontMatter.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"]) or "?"
+        message = " ".join(str(error["msg"]).split())
+        raise UserError(f"table theme {origin}: front matter field {field!r}: {message}") from None
+    given: dict[str, Any] = {key: value for key, value in front.model_dump().items()
+                             if value is not None}
+    for key, value in given.items():
+        if isinstance(value, list):
+            given[key] = tuple(value)
+    if "weight" in given:
+        given["weight"] = float(given["weight"])
+    if css_file:
+        given |= {"css_file": css_file, "package": package}
+    else:
+        given["css"] = css
+    try:
+        return Theme(**given, origin=origin)
+    except ValueError as exc:
+        raise UserError(f"{origin}: {exc}") from None
+
+
+def read_theme_folder(folder: str | os.PathLike[str]) -> list[Theme]:
+    """Every theme in a folder of theme files (``*.css``, in name order)."""
+    path = Path(folder)
+    if not path.is_dir():
+        raise UserError(f"table theme folder {str(path)!r} is not a directory")
+    return [theme_from_file(file.read_text(encoding="utf-8"), str(file))
+            for file in sorted(path.glob("*.css"))]
+
+
+def builtin_themes() -> list[Theme]:
+    """The themes shipped with hopvista: one per ``*.css`` file of this package."""
+    files = sorted(entry.name for entry in resources.files(__name__).iterdir()
+                   if entry.name.endswith(".css"))
+    return [theme_from_file(_read(__name__, name), f"{__name__}/{name}", css_file=name,
+                            package=__name__) for name in files]
+
+
+def user_theme_folders() -> list[Path]:
+    """The folders ``$HOPVISTA_THEMES`` names (none when it is unset or empty)."""
+    value = os.environ.get(THEMES_ENV, "")
+    return [Path(part) for part in value.split(os.pathsep) if part]
+
+
+def _register_files() -> None:
+    """The registry's loader: the built-in theme files, then the user's folders."""
+    themes = builtin_themes()
+    for folder in user_theme_folders():
+        if not folder.is_dir():
+            raise UserError(f"{THEMES_ENV}: {str(folder)!r} is not a directory")
+        themes += read_theme_folder(folder)
+    seen: dict[str, str] = {}
+    for theme in themes:
+        if theme.name in seen and seen[theme.name] != theme.origin:
+            raise UserError(f"table theme {theme.name!r} is defined twice: in {seen[theme.name]} "
+                            f"and in {theme.origin}")
+        seen[theme.name] = theme.origin
+        TABLE_THEMES.register(theme.name, theme)
 
 
 @cache
