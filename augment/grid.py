@@ -68,11 +68,11 @@ def grid_of_table(table: Table | GridTable, names: Mapping[str, str]) -> Grid:
     header labels carry their unit unless all columns share one (then it is the caption).
     """
     if isinstance(table, GridTable):
-        header = tuple(Cell(0, c, text, HEAD) for c, text in enumerate(table.header))
+        heads = tuple(Cell(0, c, text, HEAD) for c, text in enumerate(table.header))
         body = tuple(
             tuple(Cell(r, c, text, TEXT if c else ENTITY) for c, text in enumerate(row))
             for r, row in enumerate(table.rows, start=1))
-        return Grid(table.caption, (header, *body), 1)
+        return Grid(table.caption, (heads, *body), 1)
     units = {c.unit for c in table.columns}
     shared = units.pop() if len(units) == 1 else None
     first = 1 if table.period_label is None else 2
@@ -192,8 +192,8 @@ def merged(layout: Layout, column: int = 0) -> Layout:
             while end < len(body) and body[end][column].text == first.text and \
                     body[end][column].at is not None and first.at is not None:
                 end += 1
-            covers = tuple(body[i][column].at for i in range(start + 1, end)
-                           if body[i][column].at is not None)
+            covers = tuple(at for i in range(start + 1, end)
+                           if (at := body[i][column].at) is not None)
             for i in range(start, end):
                 row = list(body[i])
                 if i == start:

@@ -350,6 +350,18 @@ class MissingParams(Params):
     share: tuple[float, float] = (0.1, 0.25)
     tokens: tuple[str, ...] = ("", "N/A", "-", "—", "n/a")
 
+    @model_validator(mode="after")
+    def _known(self) -> MissingParams:
+        from hopvista.verify.executor import MISSING_TOKENS
+
+        unknown = [t for t in self.tokens if t.strip().lower() not in MISSING_TOKENS]
+        if unknown:
+            raise UserError(f"variant 'missing': tokens: {unknown[0]!r} is not a token readers "
+                            f"know as missing ({sorted(MISSING_TOKENS)})")
+        if not all(0 <= x <= 1 for x in self.share):
+            raise UserError("variant 'missing': share: give two numbers in [0, 1]")
+        return self
+
 
 @recipe("missing", "transformation", MissingParams, protects=True)
 def missing(base: Base, streams: Streams, params: MissingParams) -> Plan:

@@ -27,6 +27,7 @@ from hopvista.augment.recipes import VARIANTS, Base
 from hopvista.errors import UserError
 from hopvista.export import ParquetShards, item_line
 from hopvista.model import Item
+from hopvista.model.dataset import Dataset
 from hopvista.model.format import DATASET_FORMAT, FORMAT_VERSION
 from hopvista.model.item import BASE_VARIANT, VARIANT_PATTERN
 from hopvista.outdir import claim_output, is_hopvista_dataset
@@ -80,8 +81,8 @@ def parse_variants(text: str) -> list[VariantSpec]:
         raise UserError(f"--variants: {twice[0]!r} given twice; name the second one "
                         f"(e.g. {twice[0]}2={specs[0]['recipe']}:...)")
     out = [VariantSpec(s["name"], s["recipe"], s["params"]) for s in specs]
-    for spec in out:
-        VARIANTS.get(spec.recipe).parse(spec.params)  # bad parameters fail before any work
+    for made in out:
+        VARIANTS.get(made.recipe).parse(made.params)  # bad parameters fail before any work
     return out
 
 
@@ -144,6 +145,7 @@ class Source:
     def __init__(self, path: Path, fmt: str | None) -> None:
         self.path = path
         self.skipped: list[dict[str, str]] = []
+        self.dataset: Dataset | None = None
         if fmt in (None, "hopvista") and is_hopvista_dataset(path):
             from hopvista.model.dataset import load
 
@@ -152,12 +154,11 @@ class Source:
             self.count = sum(1 for _ in self._hopvista())
             self.seed = self.dataset.manifest.seed
         else:
-            from hopvista.sources.imports import read_records
+            from hopvista.sources.imports import Skipped, read_records
 
-            self.dataset = None
             self.format, _ = read_records(path, fmt)
             self.count = sum(1 for r in read_records(path, self.format)[1]
-                             if not hasattr(r, "why"))
+                             if not isinstance(r, Skipped))
             self.seed = 0
 
     def _hopvista(self) -> Iterator[Item]:
@@ -173,10 +174,10 @@ class Source:
                 except Skip as why:
                     self.skipped.append({"where": item.id, "why": str(why)})
             return
-        from hopvista.sources.imports import read_records
+        from hopvista.sources.imports import Skipped, read_records
 
         for record in read_records(self.path, self.format)[1]:
-            if hasattr(record, "why"):
+            if isinstance(record, Skipped):
                 self.skipped.append({"where": record.where, "why": record.why})
                 continue
             table = record.item.inputs.table

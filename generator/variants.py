@@ -233,7 +233,9 @@ class VariantMaker:
         if plan.page is not None:
             html = page_document(plan.layout, style, plan.page["template"],
                                  question=item.question, title=plan.page["title"],
-                                 width_px=plan.page["width_px"], chart_png=chart_png)
+                                 width_px=plan.page["width_px"], chart_png=chart_png,
+                                 texts=[{"name": names.get(t.entity, t.entity) or "Passage",
+                                         "text": t.text} for t in item.inputs.text])
             png, layout = self._table.shoot(html, style, f"page:{plan.page['template']}")
             png, layout = _scaled(png, float(plan.page["zoom"]), layout)
             images.append(_image(self.root, item_id, "page", png,
@@ -251,11 +253,11 @@ class VariantMaker:
                 images.append(_image(self.root, item_id, "chart", chart_png, chart_how))
         protected = [{"row": r, "col": c, "why": why}
                      for (r, c), why in sorted(base.protected.items())]
-        variant = Variant(
+        variant = Variant.model_validate(dict(
             name=spec.name, recipe=spec.recipe, parameters=plan.parameters | {"params": params},
             style={"table": dict(plan.table_style)} | (
                 {"chart": dict(plan.chart_style)} if plan.chart_style is not None else {}),
-            perturbations=tuple(records), markup=None, protected=tuple(protected))
+            perturbations=tuple(records), markup=None, protected=tuple(protected)))
         inputs = item.inputs.model_copy(update={
             "table": shown_table(item.inputs.table, plan.grid, plan.blanked),
             "chart": chart_input})

@@ -202,7 +202,7 @@ def test_no_two_variant_images_of_a_base_are_the_same(augmented: Path) -> None:
         for image in item["images"]:
             if image["role"] in ("table", "page"):
                 groups.setdefault(item["base_id"], {})[item["id"]] = image["sha256"]
-    for base_id, digests in groups.items():
+    for digests in groups.values():
         for (a, da), (b, db) in combinations(digests.items(), 2):
             assert da != db, f"{a} and {b} show the same image"
 
@@ -257,7 +257,7 @@ def test_verify_rejects_a_missing_variant_that_blanks_a_cell_a_statement_reads(
     _reseal(forged, items)
     capsys.readouterr()
     assert main(["verify", str(forged)]) == 1
-    said = capsys.readouterr().out
+    said = capsys.readouterr().err
     assert target["id"] in said and "read by a statement" in said
 
 
@@ -278,7 +278,7 @@ def test_verify_rejects_a_variant_whose_table_differs_from_its_base(
     _reseal(forged, items)
     capsys.readouterr()
     assert main(["verify", str(forged)]) == 1
-    assert "differ from the base" in capsys.readouterr().out
+    assert "differ from the base" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -110,9 +110,14 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
     """The prompt ``item`` gets in setting ``how`` from ``template``.
 
     ``UserError`` when the setting needs an image the dataset does not have (a build with
-    ``--no-images``, or no page image for ``image-only``).
+    ``--no-images``, or no page image for ``image-only``). An item whose inputs exist only as
+    a page image (a ``screenshot`` variant) is shown that page in every setting that shows
+    images.
     """
     nonce = secrets.token_hex(8)
+    if how.table != "page" and item.image("page") is not None and \
+            any(item.image(role) is None for role in how.roles()):
+        how = SETTINGS["image-only"]  # a vision-only variant: its inputs exist as one page
     shown = how.roles()
     images: dict[str, PromptImage] = {}
 

@@ -57,9 +57,6 @@ class Variant(Model):
     style: dict[str, Any] = Field(default_factory=dict)
     perturbations: tuple[dict[str, Any], ...] = ()
     markup: dict[str, Any] | None = None
-    protected: tuple[dict[str, Any], ...] = ()
-    """The logical table cells the recipe kept clear (``{"row", "col", "why"}``): the cells the
-    item's programs read, or for an imported record the cells its answer may depend on."""
 
 
 class Provenance(Model):

@@ -40,9 +40,11 @@ def page_html(
     title: str,
     chart_src: str | None = None,
     width_px: int = 1100,
+    texts: Sequence[dict[str, str]] = (),
 ) -> str:
-    """The HTML of page template ``name`` showing ``tables`` (trusted panels), the
-    ``question`` (escaped) and the chart (a ``data:image/png;base64,`` URL, or ``None``).
+    """The HTML of page template ``name`` showing ``tables`` (trusted panels), the passages
+    ``texts`` (``{"name", "text"}``, escaped), the ``question`` (escaped) and the chart (a
+    ``data:image/png;base64,`` URL, or ``None``).
 
     Raises ``UserError`` on an unknown template, ``ValueError`` on a chart URL that is not an
     inline PNG, a width out of [320, 4000], or CSS that could close its ``<style>``.
@@ -56,5 +58,5 @@ def page_html(
     panels = tables if isinstance(tables, Markup) else Markup("\n").join(tables)
     return _template(page_template(name)).render(
         css=Markup(css), tables=panels, question=question, title=title, chart_src=chart_src,
-        width_px=int(width_px),
+        width_px=int(width_px), texts=list(texts),
     )

@@ -22,19 +22,18 @@ from hopvista.render.table import TableStyle
 
 _ENV = Environment(autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
 
+PANELS_CSS = """
+.hv-panels { display: flex; flex-direction: column; align-items: flex-start;
+  gap: var(--hv-panel-gap, 18px); }
+.hv-arrange-side { flex-direction: row; align-items: flex-start; }
+"""
+
 
 @cache
 def _template(name: str) -> Template:
     from hopvista.themes.tables import _read
 
     return _ENV.from_string(_read("hopvista.themes.tables", name))
-
-
-@cache
-def _page(name: str) -> Template:
-    from hopvista.themes.pages import page_template
-
-    return _ENV.from_string(page_template(name))
 
 
 def column_letters(count: int) -> list[str]:
@@ -94,17 +93,21 @@ def panels_fragment(layout: Layout, decor: tuple[str, ...] = ()) -> Markup:
 def layout_document(layout: Layout, style: TableStyle) -> str:
     """A page showing the layout's panels in ``style`` (its ``#hv-root`` is shot)."""
     return _template("document.html.j2").render(
-        css=Markup(style.css()), theme=style.theme.name,
+        css=Markup(style.css() + PANELS_CSS), theme=style.theme.name,
         tables=panels_fragment(layout, style.theme.decor))
 
 
 def page_document(layout: Layout, style: TableStyle, page: str, *, question: str, title: str,
-                  width_px: int, chart_png: bytes | None = None) -> str:
-    """The layout inside the page template ``page`` (a window with the question, and the chart
-    when ``chart_png`` is given); its ``#hv-root`` is the whole window."""
+                  width_px: int, chart_png: bytes | None = None,
+                  texts: list[dict[str, str]] | None = None) -> str:
+    """The layout inside the page template ``page`` (a window with the passages ``texts``, the
+    question, and the chart when ``chart_png`` is given); its ``#hv-root`` is the whole
+    window (:func:`hopvista.render.page.page_html`)."""
+    from hopvista.render.page import page_html
+
     chart_src = None if chart_png is None else \
         "data:image/png;base64," + base64.b64encode(chart_png).decode("ascii")
-    return _page(page).render(
-        css=Markup(style.css()), theme=style.theme.name,
-        tables=panels_fragment(layout, style.theme.decor), question=question,
-        title=title, width_px=width_px, chart_src=chart_src)
+    tables = Markup('<div class="hv-root hv-theme-{}">{}</div>').format(
+        style.theme.name, panels_fragment(layout, style.theme.decor))
+    return page_html(page, css=style.css() + PANELS_CSS, tables=tables, question=question,
+                     title=title, chart_src=chart_src, width_px=width_px, texts=texts or [])

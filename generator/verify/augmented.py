@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from hopvista.augment.grid import grid_of_table
 from hopvista.model import Item
+from hopvista.model.inputs import Table
 from hopvista.model.item import BASE_VARIANT
 from hopvista.verify.images import png_problem
 from hopvista.verify.jsonl import parse_strict, read_lines
@@ -111,12 +112,12 @@ def _label_problems(item: Item, blanked: set[tuple[int, int]],
     from hopvista.verify.executor import Context
 
     table = item.inputs.table
-    if table is None or item.inputs.chart is None:
-        return ["a generated item without its table or chart"]
+    if not isinstance(table, Table) or item.inputs.chart is None:
+        return ["a generated item without its entity-by-period table or its chart"]
     shown = dict(raw)
     inputs = dict(raw["inputs"])
     first = 1 if table.period_label is None else 2
-    keys = [c.key for c in table.columns]  # type: ignore[union-attr]
+    keys = [c.key for c in table.columns]
     rows = []
     for r, row in enumerate(inputs["table"]["rows"], start=1):
         values = {k: v for k, v in row["values"].items()

@@ -39,6 +39,11 @@ def program_number(text: Any) -> Decimal:
     return Decimal(text)
 
 
+MISSING_TOKENS = frozenset({"", "n/a", "-", "\u2014", "\u2013", "na", "--"})
+"""What a cell shows when a ``missing`` variant blanked it (compared lower-cased, stripped).
+A build never writes these (its schema wants a displayed number in every cell)."""
+
+
 def parse_number(text: Any) -> Decimal:
     """A displayed number ("-1,234.5", also with U+2212 as the minus) back to an exact
     decimal; ``ValueError`` for anything that is not a finite plain decimal."""
@@ -77,6 +82,8 @@ class Context:
         self.table: dict[tuple[str, str, int], Decimal] = {}
         for row in inputs["table"]["rows"]:
             for column, text in row["values"].items():
+                if isinstance(text, str) and text.strip().lower() in MISSING_TOKENS:
+                    continue  # a cell a variant shows blank: a program reading it fails
                 self.table[(row["entity"], column, int(row["year"]))] = parse_number(text)
         chart = inputs["chart"]
         self.chart_column = chart["column"]["key"]

@@ -23,6 +23,8 @@ file and the field.
 ``tables``     the rendered table panels (trusted markup: ``render_panel`` in
                ``hopvista.render.table``, one ``div.hv-root`` each, without an ``id``)
 ``question``   the question, untrusted text: always escaped, never ``|safe``
+``texts``      the item's passages, ``[{"name", "text"}]`` (untrusted text, escaped), shown
+               before the question: a page must show every input a model needs
 ``chart_src``  a ``data:image/png;base64,...`` URL of the chart, or ``None``
 ``title``      a short window, tab or document title (text, escaped)
 ``width_px``   the window's width in CSS pixels (it may grow to fit a wide table)
