@@ -16,6 +16,12 @@ def to_rgb(image: Image.Image) -> np.ndarray:
     return np.array(image.convert("RGB"), dtype=np.uint8)
 
 
+def read_rgb(image: Image.Image) -> np.ndarray:
+    """The image as an RGB ``uint8`` array that may share the image's memory (read-only: for
+    steps that write their result to a new array)."""
+    return np.asarray(image if image.mode == "RGB" else image.convert("RGB"))
+
+
 def from_rgb(array: np.ndarray) -> Image.Image:
     """An RGB PIL image of an ``(H, W, 3)`` ``uint8`` array."""
     return Image.fromarray(np.ascontiguousarray(array, dtype=np.uint8), "RGB")

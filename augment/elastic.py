@@ -20,7 +20,7 @@ from PIL import Image
 from pydantic import Field
 
 from hopvista.augment._deps import require
-from hopvista.augment._image import from_rgb, to_rgb
+from hopvista.augment._image import from_rgb, read_rgb
 from hopvista.augment._params import FloatRange, IntRange, Params, Within, integer, uniform
 from hopvista.augment.geometry import as_points
 from hopvista.augment.perturbation import Perturbed, Warp, perturbation
@@ -77,6 +77,27 @@ def field_warp(field: np.ndarray) -> Warp:
     return warp
 
 
+def map_warp(maps: np.ndarray) -> Warp:
+    """:func:`field_warp` of the absolute map ``maps`` (output pixel → the input point it
+    shows): its displacement at a point is the bilinear sample of the map less the (clamped)
+    point itself, exactly, since bilinear interpolation reproduces the coordinate ramp."""
+    height, width = maps.shape[:2]
+
+    def displacement_at(points: np.ndarray) -> np.ndarray:
+        clamped = np.stack([np.clip(points[:, 0], 0, width - 1),
+                            np.clip(points[:, 1], 0, height - 1)], axis=1)
+        return _sample(maps, points) - clamped
+
+    def warp(points: np.ndarray) -> np.ndarray:
+        target = as_points(points) - 0.5
+        moved = target.copy()
+        for _ in range(ITERATIONS):
+            moved = target - displacement_at(moved)
+        return moved + 0.5
+
+    return warp
+
+
 @perturbation("elastic", ElasticParams)
 def elastic(image: Image.Image, rng: np.random.Generator, params: ElasticParams) -> Perturbed:
     """A mild smooth elastic warp; the warp follows the displacement field."""
@@ -85,8 +106,11 @@ def elastic(image: Image.Image, rng: np.random.Generator, params: ElasticParams)
     spacing = integer(rng, params.spacing)
     field = displacement(cv2, rng, image.size, amplitude, spacing)
     width, height = image.size
-    xs, ys = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
-    array = cv2.remap(to_rgb(image), xs + field[..., 0], ys + field[..., 1],
-                      interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    # The field becomes the absolute map (x + dx, y + dy) in place: one two-channel map and no
+    # full-size temporaries (the same coordinates as separate x and y maps, so the same pixels).
+    field[..., 0] += np.arange(width, dtype=np.float32)[None, :]
+    field[..., 1] += np.arange(height, dtype=np.float32)[:, None]
+    array = cv2.remap(read_rgb(image), field, None, interpolation=cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_REPLICATE)
     record = {"amplitude": amplitude, "spacing": spacing}
-    return Perturbed(from_rgb(array), record, field_warp(field))
+    return Perturbed(from_rgb(array), record, map_warp(field))

@@ -9,7 +9,10 @@ touching what the answer depends on. The engine (:mod:`hopvista.variants`) draws
 The ten built-in recipes, by TableVista's groups:
 
 - styles: ``web``, ``latex``, ``excel``, ``custom`` — the table in a theme of that family
-  (:data:`hopvista.themes.tables.FAMILIES`), the chart redrawn in another sampled style;
+  (:data:`hopvista.themes.tables.FAMILIES`), the chart redrawn in another sampled style
+  (library, kind where every statement stays decidable, font, palette, size); the other
+  variants perturb the base's chart image (or, changing only the table, redraw it at another
+  size);
 - transformations: ``noise`` (blur, noise, JPEG, contrast), ``structural`` (row and column
   order, transposition, merged cells, a two-level header, a mild elastic warp), ``partial``
   (the table in 2–3 panels, headers repeated), ``missing`` (unprotected value cells blanked);
@@ -46,6 +49,7 @@ from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.registry import Registry
 from hopvista.rng import Streams
+from hopvista.themes.tables import sample_table_style
 
 P = TypeVar("P", bound=BaseModel)
 
@@ -57,8 +61,9 @@ class Skip(Exception):
 @dataclass(frozen=True)
 class Base:
     """What a variant is made from. ``protected`` maps logical cells to why no variant may hide
-    them; ``chart_png`` is the base's chart image when the chart exists only as an image
-    (imported releases); ``table_style`` the base's own table style, if it has one."""
+    them; ``chart_png`` is the base's chart image (a hopvista base's, or an imported release's
+    whose charts exist only as images) and ``chart_render`` how it was drawn; ``table_style``
+    the base's own table style, if it has one."""
 
     item: Item
     grid: Grid
@@ -66,12 +71,14 @@ class Base:
     table_style: Mapping[str, Any] | None = None
     chart_png: bytes | None = None
     min_rank_gap: float | None = None
+    chart_render: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Plan:
-    """A recipe's decisions for one base. ``chart_style`` ``None`` keeps the base's chart image
-    (or the item has no chart); ``table_perturbations`` / ``chart_perturbations`` are
+    """A recipe's decisions for one base. ``chart_style`` redraws the chart from its data;
+    ``None`` keeps the base's chart image (drawn in the base's own style when the input has no
+    image); ``table_perturbations`` / ``chart_perturbations`` are
     ``(perturbation name, params)`` applied in order; ``page`` (screenshot) names the page
     template and its settings; ``blanked`` the logical cells shown as ``token``."""
 
@@ -88,6 +95,10 @@ class Plan:
 
 
 MakePlan = Callable[[Base, Streams, P], Plan]
+
+RESIZED: tuple[tuple[str, dict[str, Any]], ...] = (("rescale", {}),)
+"""What a variant that changes only the table does to the base's chart image: draws it at
+another size (the chart varies in every variant, cheaply)."""
 
 
 @dataclass(frozen=True)
@@ -138,8 +149,6 @@ def recipe(name: str, group: str, parameters: type[P], *,
 
 def family_style(streams: Streams, family: str | None) -> dict[str, Any]:
     """A table style drawn from the themes of ``family`` (all themes for ``None``)."""
-    from hopvista.themes.tables import sample_table_style
-
     return sample_table_style(streams, family=family)
 
 
@@ -183,16 +192,9 @@ def _style_recipe(family: str) -> MakePlan[Params]:
         style = family_style(streams, family)
         return Plan(base.grid, plain(base.grid), style, {"theme": style["theme"]},
                     chart_style=chart_style(base, streams),
-                    chart_perturbations=_image_chart(base, streams, "rescale"))
+                    chart_perturbations=() if base.item.inputs.chart is not None else RESIZED)
     plan.__doc__ = f"The table in a {family} theme; the chart redrawn in another style."
     return plan
-
-
-def _image_chart(base: Base, streams: Streams,
-                 name: str) -> tuple[tuple[str, dict[str, Any]], ...]:
-    """For a chart that exists only as an image, the perturbation a style variant gives it."""
-    return ((name, {}),) if base.chart_png is not None and base.item.inputs.chart is None \
-        else ()
 
 
 for _family in ("web", "latex", "excel", "custom"):
@@ -226,8 +228,7 @@ def noise(base: Base, streams: Streams, params: NoiseParams) -> Plan:
     """Blur, sensor noise, JPEG and contrast on the table and chart images."""
     step = (("noise", dict(params.perturbation)),)
     return Plan(base.grid, plain(base.grid), base_style(base, streams), {},
-                chart_style=chart_style(base, streams), table_perturbations=step,
-                chart_perturbations=step)
+                table_perturbations=step, chart_perturbations=step)
 
 
 STRUCTURAL_OPS = ("row-order", "column-order", "transpose", "merge", "pivot")
@@ -284,8 +285,8 @@ def structural(base: Base, streams: Streams, params: StructuralParams) -> Plan:
     drawn["elastic"] = warp
     drawn["layout"] = layout_json(layout)
     return Plan(grid, layout, base_style(base, streams), drawn,
-                chart_style=chart_style(base, streams),
-                table_perturbations=(("elastic", {}),) if warp else ())
+                table_perturbations=(("elastic", {}),) if warp else (),
+                chart_perturbations=RESIZED)
 
 
 def _structural_ok(op: str, grid: Grid, params: StructuralParams) -> bool:
@@ -341,7 +342,7 @@ def partial(base: Base, streams: Streams, params: PartialParams) -> Plan:
     layout = split_rows(grid, parts) if cut == "rows" else split_columns(grid, parts)
     return Plan(grid, layout, base_style(base, streams),
                 {"cut": cut, "panels": len(layout.panels), "layout": layout_json(layout)},
-                chart_style=chart_style(base, streams))
+                chart_perturbations=RESIZED)
 
 
 class MissingParams(Params):
@@ -380,7 +381,7 @@ def missing(base: Base, streams: Streams, params: MissingParams) -> Plan:
     shown = blank(grid, cells, token)
     return Plan(shown, plain(shown), base_style(base, streams),
                 {"cells": [list(c) for c in cells], "token": token},
-                chart_style=chart_style(base, streams), blanked=cells, token=token)
+                chart_perturbations=RESIZED, blanked=cells, token=token)
 
 
 # -- vision only -----------------------------------------------------------------------------
@@ -413,7 +414,7 @@ def screenshot(base: Base, streams: Streams, params: ScreenshotParams) -> Plan:
                             "Question", "Analysis"), "screenshot.title")
     setting = {"template": page, "width_px": width, "zoom": zoom, "title": title}
     return Plan(base.grid, plain(base.grid), family_style(streams, None), dict(setting),
-                chart_style=chart_style(base, streams), page=setting)
+                page=setting)
 
 
 class PhotoParams(Params):
@@ -441,8 +442,7 @@ def photo(base: Base, streams: Streams, params: PhotoParams) -> Plan:
         streams.choose(("screen", "paper"), "photo.surface")
     step = ((f"photo-{surface}", dict(params.perturbation)),)
     return Plan(base.grid, plain(base.grid), base_style(base, streams), {"surface": surface},
-                chart_style=chart_style(base, streams), table_perturbations=step,
-                chart_perturbations=step)
+                table_perturbations=step, chart_perturbations=step)
 
 
 TEN = ("web", "latex", "excel", "custom", "noise", "structural", "partial", "missing",

@@ -170,7 +170,7 @@ class Source:
         if self.dataset is not None:
             for item in self._hopvista():
                 try:
-                    yield base_of_item(item)
+                    yield base_of_item(item, self.path)
                 except Skip as why:
                     self.skipped.append({"where": item.id, "why": str(why)})
             return
@@ -187,7 +187,8 @@ class Source:
                 continue
             chart = record.chart_image.read_bytes() if record.chart_image else None
             protected = {(p.row, p.col): p.why for p in record.protected}
-            yield Base(record.item, grid_of_table(table, {}), protected, chart_png=chart)
+            yield Base(record.item, grid_of_table(table, {}), protected, chart_png=chart,
+                       chart_render={"kind": "image", "source": "imported"})
 
 
 # -- workers ---------------------------------------------------------------------------------
@@ -219,13 +220,7 @@ def _variants(task: tuple[Base, Sequence[VariantSpec]]) -> list[Item | tuple[str
         raise _STATE["init_error"]
     base, specs = task
     maker: VariantMaker = _STATE["maker"]
-    made: list[Item | tuple[str, str]] = []
-    for spec in specs:
-        try:
-            made.append(maker.make(base, spec))
-        except Skip as why:
-            made.append((spec.name, str(why)))
-    return made
+    return maker.make_all(base, list(specs))
 
 
 def _made(tasks: Iterator[tuple[Base, Sequence[VariantSpec]]], root: Path, seed: int,

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+import threading
 from collections.abc import Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,15 +64,19 @@ def protected_cells(item: Item) -> dict[tuple[int, int], str]:
     return found
 
 
-def base_of_item(item: Item) -> Base:
-    """A hopvista base item as a :class:`Base`."""
+def base_of_item(item: Item, root: Path | None = None) -> Base:
+    """A hopvista base item as a :class:`Base` (with its chart image, read from the dataset
+    folder ``root``, when it has one)."""
     names = {e.id: e.name for e in item.entities}
     if item.inputs.table is None:
         raise Skip("the item has no table")
     decide = item.provenance.decidability or {}
     gap = decide.get("min_rank_gap")
+    chart = item.image("chart")
+    png = (root / chart.path).read_bytes() if chart is not None and root is not None else None
     return Base(item, grid_of_table(item.inputs.table, names), protected_cells(item),
-                table_style=item.variant.style.get("table") or None,
+                table_style=item.variant.style.get("table") or None, chart_png=png,
+                chart_render=chart.render if chart is not None else {},
                 min_rank_gap=float(gap) if isinstance(gap, (int, float)) else None)
 
 
@@ -85,7 +91,7 @@ def bases_of_dataset(items: Iterator[Item]) -> Iterator[Item]:
 def _png(image: PILImage.Image) -> bytes:
     """Lossless PNG bytes of an image (deterministic: no timestamps, fixed settings)."""
     out = io.BytesIO()
-    image.convert("RGB").save(out, format="PNG", compress_level=6)
+    image.convert("RGB").save(out, format="PNG", compress_level=1)
     return out.getvalue()
 
 
@@ -163,8 +169,32 @@ def shown_table(table: Table | GridTable | None, grid: Grid,
         for row, values in zip(table.rows, rows_out, strict=True))})
 
 
+@dataclass(frozen=True)
+class _Job:
+    """One planned variant of one base."""
+
+    spec: VariantSpec
+    plan: Plan
+    streams: Streams
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Chart:
+    """A variant's chart: its PNG (``None``: no chart), how it was drawn, the perturbation
+    records, and the chart input it shows."""
+
+    png: bytes | None
+    how: dict[str, Any]
+    records: list[dict[str, Any]]
+    shown: Any
+
+
 class VariantMaker:
-    """Draws variants in one process: a warm table renderer, a chart renderer on first use.
+    """Draws variants in one process: a warm Chromium for tables and pages, the chart renderer
+    started on first use, and two helper threads that draw charts and apply perturbations
+    while Chromium shoots the next table (each waits on a library or a process most of the
+    time). Results do not depend on the threads: every image has its own streams and file.
 
     Create it after any fork and use it as a context manager.
     """
@@ -175,6 +205,8 @@ class VariantMaker:
         self.root, self.seed = root, seed
         self._table = TableRenderer(viewport=(1600, 1200))
         self._chart: Any = None
+        self._chart_lock = threading.Lock()
+        self._threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="hopvista-variant")
 
     def __enter__(self) -> VariantMaker:
         self._table.open()
@@ -182,41 +214,67 @@ class VariantMaker:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._threads.shutdown(wait=True, cancel_futures=True)
         if self._chart is not None:
             self._chart.__exit__(None, None, None)
             self._chart = None
         self._table.close()
 
-    def _charts(self) -> Any:
-        if self._chart is None:
-            from hopvista.render.chart import ChartRenderer
+    def _draw_chart(self, chart: dict[str, Any], names: dict[str, str],
+                    style: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
+        with self._chart_lock:
+            if self._chart is None:
+                from hopvista.render.chart import ChartRenderer
 
-            self._chart = ChartRenderer().__enter__()
-        return self._chart
+                self._chart = ChartRenderer().__enter__()
+            result: tuple[bytes, dict[str, Any]] = self._chart.render(chart, names, style)
+            return result
 
     def make(self, base: Base, spec: VariantSpec) -> Item:
         """The variant ``spec`` of ``base`` (its images written); :class:`Skip` if the recipe
         cannot show this base."""
-        recipe = VARIANTS.get(spec.recipe)
-        params = recipe.parse(spec.params)
-        streams = Streams(self.seed, base.item.base_id, spec.name)
-        plan = recipe.plan(base, streams, params)
-        return self.draw(base, spec, plan, streams, params.model_dump(mode="json"))
+        (made,) = self.make_all(base, [spec])
+        if isinstance(made, tuple):
+            raise Skip(made[1])
+        return made
 
-    def draw(self, base: Base, spec: VariantSpec, plan: Plan, streams: Streams,
-             params: dict[str, Any]) -> Item:
-        """Render a plan into the variant item."""
-        from hopvista.render.panels import layout_document, page_document
-        from hopvista.render.table import parse_style
+    def make_all(self, base: Base, specs: list[VariantSpec] | tuple[VariantSpec, ...]
+                 ) -> list[Item | tuple[str, str]]:
+        """Every variant of ``specs`` of ``base``, in order: an item, or ``(name, why)`` for a
+        variant its recipe cannot make for this base."""
+        jobs: list[_Job | tuple[str, str]] = []
+        for spec in specs:
+            recipe = VARIANTS.get(spec.recipe)
+            params = recipe.parse(spec.params)
+            streams = Streams(self.seed, base.item.base_id, spec.name)
+            try:
+                jobs.append(_Job(spec, recipe.plan(base, streams, params), streams,
+                                 params.model_dump(mode="json")))
+            except Skip as why:
+                jobs.append((spec.name, str(why)))
+        charts = [None if isinstance(job, tuple) else
+                  self._threads.submit(self._chart_of, base, job) for job in jobs]
+        tables = []
+        for job, chart in zip(jobs, charts, strict=True):
+            if isinstance(job, tuple) or chart is None:
+                tables.append(None)
+                continue
+            tables.append(self._shoot(base, job, chart))
+        made: list[Item | tuple[str, str]] = []
+        for job, chart, table in zip(jobs, charts, tables, strict=True):
+            if isinstance(job, tuple) or chart is None or table is None:
+                made.append(job if isinstance(job, tuple) else ("?", "not drawn"))
+                continue
+            made.append(self._item(base, job, chart.result(), table.result()))
+        return made
+
+    def _chart_of(self, base: Base, job: _Job) -> _Chart:
+        """Draw (or take) the variant's chart and perturb it (on a helper thread)."""
         from hopvista.themes.chart_kinds import shown_chart
 
-        item = base.item
-        item_id = variant_id(item.base_id, spec.name)
+        item, plan = base.item, job.plan
         names = {e.id: e.name for e in item.entities}
-        style = parse_style(plan.table_style)
         chart_input = item.inputs.chart
-        chart_png: bytes | None = None
-        chart_how: dict[str, Any] = {}
         if plan.chart_style is not None and chart_input is not None:
             shown = chart_input.model_dump(mode="json")
             if plan.chart_style["kind"] != chart_input.kind and base.min_rank_gap is not None:
@@ -224,42 +282,75 @@ class VariantMaker:
 
                 shown = shown_chart(shown, plan.chart_style["kind"], _readers(item),
                                     base.min_rank_gap)
-            chart_png, chart_how = self._charts().render(shown, names, dict(plan.chart_style))
+            png, how = self._draw_chart(shown, names, dict(plan.chart_style))
             chart_input = type(chart_input).model_validate(shown)
         elif base.chart_png is not None:
-            chart_png, chart_how = base.chart_png, {"kind": "image", "source": "imported"}
-        records: list[dict[str, Any]] = []
-        images: list[Image] = []
+            png, how = base.chart_png, dict(base.chart_render)
+        elif chart_input is not None and item.variant.style.get("chart"):
+            png, how = self._draw_chart(chart_input.model_dump(mode="json"), names,
+                                        dict(item.variant.style["chart"]))
+        else:
+            return _Chart(None, {}, [], chart_input)
         if plan.page is not None:
+            return _Chart(png, how, [], chart_input)  # the page shows it as drawn
+        png, records, _ = perturb(png, plan.chart_perturbations, job.streams, "chart")
+        return _Chart(png, how, records, chart_input)
+
+    def _shoot(self, base: Base, job: _Job, chart: Future[_Chart]
+               ) -> Future[tuple[str, bytes, dict[str, Any], list[dict[str, Any]]]]:
+        """Shoot the table (or page) here; its perturbations go to a helper thread."""
+        from hopvista.render.panels import layout_document, page_document
+        from hopvista.render.table import parse_style
+
+        item, plan = base.item, job.plan
+        style = parse_style(plan.table_style)
+        if plan.page is not None:
+            names = {e.id: e.name for e in item.entities}
             html = page_document(plan.layout, style, plan.page["template"],
                                  question=item.question, title=plan.page["title"],
-                                 width_px=plan.page["width_px"], chart_png=chart_png,
+                                 width_px=plan.page["width_px"], chart_png=chart.result().png,
                                  texts=[{"name": names.get(t.entity, t.entity) or "Passage",
                                          "text": t.text} for t in item.inputs.text])
             png, layout = self._table.shoot(html, style, f"page:{plan.page['template']}")
-            png, layout = _scaled(png, float(plan.page["zoom"]), layout)
-            images.append(_image(self.root, item_id, "page", png,
-                                 layout | {"page": plan.page["template"]}))
-        else:
-            html = layout_document(plan.layout, style)
-            png, layout = self._table.shoot(html, style, "panels")
-            png, done, moved = perturb(png, plan.table_perturbations, streams, "table", layout)
-            records += done
-            images.append(_image(self.root, item_id, "table", png, moved or layout))
-            if chart_png is not None:
-                chart_png, done, _ = perturb(chart_png, plan.chart_perturbations, streams,
-                                             "chart")
-                records += done
-                images.append(_image(self.root, item_id, "chart", chart_png, chart_how))
+            zoom = float(plan.page["zoom"])
+
+            def finish_page() -> tuple[str, bytes, dict[str, Any], list[dict[str, Any]]]:
+                scaled, moved = _scaled(png, zoom, layout)
+                return "page", scaled, moved | {"page": plan.page["template"]}, []  # type: ignore[index]
+
+            return self._threads.submit(finish_page)
+        png, layout = self._table.shoot(layout_document(plan.layout, style), style, "panels")
+
+        def finish_table() -> tuple[str, bytes, dict[str, Any], list[dict[str, Any]]]:
+            out, records, moved = perturb(png, plan.table_perturbations, job.streams, "table",
+                                          layout)
+            return "table", out, moved or layout, records
+
+        return self._threads.submit(finish_table)
+
+    def _item(self, base: Base, job: _Job, chart: _Chart,
+              table: tuple[str, bytes, dict[str, Any], list[dict[str, Any]]]) -> Item:
+        """Write the images and make the variant item."""
+        item, plan, spec = base.item, job.plan, job.spec
+        item_id = variant_id(item.base_id, spec.name)
+        role, png, layout, records = table
+        images = [_image(self.root, item_id, role, png, layout)]
+        records = list(records)
+        if role == "table" and chart.png is not None:
+            images.append(_image(self.root, item_id, "chart", chart.png, chart.how))
+            records += chart.records
+        chart_style = plan.chart_style if plan.chart_style is not None else \
+            item.variant.style.get("chart")
         protected = [{"row": r, "col": c, "why": why}
                      for (r, c), why in sorted(base.protected.items())]
         variant = Variant.model_validate(dict(
-            name=spec.name, recipe=spec.recipe, parameters=plan.parameters | {"params": params},
+            name=spec.name, recipe=spec.recipe,
+            parameters=plan.parameters | {"params": job.params},
             style={"table": dict(plan.table_style)} | (
-                {"chart": dict(plan.chart_style)} if plan.chart_style is not None else {}),
+                {"chart": dict(chart_style)} if chart_style else {}),
             perturbations=tuple(records), markup=None, protected=tuple(protected)))
         inputs = item.inputs.model_copy(update={
             "table": shown_table(item.inputs.table, plan.grid, plan.blanked),
-            "chart": chart_input})
+            "chart": chart.shown})
         return item.model_copy(update={"id": item_id, "variant": variant, "inputs": inputs,
                                        "images": tuple(images)})
