@@ -349,7 +349,7 @@ class MissingParams(Params):
     """``missing``: the share of unprotected value cells blanked and the tokens shown."""
 
     share: tuple[float, float] = (0.1, 0.25)
-    tokens: tuple[str, ...] = ("", "N/A", "-", "—", "n/a")
+    tokens: tuple[str, ...] = ("", "N/A", "-", "n/a", "--")
 
     @model_validator(mode="after")
     def _known(self) -> MissingParams:

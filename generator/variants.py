@@ -24,6 +24,7 @@ from hopvista.atomic import write_atomic
 from hopvista.augment.geometry import warp_box
 from hopvista.augment.grid import Grid, grid_of_table
 from hopvista.augment.recipes import VARIANTS, Base, Plan, Skip
+from hopvista.errors import UserError
 from hopvista.model import Image, Item, image_path
 from hopvista.model.inputs import GridTable, Table
 from hopvista.model.item import BASE_VARIANT, Variant, variant_id
@@ -190,6 +191,10 @@ class _Chart:
     shown: Any
 
 
+_Table = tuple[str, bytes, dict[str, Any], list[dict[str, Any]]]
+"""A shot table or page: its role, PNG, layout and perturbation records."""
+
+
 class VariantMaker:
     """Draws variants in one process: a warm Chromium for tables and pages, the chart renderer
     started on first use, and two helper threads that draw charts and apply perturbations
@@ -241,7 +246,8 @@ class VariantMaker:
     def make_all(self, base: Base, specs: list[VariantSpec] | tuple[VariantSpec, ...]
                  ) -> list[Item | tuple[str, str]]:
         """Every variant of ``specs`` of ``base``, in order: an item, or ``(name, why)`` for a
-        variant its recipe cannot make for this base."""
+        variant its recipe cannot make for this base, or whose table font cannot show the
+        base's text (the renderer refuses a fallback font)."""
         jobs: list[_Job | tuple[str, str]] = []
         for spec in specs:
             recipe = VARIANTS.get(spec.recipe)
@@ -254,18 +260,25 @@ class VariantMaker:
                 jobs.append((spec.name, str(why)))
         charts = [None if isinstance(job, tuple) else
                   self._threads.submit(self._chart_of, base, job) for job in jobs]
-        tables = []
+        tables: list[Future[_Table] | str | None] = []
         for job, chart in zip(jobs, charts, strict=True):
             if isinstance(job, tuple) or chart is None:
                 tables.append(None)
                 continue
-            tables.append(self._shoot(base, job, chart))
+            try:
+                tables.append(self._shoot(base, job, chart))
+            except UserError as exc:  # a font that cannot show this table's text
+                tables.append(str(exc))
         made: list[Item | tuple[str, str]] = []
         for job, chart, table in zip(jobs, charts, tables, strict=True):
-            if isinstance(job, tuple) or chart is None or table is None:
-                made.append(job if isinstance(job, tuple) else ("?", "not drawn"))
-                continue
-            made.append(self._item(base, job, chart.result(), table.result()))
+            if isinstance(job, tuple):
+                made.append(job)
+            elif chart is None or table is None or isinstance(table, str):
+                if chart is not None:
+                    chart.result()  # let it finish (and raise a real error) before moving on
+                made.append((job.spec.name, table or "not drawn"))
+            else:
+                made.append(self._item(base, job, chart.result(), table.result()))
         return made
 
     def _chart_of(self, base: Base, job: _Job) -> _Chart:
@@ -296,8 +309,7 @@ class VariantMaker:
         png, records, _ = perturb(png, plan.chart_perturbations, job.streams, "chart")
         return _Chart(png, how, records, chart_input)
 
-    def _shoot(self, base: Base, job: _Job, chart: Future[_Chart]
-               ) -> Future[tuple[str, bytes, dict[str, Any], list[dict[str, Any]]]]:
+    def _shoot(self, base: Base, job: _Job, chart: Future[_Chart]) -> Future[_Table]:
         """Shoot the table (or page) here; its perturbations go to a helper thread."""
         from hopvista.render.panels import layout_document, page_document
         from hopvista.render.table import parse_style
@@ -314,22 +326,21 @@ class VariantMaker:
             png, layout = self._table.shoot(html, style, f"page:{plan.page['template']}")
             zoom = float(plan.page["zoom"])
 
-            def finish_page() -> tuple[str, bytes, dict[str, Any], list[dict[str, Any]]]:
+            def finish_page() -> _Table:
                 scaled, moved = _scaled(png, zoom, layout)
                 return "page", scaled, moved | {"page": plan.page["template"]}, []  # type: ignore[index]
 
             return self._threads.submit(finish_page)
         png, layout = self._table.shoot(layout_document(plan.layout, style), style, "panels")
 
-        def finish_table() -> tuple[str, bytes, dict[str, Any], list[dict[str, Any]]]:
+        def finish_table() -> _Table:
             out, records, moved = perturb(png, plan.table_perturbations, job.streams, "table",
                                           layout)
             return "table", out, moved or layout, records
 
         return self._threads.submit(finish_table)
 
-    def _item(self, base: Base, job: _Job, chart: _Chart,
-              table: tuple[str, bytes, dict[str, Any], list[dict[str, Any]]]) -> Item:
+    def _item(self, base: Base, job: _Job, chart: _Chart, table: _Table) -> Item:
         """Write the images and make the variant item."""
         item, plan, spec = base.item, job.plan, job.spec
         item_id = variant_id(item.base_id, spec.name)

@@ -338,3 +338,19 @@ def test_augment_refuses_bad_input_with_one_line(tmp_path: Path,
                  "--out", str(tmp_path / "o")]) == 2
     assert "bogus" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.slow
+def test_eval_reports_consistency_across_the_variants_of_each_base(augmented: Path,
+                                                                     tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    assert main(["eval", str(augmented), "--model", "oracle", "--out", str(run),
+                 "--quiet"]) == 0
+    summary = json.loads((run / "summary.json").read_text())
+    variants = summary["variants"]
+    assert variants["bases"] == len({i["base_id"] for i in read_items(augmented)})
+    assert variants["consistency"] == 1.0
+    assert set(variants["drop"]) == set(TEN)
+    assert all(v["accuracy"] == 1.0 and v["drop"] == 0.0 for v in variants["drop"].values())
+    by_variant = summary["by"]["variant"]
+    assert set(by_variant) == {"base", *TEN}
