@@ -86,7 +86,8 @@ def map_warp(maps: np.ndarray) -> Warp:
     def displacement_at(points: np.ndarray) -> np.ndarray:
         clamped = np.stack([np.clip(points[:, 0], 0, width - 1),
                             np.clip(points[:, 1], 0, height - 1)], axis=1)
-        return _sample(maps, points) - clamped
+        moved: np.ndarray = _sample(maps, points) - clamped
+        return moved
 
     def warp(points: np.ndarray) -> np.ndarray:
         target = as_points(points) - 0.5

@@ -147,14 +147,23 @@ def recipe(name: str, group: str, parameters: type[P], *,
 # -- styles ----------------------------------------------------------------------------------
 
 
-def family_style(streams: Streams, family: str | None) -> dict[str, Any]:
-    """A table style drawn from the themes of ``family`` (all themes for ``None``)."""
-    return sample_table_style(streams, family=family)
+def family_style(streams: Streams, family: str | None, grid: Grid | None = None
+                 ) -> dict[str, Any]:
+    """A table style drawn from the themes of ``family`` (all themes for ``None``) whose
+    fonts show every character of ``grid``."""
+    text = "" if grid is None else grid_text(grid)
+    return sample_table_style(streams, family=family, text=text)
+
+
+def grid_text(grid: Grid) -> str:
+    """Every character a grid shows (caption and cells)."""
+    return (grid.caption or "") + "".join(c.text for row in grid.rows for c in row)
 
 
 def base_style(base: Base, streams: Streams) -> dict[str, Any]:
     """The base's own table style, or one drawn from every theme."""
-    return dict(base.table_style) if base.table_style else family_style(streams, None)
+    return dict(base.table_style) if base.table_style else \
+        family_style(streams, None, base.grid)
 
 
 def chart_style(base: Base, streams: Streams) -> dict[str, Any] | None:
@@ -189,7 +198,7 @@ def _readers(item: Item) -> list[_Reader]:
 
 def _style_recipe(family: str) -> MakePlan[Params]:
     def plan(base: Base, streams: Streams, params: Params) -> Plan:
-        style = family_style(streams, family)
+        style = family_style(streams, family, base.grid)
         return Plan(base.grid, plain(base.grid), style, {"theme": style["theme"]},
                     chart_style=chart_style(base, streams),
                     chart_perturbations=() if base.item.inputs.chart is not None else RESIZED)
@@ -413,7 +422,8 @@ def screenshot(base: Base, streams: Streams, params: ScreenshotParams) -> Plan:
     title = streams.choose(("Quarterly review", "Data export", "Report draft", "Team notes",
                             "Question", "Analysis"), "screenshot.title")
     setting = {"template": page, "width_px": width, "zoom": zoom, "title": title}
-    return Plan(base.grid, plain(base.grid), family_style(streams, None), dict(setting),
+    return Plan(base.grid, plain(base.grid), family_style(streams, None, base.grid),
+                dict(setting),
                 page=setting)
 
 

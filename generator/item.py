@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from hopvista import __version__
@@ -135,8 +136,10 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
         decide = pack.spec.decidability
         span = instance.chart_span()
         base_id = base_item_id(pack.name, seed, entry.index)
+        shown_text = json.dumps(inputs["table"], ensure_ascii=False) + "".join(
+            e.name for e in instance.entities)
         style = sample_style(Streams(seed, base_id, variant), inputs["chart"], statements,
-                             decide.min_rank_gap)
+                             decide.min_rank_gap, table_text=shown_text)
         inputs["chart"] = shown_chart(inputs["chart"], style["chart"]["kind"], statements,
                                       decide.min_rank_gap)
         question = template(pack.spec.question).render(

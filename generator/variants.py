@@ -276,7 +276,7 @@ class VariantMaker:
             elif chart is None or table is None or isinstance(table, str):
                 if chart is not None:
                     chart.result()  # let it finish (and raise a real error) before moving on
-                made.append((job.spec.name, table or "not drawn"))
+                made.append((job.spec.name, table if isinstance(table, str) else "not drawn"))
             else:
                 made.append(self._item(base, job, chart.result(), table.result()))
         return made

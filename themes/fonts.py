@@ -468,6 +468,25 @@ def fontconfig_face(name: str) -> tuple[str, int]:
     return path, index
 
 
+@cache
+def _charset(name: str) -> frozenset[int] | None:
+    """The code points the face fontconfig gives Chromium for ``name`` has glyphs for
+    (``None``: no such font)."""
+    try:
+        path, index = fontconfig_face(name)
+    except UserError:
+        return None
+    return frozenset(_open_face(path, index).get_charmap())
+
+
+def covers(name: str, text: str) -> bool:
+    """Whether the font Chromium draws as ``name`` has a glyph for every character of
+    ``text`` (white space aside): a table in that font needs no fallback."""
+    charset = _charset(name)
+    return charset is not None and all(
+        ord(char) in charset for char in set(text) if not char.isspace())
+
+
 def fontconfig_file(name: str) -> Path:
     """The file fontconfig draws ``name`` from (raises :class:`UserError` when missing)."""
     return Path(fontconfig_face(name)[0])

@@ -25,12 +25,14 @@ __all__ = ["pie_year", "sample_style", "shown_chart"]
 
 
 def sample_style(streams: Streams, chart: Mapping[str, Any], statements: Sequence[ChartReader],
-                 min_rank_gap: float) -> dict[str, Any]:
+                 min_rank_gap: float, table_text: str = "") -> dict[str, Any]:
     """The style of one item variant: ``{"table": table style, "chart": chart style}``.
 
     ``streams`` names the item (seed, item id, variant); ``chart`` is the item's chart input
     before any kind cut it (``inputs.chart``), ``statements`` its statements, ``min_rank_gap``
-    the domain's decidability margin (a pie needs a clear winner). Nothing is modified.
+    the domain's decidability margin (a pie needs a clear winner), ``table_text`` what the
+    table shows (its fonts must have every character). Nothing is modified.
     """
     kinds = allowed_kinds(chart, statements, min_rank_gap)
-    return {"table": sample_table_style(streams), "chart": sample_chart_style(streams, kinds)}
+    return {"table": sample_table_style(streams, text=table_text),
+            "chart": sample_chart_style(streams, kinds)}

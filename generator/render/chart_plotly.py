@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import shutil
 import tempfile
@@ -209,6 +210,13 @@ def _end(processes: list[psutil.Process], timeout_s: float) -> None:
     psutil.wait_procs(alive, timeout=timeout_s)
 
 
+def _quiet_choreographer() -> None:
+    """Keep kaleido's browser driver (choreographer) from logging tracebacks to stderr: when an
+    interrupt closes its pipe mid-message it logs one ("JSONError decoding message") though
+    nothing is wrong; what matters reaches us as exceptions from its calls."""
+    logging.getLogger("choreographer").setLevel(logging.CRITICAL + 1)
+
+
 class KaleidoWorker:
     """One Chromium driven by kaleido, owned by one thread with its own asyncio loop."""
 
@@ -245,6 +253,7 @@ class KaleidoWorker:
         """
         if self.running:
             return 0.0
+        _quiet_choreographer()
         began = time.perf_counter()
         loop = asyncio.new_event_loop()
         thread = threading.Thread(target=loop.run_forever, name="hopvista-kaleido",

@@ -310,23 +310,33 @@ def get_theme(name: str) -> Theme:
     return theme
 
 
-def sample_table_style(streams: Streams, family: str | None = None) -> dict[str, Any]:
+def sample_table_style(streams: Streams, family: str | None = None,
+                       text: str = "") -> dict[str, Any]:
     """The table style of one item variant: a JSON-serialisable dict the renderer accepts.
 
-    ``family`` restricts the theme to one of :data:`FAMILIES` (a style variant's scenario).
+    ``family`` restricts the theme to one of :data:`FAMILIES` (a style variant's scenario);
+    ``text`` is what the table will show: only themes and fonts with a glyph for each of its
+    characters are drawn from (the renderer refuses a fallback font), unless none has them all.
 
     Keys: ``theme``, ``font``, ``font_size_px``, ``padding_y_px``, ``padding_x_px``,
     ``margin_px``, ``header_max_em``, ``accent``. Each comes from its own named stream
     (``table.theme``, ``table.font``, ``table.<key>``, ``table.accent``); the theme and font
     are rendezvous choices by name, so registering another theme changes the style of exactly
-    the items that now pick it, and nothing else.
+    the items that now pick it, and nothing else; a text every font shows leaves every choice
+    as it would be without it.
     """
+    from hopvista.themes.fonts import covers
+
     themes = {n: t for n, t in TABLE_THEMES.items() if family is None or t.family == family}
     if not themes:
         raise UserError(f"no table theme of family {family!r}; families: {list(FAMILIES)}")
+    fonts = {n: [f for f in t.fonts if covers(f, text)] for n, t in themes.items()}
+    if any(fonts.values()):
+        themes = {n: t for n, t in themes.items() if fonts[n]}
     name = streams.choose(themes, "table.theme", {n: t.weight for n, t in themes.items()})
     theme = get_theme(name)
-    style: dict[str, Any] = {"theme": name, "font": streams.choose(theme.fonts, "table.font")}
+    usable = fonts.get(name) or list(theme.fonts)
+    style: dict[str, Any] = {"theme": name, "font": streams.choose(usable, "table.font")}
     for key in RANGE_KEYS:
         low, high = getattr(theme, key)
         style[key] = streams.integer(f"table.{key}", low, high)
