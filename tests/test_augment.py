@@ -36,6 +36,7 @@ from hopvista.rng import Streams
 from tests.conftest import build_dataset, read_items
 
 IMPORTS = Path(__file__).parent / "data" / "imports"
+SAMPLES = Path(__file__).parent / "data" / "samples"
 
 
 def _panel_table() -> Table:
@@ -284,18 +285,38 @@ def test_verify_rejects_a_variant_whose_table_differs_from_its_base(
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["wtq", "tabfact"])
 def test_existing_datasets_come_in_every_variant(fmt: str, tmp_path: Path) -> None:
+    """Samples made in WikiTableQuestions' and TabFact's release layouts (realistic tables:
+    tests/data/samples); the hostile ones are tests/data/imports, read in test_imports.py."""
     out = tmp_path / fmt
-    assert main(["augment", str(IMPORTS / fmt), "--out", str(out)]) == 0
+    assert main(["augment", str(SAMPLES / fmt), "--out", str(out)]) == 0
     items = read_items(out)
     manifest = json.loads((out / "manifest.json").read_text())
     bases = {i["base_id"] for i in items}
-    assert len(bases) == manifest["counts"]["bases"] >= 3
-    assert not manifest["variants"]["skipped"].get("web")
+    assert len(bases) == manifest["counts"]["bases"] == 4
+    assert manifest["variants"]["skipped"] == {} and manifest["counts"]["records_skipped"] == 0
     for base_id in bases:
-        names = {i["variant"]["name"] for i in items if i["base_id"] == base_id}
-        assert names >= set(TEN) - {"missing"}, base_id
+        names = sorted(i["variant"]["name"] for i in items if i["base_id"] == base_id)
+        assert names == sorted(TEN), base_id
     for item in items:
         assert item["provenance"]["generator"] == f"import:{fmt}"
+        assert item["variant"]["protected"]
+        missing = item["variant"]["parameters"].get("cells", [])
+        protected = {(p["row"], p["col"]) for p in item["variant"]["protected"]}
+        assert not {tuple(c) for c in missing} & protected
+    assert main(["verify", str(out)]) == 0
+
+
+@pytest.mark.slow
+def test_hostile_records_are_skipped_and_the_run_goes_on(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    out = tmp_path / "wtq"
+    assert main(["augment", str(IMPORTS / "wtq"), "--variants", "web,missing",
+                 "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["counts"]["records_skipped"] >= 1
+    assert "training.tsv:" in err  # the bad record named by file and line
     assert main(["verify", str(out)]) == 0
 
 
