@@ -202,7 +202,7 @@ def _style_recipe(family: str) -> MakePlan[Params]:
         return Plan(base.grid, plain(base.grid), style, {"theme": style["theme"]},
                     chart_style=chart_style(base, streams),
                     chart_perturbations=() if base.item.inputs.chart is not None else RESIZED)
-    plan.__doc__ = f"The table in a {family} theme; the chart redrawn in another style."
+    plan.__doc__ = f"The table in a theme of the {family} family; the chart in another style."
     return plan
 
 

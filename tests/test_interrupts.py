@@ -130,11 +130,17 @@ def _start(tmp_path: Path, tmpdir: Path, count: int, workers: int,
            sigint: signal.Handlers = signal.SIG_DFL) -> Build:
     """``gen build financial`` in a new session; ``sigint`` is the SIGINT disposition it
     inherits (set explicitly: a background shell job starts with SIGINT ignored)."""
+    return _start_gen(tmp_path, tmpdir, ["build", "financial", "-n", str(count),
+                                         "--workers", str(workers)], sigint)
+
+
+def _start_gen(tmp_path: Path, tmpdir: Path, arguments: list[str],
+               sigint: signal.Handlers = signal.SIG_DFL) -> Build:
+    """``gen ARGUMENTS --out run/out`` in a new session."""
     root = tmp_path / "run"
     root.mkdir()
     stderr_path = tmp_path / "stderr.txt"
-    command = [sys.executable, "-m", "hopvista.cli.main", "build", "financial", "-n",
-               str(count), "--workers", str(workers), "--out", str(root / "out")]
+    command = [sys.executable, "-m", "hopvista.cli.main", *arguments, "--out", str(root / "out")]
     with stderr_path.open("wb") as stderr:
         process = subprocess.Popen(
             command, cwd=root, env={**os.environ, "TMPDIR": str(tmpdir)},
@@ -338,3 +344,22 @@ def test_a_kaleido_start_that_times_out_leaves_nothing(
     assert _left_in(short_tmpdir) == []
     err = capfd.readouterr().err
     assert "never retrieved" not in err and "destroyed" not in err, err
+
+
+@pytest.mark.slow
+def test_ctrl_c_of_gen_augment_stops_its_workers_and_leaves_nothing(
+        tmp_path: Path, short_tmpdir: Path) -> None:
+    source = tmp_path / "input"
+    assert subprocess.run([sys.executable, "-m", "hopvista.cli.main", "build", "financial",
+                           "-n", "8", "--out", str(source)], stdout=subprocess.DEVNULL,
+                          check=False).returncode == 0
+    build = _start_gen(tmp_path, short_tmpdir, ["augment", str(source), "--workers", "2"])
+    try:
+        build.wait_for_rendering()
+        os.killpg(build.process.pid, signal.SIGINT)
+        build.finish()
+    finally:
+        if build.process.poll() is None:
+            os.killpg(build.process.pid, signal.SIGKILL)
+    assert (build.process.returncode, build.stderr()) == (130, "gen: interrupted\n")
+    _assert_nothing_left(build, finished=False)

@@ -1,4 +1,5 @@
-"""``gen list``: the domains, sources and statement types available."""
+"""``gen list``: the domains, sources, statement types, variants, perturbations, import formats,
+table themes and page templates available (built in and registered by plug-ins)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from hopvista.statements.registry import STATEMENT_TYPES
 
 def register(subparsers: Any) -> None:
     """Add ``list`` to the ``gen`` parser."""
-    p = subparsers.add_parser("list", help="list domains, sources and statement types",
+    p = subparsers.add_parser("list", help="list domains, sources, statement types, variants, "
+                                           "perturbations, import formats, themes and pages",
                               description=__doc__)
     p.set_defaults(run=run)
 
@@ -30,4 +32,29 @@ def run(args: argparse.Namespace) -> int:
         needs = f"needs {kind.min_periods} periods" if kind.min_periods > 1 else ""
         print(f"  {name:<10} {kind.hops} hop(s)  {' + '.join(kind.modalities):<20} "
               f"{needs:<17} from {kind.origin}")
+    _augment_catalogue()
     return 0
+
+
+def _augment_catalogue() -> None:
+    """What ``gen augment`` can do: its recipes, perturbations, input formats, looks."""
+    from hopvista.augment import PERTURBATIONS, VARIANTS
+    from hopvista.sources.imports import IMPORTERS
+    from hopvista.themes.pages import PAGE_TEMPLATES
+    from hopvista.themes.tables import TABLE_THEMES
+
+    print("variants (gen augment --variants):")
+    for name, recipe in VARIANTS.items():
+        print(f"  {name:<12} {recipe.group:<15} {recipe.description}")
+    print("perturbations:")
+    for name, perturbation in PERTURBATIONS.items():
+        print(f"  {name:<12} {perturbation.description}")
+    print("import formats (gen augment --format):")
+    for name, importer in IMPORTERS.items():
+        print(f"  {name:<12} {importer.description}")
+    print("table themes:")
+    for name, theme in TABLE_THEMES.items():
+        print(f"  {name:<16} {theme.family:<7} {theme.description}")
+    print("page templates (the screenshot variant):")
+    for name, page in PAGE_TEMPLATES.items():
+        print(f"  {name:<12} {page.description}")
