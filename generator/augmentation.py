@@ -10,8 +10,10 @@ skipped. Output goes through :func:`hopvista.outdir.claim_output`: staged, then 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
+import multiprocessing.util
 import shutil
 import sys
 from collections import Counter
@@ -201,7 +203,7 @@ def _init(root: Path, seed: int, parent: int | None) -> None:
         from hopvista.workers import worker_signals
 
         worker_signals(parent)
-        multiprocessing.util.Finalize(None, _close, exitpriority=10)
+        multiprocessing.util.Finalize(None, _close_quietly, exitpriority=10)
     try:
         _STATE["maker"] = VariantMaker(root, seed).__enter__()
     except Exception as exc:  # reported by the first task (see hopvista.workers)
@@ -211,7 +213,13 @@ def _init(root: Path, seed: int, parent: int | None) -> None:
 def _close() -> None:
     maker = _STATE.pop("maker", None)
     if maker is not None:
-        maker.__exit__(None, None, None)
+        maker.close()
+
+
+def _close_quietly() -> None:
+    """A pool worker's exit finalizer: a worker that is going away has no one to tell."""
+    with contextlib.suppress(Exception):
+        _close()
 
 
 def _variants(task: tuple[Base, Sequence[VariantSpec]]) -> list[Item | tuple[str, str]]:

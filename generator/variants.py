@@ -28,6 +28,7 @@ from hopvista.errors import UserError
 from hopvista.model import Image, Item, image_path
 from hopvista.model.inputs import GridTable, Table
 from hopvista.model.item import BASE_VARIANT, Variant, variant_id
+from hopvista.render.browser import uninterrupted
 from hopvista.rng import Streams
 
 __all__ = ["Base", "Skip", "VariantMaker", "VariantSpec", "bases_of_dataset", "protected_cells"]
@@ -214,16 +215,24 @@ class VariantMaker:
         self._threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="hopvista-variant")
 
     def __enter__(self) -> VariantMaker:
-        self._table.open()
+        with uninterrupted():  # an interrupt waits for Chromium to start (see the shots)
+            self._table.open()
         (self.root / "images").mkdir(parents=True, exist_ok=True)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._threads.shutdown(wait=True, cancel_futures=True)
-        if self._chart is not None:
-            self._chart.__exit__(None, None, None)
-            self._chart = None
-        self._table.close()
+        self.close()
+
+    def close(self) -> None:
+        """Let the helper threads finish what they draw, then stop the chart renderer and the
+        browser (each even if the one before failed); safe to call twice."""
+        try:
+            self._threads.shutdown(wait=True, cancel_futures=True)
+            if self._chart is not None:
+                chart, self._chart = self._chart, None
+                chart.__exit__(None, None, None)
+        finally:
+            self._table.close()
 
     def _draw_chart(self, chart: dict[str, Any], names: dict[str, str],
                     style: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
@@ -323,7 +332,8 @@ class VariantMaker:
                                  width_px=plan.page["width_px"], chart_png=chart.result().png,
                                  texts=[{"name": names.get(t.entity, t.entity) or "Passage",
                                          "text": t.text} for t in item.inputs.text])
-            png, layout = self._table.shoot(html, style, f"page:{plan.page['template']}")
+            with uninterrupted():  # an interrupt waits for the shot (~0.1 s)
+                png, layout = self._table.shoot(html, style, f"page:{plan.page['template']}")
             zoom = float(plan.page["zoom"])
 
             def finish_page() -> _Table:
@@ -331,7 +341,9 @@ class VariantMaker:
                 return "page", scaled, moved | {"page": plan.page["template"]}, []  # type: ignore[index]
 
             return self._threads.submit(finish_page)
-        png, layout = self._table.shoot(layout_document(plan.layout, style), style, "panels")
+        with uninterrupted():
+            png, layout = self._table.shoot(layout_document(plan.layout, style), style,
+                                            "panels")
 
         def finish_table() -> _Table:
             out, records, moved = perturb(png, plan.table_perturbations, job.streams, "table",
