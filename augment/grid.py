@@ -136,6 +136,8 @@ class Shown:
     colspan: int = 1
     covers: tuple[tuple[int, int], ...] = ()
     copy: bool = False
+    mark: str | None = None
+    """Counterfactual markup drawn on the cell (``highlight``, ``underline``, ``bold``)."""
 
 
 @dataclass(frozen=True)
@@ -302,3 +304,16 @@ def shown_cells(layout: Layout) -> set[tuple[int, int]]:
                     found.add(cell.at)
                 found.update(cell.covers)
     return found
+
+
+def marked(layout: Layout, marks: dict[tuple[int, int], str]) -> Layout:
+    """The layout with markup ``marks`` (logical cell → style) on each cell's own showing
+    (never on a repeated copy)."""
+    def mark(cell: Shown) -> Shown:
+        if cell.copy or cell.at is None or cell.at not in marks:
+            return cell
+        return replace(cell, mark=marks[cell.at])
+
+    return replace(layout, panels=tuple(
+        replace(panel, rows=tuple(tuple(mark(c) for c in row) for row in panel.rows))
+        for panel in layout.panels))

@@ -80,7 +80,9 @@ class Plan:
     ``None`` keeps the base's chart image (drawn in the base's own style when the input has no
     image); ``table_perturbations`` / ``chart_perturbations`` are
     ``(perturbation name, params)`` applied in order; ``page`` (screenshot) names the page
-    template and its settings; ``blanked`` the logical cells shown as ``token``."""
+    template and its settings; ``blanked`` the logical cells shown as ``token``; ``mark_look``
+    how marked cells are drawn and ``markup`` the record of a markup variant
+    (``variant.markup``)."""
 
     grid: Grid
     layout: Layout
@@ -92,6 +94,8 @@ class Plan:
     page: dict[str, Any] | None = None
     blanked: tuple[tuple[int, int], ...] = ()
     token: str = ""
+    mark_look: Mapping[str, Any] | None = None
+    markup: dict[str, Any] | None = None
 
 
 MakePlan = Callable[[Base, Streams, P], Plan]

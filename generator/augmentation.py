@@ -25,6 +25,8 @@ from tqdm import tqdm
 
 from hopvista.atomic import sha256_file, write_atomic
 from hopvista.augment.grid import grid_of_table
+from hopvista.augment.markup import GROUP as MARKUP_GROUP
+from hopvista.augment.markup import VARIANTS as MARKUP_VARIANTS
 from hopvista.augment.recipes import VARIANTS, Base
 from hopvista.errors import UserError
 from hopvista.export import ParquetShards, item_line
@@ -51,7 +53,8 @@ def parse_variants(text: str) -> list[VariantSpec]:
 
     Items are separated by commas; ``NAME:KEY=VALUE`` gives a parameter, and a following
     ``KEY=VALUE`` item adds another to the same variant. ``NAME=RECIPE`` (before any ``:``)
-    names a second variant of one recipe (``paper=photo:surface=paper``). A value is read as
+    names a second variant of one recipe (``paper=photo:surface=paper``); ``markup`` stands
+    for the seven markup variants (:mod:`hopvista.augment.markup`). A value is read as
     JSON when it parses (numbers, ``true``, lists), as text otherwise; a dotted key sets a
     nested parameter. Errors name the offending item.
     """
@@ -65,6 +68,9 @@ def parse_variants(text: str) -> list[VariantSpec]:
             continue
         name, _, recipe = head.partition("=")
         recipe = recipe or name
+        if recipe == MARKUP_GROUP and not rest:
+            specs += [{"name": n, "recipe": n, "params": {}} for n in MARKUP_VARIANTS]
+            continue
         if recipe not in VARIANTS:
             known = ", ".join(VARIANTS.names())
             raise UserError(f"--variants: unknown variant {recipe!r} in {raw!r} (known: {known})")

@@ -341,9 +341,10 @@ class VariantMaker:
                 return "page", scaled, moved | {"page": plan.page["template"]}, []  # type: ignore[index]
 
             return self._threads.submit(finish_page)
+        html = layout_document(plan.layout, style,
+                               dict(plan.mark_look) if plan.mark_look is not None else None)
         with uninterrupted():
-            png, layout = self._table.shoot(layout_document(plan.layout, style), style,
-                                            "panels")
+            png, layout = self._table.shoot(html, style, "panels")
 
         def finish_table() -> _Table:
             out, records, moved = perturb(png, plan.table_perturbations, job.streams, "table",
@@ -371,7 +372,7 @@ class VariantMaker:
             parameters=plan.parameters | {"params": job.params},
             style={"table": dict(plan.table_style)} | (
                 {"chart": dict(chart_style)} if chart_style else {}),
-            perturbations=tuple(records), markup=None, protected=tuple(protected)))
+            perturbations=tuple(records), markup=plan.markup, protected=tuple(protected)))
         inputs = item.inputs.model_copy(update={
             "table": shown_table(item.inputs.table, plan.grid, plan.blanked),
             "chart": chart.shown})

@@ -10,6 +10,7 @@ no script and loads nothing (see :mod:`hopvista.render.table`).
 from __future__ import annotations
 
 import base64
+import re
 from functools import cache
 from string import ascii_uppercase
 from typing import Any
@@ -36,6 +37,32 @@ def _template(name: str) -> Template:
     return _ENV.from_string(_read("hopvista.themes.tables", name))
 
 
+MARK_STYLES = ("highlight", "underline", "bold")
+"""The markup a cell may carry (HighlightBench's H, U and B)."""
+
+
+def mark_css(look: dict[str, Any]) -> str:
+    """CSS drawing markup in ``look`` (``colour`` #rrggbb, ``opacity``, ``thickness`` px,
+    ``stroke`` px) without moving anything: a background inside the cell, an underline, and
+    bold drawn as a stroke around the glyphs (a bolder face would widen the column)."""
+    colour = str(look.get("colour", "#ffd54f"))
+    if not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
+        raise ValueError(f"markup colour {colour!r} is not #rrggbb")
+    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    opacity = min(max(float(look.get("opacity", 0.5)), 0.05), 1.0)
+    thickness = min(max(float(look.get("thickness", 2.0)), 0.5), 6.0)
+    stroke = min(max(float(look.get("stroke", 0.6)), 0.2), 2.0)
+    return (
+        f".hv-table [data-mark=\"highlight\"] {{ background-color: "
+        f"rgba({red}, {green}, {blue}, {opacity:.2f}) !important; }}\n"
+        f".hv-table [data-mark=\"underline\"], .hv-table [data-mark=\"underline\"] * {{ "
+        f"text-decoration: underline solid currentColor !important; "
+        f"text-decoration-thickness: {thickness:.1f}px !important; "
+        f"text-underline-offset: 2px !important; }}\n"
+        f".hv-table [data-mark=\"bold\"], .hv-table [data-mark=\"bold\"] * {{ "
+        f"-webkit-text-stroke: {stroke:.2f}px currentColor; }}\n")
+
+
 def column_letters(count: int) -> list[str]:
     """Spreadsheet column names: A … Z, AA, AB, …"""
     names = []
@@ -57,6 +84,10 @@ def _attrs(cell: Shown) -> Markup:
         parts.append(f' data-covers="{covers}"')
     if cell.copy:
         parts.append(' data-copy="1"')
+    if cell.mark is not None:
+        if cell.mark not in MARK_STYLES:
+            raise ValueError(f"unknown markup style {cell.mark!r}")
+        parts.append(f' data-mark="{cell.mark}"')
     if cell.rowspan > 1:
         parts.append(f' rowspan="{cell.rowspan}"')
     if cell.colspan > 1:
@@ -90,10 +121,13 @@ def panels_fragment(layout: Layout, decor: tuple[str, ...] = ()) -> Markup:
         panels=panels, arrange=layout.arrange, decor=list(decor)))
 
 
-def layout_document(layout: Layout, style: TableStyle) -> str:
-    """A page showing the layout's panels in ``style`` (its ``#hv-root`` is shot)."""
+def layout_document(layout: Layout, style: TableStyle,
+                    mark_look: dict[str, Any] | None = None) -> str:
+    """A page showing the layout's panels in ``style`` (its ``#hv-root`` is shot), with the
+    markup look ``mark_look`` for marked cells."""
+    css = style.css() + PANELS_CSS + (mark_css(mark_look) if mark_look is not None else "")
     return _template("document.html.j2").render(
-        css=Markup(style.css() + PANELS_CSS), theme=style.theme.name,
+        css=Markup(css), theme=style.theme.name,
         tables=panels_fragment(layout, style.theme.decor))
 
 

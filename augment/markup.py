@@ -1,0 +1,195 @@
+"""Counterfactual markup (HighlightBench): the same table with one cell highlighted,
+underlined or made bold — the cell that decides the answer, or a competitive distractor.
+
+Seven variants per item, registered as recipes ``markup-n`` (no markup), ``markup-hc`` /
+``markup-uc`` / ``markup-bc`` (highlight / underline / bold on the *target* cell) and
+``markup-hi`` / ``markup-ui`` / ``markup-bi`` (the same on the *distractor*); ``--variants
+markup`` names all seven. All seven of a base share its table style and layout, so two of them
+differ only inside the marked cell's box.
+
+**Target and distractor** (:func:`choose_cells`, recorded in ``variant.markup``):
+
+- a generated item: one statement that reads the table is drawn; its target is the table cell
+  it reads whose value lies nearest the statement's threshold (its first table cell when it has
+  none) — the value the label turns on; the distractor is the same column and period of
+  another entity in the table, the one whose value lies nearest the target's (the runner-up);
+- an imported record: the target is a cell matching the answer; the distractor the cell of the
+  same column nearest to it in value (or in position, for text).
+
+The look (highlight colour and opacity, underline weight, stroke of the bold) is drawn from the
+base's streams, the same for its seven variants.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from hopvista.augment.grid import Grid, marked, plain
+from hopvista.augment.recipes import Base, Params, Plan, Skip, base_style, recipe
+from hopvista.model.inputs import Table
+from hopvista.rng import Streams
+
+VARIANTS = {
+    "markup-n": (None, None),
+    "markup-hc": ("highlight", "target"), "markup-uc": ("underline", "target"),
+    "markup-bc": ("bold", "target"),
+    "markup-hi": ("highlight", "distractor"), "markup-ui": ("underline", "distractor"),
+    "markup-bi": ("bold", "distractor"),
+}
+"""The seven markup variants: (style, which cell)."""
+
+GROUP = "markup"
+"""``--variants markup`` stands for every variant of :data:`VARIANTS`."""
+
+COLOURS = ("#ffd54f", "#fff176", "#aed581", "#81d4fa", "#f48fb1", "#ffab91")
+
+
+def _number(text: str) -> Decimal | None:
+    try:
+        return Decimal(text.replace(",", "").replace("\u2212", "-").strip())
+    except (InvalidOperation, ValueError):
+        return None
+
+
+def _thresholds(node: Any) -> Iterator[tuple[str | None, Decimal]]:
+    """(column, threshold) of every comparison in a program node, depth first."""
+    if isinstance(node, dict):
+        if "threshold" in node:
+            value = _number(str(node["threshold"]))
+            if value is not None:
+                column = node.get("column")
+                if column is None and node.get("terms"):
+                    column = node["terms"][0].get("column")
+                yield (str(column) if column is not None else None), value
+        for child in node.values():
+            yield from _thresholds(child)
+    elif isinstance(node, list):
+        for child in node:
+            yield from _thresholds(child)
+
+
+def _generated(base: Base, streams: Streams) -> dict[str, Any]:
+    item = base.item
+    table = item.inputs.table
+    if not isinstance(table, Table):
+        raise Skip("no entity-by-period table")
+    first = 1 if table.period_label is None else 2
+    rows = {(row.entity, row.year): r for r, row in enumerate(table.rows, start=1)}
+    cols = {column.key: first + i for i, column in enumerate(table.columns)}
+    readers = [k for k, s in enumerate(item.statements)
+               if any(c.modality == "table" for c in s.cells)]
+    if not readers:
+        raise Skip("no statement reads the table")
+    k = int(streams.choose([str(k) for k in readers], "markup.statement"))
+    statement = item.statements[k]
+    cells = [c for c in statement.cells if c.modality == "table"]
+    bounds = list(_thresholds(statement.program.model_dump(mode="json", by_alias=True)
+                              if statement.program else {}))
+
+    def value(entity: str, column: str, year: int) -> Decimal | None:
+        r = rows.get((entity, year))
+        return None if r is None else _number(table.rows[r - 1].values.get(column, ""))
+
+    target = cells[0]
+    if bounds:
+        def gap(cell: Any) -> Decimal:
+            shown = value(cell.entity, cell.column, cell.year)
+            near = [abs(shown - t) for col, t in bounds if col in (None, cell.column)] \
+                if shown is not None else []
+            return min(near) if near else Decimal("Infinity")
+        target = min(cells, key=gap)
+    aim = value(target.entity, target.column, target.year)
+    others = [e.id for e in item.entities if e.id != target.entity
+              and (e.id, target.year) in rows]
+    if not others:
+        raise Skip("no other entity to mark as the distractor")
+
+    def distance(entity: str) -> tuple[Decimal, str]:
+        other = value(entity, target.column, target.year)
+        if other is None or aim is None:
+            return Decimal("Infinity"), entity
+        return abs(other - aim), entity
+    rival = min(others, key=distance)
+    names = {e.id: e.name for e in item.entities}
+
+    def cell(entity: str, why: str) -> dict[str, Any]:
+        return {"row": rows[(entity, target.year)], "col": cols[target.column],
+                "entity": entity, "name": names.get(entity, entity), "column": target.column,
+                "year": target.year, "statement": k + 1, "why": why}
+
+    return {"target": cell(target.entity, f"the value statement {k + 1} ({statement.type}) "
+                                          "turns on"),
+            "distractor": cell(rival, "the same column and period of the entity whose value "
+                                      "is nearest the target's")}
+
+
+def _imported(base: Base) -> dict[str, Any]:
+    grid: Grid = base.grid
+    answers = sorted((r, c) for (r, c), why in base.protected.items()
+                     if why.startswith("matches the answer") and r >= 1)
+    if not answers:
+        raise Skip("no cell matches the answer")
+    row, col = answers[0]
+    aim = _number(grid.cell(row, col).text)
+    candidates = [r for r in range(1, len(grid.rows)) if r != row
+                  and grid.cell(r, col).text.strip()
+                  and grid.cell(r, col).text != grid.cell(row, col).text]
+    if not candidates:
+        raise Skip("no other cell in the answer's column")
+
+    def distance(r: int) -> tuple[Decimal, int]:
+        other = _number(grid.cell(r, col).text)
+        if aim is None or other is None:
+            return Decimal(abs(r - row)), r
+        return abs(other - aim), r
+    rival = min(candidates, key=distance)
+    return {"target": {"row": row, "col": col, "text": grid.cell(row, col).text,
+                       "why": "the cell matching the answer"},
+            "distractor": {"row": rival, "col": col, "text": grid.cell(rival, col).text,
+                           "why": "the cell of the same column nearest the answer"}}
+
+
+def choose_cells(base: Base, streams: Streams) -> dict[str, Any]:
+    """The target and distractor cells of a base (see the module docstring); ``Skip`` when
+    the base has none."""
+    if base.item.statements and all(s.program is not None for s in base.item.statements):
+        return _generated(base, streams)
+    return _imported(base)
+
+
+def look(streams: Streams) -> dict[str, Any]:
+    """The markup's look for one base (its seven variants share it)."""
+    return {"colour": streams.choose(COLOURS, "markup.colour"),
+            "opacity": round(0.35 + 0.4 * streams.uniform("markup.opacity"), 2),
+            "thickness": float(streams.integer("markup.thickness", 1, 3)),
+            "stroke": round(0.4 + 0.4 * streams.uniform("markup.stroke"), 2)}
+
+
+class MarkupParams(Params):
+    """Markup variants take no parameters."""
+
+
+def _markup_recipe(name: str, style: str | None, on: str | None) -> None:
+    def plan(base: Base, streams: Streams, params: MarkupParams) -> Plan:
+        # Cells and look come from the base's own streams (variant "markup"), so the seven
+        # variants of a base mark the same cells in the same look.
+        shared = Streams(streams.seed, streams.item_id, GROUP)
+        cells = choose_cells(base, shared)
+        drawn = look(shared)
+        layout = plain(base.grid)
+        if style is not None and on is not None:
+            at = cells[on]
+            layout = marked(layout, {(at["row"], at["col"]): style})
+        record = {"style": style, "on": on, **cells, "look": drawn}
+        return Plan(base.grid, layout, base_style(base, shared), {"markup": name},
+                    mark_look=drawn, markup=record)
+
+    plan.__doc__ = ("The table as it is (the markup control)." if style is None else
+                    f"The table with a {style} on the {on} cell.")
+    recipe(name, GROUP, MarkupParams)(plan)
+
+
+for _name, (_style, _on) in VARIANTS.items():
+    _markup_recipe(_name, _style, _on)

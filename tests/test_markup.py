@@ -1,0 +1,94 @@
+"""Counterfactual markup (HighlightBench): seven variants per item whose images differ from the
+unmarked one only inside the marked cell's recorded box."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from hopvista.augment.markup import VARIANTS as MARKUP
+from hopvista.augmentation import parse_variants
+from hopvista.cli.main import main
+from tests.conftest import build_dataset, read_items
+
+SAMPLES = Path(__file__).parent / "data" / "samples"
+
+
+def test_markup_names_the_seven_variants() -> None:
+    specs = parse_variants("web,markup")
+    assert [s.name for s in specs] == ["web", *MARKUP]
+    assert sorted(MARKUP) == sorted(f"markup-{v}" for v in
+                                    ("n", "hc", "uc", "bc", "hi", "ui", "bi"))
+
+
+def _pixels(root: Path, item: dict[str, Any]) -> np.ndarray:
+    return np.asarray(Image.open(root / item["images"][0]["path"]).convert("RGB"))
+
+
+def _check_only_the_marked_cell_changes(root: Path) -> int:
+    items = {i["id"]: i for i in read_items(root)}
+    checked = 0
+    for item in items.values():
+        markup = item["variant"].get("markup")
+        if not markup or markup["style"] is None:
+            continue
+        plain = items[f"{item['base_id']}.markup-n"]
+        assert plain["variant"]["markup"]["target"] == markup["target"]
+        assert plain["variant"]["markup"]["distractor"] == markup["distractor"]
+        marked, unmarked = _pixels(root, item), _pixels(root, plain)
+        assert marked.shape == unmarked.shape, item["id"]
+        at = markup[markup["on"]]
+        (box,) = [c["box"] for c in item["images"][0]["render"]["cells"]
+                  if (c["row"], c["col"]) == (at["row"], at["col"])]
+        x, y, w, h = box
+        changed = np.argwhere((marked != unmarked).any(axis=2))
+        assert len(changed), f"{item['id']}: the markup changed nothing"
+        ys, xs = changed[:, 0], changed[:, 1]
+        assert ((xs >= x) & (xs < x + w) & (ys >= y) & (ys < y + h)).all(), \
+            f"{item['id']}: pixels changed outside the {markup['on']} cell {box}"
+        checked += 1
+    return checked
+
+
+@pytest.mark.slow
+def test_markup_of_a_built_dataset_changes_only_the_marked_cell(tmp_path: Path) -> None:
+    built = tmp_path / "base"
+    build_dataset(built, "-n", "6", "--seed", "3")
+    out = tmp_path / "markup"
+    assert main(["augment", str(built), "--variants", "markup", "--out", str(out)]) == 0
+    assert _check_only_the_marked_cell_changes(out) == 6 * 6
+    bases = {i["base_id"]: i for i in read_items(built)}
+    for item in read_items(out):
+        markup = item["variant"].get("markup")
+        if not markup:
+            continue
+        target, rival = markup["target"], markup["distractor"]
+        assert (target["row"], target["col"]) != (rival["row"], rival["col"])
+        assert (target["column"], target["year"]) == (rival["column"], rival["year"])
+        statement = bases[item["base_id"]]["statements"][target["statement"] - 1]
+        read = {(c["entity"], c["column"], c["year"]) for c in statement["cells"]
+                if c["modality"] == "table"}
+        assert (target["entity"], target["column"], target["year"]) in read
+    assert main(["verify", str(out)]) == 0
+
+
+@pytest.mark.slow
+def test_markup_of_an_imported_sample_marks_the_answer_cell(tmp_path: Path) -> None:
+    out = tmp_path / "wtq"
+    assert main(["augment", str(SAMPLES / "wtq"), "--variants", "markup",
+                 "--out", str(out)]) == 0
+    items = read_items(out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["variants"]["skipped"] == {}
+    assert len(items) == 4 * len(MARKUP)
+    assert _check_only_the_marked_cell_changes(out) == 4 * 6
+    for item in items:
+        target = item["variant"]["markup"]["target"]
+        protected = {(p["row"], p["col"]): p["why"] for p in item["variant"]["protected"]}
+        assert protected[(target["row"], target["col"])].startswith("matches the answer")
+    assert main(["verify", str(out)]) == 0
