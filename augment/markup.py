@@ -111,7 +111,6 @@ def _generated(base: Base, streams: Streams) -> dict[str, Any]:
         if other is None or aim is None:
             return Decimal("Infinity"), entity
         return abs(other - aim), entity
-    rival = min(others, key=distance)
     names = {e.id: e.name for e in item.entities}
 
     def cell(entity: str, why: str) -> dict[str, Any]:
@@ -119,10 +118,18 @@ def _generated(base: Base, streams: Streams) -> dict[str, Any]:
                 "entity": entity, "name": names.get(entity, entity), "column": target.column,
                 "year": target.year, "statement": k + 1, "why": why}
 
-    return {"target": cell(target.entity, f"the value statement {k + 1} ({statement.type}) "
-                                          "turns on"),
-            "distractor": cell(rival, "the same column and period of the entity whose value "
-                                      "is nearest the target's")}
+    chosen = cell(target.entity, f"the value statement {k + 1} ({statement.type}) turns on")
+    ranked = sorted(others, key=distance)
+    # The competitive distractor: the nearest entity whose value, read in the target's place,
+    # flips the statement (a hijacked reader then answers differently); else the nearest.
+    for rival in ranked:
+        if hijacked(base, {"target": chosen, "distractor": cell(rival, "")})["distinguishes"]:
+            return {"target": chosen, "distractor": cell(
+                rival, "the same column and period of the entity nearest in value whose value, "
+                       "read in the target's place, flips the statement")}
+    return {"target": chosen, "distractor": cell(
+        ranked[0], "the same column and period of the entity whose value is nearest the "
+                   "target's (none flips the statement)")}
 
 
 def _imported(base: Base) -> dict[str, Any]:
@@ -152,11 +159,49 @@ def _imported(base: Base) -> dict[str, Any]:
 
 
 def choose_cells(base: Base, streams: Streams) -> dict[str, Any]:
-    """The target and distractor cells of a base (see the module docstring); ``Skip`` when
-    the base has none."""
+    """The target and distractor cells of a base (see the module docstring) and the answer a
+    marker-hijacked reader would give (:func:`hijacked`); ``Skip`` when the base has none."""
     if base.item.statements and all(s.program is not None for s in base.item.statements):
-        return _generated(base, streams)
-    return _imported(base)
+        cells = _generated(base, streams)
+    else:
+        cells = _imported(base)
+    return cells | {"hijacked": hijacked(base, cells)}
+
+
+def hijacked(base: Base, cells: dict[str, Any]) -> dict[str, Any]:
+    """What a reader misled by a marker on the distractor answers: it takes the distractor's
+    value for the target's.
+
+    - an imported record: the distractor's text;
+    - a generated item: the answer with the chosen statement's label re-derived (by the
+      verifier's executor) on the table with the target cell showing the distractor's value;
+      ``distinguishes`` says whether that answer differs from the right one (if not, a wrong
+      answer on this item cannot be put down to the marker).
+    """
+    item = base.item
+    if "statement" not in cells["target"]:
+        text = cells["distractor"]["text"]
+        return {"answer": text, "distinguishes": text != cells["target"]["text"]}
+    from hopvista.verify.executor import Context, Undecidable, decide
+
+    target, rival = cells["target"], cells["distractor"]
+    raw = item.model_dump(mode="json", by_alias=True)
+    rows = raw["inputs"]["table"]["rows"]
+    rival_value = rows[rival["row"] - 1]["values"][rival["column"]]
+    rows[target["row"] - 1]["values"][target["column"]] = rival_value
+    k = target["statement"] - 1
+    decide_margins = item.provenance.decidability or {}
+    try:
+        context = Context(raw, float(decide_margins.get("min_rank_gap", 0)),
+                          float(decide_margins.get("min_trend_step", 0)))
+        label = decide(raw["statements"][k]["program"], context)
+    except (Undecidable, KeyError, TypeError, ValueError, ArithmeticError):
+        return {"answer": None, "distinguishes": False, "statement": k + 1}
+    given = [n for n in (item.answer if isinstance(item.answer, list) else [])
+             if isinstance(n, int)]
+    answer = sorted({n for n in given if n != k + 1} | ({k + 1} if label else set()))
+    return {"answer": answer, "distinguishes": answer != item.answer, "statement": k + 1,
+            "label": label}
 
 
 def look(streams: Streams) -> dict[str, Any]:

@@ -70,6 +70,11 @@ def test_markup_of_a_built_dataset_changes_only_the_marked_cell(tmp_path: Path) 
         target, rival = markup["target"], markup["distractor"]
         assert (target["row"], target["col"]) != (rival["row"], rival["col"])
         assert (target["column"], target["year"]) == (rival["column"], rival["year"])
+        hijacked = markup["hijacked"]
+        if hijacked["answer"] is not None:  # the answer with the statement re-derived
+            base_answer = bases[item["base_id"]]["answer"]
+            assert hijacked["distinguishes"] == (hijacked["answer"] != base_answer)
+            assert set(hijacked["answer"]) ^ set(base_answer) <= {target["statement"]}
         statement = bases[item["base_id"]]["statements"][target["statement"] - 1]
         read = {(c["entity"], c["column"], c["year"]) for c in statement["cells"]
                 if c["modality"] == "table"}
@@ -88,7 +93,11 @@ def test_markup_of_an_imported_sample_marks_the_answer_cell(tmp_path: Path) -> N
     assert len(items) == 4 * len(MARKUP)
     assert _check_only_the_marked_cell_changes(out) == 4 * 6
     for item in items:
-        target = item["variant"]["markup"]["target"]
+        markup = item["variant"]["markup"]
+        target = markup["target"]
         protected = {(p["row"], p["col"]): p["why"] for p in item["variant"]["protected"]}
         assert protected[(target["row"], target["col"])].startswith("matches the answer")
+        # a reader hijacked by the marker answers the distractor's text
+        assert markup["hijacked"]["answer"] == markup["distractor"]["text"]
+        assert markup["hijacked"]["distinguishes"]
     assert main(["verify", str(out)]) == 0
