@@ -101,3 +101,44 @@ def test_markup_of_an_imported_sample_marks_the_answer_cell(tmp_path: Path) -> N
         assert markup["hijacked"]["answer"] == markup["distractor"]["text"]
         assert markup["hijacked"]["distinguishes"]
     assert main(["verify", str(out)]) == 0
+
+
+class _MarkedCellReader:
+    """Answers every question with the marked cell's text: a reader the marker misleads."""
+
+    def answer_item(self, item: Any) -> str:
+        markup = item.variant.markup or {}
+        if markup.get("on"):
+            return str(markup[markup["on"]]["text"])
+        return "no marked cell"
+
+
+@pytest.mark.slow
+def test_eval_classes_a_reader_of_the_marked_cell_as_hijacked(tmp_path: Path) -> None:
+    from hopvista.models import MODELS
+
+    out = tmp_path / "wtq"
+    assert main(["augment", str(SAMPLES / "wtq"), "--variants", "markup",
+                 "--out", str(out)]) == 0
+    oracle = tmp_path / "oracle"
+    assert main(["eval", str(out), "--model", "oracle", "--out", str(oracle), "--quiet"]) == 0
+    summary = json.loads((oracle / "summary.json").read_text())
+    assert all(v["accuracy"] == 1.0 for v in summary["markup"].values())
+    MODELS.register("test-marked-cell", lambda options: _MarkedCellReader())
+    try:
+        run = tmp_path / "marked"
+        assert main(["eval", str(out), "--model", "test-marked-cell", "--out", str(run),
+                     "--quiet"]) == 0
+    finally:
+        MODELS.unregister("test-marked-cell")
+    markup = json.loads((run / "summary.json").read_text())["markup"]
+    for name in ("markup-hi", "markup-ui", "markup-bi"):
+        assert markup[name] == {"items": 4, "accuracy": 0.0,
+                                "failures": {"marker hijacked": 4}}, name
+    for name in ("markup-hc", "markup-uc", "markup-bc"):
+        # congruent markup: the marked cell is the answer's (one of the four, "4th", only
+        # contains the answer 4); a wrong answer there is never put down to the marker
+        assert markup[name]["accuracy"] >= 0.75 and markup[name]["failures"] == {}
+    results = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    assert all(r.get("markup_failure") == "marker hijacked" for r in results
+               if r["variant"] in ("markup-hi", "markup-ui", "markup-bi"))

@@ -26,6 +26,7 @@ from hopvista.eval.parse import parse_short, parse_statements
 from hopvista.eval.prices import Prices
 from hopvista.eval.prompts import DEFAULT_SETTING, build_prompt, default_template, setting
 from hopvista.model import Item
+from hopvista.model.answers import normalise_text
 from hopvista.model.dataset import ITEMS, Dataset, load
 from hopvista.model.kinds import ITEM_KINDS, Score
 from hopvista.models import ItemModel, Model, ModelError, Reply, load_model, split_spec
@@ -240,12 +241,38 @@ def _evaluate(item: Item, dataset: Dataset, model: Model | ItemModel, setting_na
         "tokens": {"input": reply.input_tokens, "output": reply.output_tokens},
         "cost": None if cached else prices.cost(spec, reply),
     }
+    failure = markup_failure(item, parsed, score.correct)
+    if failure is not None:
+        result["markup_failure"] = failure
     if item.statements:
         truth = [s.label for s in item.statements]
         predicted = [None if parsed is None else (n + 1) in parsed for n in range(len(truth))]
         result["statements"] = [{"type": s.type, "label": s.label, "predicted": p}
                                 for s, p in zip(item.statements, predicted, strict=True)]
     return result
+
+
+MARKER_HIJACKED, LOGICAL_FAILURE = "marker hijacked", "logical failure"
+
+
+def markup_failure(item: Item, parsed: Any, correct: bool) -> str | None:
+    """How a wrong answer on an *incongruent* markup variant (the marker on the distractor)
+    failed: ``"marker hijacked"`` when it is the answer the item records a marker-misled
+    reader giving (``variant.markup.hijacked``), ``"logical failure"`` otherwise; ``None`` for a
+    right answer, another variant, or a hijacked answer no different from the right one."""
+    markup = item.variant.markup or {}
+    hijacked = markup.get("hijacked") or {}
+    if correct or parsed is None or markup.get("on") != "distractor" or \
+            not hijacked.get("distinguishes") or hijacked.get("answer") is None:
+        return None
+    kind = ITEM_KINDS.get(item.kind)
+    misled = item.model_copy(update={"answer": hijacked["answer"]})
+    said = parsed if isinstance(parsed, str) else json.dumps(parsed)
+    if kind.check(misled):  # the misled answer is no value of the item's type ("2nd")
+        same = normalise_text(said) == normalise_text(str(hijacked["answer"]))
+    else:
+        same = kind.score(misled, parsed if item.kind == "three_statement" else said).correct
+    return MARKER_HIJACKED if same else LOGICAL_FAILURE
 
 
 def _as_reply(answer: str | Reply) -> Reply:

@@ -70,6 +70,9 @@ def summarise(results: Sequence[dict[str, Any]], run: dict[str, Any],
     variants = _consistency(answered)
     if variants:
         summary["variants"] = variants
+    markup = _markup(answered)
+    if markup:
+        summary["markup"] = markup
     return summary
 
 
@@ -158,3 +161,22 @@ def _consistency(answered: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
                        "accuracy": round(acc, 6), "drop": round(base_acc - acc, 6)}
     return {"bases": len(several), "consistency": round(consistent / len(several), 6),
             "drop": drops}
+
+
+def _markup(answered: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """Markup variants (``markup-*``): accuracy per variant, and how the wrong answers on the
+    incongruent ones (the marker on the distractor) failed."""
+    rows = [r for r in answered if str(r.get("variant", "")).startswith("markup-")]
+    if not rows:
+        return None
+    out: dict[str, Any] = {}
+    for name in sorted({r["variant"] for r in rows}):
+        mine = [r for r in rows if r["variant"] == name]
+        failures: dict[str, int] = defaultdict(int)
+        for r in mine:
+            if r.get("markup_failure"):
+                failures[r["markup_failure"]] += 1
+        out[name] = {"items": len(mine),
+                     "accuracy": round(sum(bool(r["correct"]) for r in mine) / len(mine), 6),
+                     "failures": dict(sorted(failures.items()))}
+    return out
