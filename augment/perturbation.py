@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar, cast
 
 import numpy as np
 from PIL import Image
@@ -39,6 +39,17 @@ P = TypeVar("P", bound=BaseModel)
 Warp = Callable[[np.ndarray], np.ndarray]
 """Where points of the input image land in the output: ``(N, 2)`` float array of ``(x, y)``
 pixel coordinates in, the same shape out (coordinates may fall outside the output image)."""
+
+
+def parse_params(model: type[P], params: Mapping[str, Any] | None, owner: str) -> P:
+    """``params`` validated by ``model`` (defaults filled in); a ``UserError`` that names
+    ``owner`` ("perturbation 'noise'", "variant 'photo'") and the first bad field."""
+    try:
+        return model.model_validate(dict(params or {}))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "parameters"
+        raise UserError(f"{owner}: {where}: {first['msg']}") from None
 
 
 class Perturbed(NamedTuple):
@@ -78,12 +89,8 @@ class Perturbation(Generic[P]):
         """Validated parameters (defaults filled in); a ``UserError`` naming the bad field."""
         if isinstance(params, self.parameters):
             return params
-        try:
-            return self.parameters.model_validate(dict(params or {}))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "parameters"
-            raise UserError(f"perturbation {self.name!r}: {where}: {first['msg']}") from None
+        given = cast("Mapping[str, Any] | None", params)  # another model is read as a mapping
+        return parse_params(self.parameters, given, f"perturbation {self.name!r}")
 
     def run(self, image: Image.Image, rng: np.random.Generator,
             params: Mapping[str, Any] | P | None = None) -> Perturbed:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from hopvista.augment.grid import (
     Grid,
@@ -45,6 +45,7 @@ from hopvista.augment.grid import (
     split_rows,
     transposed,
 )
+from hopvista.augment.perturbation import parse_params
 from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.registry import Registry
@@ -119,12 +120,7 @@ class Recipe(Generic[P]):
 
     def parse(self, params: Mapping[str, Any] | None) -> P:
         """Validated parameters; a ``UserError`` naming the variant and the field."""
-        try:
-            return self.parameters.model_validate(dict(params or {}))
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "parameters"
-            raise UserError(f"variant {self.name!r}: {where}: {first['msg']}") from None
+        return parse_params(self.parameters, params, f"variant {self.name!r}")
 
 
 VARIANTS: Registry[Recipe[Any]] = Registry("variant", "variants")
@@ -182,7 +178,7 @@ def chart_style(base: Base, streams: Streams) -> dict[str, Any] | None:
 
     kinds = [chart.kind]
     if base.min_rank_gap is not None and base.item.statements:
-        kinds = allowed_kinds(chart.model_dump(mode="json"), _readers(base.item),
+        kinds = allowed_kinds(chart.model_dump(mode="json"), chart_readers(base.item),
                               base.min_rank_gap) or kinds
     return sample_chart_style(streams, kinds)
 
@@ -194,7 +190,8 @@ class _Reader:
     program: Mapping[str, Any]
 
 
-def _readers(item: Item) -> list[_Reader]:
+def chart_readers(item: Item) -> list[_Reader]:
+    """The item's statements as the chart kinds read them (type, modalities, program)."""
     return [_Reader(s.type, s.modalities,
                     s.program.model_dump(mode="json", by_alias=True) if s.program else {})
             for s in item.statements]

@@ -14,13 +14,17 @@ from hopvista.errors import UserError
 
 PREVIEW_NAME = "preview.html"
 
-_TEMPLATE = """<!doctype html>
+_HEAD = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 {{ marker|safe }}
 <meta http-equiv="Content-Security-Policy"
       content="default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'">
 <title>{{ title }}</title>
-<style>
+"""
+"""The head both pages share: the preview marker, a policy that loads nothing but the
+dataset's images, the title."""
+
+_TEMPLATE = _HEAD + """<style>
 body { font-family: "DejaVu Sans", sans-serif; margin: 24px; color: #222; }
 .item { border: 1px solid #ccc; border-radius: 6px; padding: 12px 16px; margin: 0 0 20px; }
 .item h2 { font-size: 16px; margin: 0 0 8px; }
@@ -62,13 +66,7 @@ details { margin: 8px 0; } pre { white-space: pre-wrap; font-size: 13px; }
 
 PREVIEW_MARKER = '<meta name="generator" content="hopvista-preview">'
 
-_SHEET = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-{{ marker|safe }}
-<meta http-equiv="Content-Security-Policy"
-      content="default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'">
-<title>{{ title }}</title>
-<style>
+_SHEET = _HEAD + """<style>
 body { font-family: "DejaVu Sans", sans-serif; margin: 24px; color: #222; }
 .base { border: 1px solid #ccc; border-radius: 6px; padding: 12px 16px; margin: 0 0 24px; }
 .base h2 { font-size: 16px; margin: 0 0 6px; }

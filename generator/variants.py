@@ -9,7 +9,6 @@ chart renderer started on first use). Everything random comes from the variant's
 
 from __future__ import annotations
 
-import hashlib
 import io
 import threading
 from collections.abc import Iterator, Mapping
@@ -20,15 +19,15 @@ from typing import Any
 
 from PIL import Image as PILImage
 
-from hopvista.atomic import write_atomic
 from hopvista.augment.geometry import warp_box
 from hopvista.augment.grid import Grid, grid_of_table
-from hopvista.augment.recipes import VARIANTS, Base, Plan, Skip
+from hopvista.augment.recipes import VARIANTS, Base, Plan, Skip, chart_readers
 from hopvista.errors import UserError
-from hopvista.model import Image, Item, image_path
+from hopvista.model import Item
 from hopvista.model.inputs import GridTable, Table
 from hopvista.model.item import BASE_VARIANT, Variant, variant_id
 from hopvista.render.browser import uninterrupted
+from hopvista.render.item_images import write_image
 from hopvista.rng import Streams
 
 __all__ = ["Base", "Skip", "VariantMaker", "VariantSpec", "bases_of_dataset", "protected_cells"]
@@ -141,15 +140,6 @@ def _scaled(png: bytes, zoom: float, layout: dict[str, Any]) -> tuple[bytes, dic
     size = (max(1, round(image.width * zoom)), max(1, round(image.height * zoom)))
     scaled = image.resize(size, PILImage.Resampling.LANCZOS)
     return _png(scaled), _moved(layout, lambda p: p * zoom, size)
-
-
-def _image(root: Path, item_id: str, role: str, png: bytes, how: dict[str, Any]) -> Image:
-    path = image_path(item_id, role)
-    write_atomic(root / path, png)
-    width, height = PILImage.open(io.BytesIO(png)).size
-    render = {k: v for k, v in how.items() if k not in ("width", "height")}
-    return Image(role=role, path=path, sha256=hashlib.sha256(png).hexdigest(),
-                 width=width, height=height, render=render)
 
 
 def shown_table(table: Table | GridTable | None, grid: Grid,
@@ -300,9 +290,7 @@ class VariantMaker:
         if plan.chart_style is not None and chart_input is not None:
             shown = chart_input.model_dump(mode="json")
             if plan.chart_style["kind"] != chart_input.kind and base.min_rank_gap is not None:
-                from hopvista.augment.recipes import _readers
-
-                shown = shown_chart(shown, plan.chart_style["kind"], _readers(item),
+                shown = shown_chart(shown, plan.chart_style["kind"], chart_readers(item),
                                     base.min_rank_gap)
             png, how = self._draw_chart(shown, names, dict(plan.chart_style))
             chart_input = type(chart_input).model_validate(shown)
@@ -358,10 +346,10 @@ class VariantMaker:
         item, plan, spec = base.item, job.plan, job.spec
         item_id = variant_id(item.base_id, spec.name)
         role, png, layout, records = table
-        images = [_image(self.root, item_id, role, png, layout)]
+        images = [write_image(self.root, item_id, role, png, layout)]
         records = list(records)
         if role == "table" and chart.png is not None:
-            images.append(_image(self.root, item_id, "chart", chart.png, chart.how))
+            images.append(write_image(self.root, item_id, "chart", chart.png, chart.how))
             records += chart.records
         chart_style = plan.chart_style if plan.chart_style is not None else \
             item.variant.style.get("chart")

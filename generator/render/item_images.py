@@ -12,11 +12,12 @@ from hopvista.atomic import write_atomic
 from hopvista.model import Image, Item, image_path
 from hopvista.model.image import IMAGES_DIR
 from hopvista.render.browser import uninterrupted
+from hopvista.render.png import png_size
 
 if TYPE_CHECKING:
     from hopvista.render.chart import ChartRenderer
 
-__all__ = ["IMAGES_DIR", "ItemRenderer", "preload"]
+__all__ = ["IMAGES_DIR", "ItemRenderer", "preload", "write_image"]
 
 
 def preload() -> None:
@@ -109,16 +110,18 @@ class ItemRenderer:
         drawn = []
         for item, (table_png, layout), chart in zip(items, tables, charts, strict=True):
             chart_png, meta = chart.result()
-            images = [_write(root, item.id, "table", table_png, layout),
-                      _write(root, item.id, "chart", chart_png, meta)]
+            images = [write_image(root, item.id, "table", table_png, layout),
+                      write_image(root, item.id, "chart", chart_png, meta)]
             drawn.append(item.with_images(images))
         return drawn
 
 
-def _write(root: Path, item_id: str, role: str, png: bytes, how: dict[str, Any]) -> Image:
-    """Write one PNG of ``role``; the image object records its file, size and drawing."""
+def write_image(root: Path, item_id: str, role: str, png: bytes, how: dict[str, Any]) -> Image:
+    """Write one PNG of ``role``; the image object records its file, size (read from the
+    PNG's header) and drawing (``how``, less any ``width`` / ``height`` it holds)."""
     path = image_path(item_id, role)
     write_atomic(root / path, png)
+    width, height = png_size(png)
     render = {k: v for k, v in how.items() if k not in ("width", "height")}
     return Image(role=role, path=path, sha256=hashlib.sha256(png).hexdigest(),
-                 width=how["width"], height=how["height"], render=render)
+                 width=width, height=height, render=render)

@@ -30,9 +30,9 @@ from hopvista.augment.grid import grid_of_table
 from hopvista.model import Item
 from hopvista.model.inputs import Table
 from hopvista.model.item import BASE_VARIANT
-from hopvista.verify.images import png_problem
+from hopvista.verify.images import png_problem, read_image
 from hopvista.verify.jsonl import parse_strict, read_lines
-from hopvista.verify.paths import file_problem, unsafe_name
+from hopvista.verify.paths import file_problem
 
 Report = Callable[[str], None]
 ITEMS = "items.jsonl"
@@ -87,8 +87,7 @@ def _image_problems(item: Item, root: Path, images: dict[str, bytes | None]) -> 
         if image.path != wanted:
             problems.append(f"{image.role} image {image.path[:80]!r} is not at {wanted!r}")
             continue
-        why = unsafe_name(image.path) or file_problem(root, image.path)
-        data = None if why else (root / image.path).read_bytes()
+        data, why = read_image(root, image.path)
         images[image.path] = data
         if data is not None:
             why = png_problem(data, image.width, image.height)

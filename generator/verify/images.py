@@ -46,7 +46,9 @@ def png_problem(data: bytes, width: Any, height: Any) -> str | None:
     return None
 
 
-def _read(root: Path, name: str) -> tuple[bytes | None, str | None]:
+def read_image(root: Path, name: str) -> tuple[bytes | None, str | None]:
+    """The bytes of image ``name`` under ``root`` (a safe relative path to a regular file of
+    at most :data:`MAX_IMAGE_BYTES`), or ``None`` and why not."""
     why = unsafe_name(name) or file_problem(root, name)
     if why is not None:
         return None, why
@@ -119,7 +121,7 @@ def check_images(item: dict[str, Any], root: Path, with_images: bool | None, ver
         if name != wanted:
             problems.append(f"{role} image {name[:80]!r} is not at {wanted!r}")
             continue
-        data, why = _read(root, name)
+        data, why = read_image(root, name)
         found[name] = data
         if data is not None:
             why = png_problem(data, image["width"], image["height"])

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from hopvista.errors import UserError
 from hopvista.model import Item, TextChunk
 from hopvista.model.inputs import GridTable
 from hopvista.model.item import variant_id
@@ -106,6 +107,16 @@ def read_text(path: Path) -> str:
 
 
 _JSON_CACHE: dict[tuple[str, int, int], Any] = {}
+
+
+def require_json(path: Path) -> None:
+    """A ``UserError`` naming ``path`` when it is a file that does not read as JSON (a folder
+    passes: its files are checked as they are read)."""
+    if path.is_file():
+        try:
+            load_json(path)
+        except (OSError, ValueError) as exc:
+            raise UserError(f"{path}: not readable as JSON ({one_line(exc)})") from None
 
 
 def load_json(path: Path) -> Any:

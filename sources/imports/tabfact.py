@@ -29,6 +29,7 @@ from hopvista.sources.imports.common import (
     one_line,
     read_text,
     relative,
+    require_json,
 )
 from hopvista.sources.imports.protect import protect_claim
 from hopvista.sources.imports.tables import TableError, grid
@@ -155,11 +156,7 @@ def read(path: Path) -> Iterator[Imported | Skipped]:
     files = _statement_files(path)
     if not files:
         raise UserError(f"{path}: no TabFact statements file (*.json) found")
-    if path.is_file():
-        try:
-            load_json(path)
-        except (OSError, ValueError) as exc:
-            raise UserError(f"{path}: not readable as JSON ({one_line(exc)})") from None
+    require_json(path)
     tables = tables_folder(path)
     if tables is None:
         raise UserError(f"{path}: no TabFact tables folder (data/all_csv) found near it")

@@ -34,6 +34,7 @@ from hopvista.sources.imports.common import (
     make_item,
     one_line,
     relative,
+    require_json,
     typed_answer,
 )
 from hopvista.sources.imports.html import plain_text
@@ -174,11 +175,7 @@ def read(path: Path) -> Iterator[Imported | Skipped]:
     files = _files(path)
     if not files:
         raise UserError(f"{path}: no TAT-QA dataset file (tatqa_dataset_*.json) found")
-    if path.is_file():
-        try:
-            load_json(path)
-        except (OSError, ValueError) as exc:
-            raise UserError(f"{path}: not readable as JSON ({one_line(exc)})") from None
+    require_json(path)
     return _records(path, files)
 
 
