@@ -138,6 +138,9 @@ class Shown:
     copy: bool = False
     mark: str | None = None
     """Counterfactual markup drawn on the cell (``highlight``, ``underline``, ``bold``)."""
+    colour: str | None = None
+    """A highlight's colour by name (a key of :data:`hopvista.model.task.COLOURS`), when the
+    look names colours; ``None``: the look's one colour."""
 
 
 @dataclass(frozen=True)
@@ -306,13 +309,14 @@ def shown_cells(layout: Layout) -> set[tuple[int, int]]:
     return found
 
 
-def marked(layout: Layout, marks: dict[tuple[int, int], str]) -> Layout:
-    """The layout with markup ``marks`` (logical cell → style) on each cell's own showing
-    (never on a repeated copy)."""
+def marked(layout: Layout, marks: Mapping[tuple[int, int], str],
+           colours: Mapping[tuple[int, int], str | None] | None = None) -> Layout:
+    """The layout with markup ``marks`` (logical cell → style, and a highlight's colour name
+    in ``colours``) on each cell's own showing (never on a repeated copy)."""
     def mark(cell: Shown) -> Shown:
         if cell.copy or cell.at is None or cell.at not in marks:
             return cell
-        return replace(cell, mark=marks[cell.at])
+        return replace(cell, mark=marks[cell.at], colour=(colours or {}).get(cell.at))
 
     return replace(layout, panels=tuple(
         replace(panel, rows=tuple(tuple(mark(c) for c in row) for row in panel.rows))

@@ -160,12 +160,14 @@ def _imported(base: Base) -> dict[str, Any]:
 
 def choose_cells(base: Base, streams: Streams) -> dict[str, Any]:
     """The target and distractor cells of a base (see the module docstring) and the answer a
-    marker-hijacked reader would give (:func:`hijacked`); ``Skip`` when the base has none."""
+    marker-hijacked reader would give (:func:`hijacked`) and those a reader one coordinate
+    off would give (:func:`coordinate`); ``Skip`` when the base has none."""
     if base.item.statements and all(s.program is not None for s in base.item.statements):
         cells = _generated(base, streams)
     else:
         cells = _imported(base)
-    return cells | {"hijacked": hijacked(base, cells)}
+    cells = cells | {"hijacked": hijacked(base, cells)}
+    return cells | {"coordinate": coordinate(base, cells)}
 
 
 def hijacked(base: Base, cells: dict[str, Any]) -> dict[str, Any]:
@@ -182,26 +184,88 @@ def hijacked(base: Base, cells: dict[str, Any]) -> dict[str, Any]:
     if "statement" not in cells["target"]:
         text = cells["distractor"]["text"]
         return {"answer": text, "distinguishes": text != cells["target"]["text"]}
-    from hopvista.verify.executor import Context, Undecidable, decide
-
     target, rival = cells["target"], cells["distractor"]
     raw = item.model_dump(mode="json", by_alias=True)
-    rows = raw["inputs"]["table"]["rows"]
-    rival_value = rows[rival["row"] - 1]["values"][rival["column"]]
-    rows[target["row"] - 1]["values"][target["column"]] = rival_value
+    value = raw["inputs"]["table"]["rows"][rival["row"] - 1]["values"][rival["column"]]
     k = target["statement"] - 1
-    decide_margins = item.provenance.decidability or {}
-    try:
-        context = Context(raw, float(decide_margins.get("min_rank_gap", 0)),
-                          float(decide_margins.get("min_trend_step", 0)))
-        label = decide(raw["statements"][k]["program"], context)
-    except (Undecidable, KeyError, TypeError, ValueError, ArithmeticError):
+    answer, label = _misread(base, target, value)
+    if answer is None:
         return {"answer": None, "distinguishes": False, "statement": k + 1}
-    given = [n for n in (item.answer if isinstance(item.answer, list) else [])
-             if isinstance(n, int)]
-    answer = sorted({n for n in given if n != k + 1} | ({k + 1} if label else set()))
     return {"answer": answer, "distinguishes": answer != item.answer, "statement": k + 1,
             "label": label}
+
+
+def _misread(base: Base, target: dict[str, Any], value: str) -> tuple[Any, bool | None]:
+    """A generated item's answer, and the chosen statement's label, re-derived by the
+    verifier's executor with the target cell showing ``value``; ``(None, None)`` when the
+    statement cannot be decided so."""
+    from hopvista.verify.executor import Context, Undecidable, decide
+
+    item = base.item
+    raw = item.model_dump(mode="json", by_alias=True)
+    raw["inputs"]["table"]["rows"][target["row"] - 1]["values"][target["column"]] = value
+    k = target["statement"] - 1
+    margins = item.provenance.decidability or {}
+    try:
+        context = Context(raw, float(margins.get("min_rank_gap", 0)),
+                          float(margins.get("min_trend_step", 0)))
+        label = decide(raw["statements"][k]["program"], context)
+    except (Undecidable, KeyError, TypeError, ValueError, ArithmeticError):
+        return None, None
+    given = [n for n in (item.answer if isinstance(item.answer, list) else [])
+             if isinstance(n, int)]
+    return sorted({n for n in given if n != k + 1} | ({k + 1} if label else set())), label
+
+
+def coordinate(base: Base, cells: dict[str, Any]) -> dict[str, Any]:
+    """What a reader one coordinate off answers: it reads a cell next to the target (the row
+    above or below, the column left or right) in the target's place. ``answers`` are those
+    that differ from the right answer and from the hijacked one (HighlightBench's coordinate
+    error: the right kind of value, read at the wrong place); ``cells`` the neighbours read.
+
+    - an imported record: the neighbours' texts;
+    - a generated item: the answer re-derived with each neighbour's value (the same entity's
+      other periods, the same row's next columns).
+    """
+    target = cells["target"]
+    avoid = [cells.get("hijacked", {}).get("answer")]
+    found: list[tuple[dict[str, int], Any]] = []
+    if "statement" not in target:
+        grid: Grid = base.grid
+        avoid += [target["text"]]
+        for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+            r, c = target["row"] + dr, target["col"] + dc
+            if 1 <= r < len(grid.rows) and 0 <= c < grid.width:
+                text = grid.cell(r, c).text.strip()
+                if text:
+                    found.append(({"row": r, "col": c}, text))
+    else:
+        item = base.item
+        avoid += [item.answer]
+        table = item.inputs.table
+        assert isinstance(table, Table)
+        rows = {(row.entity, row.year): r for r, row in enumerate(table.rows, start=1)}
+        keys = [column.key for column in table.columns]
+        first = 1 if table.period_label is None else 2
+        at = keys.index(target["column"])
+        places = [((target["entity"], target["year"] + dy), target["column"]) for dy in (-1, 1)]
+        places += [((target["entity"], target["year"]), keys[at + dk]) for dk in (-1, 1)
+                   if 0 <= at + dk < len(keys)]
+        for (entity, year), key in places:
+            r = rows.get((entity, year))
+            if r is None:
+                continue
+            shown = table.rows[r - 1].values.get(key)
+            if shown is None:
+                continue
+            answer, _ = _misread(base, target, shown)
+            if answer is not None:
+                found.append(({"row": r, "col": first + keys.index(key)}, answer))
+    answers: list[Any] = []
+    for _, answer in found:
+        if answer not in avoid and answer not in answers:
+            answers.append(answer)
+    return {"answers": answers, "cells": [place for place, _ in found]}
 
 
 def look(streams: Streams) -> dict[str, Any]:

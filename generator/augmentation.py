@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import multiprocessing
 import multiprocessing.util
 import shutil
 import sys
@@ -159,6 +158,10 @@ class Source:
 
             self.format = "hopvista"
             self.dataset = load(path)
+            if self.dataset.manifest.kind == "markup":
+                raise UserError(f"{path}: a dataset of markup tasks (gen build markup): a "
+                                "task's answer depends on its marks and layout, which gen "
+                                "augment's variants would change")
             self.count = sum(1 for _ in self._hopvista())
             self.seed = self.dataset.manifest.seed
         else:
@@ -239,28 +242,9 @@ def _variants(task: tuple[Base, Sequence[VariantSpec]]) -> list[Item | tuple[str
 
 def _made(tasks: Iterator[tuple[Base, Sequence[VariantSpec]]], root: Path, seed: int,
           workers: int) -> Iterator[list[Item | tuple[str, str]]]:
-    if workers <= 1:
-        _init(root, seed, None)
-        try:
-            for task in tasks:
-                yield _variants(task)
-        finally:
-            _close()
-        return
-    from hopvista.render.item_images import preload
-    from hopvista.workers import start_pool, stop_pool
+    from hopvista.workers import ordered_map
 
-    preload()
-    import os
-
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    pool = start_pool(context, workers, _init, (root, seed, os.getpid()))
-    finished = False
-    try:
-        yield from pool.imap(_variants, tasks)
-        finished = True
-    finally:
-        stop_pool(pool, finished)
+    return ordered_map(_variants, tasks, workers, _init, (root, seed), _close)
 
 
 # -- the run ---------------------------------------------------------------------------------

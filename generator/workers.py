@@ -20,7 +20,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -247,3 +247,32 @@ def generate_items(config: BuildConfig, workers: int = 1, progress: bool = False
                 stop_pool(pool, finished)
     finally:
         bar.close()
+
+
+def ordered_map(work: Callable[[Any], Any], tasks: Iterator[Any], workers: int,
+                init: Callable[..., None], initargs: tuple[Any, ...],
+                close: Callable[[], None]) -> Iterator[Any]:
+    """``work(task)`` for every task, results in task order: here when ``workers`` is 1
+    (``init(*initargs, None)`` first, ``close()`` after), else in a pool of ``workers``
+    processes whose initializer is ``init(*initargs, parent_pid)``; ``init`` must then call
+    :func:`worker_signals` and register ``close`` to run at the worker's exit. The pool is
+    ended by :func:`stop_pool` however the iteration ends."""
+    if workers <= 1:
+        init(*initargs, None)
+        try:
+            for task in tasks:
+                yield work(task)
+        finally:
+            close()
+        return
+    from hopvista.render.item_images import preload
+
+    preload()
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    pool = start_pool(context, workers, init, (*initargs, os.getpid()))
+    finished = False
+    try:
+        yield from pool.imap(work, tasks)
+        finished = True
+    finally:
+        stop_pool(pool, finished)

@@ -46,6 +46,29 @@ def read_items(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (path / "items.jsonl").read_text().splitlines()]
 
 
+def reseal(root: Path, items: list[dict[str, Any]]) -> None:
+    """Write ``items`` back into the dataset ``root`` with the Parquet rows, file hashes and
+    counts to match: a consistent forgery."""
+    import hashlib
+    import shutil
+
+    from hopvista.export import ParquetShards, item_line
+    from hopvista.model import Item
+
+    lines = [item_line(Item.model_validate(i)) for i in items]
+    (root / "items.jsonl").write_text("".join(line + "\n" for line in lines))
+    shutil.rmtree(root / "data")
+    shards = ParquetShards(root, len(items))
+    for raw, line in zip(items, lines, strict=True):
+        shards.add(Item.model_validate(raw), line)
+    shards.close()
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["files"] = {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                         for p in sorted(root.rglob("*")) if p.is_file()
+                         and p.name != "manifest.json"}
+    (root / "manifest.json").write_text(json.dumps(manifest, indent=2))
+
+
 @pytest.fixture(scope="session")
 def hard48(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
     """The issue's reference build: 48 Hard items, seed 7, with images. Built once per

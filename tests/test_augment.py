@@ -3,7 +3,6 @@ caught; layouts that show every cell once; recipes swept from the registry."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from itertools import combinations
@@ -33,7 +32,7 @@ from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.inputs import GridTable, Table
 from hopvista.rng import Streams
-from tests.conftest import build_dataset, read_items
+from tests.conftest import build_dataset, read_items, reseal
 
 IMPORTS = Path(__file__).parent / "data" / "imports"
 SAMPLES = Path(__file__).parent / "data" / "samples"
@@ -171,10 +170,6 @@ def augmented(built: Path) -> Path:
     return out
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 @pytest.mark.slow
 def test_every_base_comes_in_every_variant_with_its_answer(built: Path,
                                                            augmented: Path) -> None:
@@ -218,25 +213,6 @@ def test_augment_makes_the_same_bytes_with_two_workers(built: Path, augmented: P
     assert first == second
 
 
-def _reseal(root: Path, items: list[dict[str, Any]]) -> None:
-    """Write ``items`` back with the Parquet rows, file hashes and counts to match: a
-    consistent forgery."""
-    from hopvista.export import ParquetShards, item_line
-
-    lines = [item_line(Item.model_validate(i)) for i in items]
-    (root / "items.jsonl").write_text("".join(line + "\n" for line in lines))
-    shutil.rmtree(root / "data")
-    shards = ParquetShards(root, len(items))
-    for raw, line in zip(items, lines, strict=True):
-        shards.add(Item.model_validate(raw), line)
-    shards.close()
-    manifest = json.loads((root / "manifest.json").read_text())
-    manifest["files"] = {p.relative_to(root).as_posix(): _digest(p)
-                         for p in sorted(root.rglob("*")) if p.is_file()
-                         and p.name != "manifest.json"}
-    (root / "manifest.json").write_text(json.dumps(manifest, indent=2))
-
-
 @pytest.mark.slow
 def test_verify_rejects_a_missing_variant_that_blanks_a_cell_a_statement_reads(
         augmented: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -255,7 +231,7 @@ def test_verify_rejects_a_missing_variant_that_blanks_a_cell_a_statement_reads(
         for cell in image["render"].get("cells", []):
             if (cell["row"], cell["col"]) == (row, col):
                 cell["text"] = " ".join(token.split())
-    _reseal(forged, items)
+    reseal(forged, items)
     capsys.readouterr()
     assert main(["verify", str(forged)]) == 1
     said = capsys.readouterr().err
@@ -276,7 +252,7 @@ def test_verify_rejects_a_variant_whose_table_differs_from_its_base(
         if (cell["row"], cell["col"]) == (1, 2 if target["inputs"]["table"]["period_label"]
                                           else 1):
             cell["text"] = row["values"][key]
-    _reseal(forged, items)
+    reseal(forged, items)
     capsys.readouterr()
     assert main(["verify", str(forged)]) == 1
     assert "differ from the base" in capsys.readouterr().err

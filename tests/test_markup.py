@@ -142,3 +142,46 @@ def test_eval_classes_a_reader_of_the_marked_cell_as_hijacked(tmp_path: Path) ->
     results = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
     assert all(r.get("markup_failure") == "marker hijacked" for r in results
                if r["variant"] in ("markup-hi", "markup-ui", "markup-bi"))
+
+
+class _NeighbourReader:
+    """Answers with the cell recorded next to the target: a reader one coordinate off."""
+
+    def answer_item(self, item: Any) -> str:
+        markup = item.variant.markup or {}
+        coordinate = markup.get("coordinate") or {}
+        table = item.inputs.table
+        texts = [str(([*table.header], *table.rows)[at["row"]][at["col"]])
+                 for at in coordinate.get("cells", [])]
+        return next((t for t in texts if t in coordinate["answers"]), "no neighbour")
+
+
+@pytest.mark.slow
+def test_eval_classes_a_reader_one_cell_off_as_a_coordinate_error(tmp_path: Path) -> None:
+    from hopvista.models import MODELS
+
+    out = tmp_path / "wtq"
+    assert main(["augment", str(SAMPLES / "wtq"), "--variants", "markup-hi,markup-n",
+                 "--out", str(out)]) == 0
+    MODELS.register("test-neighbour", lambda options: _NeighbourReader())
+    try:
+        run = tmp_path / "neighbour"
+        assert main(["eval", str(out), "--model", "test-neighbour", "--out", str(run),
+                     "--quiet"]) == 0
+    finally:
+        MODELS.unregister("test-neighbour")
+    items = {i["id"]: i for i in read_items(out)}
+    results = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    classed = 0
+    for r in results:
+        if r["variant"] != "markup-hi" or r["correct"]:
+            continue
+        markup = items[r["id"]]["variant"]["markup"]
+        expected = "marker hijacked" if r["parsed"] == markup["hijacked"]["answer"] else \
+            "coordinate error" if r["parsed"] in markup["coordinate"]["answers"] else \
+            "logical failure"
+        assert r["markup_failure"] == expected, r["id"]
+        classed += expected == "coordinate error"
+    assert classed >= 3
+    # the unmarked control has no distractor: a wrong answer there is not classed
+    assert all("markup_failure" not in r for r in results if r["variant"] == "markup-n")

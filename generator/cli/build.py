@@ -9,6 +9,8 @@ from typing import Any
 
 from hopvista.api import build
 from hopvista.cli.arguments import int_at_least, levels, positive_int, seed_int, years
+from hopvista.errors import UserError
+from hopvista.markup.build import DOMAIN as MARKUP
 
 
 def register(subparsers: Any) -> None:
@@ -39,12 +41,22 @@ def register(subparsers: Any) -> None:
                         "for testing 'gen audit' (see docs/audit.md)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace an earlier hopvista dataset in --out")
+    p.add_argument("--tables", default=None, metavar="DOMAIN|PATH",
+                   help="markup only: where the tasks' tables come from, a domain (default "
+                        "financial) or an existing dataset's file or folder (see 'gen list')")
+    p.add_argument("--format", dest="fmt", default=None,
+                   help="markup only: the format of --tables PATH (default: detected)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Build and report where the dataset went."""
     out: Path = args.out or Path("out") / Path(args.domain).name
+    if args.domain == MARKUP:
+        return _markup(args, out)
+    for option, given in (("--tables", args.tables), ("--format", args.fmt)):
+        if given is not None:
+            raise UserError(f"{option} applies to 'gen build {MARKUP}' only")
     manifest = build(args.domain, out, hops=args.hops, count=args.count, seed=args.seed,
                      source=args.source, data=args.data, years=args.years,
                      periods=args.periods, images=args.images, workers=args.workers,
@@ -53,4 +65,23 @@ def run(args: argparse.Namespace) -> int:
     shares = manifest["shares"]
     print(f"wrote {manifest['counts']['items']} items to {out} "
           f"(levels {shares['levels']}, answers {shares['answers']})")
+    return 0
+
+
+def _markup(args: argparse.Namespace, out: Path) -> int:
+    """``gen build markup``: tasks T1–T5 on marked tables (hopvista.markup)."""
+    from hopvista.markup.build import build_markup
+
+    unused = [flag for flag, given in (
+        ("--hops", args.hops != (1, 2, 3)), ("--years", args.years is not None),
+        ("--periods", args.periods is not None), ("--no-images", not args.images),
+        ("--no-defences", not args.defences)) if given]
+    if unused:
+        raise UserError(f"{unused[0]} does not apply to 'gen build {MARKUP}'")
+    manifest = build_markup(out, count=args.count, seed=args.seed,
+                            tables=args.tables or "financial", fmt=args.fmt,
+                            source=args.source, data=args.data, workers=args.workers,
+                            overwrite=args.overwrite, progress=sys.stderr.isatty())
+    families = ", ".join(f"{k} {v}" for k, v in manifest["shares"]["families"].items())
+    print(f"wrote {manifest['counts']['items']} markup tasks to {out} ({families})")
     return 0

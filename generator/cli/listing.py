@@ -32,8 +32,21 @@ def run(args: argparse.Namespace) -> int:
         needs = f"needs {kind.min_periods} periods" if kind.min_periods > 1 else ""
         print(f"  {name:<10} {kind.hops} hop(s)  {' + '.join(kind.modalities):<20} "
               f"{needs:<17} from {kind.origin}")
+    _markup_catalogue()
     _augment_catalogue()
     return 0
+
+
+def _markup_catalogue() -> None:
+    """The markup subtasks ``gen build markup`` draws, by family."""
+    from hopvista.markup.build import by_family
+    from hopvista.model.task import FAMILIES
+
+    print("markup tasks (gen build markup [--tables DOMAIN|PATH]):")
+    for family, entries in by_family().items():
+        print(f"  {family} {FAMILIES.get(family, '')}")
+        for entry in entries:
+            print(f"    {entry.name:<18} {entry.summary}")
 
 
 def _augment_catalogue() -> None:

@@ -3,21 +3,25 @@
 ``random``
     Uniform over the valid answers: each of the 8 subsets of a three-statement item's
     statements equally likely (FCMR's random row is 12.46% on three-statement items); for a
-    short-answer item, a uniformly drawn cell of its table. Seeded by the item's id and the
-    option ``seed`` (default 0): the same run gives the same answers.
+    short-answer item, a uniformly drawn cell of its table; for a markup task, a JSON object
+    with the answer's keys and random values of their types (cells for texts). Seeded by the
+    item's id and the option ``seed`` (default 0): the same run gives the same answers.
 ``majority``
     The answer given most often among the evaluated items (ties: the first in sorted order).
 ``oracle``
     Executes the stored statement programs on the item's inputs with the verifier
     (:mod:`hopvista.verify.executor`) and answers with the statements they prove true; it must
     score 100%, so it is a guard on the dataset itself. An item kind without programs
-    (short-answer questions) is answered with its reference answer.
+    (short-answer questions) is answered with its reference answer; a markup task with the
+    result of its program (:mod:`hopvista.verify.markup`).
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
@@ -46,7 +50,24 @@ class RandomBaseline:
             picked = [n for n in range(1, len(item.statements) + 1) if rng.integers(2)]
             return ", ".join(map(str, picked)) if picked else "none"
         cells = _cells(item.inputs.table)
+        if item.kind == "markup_task" and isinstance(item.answer, dict):
+            return json.dumps({key: _random_like(value, cells, rng)
+                               for key, value in item.answer.items()}, ensure_ascii=False)
         return cells[int(rng.integers(len(cells)))] if cells else "none"
+
+
+def _random_like(value: object, cells: list[str], rng: Any) -> object:
+    """A random value of the same JSON type as ``value`` (a cell of the table for a text)."""
+    if isinstance(value, bool):
+        return bool(rng.integers(2))
+    if isinstance(value, list):
+        return [cells[int(i)] for i in rng.choice(len(cells), size=min(len(value), len(cells)),
+                                                  replace=False)] if cells else []
+    if isinstance(value, int):
+        return int(rng.integers(0, 6))
+    if value is None or isinstance(value, (str, float)):
+        return cells[int(rng.integers(len(cells)))] if cells else None
+    return None
 
 
 def _cells(table: Table | GridTable | None) -> list[str]:
@@ -90,7 +111,17 @@ class OracleBaseline:
                         float(decidability.get("min_trend_step", 0.0)))
 
     def answer_item(self, item: Item) -> str:
-        """The statements whose programs are true, as ``"1, 3"`` or ``"none"``."""
+        """The statements whose programs are true, as ``"1, 3"`` or ``"none"``; a markup
+        task's program result as its JSON object."""
+        if item.kind == "markup_task":
+            from hopvista.verify.markup import ProgramError, execute, grid_and_marks
+
+            try:
+                grid, marks = grid_and_marks(item)
+                return json.dumps(execute(grid, marks, item.task.program),  # type: ignore[union-attr]
+                                  ensure_ascii=False)
+            except (ProgramError, KeyError, TypeError, ValueError):
+                return "undecidable"
         if not item.statements:
             return _reference(item)
         data = item.model_dump(mode="json")

@@ -12,7 +12,9 @@ setting            table                          chart
 ``image-only``     one page image of the inputs   on the page
 =================  =============================  ==============================
 
-The text passages are given as text in every setting but ``image-only``. A prompt is a
+The text passages are given as text in every setting but ``image-only``. Markup is shown as
+drawn: a markup task or markup variant gets its table image (a chart-markup variant its chart
+image) whatever the setting (:func:`marked_images`). A prompt is a
 Jinja2 template (sandboxed) per item kind: ``templates/prompts/KIND.j2`` unless the run
 names another file. It sees ``question`` (the item's own question, statements included),
 ``names``, ``texts`` (``name``, ``text``), ``table_json``, ``chart_json``, ``setting`` and two
@@ -25,7 +27,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -118,6 +120,7 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
     if how.table != "page" and item.image("page") is not None and \
             any(item.image(role) is None for role in how.roles()):
         how = SETTINGS["image-only"]  # a vision-only variant: its inputs exist as one page
+    how = marked_images(item, how)
     shown = how.roles()
     images: dict[str, PromptImage] = {}
 
@@ -162,6 +165,23 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
         elif piece:
             parts.append(piece)
     return Prompt(tuple(parts))
+
+
+def marked_images(item: Item, how: Setting) -> Setting:
+    """The setting as it applies to ``item``: markup exists only as pixels, so a markup task
+    and every markup variant (the unmarked control too, so the seven differ only in the
+    marker) show their table image where the setting would give the table as JSON or as a
+    drawn page; a chart-markup variant shows its chart image where the setting would give
+    its data or withhold it."""
+    markup = item.variant.markup
+    on_table = item.kind == "markup_task" or (
+        markup is not None and markup.get("modality", "table") == "table")
+    if on_table and how.table in ("json", "page") and item.image("table") is not None:
+        how = replace(how, table="image", chart="none" if how.table == "page" else how.chart)
+    if markup is not None and markup.get("modality") == "chart" and \
+            how.chart in ("table", "none") and item.image("chart") is not None:
+        how = replace(how, chart="image")
+    return how
 
 
 def table_json(item: Item) -> str | None:

@@ -26,7 +26,7 @@ from hopvista.eval.parse import parse_short, parse_statements
 from hopvista.eval.prices import Prices
 from hopvista.eval.prompts import DEFAULT_SETTING, build_prompt, default_template, setting
 from hopvista.model import Item
-from hopvista.model.answers import normalise_text
+from hopvista.model.answers import normalise_text, read_json_object, same_field
 from hopvista.model.dataset import ITEMS, Dataset, load
 from hopvista.model.kinds import ITEM_KINDS, Score
 from hopvista.models import ItemModel, Model, ModelError, Reply, load_model, split_spec
@@ -253,26 +253,56 @@ def _evaluate(item: Item, dataset: Dataset, model: Model | ItemModel, setting_na
 
 
 MARKER_HIJACKED, LOGICAL_FAILURE = "marker hijacked", "logical failure"
+COORDINATE_ERROR = "coordinate error"
 
 
 def markup_failure(item: Item, parsed: Any, correct: bool) -> str | None:
-    """How a wrong answer on an *incongruent* markup variant (the marker on the distractor)
-    failed: ``"marker hijacked"`` when it is the answer the item records a marker-misled
-    reader giving (``variant.markup.hijacked``), ``"logical failure"`` otherwise; ``None`` for a
-    right answer, another variant, or a hijacked answer no different from the right one."""
+    """How a wrong answer failed, on a markup task or an *incongruent* markup variant (the
+    marker on the distractor); ``None`` for a right answer, an unparsed one, or another item.
+
+    - ``"marker hijacked"``: the answer the item records a marker-misled reader giving
+      (``variant.markup.hijacked``);
+    - ``"coordinate error"``: the right value at the wrong place — a markup task answered with
+      the right ``value`` but the wrong ``row`` or ``column`` (HighlightBench's definition), or
+      a variant answered as a reader of a cell next to the target would
+      (``variant.markup.coordinate``);
+    - ``"logical failure"``: any other wrong answer.
+    """
+    if correct or parsed is None:
+        return None
+    if item.kind == "markup_task":
+        return _task_failure(item, parsed)
     markup = item.variant.markup or {}
     hijacked = markup.get("hijacked") or {}
     if correct or parsed is None or markup.get("on") != "distractor" or \
             not hijacked.get("distinguishes") or hijacked.get("answer") is None:
         return None
+    if _answers_as(item, parsed, hijacked["answer"]):
+        return MARKER_HIJACKED
+    coordinate = markup.get("coordinate") or {}
+    if any(_answers_as(item, parsed, other) for other in coordinate.get("answers", [])):
+        return COORDINATE_ERROR
+    return LOGICAL_FAILURE
+
+
+def _answers_as(item: Item, parsed: Any, answer: Any) -> bool:
+    """Whether ``parsed`` is ``answer``, scored by the rules of the item's kind."""
     kind = ITEM_KINDS.get(item.kind)
-    misled = item.model_copy(update={"answer": hijacked["answer"]})
+    misled = item.model_copy(update={"answer": answer})
     said = parsed if isinstance(parsed, str) else json.dumps(parsed)
     if kind.check(misled):  # the misled answer is no value of the item's type ("2nd")
-        same = normalise_text(said) == normalise_text(str(hijacked["answer"]))
-    else:
-        same = kind.score(misled, parsed if item.kind == "three_statement" else said).correct
-    return MARKER_HIJACKED if same else LOGICAL_FAILURE
+        return normalise_text(said) == normalise_text(str(answer))
+    return kind.score(misled, parsed if item.kind == "three_statement" else said).correct
+
+
+def _task_failure(item: Item, said: Any) -> str:
+    gold = item.answer if isinstance(item.answer, dict) else {}
+    if isinstance(said, dict) and "value" in gold and ({"row", "column"} & set(gold)):
+        place = [k for k in ("row", "column") if k in gold]
+        if same_field(gold["value"], said.get("value")) and not all(
+                same_field(gold[k], said.get(k)) for k in place):
+            return COORDINATE_ERROR
+    return LOGICAL_FAILURE
 
 
 def _as_reply(answer: str | Reply) -> Reply:
@@ -291,6 +321,12 @@ def score_response(item: Item, text: str) -> tuple[Score, Any, str]:
             return (Score(False, {"set_accuracy": 0.0, "statement_accuracy": 0.0,
                                   "parsed": 0.0}), None, parsed.rule)
         return ITEM_KINDS.get(item.kind).score(item, parsed.answer), parsed.answer, parsed.rule
+    if item.kind == "markup_task":
+        said = read_json_object(text)
+        if said is None:
+            return (Score(False, {"em": 0.0, "fields": 0.0, "parsed": 0.0}), None,
+                    "unparseable")
+        return ITEM_KINDS.get(item.kind).score(item, said), said, "json"
     short = parse_short(text)
     if short.answer is None:
         return Score(False, {"em": 0.0, "ss": 0.0, "f1": 0.0, "parsed": 0.0}), None, short.rule
@@ -305,6 +341,8 @@ def _facets(item: Item) -> dict[str, Any]:
     chart = style.get("chart") or {}
     table = style.get("table") or {}
     return {
+        "family": item.task.family if item.task is not None else None,
+        "subtask": item.task.subtask if item.task is not None else None,
         "order": " / ".join(plan.get("order") or []) or None,
         "chart_library": chart.get("library"),
         "chart_kind": chart.get("kind"),

@@ -19,10 +19,11 @@ import numpy as np
 
 from hopvista.audit.stats import Bootstrap, Estimate
 
-FACETS = ("difficulty", "variant", "order", "chart_library", "chart_kind", "table_theme")
+FACETS = ("difficulty", "variant", "family", "subtask", "order", "chart_library", "chart_kind",
+          "table_theme")
 """Result fields the figures are broken down by (item-level accuracy)."""
 
-METRICS = ("set_accuracy", "statement_accuracy", "em", "ss", "f1")
+METRICS = ("set_accuracy", "statement_accuracy", "em", "ss", "f1", "fields")
 
 
 def estimate_json(estimate: Estimate) -> dict[str, Any]:
@@ -164,14 +165,24 @@ def _consistency(answered: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def _markup(answered: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """Markup variants (``markup-*``): accuracy per variant, and how the wrong answers on the
-    incongruent ones (the marker on the distractor) failed."""
-    rows = [r for r in answered if str(r.get("variant", "")).startswith("markup-")]
-    if not rows:
+    """Markup variants (``markup-*``, ``chart-markup-*``): accuracy per variant, and how the
+    wrong answers on the incongruent ones (the marker on the distractor) failed; markup tasks:
+    the same per family (``T1`` … ``T5``)."""
+    rows = [r for r in answered if "markup-" in str(r.get("variant", ""))]
+    tasks = [r for r in answered if r.get("kind") == "markup_task"]
+    if not rows and not tasks:
         return None
+    out: dict[str, Any] = _failures(rows, "variant")
+    if tasks:
+        out["families"] = _failures(tasks, "family")
+    return out
+
+
+def _failures(rows: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
+    """Per value of ``key``: items, accuracy and the failure classes of the wrong answers."""
     out: dict[str, Any] = {}
-    for name in sorted({r["variant"] for r in rows}):
-        mine = [r for r in rows if r["variant"] == name]
+    for name in sorted({str(r[key]) for r in rows}):
+        mine = [r for r in rows if str(r[key]) == name]
         failures: dict[str, int] = defaultdict(int)
         for r in mine:
             if r.get("markup_failure"):

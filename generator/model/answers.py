@@ -106,3 +106,51 @@ def token_f1(prediction: list[str], gold: list[str]) -> float:
         return 0.0
     precision, recall = common / len(prediction), common / len(gold)
     return 2 * precision * recall / (precision + recall)
+
+
+def read_json_object(value: Any) -> dict[str, Any] | None:
+    """The answer object in a model's text: the last top-level JSON object in it (inside a
+    code fence or not), or ``value`` itself when it already is a dict; ``None`` if none."""
+    if isinstance(value, dict):
+        return value
+    if not isinstance(value, str):
+        return None
+    decoder = json.JSONDecoder()
+    found: dict[str, Any] | None = None
+    i = value.find("{")
+    while i != -1:
+        try:
+            parsed, end = decoder.raw_decode(value, i)
+        except ValueError:
+            i = value.find("{", i + 1)
+            continue
+        if isinstance(parsed, dict):
+            found = parsed
+        i = value.find("{", end)
+    return found
+
+
+def same_field(gold: Any, said: Any, ordered: bool = False) -> bool:
+    """Whether one field of a JSON answer matches: ``null`` matches null or a missing-value
+    word (N/A, a dash, empty); booleans as :func:`read_boolean`; numbers equal after rounding
+    to two decimals (a text that reads as a number counts as one); texts normalised; lists
+    element by element as :func:`element_key` reads them, in order when ``ordered`` and as
+    multisets otherwise."""
+    if gold is None:
+        return said is None or (isinstance(said, str) and
+                                said.strip().lower() in ("", "n/a", "na", "-", "\u2014",
+                                                         "\u2013", "--", "none", "null"))
+    if said is None:
+        return False
+    if isinstance(gold, bool):
+        return read_boolean(said) is gold
+    if isinstance(gold, list):
+        golds = [element_key(g) for g in read_list(gold)]
+        saids = [element_key(s) for s in read_list(said)]
+        return golds == saids if ordered else sorted(golds) == sorted(saids)
+    want, got = read_number(gold), read_number(said)
+    if want is not None and got is not None:
+        return same_number(want, got)
+    if isinstance(said, (dict, list)):
+        return False
+    return normalise_text(str(said)) == normalise_text(str(gold))

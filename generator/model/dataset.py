@@ -46,6 +46,9 @@ class Manifest(Model):
     counts: dict[str, int]
     shares: dict[str, Any] = Field(default_factory=dict)
     files: dict[str, str] = Field(default_factory=dict)
+    kind: str | None = None
+    """``"augmented"`` (``gen augment``), ``"markup"`` (``gen build markup``), or absent for
+    a build."""
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -11,12 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, JsonValue, model_validator
+from pydantic import (
+    Field,
+    JsonValue,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from hopvista.model.base import Model
 from hopvista.model.image import Image, by_role
 from hopvista.model.inputs import Inputs
 from hopvista.model.statement import Statement
+from hopvista.model.task import Task
 
 BASE_VARIANT = "base"
 """The variant name of a generated item."""
@@ -98,6 +105,16 @@ class Item(Model):
     variant: Variant = Field(default_factory=Variant)
     seed: int | None = Field(default=None, ge=0)
     provenance: Provenance
+    task: Task | None = None
+    """A markup task's marks and program (kind ``markup_task``); absent from the JSON of every
+    other item."""
+
+    @model_serializer(mode="wrap")
+    def _without_absent_task(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("task", 0) is None:
+            del data["task"]
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> Item:

@@ -18,6 +18,13 @@ own under the entry-point group ``hopvista.item_kinds``). Built in:
     numbers equal after rounding to two decimals, text normalised, lists as unordered
     multisets); ``ss``: the normalised prediction occurs in the normalised answer; ``f1``:
     token F1 (element F1 for lists). The item is correct when ``em`` is 1.
+``markup_task``
+    A question about a table image with marked cells (HighlightBench's task families T1–T5;
+    ``item.task`` holds the marks and the program). ``answer_type`` is ``json`` and ``answer``
+    a JSON object such as ``{"count": 3}`` or ``{"row": "Acme", "value": "12.5"}``. A
+    prediction is the model's text; its last JSON object is read, and it is correct (``em``)
+    when every field of the answer matches (:func:`hopvista.model.answers.same_field`);
+    ``fields`` is the share of fields that match.
 """
 
 from __future__ import annotations
@@ -31,8 +38,10 @@ from hopvista.model.answers import (
     element_key,
     normalise_text,
     read_boolean,
+    read_json_object,
     read_list,
     read_number,
+    same_field,
     same_number,
     token_f1,
 )
@@ -199,3 +208,42 @@ ITEM_KINDS.register("table_qa", ItemKind(
     name="table_qa", answer_types=QA_TYPES,
     scoring="exact match after normalisation (em); substring (ss) and token F1 (f1) too",
     check=_check_qa, score=_score_qa, reference=_reference_qa))
+
+
+# -- markup tasks (HighlightBench) ------------------------------------------------------------
+
+
+def _check_markup(item: Item) -> list[str]:
+    problems = []
+    if not isinstance(item.answer, dict) or not item.answer:
+        problems.append(f"answer {item.answer!r} is not a non-empty JSON object")
+    if item.task is None:
+        problems.append("a markup_task item has no task (marks and program)")
+    if item.statements:
+        problems.append("a markup_task item has no statements")
+    return problems
+
+
+def _reference_markup(item: Item) -> str:
+    import json
+
+    return json.dumps(item.answer, ensure_ascii=False)
+
+
+def _score_markup(item: Item, prediction: Any) -> Score:
+    said = read_json_object(prediction)
+    gold = item.answer if isinstance(item.answer, dict) else {}
+    if said is None:
+        return Score(False, {"em": 0.0, "fields": 0.0, "parsed": 0.0})
+    ordered = set(item.task.ordered) if item.task is not None else set()
+    right = [key in said and same_field(value, said[key], key in ordered)
+             for key, value in gold.items()]
+    correct = all(right) and bool(right)
+    return Score(correct, {"em": float(correct), "fields": sum(right) / max(len(right), 1),
+                           "parsed": 1.0})
+
+
+ITEM_KINDS.register("markup_task", ItemKind(
+    name="markup_task", answer_types=("json",),
+    scoring="every field of the strict-JSON answer object matches (em); share of fields (fields)",
+    check=_check_markup, score=_score_markup, reference=_reference_markup))

@@ -19,6 +19,7 @@ from jinja2 import Environment, StrictUndefined, Template
 from markupsafe import Markup
 
 from hopvista.augment.grid import Layout, Panel, Shown
+from hopvista.model.task import COLOURS, MARK_STYLES
 from hopvista.render.table import TableStyle
 
 _ENV = Environment(autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
@@ -37,14 +38,15 @@ def _template(name: str) -> Template:
     return _ENV.from_string(_read("hopvista.themes.tables", name))
 
 
-MARK_STYLES = ("highlight", "underline", "bold")
-"""The markup a cell may carry (HighlightBench's H, U and B)."""
 
 
 def mark_css(look: dict[str, Any]) -> str:
     """CSS drawing markup in ``look`` (``colour`` #rrggbb, ``opacity``, ``thickness`` px,
     ``stroke`` px) without moving anything: a background inside the cell, an underline, and
-    bold drawn as a stroke around the glyphs (a bolder face would widen the column)."""
+    bold drawn as a stroke around the glyphs (a bolder face would widen the column). A
+    highlight whose cell names a colour (``data-colour``) is drawn in that colour of
+    :data:`hopvista.model.task.COLOURS`, at least 80% opaque and with dark text, so that it
+    reads as that colour on any theme."""
     colour = str(look.get("colour", "#ffd54f"))
     if not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
         raise ValueError(f"markup colour {colour!r} is not #rrggbb")
@@ -60,7 +62,16 @@ def mark_css(look: dict[str, Any]) -> str:
         f"text-decoration-thickness: {thickness:.1f}px !important; "
         f"text-underline-offset: 2px !important; }}\n"
         f".hv-table [data-mark=\"bold\"], .hv-table [data-mark=\"bold\"] * {{ "
-        f"-webkit-text-stroke: {stroke:.2f}px currentColor; }}\n")
+        f"-webkit-text-stroke: {stroke:.2f}px currentColor; }}\n" +
+        "".join(f".hv-table [data-mark=\"highlight\"][data-colour=\"{name}\"] {{ "
+                f"background-color: {_rgba(hexa, max(opacity, 0.8))} !important; "
+                f"color: #111111 !important; }}\n"
+                for name, hexa in COLOURS.items()))
+
+
+def _rgba(colour: str, opacity: float) -> str:
+    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({red}, {green}, {blue}, {opacity:.2f})"
 
 
 def column_letters(count: int) -> list[str]:
@@ -88,6 +99,10 @@ def _attrs(cell: Shown) -> Markup:
         if cell.mark not in MARK_STYLES:
             raise ValueError(f"unknown markup style {cell.mark!r}")
         parts.append(f' data-mark="{cell.mark}"')
+        if cell.colour is not None:
+            if cell.colour not in COLOURS:
+                raise ValueError(f"unknown highlight colour {cell.colour!r}")
+            parts.append(f' data-colour="{cell.colour}"')
     if cell.rowspan > 1:
         parts.append(f' rowspan="{cell.rowspan}"')
     if cell.colspan > 1:

@@ -505,6 +505,10 @@ class TableRenderer:
         for e in cells:
             shown = {"row": int(e.attrs["data-row"]), "col": int(e.attrs.get("data-col", "0")),
                      "text": _clean(e.text), "box": box(e.bounds)}
+            if "data-mark" in e.attrs:
+                shown["mark"] = e.attrs["data-mark"]
+                if "data-colour" in e.attrs:
+                    shown["colour"] = e.attrs["data-colour"]
             if "data-copy" in e.attrs:
                 copies.append(shown)
                 continue

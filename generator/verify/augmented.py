@@ -39,8 +39,9 @@ ITEMS = "items.jsonl"
 
 
 def is_augmented(manifest: dict[str, Any]) -> bool:
-    """Whether the manifest is that of a ``gen augment`` output."""
-    return manifest.get("kind") == "augmented"
+    """Whether the manifest is that of a ``gen augment`` output or of a ``gen build markup``
+    one (both are checked here: item by item, against their own programs and images)."""
+    return manifest.get("kind") in ("augmented", "markup")
 
 
 def _table_cells(item: Item) -> dict[tuple[int, int], str]:
@@ -137,7 +138,9 @@ class _Run:
         self.root, self.manifest, self.report = root, manifest, report
         self.ids: set[str] = set()
         self.bases: dict[str, Item] = {}
-        self.variants = {v["name"]: v["recipe"] for v in manifest["config"]["variants"]}
+        self.variants = {v["name"]: v["recipe"]
+                         for v in manifest["config"].get("variants", [])}
+        self.families: dict[str, int] = {}
         self.lines = 0
         self.images = 0
 
@@ -164,10 +167,38 @@ class _Run:
         blanked = {(int(r), int(c)) for r, c in item.variant.parameters.get("cells", [])} \
             if item.variant.recipe == "missing" else set()
         problems += _label_problems(item, blanked, raw)
+        if item.kind == "markup_task":
+            problems += _markup_task_problems(item)
+            if item.task is not None:
+                self.families[item.task.family] = self.families.get(item.task.family, 0) + 1
         base = self.bases.get(item.base_id)
         if base is not None and name != BASE_VARIANT:
             problems += _against_base(item, base, blanked)
         return problems, images
+
+
+def _markup_task_problems(item: Item) -> list[str]:
+    """A markup task: the answer re-derived by its program on its table and marks, the plan
+    naming the task, and the table image showing exactly the marks (as the renderer recorded
+    the cells' markup)."""
+    from hopvista.verify.markup import task_problems
+
+    problems = task_problems(item)
+    if item.task is None:
+        return problems
+    plan = item.provenance.plan or {}
+    if (plan.get("family"), plan.get("subtask")) != (item.task.family, item.task.subtask):
+        problems.append("provenance.plan does not name the task's family and subtask")
+    table = item.image("table")
+    if table is None:
+        return problems + ["a markup task without its table image"]
+    wanted = {(m.row, m.col): (m.style, m.colour) for m in item.task.marks}
+    drawn = {(c.get("row"), c.get("col")): (c.get("mark"), c.get("colour"))
+             for c in table.render.get("cells", []) if c.get("mark")}
+    if drawn != wanted:
+        problems.append(f"the table image marks {sorted(drawn.items(), key=str)[:3]}, the task "
+                        f"{sorted(wanted.items(), key=str)[:3]}")
+    return problems
 
 
 def _against_base(item: Item, base: Item, blanked: set[tuple[int, int]]) -> list[str]:
@@ -235,6 +266,8 @@ def verify_augmented(root: Path, manifest: dict[str, Any], report: Report) -> in
                 report(problem)
     if next(rows, None) is not None:
         report(f"data: more Parquet rows than lines of {ITEMS}")
+    if manifest.get("kind") == "markup":
+        _balance_problems(run.families, manifest, report)
     counts = manifest.get("counts", {})
     if counts.get("items") != run.lines:
         report(f"manifest.json: counts.items is {counts.get('items')!r}, {ITEMS} has "
@@ -243,3 +276,14 @@ def verify_augmented(root: Path, manifest: dict[str, Any], report: Report) -> in
         report(f"manifest.json: counts.images is {counts.get('images')!r}, the items list "
                f"{run.images}")
     return run.lines
+
+
+def _balance_problems(families: dict[str, int], manifest: dict[str, Any],
+                      report: Report) -> None:
+    """A markup-task dataset: families equal ±1, as the manifest says."""
+    said = (manifest.get("shares") or {}).get("families")
+    if said != dict(sorted(families.items())):
+        report(f"manifest.json: shares.families is {said!r}, the items have "
+               f"{dict(sorted(families.items()))!r}")
+    if families and max(families.values()) - min(families.values()) > 1:
+        report(f"families are not balanced (±1): {dict(sorted(families.items()))}")
