@@ -27,7 +27,8 @@ RunData = tuple[Path, dict[str, Any], list[dict[str, Any]], dict[str, Any]]
 PLOTTED = (("difficulty", "Accuracy by difficulty"), ("order", "Accuracy by modality order"),
            ("chart_library", "Accuracy by chart library"),
            ("chart_kind", "Accuracy by chart kind"), ("table_theme", "Accuracy by table theme"),
-           ("variant", "Accuracy by variant"))
+           ("variant", "Accuracy by variant"), ("family", "Accuracy by markup task family"),
+           ("subtask", "Accuracy by markup subtask"))
 
 STYLE = """body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.3em .6em;
@@ -200,6 +201,20 @@ def _type_plot(runs: Sequence[RunData]) -> str:
             f"<figcaption>{_e(caption)}</figcaption></figure>")
 
 
+def _markup_table(markup: dict[str, Any]) -> str:
+    """Markup variants and markup-task families: accuracy and the classes of the failures."""
+    rows = [(name, v) for name, v in markup.items() if name != "families"]
+    rows += [(name, v) for name, v in (markup.get("families") or {}).items()]
+    classes = sorted({c for _, v in rows for c in v["failures"]})
+    head = "".join(f"<th>{_e(c)}</th>" for c in classes)
+    return ("<h3>Markup</h3><table><tr><th>variant or family</th><th>items</th>"
+            f"<th>accuracy</th>{head}</tr>" + "".join(
+                f"<tr><td>{_e(name)}</td><td class='num'>{v['items']}</td>"
+                f"<td class='num'>{_pct(v['accuracy'])}</td>" + "".join(
+                    f"<td class='num'>{v['failures'].get(c, 0)}</td>" for c in classes)
+                + "</tr>" for name, v in rows) + "</table>")
+
+
 def _details(data: RunData) -> str:
     folder, run, results, s = data
     parts = [f"<h2>{_e(_label(data))}</h2><p>Dataset <code>{_e(run['dataset']['path'])}</code>,"
@@ -231,6 +246,8 @@ def _details(data: RunData) -> str:
                          f"<td class='num'>{_pct(d['accuracy'])}</td>"
                          f"<td class='num'>{100 * d['drop']:+.1f}</td></tr>"
                          for n, d in v["drop"].items()) + "</table>")
+    if s.get("markup"):
+        parts.append(_markup_table(s["markup"]))
     failed = [r for r in results if r["error"] is not None][:20]
     if failed:
         parts.append("<h3>Errors</h3><table><tr><th>item</th><th>error</th></tr>" + "".join(
