@@ -249,3 +249,21 @@ def test_markup_build_errors_are_one_line(argv: list[str], words: str, tmp_path:
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["table-json", "no-chart", "image-only", "interleaved"])
+def test_every_setting_shows_a_markup_task_its_marked_image(markup100: Path, name: str) -> None:
+    from hopvista.eval.prompts import build_prompt, default_template, setting
+    from hopvista.model.dataset import load
+    from hopvista.models import PromptImage
+
+    dataset = load(markup100)
+    item = dataset[0]
+    prompt = build_prompt(item, dataset, setting(name), default_template("markup_task"))
+    images = [p for p in prompt.parts if isinstance(p, PromptImage)]
+    table = item.image("table")
+    assert table is not None
+    assert [i.role for i in images] == ["table"]
+    assert images[0].png == (markup100 / table.path).read_bytes()
+    assert item.question in "".join(p for p in prompt.parts if isinstance(p, str))
