@@ -10,7 +10,14 @@ ten and any a plug-in adds through ``hopvista.variants``).
 :func:`~hopvista.augment.geometry.warp_box` carries a cell box through a perturbation's warp.
 """
 
-from hopvista.augment import elastic, markup, noise, photo, rescale  # noqa: F401  (registers them)
+from hopvista.augment import (  # noqa: F401  (registers them)
+    chart_markup,
+    elastic,
+    markup,
+    noise,
+    photo,
+    rescale,
+)
 from hopvista.augment.geometry import warp_box
 from hopvista.augment.perturbation import (
     PERTURBATIONS,

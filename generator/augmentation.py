@@ -23,9 +23,8 @@ from typing import Any
 from tqdm import tqdm
 
 from hopvista.atomic import sha256_file, write_atomic
+from hopvista.augment import chart_markup, markup
 from hopvista.augment.grid import grid_of_table
-from hopvista.augment.markup import GROUP as MARKUP_GROUP
-from hopvista.augment.markup import VARIANTS as MARKUP_VARIANTS
 from hopvista.augment.recipes import VARIANTS, Base
 from hopvista.errors import UserError
 from hopvista.export import ParquetShards, item_line
@@ -38,6 +37,13 @@ from hopvista.variants import Skip, VariantMaker, VariantSpec, base_of_item
 
 Notice = Callable[[str], None]
 MANIFEST_KIND = "augmented"
+
+GROUPS: dict[str, tuple[str, ...]] = {
+    markup.GROUP: tuple(markup.VARIANTS),
+    chart_markup.GROUP: tuple(chart_markup.VARIANTS),
+}
+"""Names ``--variants`` expands to several variants: ``markup`` (the seven table markup
+variants) and ``chart-markup`` (the three chart markup variants)."""
 
 
 def _stderr(text: str) -> None:
@@ -53,9 +59,10 @@ def parse_variants(text: str) -> list[VariantSpec]:
     Items are separated by commas; ``NAME:KEY=VALUE`` gives a parameter, and a following
     ``KEY=VALUE`` item adds another to the same variant. ``NAME=RECIPE`` (before any ``:``)
     names a second variant of one recipe (``paper=photo:surface=paper``); ``markup`` stands
-    for the seven markup variants (:mod:`hopvista.augment.markup`). A value is read as
-    JSON when it parses (numbers, ``true``, lists), as text otherwise; a dotted key sets a
-    nested parameter. Errors name the offending item.
+    for the seven markup variants (:mod:`hopvista.augment.markup`), ``chart-markup`` for the
+    three chart markup variants (:mod:`hopvista.augment.chart_markup`): :data:`GROUPS`. A
+    value is read as JSON when it parses (numbers, ``true``, lists), as text otherwise; a
+    dotted key sets a nested parameter. Errors name the offending item.
     """
     specs: list[dict[str, Any]] = []
     for raw in (part.strip() for part in _top_level_items(text)):
@@ -67,8 +74,8 @@ def parse_variants(text: str) -> list[VariantSpec]:
             continue
         name, _, recipe = head.partition("=")
         recipe = recipe or name
-        if recipe == MARKUP_GROUP and not rest:
-            specs += [{"name": n, "recipe": n, "params": {}} for n in MARKUP_VARIANTS]
+        if recipe in GROUPS and not rest:
+            specs += [{"name": n, "recipe": n, "params": {}} for n in GROUPS[recipe]]
             continue
         if recipe not in VARIANTS:
             known = ", ".join(VARIANTS.names())

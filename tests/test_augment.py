@@ -4,6 +4,7 @@ caught; layouts that show every cell once; recipes swept from the registry."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from itertools import combinations
 from pathlib import Path
@@ -112,7 +113,13 @@ def test_a_recipe_plans_the_same_from_the_same_streams(name: str) -> None:
     recipe = VARIANTS.get(name)
     base = _base({(1, 2): "matches the answer"})
     params = recipe.parse({})
-    first = recipe.plan(base, Streams(3, "t-1", name), params)
+    try:
+        first = recipe.plan(base, Streams(3, "t-1", name), params)
+    except Skip as why:  # a recipe for charts (chart markup) cannot show this table-only base
+        assert recipe.group == "chart-markup", f"{name} skipped: {why}"
+        with pytest.raises(Skip, match=re.escape(str(why))):
+            recipe.plan(base, Streams(3, "t-1", name), params)
+        return
     again = recipe.plan(base, Streams(3, "t-1", name), params)
     assert first == again
     json.dumps(first.parameters)  # the recorded parameters are JSON

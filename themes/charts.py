@@ -36,11 +36,15 @@ __all__ = ["CHART_KINDS", "CHART_LIBRARIES", "ChartKind", "ChartLibrary", "Drawn
 
 
 class Drawn(NamedTuple):
-    """What a library's ``draw`` returns: the PNG and the font file its text was drawn from."""
+    """What a library's ``draw`` returns: the PNG and the font file its text was drawn from;
+    ``emphasis_box`` the pixel box ``(x, y, w, h)`` of the emphasised mark and its stroke when
+    the chart has one (``ChartData.emphasis``), ``None`` otherwise (a library that cannot draw
+    emphasis returns ``None`` and the renderer refuses the chart)."""
 
     png: bytes
     font_file: str
     font_version: str
+    emphasis_box: tuple[int, int, int, int] | None = None
 
 
 DrawChart = Callable[["ChartRenderer", "ChartData", dict[str, Any], str], Drawn]
@@ -50,7 +54,9 @@ DrawChart = Callable[["ChartRenderer", "ChartData", dict[str, Any], str], Drawn]
 ``kaleido_png`` draws a plotly figure in the renderer's warm browser); ``data`` the parsed
 chart; ``style`` the sampled style (``style["font"]["family"]`` is the font to draw with);
 ``fallback_chars`` the characters that font lacks, to draw with
-:data:`hopvista.themes.fonts.FALLBACK_FAMILY`. The PNG must be exactly ``style["width"]`` x
+:data:`hopvista.themes.fonts.FALLBACK_FAMILY`. When ``data.emphasis`` is set, one mark is
+drawn emphasised and nothing else moves (same axes, layout and every other pixel outside the
+mark's box), and ``Drawn.emphasis_box`` gives that box. The PNG must be exactly ``style["width"]`` x
 ``style["height"]`` pixels, and the same inputs must give the same bytes in any process.
 Called with the renderer's lock held: one chart at a time per process.
 """

@@ -18,6 +18,7 @@ Use it as a context manager, once per process (after any fork)::
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import importlib.metadata
 import os
@@ -28,7 +29,7 @@ from types import TracebackType
 from typing import Any
 
 from hopvista.render.browser import chromium_executable
-from hopvista.render.chart_data import ChartData
+from hopvista.render.chart_data import ChartData, Emphasis
 from hopvista.render.png import png_size
 from hopvista.themes.charts import CHART_LIBRARIES
 from hopvista.themes.fonts import FALLBACK_FAMILY, fontconfig_env, missing_glyphs, resolve_font
@@ -142,9 +143,12 @@ class ChartRenderer:
         """PNG bytes of ``chart`` (``item["inputs"]["chart"]``) and how they were drawn.
 
         ``names`` maps entity ids to display names (legend, pie labels). ``style`` is a
-        ``sample_chart_style`` dict. Raises ``ValueError`` for a chart the style cannot draw
-        (a pie over several years or with a non-positive slice) and :class:`UserError` for a
-        missing font.
+        ``sample_chart_style`` dict; an optional ``style["emphasis"]`` (``{"entity", "year",
+        "how", "colour", "width"}``, :class:`~hopvista.render.chart_data.Emphasis`) draws
+        that point's mark emphasised, nothing else moved, and the metadata's ``emphasis``
+        records it with the mark's pixel box ``[x, y, w, h]``. Raises ``ValueError`` for a
+        chart the style cannot draw (a pie over several years or with a non-positive slice;
+        an emphasis on no point of the chart) and :class:`UserError` for a missing font.
         """
         if not self._open:
             raise RuntimeError("ChartRenderer is not open: use `with ChartRenderer() as r:`")
@@ -153,6 +157,9 @@ class ChartRenderer:
             raise ValueError(f"chart library {library.name!r} does not draw "
                              f"{style['kind']!r} charts (it draws {list(library.kinds)})")
         data = ChartData.parse(chart, names, style["kind"])
+        if style.get("emphasis") is not None:
+            data = dataclasses.replace(
+                data, emphasis=Emphasis.parse(style["emphasis"], chart, data.kind))
         if len(data.names) > len(style["palette"]):
             raise ValueError(f"style.palette has {len(style['palette'])} colours for "
                              f"{len(data.names)} series")
@@ -160,7 +167,11 @@ class ChartRenderer:
         resolve_font(family)  # a missing family is a UserError before anything is drawn
         fallback = missing_glyphs(family, data.all_text())
         with self._lock:
-            png, font_file, version = library.draw(self, data, style, fallback)
+            drawn = library.draw(self, data, style, fallback)
+        png, font_file, version = drawn[:3]
+        box = drawn[3] if len(drawn) > 3 else None  # a plug-in's plain 3-tuple: no emphasis
+        if data.emphasis is not None and box is None:
+            raise ValueError(f"chart library {library.name!r} does not draw style.emphasis")
         size = png_size(png)
         if size != (int(style["width"]), int(style["height"])):
             raise RuntimeError(f"{library.name} drew a {size[0]}x{size[1]} image, expected "
@@ -180,6 +191,8 @@ class ChartRenderer:
             "width": size[0],
             "height": size[1],
         }
+        if data.emphasis is not None and box is not None:
+            meta["emphasis"] = data.emphasis.record(box)
         return png, meta
 
     def kaleido_png(self, figure: Any, width: int, height: int) -> bytes:
@@ -188,15 +201,23 @@ class ChartRenderer:
         Waits for a background start, starts the browser if needed, and after a crash or a
         hang starts it once more and tries again. For a library's ``draw`` (lock held).
         """
+        return self._kaleido_export(figure, width, height, "png")
+
+    def kaleido_svg(self, figure: Any, width: int, height: int) -> str:
+        """A plotly figure as SVG text (the same layout as :meth:`kaleido_png`, in the same
+        pixels): where plotly placed each mark, for a library's ``draw`` (lock held)."""
+        return self._kaleido_export(figure, width, height, "svg").decode("utf-8")
+
+    def _kaleido_export(self, figure: Any, width: int, height: int, fmt: str) -> bytes:
         self._await_warm_start()
         if self._kaleido is None:
             self._start_plotly()
         try:
-            png: bytes = self._kaleido.png(figure, width, height)
+            out: bytes = self._kaleido.export(figure, width, height, fmt)
         except Exception:  # a crashed or hung browser: one fresh start, one more try
             with contextlib.suppress(Exception):
                 self._kaleido.stop()
             self._kaleido = None
             self._start_plotly()
-            png = self._kaleido.png(figure, width, height)
-        return png
+            out = self._kaleido.export(figure, width, height, fmt)
+        return out

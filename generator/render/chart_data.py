@@ -8,6 +8,7 @@ shapes so that matplotlib, seaborn and plotly lay a chart out by the same rules.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -62,6 +63,8 @@ class ChartData:
     values: tuple[tuple[float, ...], ...]
     period_labels: tuple[str, ...] = ()
     """How each period is written ("2023", "300 K"); the years themselves by default."""
+    emphasis: Emphasis | None = None
+    """One mark drawn emphasised (counterfactual chart markup), or none."""
 
     def period_texts(self) -> list[str]:
         """The category tick labels."""
@@ -144,6 +147,95 @@ class ChartData:
         years = " ".join(self.period_texts())
         return " ".join([self.title, self.value_title, self.category_title, years,
                          "0123456789,.-", *self.names])
+
+
+EMPHASIS_HOWS: dict[str, tuple[str, ...]] = {
+    "line": ("outline", "marker", "series"),
+    "scatter": ("outline", "marker"),
+    "bar": ("outline",),
+    "pie": ("outline",),
+}
+"""How each kind can emphasise one mark: ``outline`` a contour around it (a bar's or a pie
+wedge's edge, a ring around a point), ``marker`` the point's marker drawn larger with an edge,
+``series`` the entity's whole line drawn thicker (the mark is then the series)."""
+
+EMPHASIS_RING = 1.7
+"""Diameter of an ``outline`` ring, in marker diameters (the stroke is added outside)."""
+
+EMPHASIS_MARKER = 1.8
+"""Diameter of an emphasised ``marker``, in marker diameters."""
+
+
+@dataclass(frozen=True)
+class Emphasis:
+    """One mark drawn emphasised: the point (``entity``, ``year``) at ``series`` /
+    ``period`` of :class:`ChartData`, how, and the stroke's colour and width (points)."""
+
+    entity: str
+    year: int
+    series: int
+    period: int
+    how: str
+    colour: str
+    width: float
+
+    @classmethod
+    def parse(cls, spec: Any, chart: dict[str, Any], kind: str) -> Emphasis:
+        """Check ``style["emphasis"]`` against ``inputs.chart`` drawn as ``kind``.
+
+        ``spec`` is ``{"entity", "year", "how", "colour", "width"}``; raises ``ValueError``
+        naming the field for an entity or year the chart does not show, a ``how`` the kind
+        cannot draw (:data:`EMPHASIS_HOWS`), a colour that is not ``#rrggbb`` or a width
+        outside (0, 12] points.
+        """
+        if not isinstance(spec, dict):
+            raise ValueError("style.emphasis must be an object")
+        unknown = sorted(set(spec) - {"entity", "year", "how", "colour", "width"})
+        if unknown:
+            raise ValueError(f"style.emphasis: unknown field {unknown[0]!r}")
+        entities = [str(s["entity"]) for s in chart["series"]]
+        years = [int(y) for y in chart["years"]]
+        entity, year = str(spec.get("entity")), spec.get("year")
+        if entity not in entities:
+            raise ValueError(f"style.emphasis.entity {entity!r} is not on the chart "
+                             f"({entities})")
+        if not isinstance(year, int) or year not in years:
+            raise ValueError(f"style.emphasis.year {year!r} is not on the chart ({years})")
+        how = spec.get("how")
+        if how not in EMPHASIS_HOWS.get(kind, ()):
+            raise ValueError(f"style.emphasis.how {how!r}: a {kind} chart draws "
+                             f"{list(EMPHASIS_HOWS.get(kind, ()))}")
+        colour = str(spec.get("colour", ""))
+        if not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
+            raise ValueError(f"style.emphasis.colour {colour!r} is not #rrggbb")
+        width = spec.get("width")
+        if not isinstance(width, (int, float)) or not 0 < float(width) <= 12:
+            raise ValueError(f"style.emphasis.width {width!r} is not in (0, 12] points")
+        return cls(entity, year, entities.index(entity), years.index(year), str(how), colour,
+                   float(width))
+
+    def record(self, box: Sequence[int]) -> dict[str, Any]:
+        """What the image's ``render.emphasis`` says: the point, how, and its pixel box."""
+        return {"entity": self.entity, "year": self.year, "how": self.how,
+                "colour": self.colour, "width": self.width, "box": [int(v) for v in box]}
+
+
+def pixel_box(x0: float, y0: float, x1: float, y1: float, pad: float, width: int,
+              height: int) -> tuple[int, int, int, int]:
+    """``[x, y, w, h]`` in whole pixels of the extent ``x0..x1`` × ``y0..y1`` (image pixels,
+    y down) grown by ``pad`` on every side and clipped to the image."""
+    left = max(0, math.floor(min(x0, x1) - pad))
+    top = max(0, math.floor(min(y0, y1) - pad))
+    right = min(width, math.ceil(max(x0, x1) + pad))
+    bottom = min(height, math.ceil(max(y0, y1) + pad))
+    return left, top, max(0, right - left), max(0, bottom - top)
+
+
+def emphasis_pad(e: Emphasis, style: dict[str, Any]) -> float:
+    """Pixels an emphasis stroke (and its anti-aliasing) reaches beyond the extent of the
+    mark's outline or path: half the stroke (for ``series``, half the thickened line)."""
+    half = float(style["line_width"]) / 2 + e.width if e.how == "series" else e.width / 2
+    return points_to_pixels(half, int(style["dpi"])) + 2.0
 
 
 def scatter_padding(count: int) -> float:

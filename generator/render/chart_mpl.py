@@ -19,14 +19,20 @@ from typing import Any, Literal
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle, Wedge
 from matplotlib.text import Text
 
 from hopvista.render.chart_data import (
+    EMPHASIS_MARKER,
+    EMPHASIS_RING,
     LINE_X_PADDING,
     TITLE_WIDTH_SHARE,
     ChartData,
+    Emphasis,
     dodge,
+    emphasis_pad,
     legend_labels,
+    pixel_box,
     scatter_padding,
     text_width_px,
     wrap_label,
@@ -100,6 +106,15 @@ def render_matplotlib(data: ChartData, style: dict[str, Any], font: ResolvedFont
 
     ``inspect`` (tests) is called with the drawn figure while its rcParams still apply.
     """
+    return draw_matplotlib_chart(data, style, font, fallback, seaborn, inspect)[0]
+
+
+def draw_matplotlib_chart(data: ChartData, style: dict[str, Any], font: ResolvedFont,
+                          fallback: bool, seaborn: bool,
+                          inspect: Callable[[Figure], None] | None = None
+                          ) -> tuple[bytes, tuple[int, int, int, int] | None]:
+    """:func:`render_matplotlib`, and the pixel box of the emphasised mark when
+    ``data.emphasis`` is set (drawn last, over the finished layout, so nothing else moves)."""
     import matplotlib as mpl
     import matplotlib.style
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -125,15 +140,19 @@ def render_matplotlib(data: ChartData, style: dict[str, Any], font: ResolvedFont
         title = wrap_label(data.title, font.family, float(style["font_sizes"]["title"]), dpi,
                            room)
         ax.set_title("\n".join(title))
+        wedges: list[Wedge] = []
         if data.kind == "pie":
-            _pie(fig, ax, data, style, font.family)
+            wedges = _pie(fig, ax, data, style, font.family)
         else:
             _slant_crowded_years(fig, ax, data, style, font.family)
+        emphasis = data.emphasis
+        marks = _emphasis(ax, data, emphasis, style, seaborn, wedges) if emphasis else []
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+        box = _emphasis_box(fig, marks, emphasis, style) if emphasis else None
         if inspect is not None:
             inspect(fig)
-    return buffer.getvalue()
+    return buffer.getvalue(), box
 
 
 def _series(ax: Axes, data: ChartData, style: dict[str, Any], seaborn: bool) -> None:
@@ -286,13 +305,14 @@ def _pie_start_angle(values: list[float]) -> float:
     return 360.0 * (before + values[smallest] / 2) / total
 
 
-def _pie(fig: Figure, ax: Axes, data: ChartData, style: dict[str, Any], family: str) -> None:
+def _pie(fig: Figure, ax: Axes, data: ChartData, style: dict[str, Any],
+         family: str) -> list[Wedge]:
     values = [series[0] for series in data.values]
     size = float(style["font_sizes"]["legend"])
     dpi = int(style["dpi"])
     labels = ["\n".join(wrap_label(n, family, size, dpi, 0.3 * int(style["width"])))
               for n in data.names]
-    _, texts = ax.pie(values, labels=labels, colors=list(style["palette"])[:len(values)],
+    wedges, texts = ax.pie(values, labels=labels, colors=list(style["palette"])[:len(values)],
                       startangle=_pie_start_angle(values), counterclock=False,
                       labeldistance=PIE_LABEL_DISTANCE,
                       wedgeprops={"edgecolor": PIE_EDGE_COLOR, "linewidth": 1.0},
@@ -301,6 +321,86 @@ def _pie(fig: Figure, ax: Axes, data: ChartData, style: dict[str, Any], family: 
         text.set_in_layout(False)  # _fit_pie keeps them inside the axes instead
     ax.set_aspect("auto")  # the axes take all the room; _fit_pie keeps the pie round
     _fit_pie(fig, ax, list(texts))
+    return list(wedges)
+
+
+def _point(data: ChartData, e: Emphasis, style: dict[str, Any]) -> tuple[float, float, float]:
+    """The emphasised point's data coordinates and its marker diameter in points."""
+    marker = float(style["marker_size"])
+    x = float(data.years[e.period])
+    if data.kind == "scatter":
+        offsets, px = dodge(len(data.names), len(data.years), int(style["width"]),
+                            marker * int(style["dpi"]) / 72.0)
+        x += offsets[e.series]
+        marker = px * 72.0 / int(style["dpi"])
+    return x, data.values[e.series][e.period], marker
+
+
+def _bar(ax: Axes, data: ChartData, e: Emphasis) -> Rectangle:
+    """The drawn bar of the emphasised point: in its year's group, the series' place from the
+    left (matplotlib and seaborn both dodge bars in series order)."""
+    group = sorted((p for p in ax.patches if isinstance(p, Rectangle)
+                    and abs(p.get_x() + p.get_width() / 2 - e.period) < 0.5),
+                   key=lambda p: p.get_x())
+    if len(group) != len(data.names):
+        raise RuntimeError(f"found {len(group)} bars for year {e.year}, expected "
+                           f"{len(data.names)}")
+    return group[e.series]
+
+
+def _emphasis(ax: Axes, data: ChartData, e: Emphasis, style: dict[str, Any], seaborn: bool,
+              wedges: list[Wedge]) -> list[Artist]:
+    """Draw the emphasis over the finished chart; returns the artists drawn. They take no
+    part in the layout and the axes limits are already fixed, so nothing else moves."""
+    from matplotlib.lines import Line2D
+
+    colour = list(style["palette"])[e.series]
+    marks: list[Artist] = []
+    if data.kind == "pie":
+        w = wedges[e.series]
+        marks.append(Wedge(w.center, w.r, w.theta1, w.theta2, fill=False, edgecolor=e.colour,
+                           linewidth=e.width, joinstyle="round", zorder=5))
+    elif data.kind == "bar":
+        bar = _bar(ax, data, e)
+        marks.append(Rectangle(bar.get_xy(), bar.get_width(), bar.get_height(), fill=False,
+                               edgecolor=e.colour, linewidth=e.width, joinstyle="round",
+                               zorder=4))
+    elif e.how == "series":
+        # the whole line, thicker, just under the series' own line and markers
+        marks.append(Line2D(list(data.years), list(data.values[e.series]), color=colour,
+                            linewidth=float(style["line_width"]) + 2 * e.width,
+                            solid_capstyle="round", solid_joinstyle="round",
+                            zorder=1.95 if seaborn else 2.95))
+    else:
+        x, y, marker = _point(data, e, style)
+        if e.how == "outline":
+            marks.append(Line2D([x], [y], linestyle="", marker="o",
+                                markersize=EMPHASIS_RING * marker + e.width,
+                                markerfacecolor="none", markeredgecolor=e.colour,
+                                markeredgewidth=e.width, zorder=4))
+        else:
+            marks.append(Line2D([x], [y], linestyle="", marker="o",
+                                markersize=EMPHASIS_MARKER * marker, markerfacecolor=colour,
+                                markeredgecolor=e.colour, markeredgewidth=e.width, zorder=4))
+    for mark in marks:
+        mark.set_in_layout(False)
+        if isinstance(mark, Line2D):
+            ax.add_line(mark)
+        else:
+            ax.add_patch(mark)  # type: ignore[arg-type]
+    return marks
+
+
+def _emphasis_box(fig: Figure, marks: list[Artist], e: Emphasis,
+                  style: dict[str, Any]) -> tuple[int, int, int, int]:
+    """The pixel box ``(x, y, w, h)`` (y down) of the emphasis as drawn, stroke included."""
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    height = int(style["height"])
+    extents = [m.get_window_extent(renderer) for m in marks]
+    x0, x1 = min(b.x0 for b in extents), max(b.x1 for b in extents)
+    y0, y1 = min(b.y0 for b in extents), max(b.y1 for b in extents)
+    pad = emphasis_pad(e, style)
+    return pixel_box(x0, height - y1, x1, height - y0, pad, int(style["width"]), height)
 
 
 def _fit_pie(fig: Figure, ax: Axes, texts: list[Text]) -> None:

@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import re
 import shutil
 import tempfile
 import threading
@@ -34,10 +35,15 @@ from typing import Any
 import psutil
 
 from hopvista.render.chart_data import (
+    EMPHASIS_MARKER,
+    EMPHASIS_RING,
     LINE_X_PADDING,
     ChartData,
+    Emphasis,
     dodge,
+    emphasis_pad,
     legend_labels,
+    pixel_box,
     points_to_pixels,
     scatter_padding,
 )
@@ -47,6 +53,8 @@ TEXT_COLOR = "#2a2a2a"
 PIE_EDGE_COLOR = "white"
 MARGIN_PX = 12
 """Base figure margin; plotly grows margins further for titles, ticks and legends."""
+SVG_MITER_LIMIT = 4.0
+"""SVG's default ``stroke-miterlimit``, which plotly's shapes keep."""
 
 
 def _pie_rotation(values: list[float]) -> float:
@@ -90,6 +98,8 @@ def plotly_figure(data: ChartData, style: dict[str, Any], family: str) -> dict[s
             rotation=_pie_rotation(slices), textinfo="label", textposition="outside",
             textfont={"size": sizes["legend"]}, automargin=True, hoverinfo="skip",
             marker={"colors": palette, "line": {"color": PIE_EDGE_COLOR, "width": 1}}))
+        if data.emphasis is not None:
+            _emphasise_slice(traces[0], data.emphasis, dpi)
         return go.Figure(data=traces, layout=layout).to_dict()  # type: ignore[no-any-return]
 
     line_px = points_to_pixels(float(style["line_width"]), dpi)
@@ -149,7 +159,143 @@ def plotly_figure(data: ChartData, style: dict[str, Any], family: str) -> dict[s
         axis_px = 1.4 * sizes["tick"] + 1.4 * sizes["axis_label"] + 8 + 8
         layout["margin"]["b"] = MARGIN_PX + int(rows * sizes["legend"] * 1.6 + axis_px + 8)
     layout["legend"] = legend
+    if data.emphasis is not None:
+        layout["shapes"] = [_emphasis_shape(data, data.emphasis, style, palette,
+                                            offsets, scatter_px)]
     return go.Figure(data=traces, layout=layout).to_dict()  # type: ignore[no-any-return]
+
+
+def _emphasise_slice(pie: Any, e: Emphasis, dpi: int) -> None:
+    """Give the emphasised wedge an edge of its own (the others keep theirs)."""
+    count = len(pie.values)
+    pie.marker.line = {
+        "color": [e.colour if i == e.series else PIE_EDGE_COLOR for i in range(count)],
+        "width": [points_to_pixels(e.width, dpi) if i == e.series else 1
+                  for i in range(count)]}
+
+
+def _emphasis_shape(data: ChartData, e: Emphasis, style: dict[str, Any], palette: list[str],
+                    offsets: list[float], scatter_px: float) -> dict[str, Any]:
+    """The layout shape that emphasises one mark, in data coordinates (the axes ranges are
+    fixed, so a shape moves nothing): a bar's outline, a ring or a larger marker around a
+    point (sized in pixels), or the series' line drawn thicker under the traces."""
+    dpi = int(style["dpi"])
+    stroke = points_to_pixels(e.width, dpi)
+    value = data.values[e.series][e.period]
+    common: dict[str, Any] = {"xref": "x", "yref": "y", "line": {"color": e.colour,
+                                                                "width": stroke}}
+    if data.kind == "bar":
+        group = float(style["bar_width"])
+        bar = group / len(data.names)
+        left = e.period - group / 2 + e.series * bar
+        return {**common, "type": "rect", "layer": "above", "x0": left, "x1": left + bar,
+                "y0": 0, "y1": value, "fillcolor": "rgba(0,0,0,0)"}
+    if e.how == "series":
+        points = " L ".join(f"{x},{y}" for x, y in zip(data.years, data.values[e.series],
+                                                         strict=True))
+        return {**common, "type": "path", "layer": "between", "path": f"M {points}",
+                "line": {"color": palette[e.series],
+                         "width": points_to_pixels(float(style["line_width"]), dpi)
+                         + 2 * stroke}}
+    x = float(data.years[e.period])
+    marker = points_to_pixels(float(style["marker_size"]), dpi)
+    if data.kind == "scatter":
+        x += offsets[e.series]
+        marker = scatter_px
+    if e.how == "outline":
+        radius, fill = (EMPHASIS_RING * marker + stroke) / 2, "rgba(0,0,0,0)"
+    else:
+        radius, fill = EMPHASIS_MARKER * marker / 2, palette[e.series]
+    return {**common, "type": "circle", "layer": "above", "xsizemode": "pixel",
+            "ysizemode": "pixel", "xanchor": x, "yanchor": value, "x0": -radius,
+            "x1": radius, "y0": -radius, "y1": radius, "fillcolor": fill}
+
+
+_NUMBER = r"-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?"
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(n) for n in re.findall(_NUMBER, text)]
+
+
+def _attribute(tag: str, name: str) -> str:
+    found = re.search(rf'\s{name}="([^"]*)"', tag)
+    if found is None:
+        raise RuntimeError(f"plotly SVG: no {name} in {tag[:80]!r}")
+    return found.group(1)
+
+
+def _path_extent(d: str) -> tuple[float, float, float, float]:
+    """Extent of a plotly shape path: straight segments (``M L H V``, absolute), or a circle
+    (``M cx+r,cy A r,r ...``)."""
+    if "A" in d:
+        mx, my, rx, ry = _numbers(d)[:4]
+        return mx - 2 * rx, my - ry, mx, my + ry
+    xs: list[float] = []
+    ys: list[float] = []
+    x = y = 0.0
+    for command, args in re.findall(r"([MLHVZ])([^MLHVZ]*)", d):
+        values = _numbers(args)
+        if command in "ML":
+            for i in range(0, len(values) - 1, 2):
+                x, y = values[i], values[i + 1]
+                xs.append(x)
+                ys.append(y)
+        elif command == "H" and values:
+            x = values[-1]
+            xs.append(x)
+            ys.append(y)
+        elif command == "V" and values:
+            y = values[-1]
+            xs.append(x)
+            ys.append(y)
+    if not xs:
+        raise RuntimeError(f"plotly SVG: an empty shape path {d[:80]!r}")
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _slice_extent(d: str) -> tuple[float, float, float, float]:
+    """Extent of a pie slice path ``M cx,cy l dx,dy a r,r 0 large,sweep ex,ey Z``: the centre,
+    both ends and the arc between them (clockwise on screen for sweep 1)."""
+    values = _numbers(d)
+    cx, cy, dx, dy, r = values[0], values[1], values[2], values[3], values[4]
+    sweep, ex, ey = values[8], values[9], values[10]
+    start = math.atan2(dy, dx)
+    end = math.atan2(dy + ey, dx + ex)
+    turn = (end - start) % (2 * math.pi) if sweep else -((start - end) % (2 * math.pi))
+    if abs(turn) < 1e-9:
+        turn = 2 * math.pi if sweep else -2 * math.pi
+    xs, ys = [cx], [cy]
+    for k in range(181):
+        angle = start + turn * k / 180
+        xs.append(cx + r * math.cos(angle))
+        ys.append(cy + r * math.sin(angle))
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def emphasis_box(svg: str, data: ChartData, style: dict[str, Any]
+                 ) -> tuple[int, int, int, int]:
+    """The pixel box ``(x, y, w, h)`` of the emphasis in the SVG plotly drew of the same
+    figure (the same layout as its PNG): the emphasis shape, or the emphasised pie slice."""
+    if data.emphasis is None:
+        raise ValueError("the chart has no emphasis")
+    if data.kind == "pie":
+        slices = re.findall(r'<g class="slice"[^>]*>\s*<path class="surface"[^>]*>', svg)
+        if len(slices) != len(data.names):
+            raise RuntimeError(f"plotly SVG: {len(slices)} pie slices for "
+                               f"{len(data.names)} entities")
+        extent = _slice_extent(_attribute(slices[data.emphasis.series], "d"))
+    else:
+        shapes = re.findall(r'<path data-index="0"[^>]*>', svg)
+        if len(shapes) != 1:
+            raise RuntimeError(f"plotly SVG: {len(shapes)} emphasis shapes, expected 1")
+        extent = _path_extent(_attribute(shapes[0], "d"))
+    pad = emphasis_pad(data.emphasis, style)
+    if data.emphasis.how == "series":
+        # a shape's line joins are mitred (SVG's miter limit 4: a spike reaches up to twice
+        # the line's width past a vertex), where matplotlib's are round
+        pad = SVG_MITER_LIMIT * (pad - 2.0) + 2.0
+    return pixel_box(*extent, pad, int(style["width"]), int(style["height"]))
 
 
 CLOSE_TIMEOUT_S = 20.0
@@ -287,9 +433,13 @@ class KaleidoWorker:
 
     def png(self, figure: dict[str, Any], width: int, height: int) -> bytes:
         """The figure as PNG bytes of ``width`` x ``height`` pixels."""
+        return self.export(figure, width, height, "png")
+
+    def export(self, figure: dict[str, Any], width: int, height: int, fmt: str) -> bytes:
+        """The figure as ``fmt`` (``png`` or ``svg``) bytes of ``width`` x ``height`` pixels."""
         if self._kaleido is None:
             raise RuntimeError("kaleido worker is not started")
-        options = {"format": "png", "width": width, "height": height, "scale": 1}
+        options = {"format": fmt, "width": width, "height": height, "scale": 1}
         result = self._run(self._kaleido.calc_fig(figure, opts=options))
         return bytes(result)
 

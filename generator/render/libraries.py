@@ -28,11 +28,11 @@ BUILTIN_KINDS = ("line", "bar", "scatter", "pie")
 
 def _draw_matplotlib(renderer: ChartRenderer, data: ChartData, style: dict[str, Any],
                      fallback: str, *, seaborn: bool) -> Drawn:
-    from hopvista.render.chart_mpl import render_matplotlib
+    from hopvista.render.chart_mpl import draw_matplotlib_chart
 
     font = resolve_font(style["font"]["family"])
-    png = render_matplotlib(data, style, font, bool(fallback), seaborn=seaborn)
-    return Drawn(png, font.path, file_version(font.path, font.face_index))
+    png, box = draw_matplotlib_chart(data, style, font, bool(fallback), seaborn=seaborn)
+    return Drawn(png, font.path, file_version(font.path, font.face_index), box)
 
 
 def draw_matplotlib(renderer: ChartRenderer, data: ChartData, style: dict[str, Any],
@@ -51,7 +51,7 @@ def draw_plotly(renderer: ChartRenderer, data: ChartData, style: dict[str, Any],
                 fallback: str) -> Drawn:
     """A plotly figure exported by kaleido in the renderer's Chromium; the font is the face
     fontconfig gives Chromium for the family."""
-    from hopvista.render.chart_plotly import plotly_figure
+    from hopvista.render.chart_plotly import emphasis_box, plotly_figure
 
     family = style["font"]["family"]
     css_family = fontconfig_family(family)
@@ -59,8 +59,12 @@ def draw_plotly(renderer: ChartRenderer, data: ChartData, style: dict[str, Any],
     if fallback:
         css_family = f"{css_family}, {fontconfig_family(FALLBACK_FAMILY)}"
     figure = plotly_figure(data, style, css_family)
-    png = renderer.kaleido_png(figure, int(style["width"]), int(style["height"]))
-    return Drawn(png, path, file_version(path, index))
+    size = int(style["width"]), int(style["height"])
+    png = renderer.kaleido_png(figure, *size)
+    box = None
+    if data.emphasis is not None:  # where plotly put the mark: the same figure as SVG
+        box = emphasis_box(renderer.kaleido_svg(figure, *size), data, style)
+    return Drawn(png, path, file_version(path, index), box)
 
 
 for _library in (

@@ -11,8 +11,12 @@ What is re-proved, item by item, never trusting what the item says of itself:
   shows them*, with the blanked cells removed: a program that read a blanked cell could not be
   executed, so a ``missing`` variant that hid a cell an answer depends on fails here;
 - a variant of a hopvista base shows the base's table: every cell equal to the base's but
-  the blanked ones, which no statement of the item reads; and its answer and statements are
-  the base's.
+  the blanked ones, which no statement of the item reads; its chart data is the base's
+  (unless a style variant redrew it as another kind); and its answer and statements are the
+  base's;
+- a chart markup variant's target and distractor are points of its chart, and its chart
+  image emphasises exactly the point the variant marks (``render.emphasis``, with a box
+  inside the image), or none for the control.
 
 Then the Parquet rows against the lines, and the counts against the manifest.
 """
@@ -171,6 +175,7 @@ class _Run:
             problems += _markup_task_problems(item)
             if item.task is not None:
                 self.families[item.task.family] = self.families.get(item.task.family, 0) + 1
+        problems += _chart_markup_problems(item)
         base = self.bases.get(item.base_id)
         if base is not None and name != BASE_VARIANT:
             problems += _against_base(item, base, blanked)
@@ -201,6 +206,48 @@ def _markup_task_problems(item: Item) -> list[str]:
     return problems
 
 
+def _chart_markup_problems(item: Item) -> list[str]:
+    """A chart markup variant marks points of its chart, and its chart image emphasises the
+    point it marks (none for the control)."""
+    markup = item.variant.markup
+    if not markup or markup.get("modality") != "chart":
+        return []
+    chart = item.inputs.chart
+    if chart is None:
+        return ["chart markup on an item without a chart in data form"]
+    points = {(s.entity, int(y)) for s in chart.series for y in chart.years}
+    problems = []
+    for role in ("target", "distractor"):
+        at = markup.get(role) or {}
+        if (at.get("entity"), at.get("year")) not in points:
+            problems.append(f"chart markup {role} ({at.get('entity')!r}, {at.get('year')!r}) "
+                            "is no point of the chart")
+    images = [image for image in item.images if image.role == "chart"]
+    if len(images) != 1:
+        return problems + ["chart markup without one chart image"]
+    image = images[0]
+    drawn = image.render.get("emphasis")
+    on = markup.get("on")
+    if on is None:
+        if drawn is not None:
+            problems.append("the chart markup control's chart emphasises a point")
+        return problems
+    if on not in ("target", "distractor"):
+        return problems + [f"chart markup on {on!r} is neither target nor distractor"]
+    if not isinstance(drawn, dict):
+        return problems + ["the chart image records no emphasis (render.emphasis)"]
+    wanted = (markup[on].get("entity"), markup[on].get("year"))
+    if (drawn.get("entity"), drawn.get("year")) != wanted:
+        problems.append(f"the chart emphasises ({drawn.get('entity')!r}, "
+                        f"{drawn.get('year')!r}), not the {on} {wanted}")
+    box = drawn.get("box")
+    if not (isinstance(box, list) and len(box) == 4 and all(isinstance(v, int) for v in box)
+            and box[0] >= 0 and box[1] >= 0 and box[2] > 0 and box[3] > 0
+            and box[0] + box[2] <= image.width and box[1] + box[3] <= image.height):
+        problems.append(f"render.emphasis.box {str(box)[:60]} is not a box inside the image")
+    return problems
+
+
 def _against_base(item: Item, base: Item, blanked: set[tuple[int, int]]) -> list[str]:
     problems = []
     if item.answer != base.answer or [s.text for s in item.statements] != \
@@ -211,6 +258,10 @@ def _against_base(item: Item, base: Item, blanked: set[tuple[int, int]]) -> list
     if changed - blanked:
         problems.append(f"table cells {sorted(changed - blanked)[:3]} differ from the base's "
                         "but were not blanked")
+    if item.inputs.chart is not None and base.inputs.chart is not None and \
+            item.inputs.chart.kind == base.inputs.chart.kind and \
+            item.inputs.chart != base.inputs.chart:
+        problems.append("chart data differs from the base's")
     from hopvista.variants import protected_cells
 
     read = set(protected_cells(base))
