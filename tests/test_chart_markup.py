@@ -249,7 +249,7 @@ def test_chart_markup_of_a_built_dataset_changes_only_the_emphasised_mark(
 def test_verify_rejects_an_emphasis_on_another_point(augmented: Path, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]
                                                      ) -> None:
-    from tests.test_augment import _reseal
+    from tests.conftest import reseal
 
     forged = tmp_path / "forged"
     shutil.copytree(augmented, forged)
@@ -257,7 +257,7 @@ def test_verify_rejects_an_emphasis_on_another_point(augmented: Path, tmp_path: 
     target = next(i for i in items if i["variant"]["name"] == "chart-markup-i")
     markup = target["variant"]["markup"]
     markup["distractor"] = markup["target"]  # the record now says the target was marked
-    _reseal(forged, items)
+    reseal(forged, items)
     capsys.readouterr()
     assert main(["verify", str(forged)]) == 1
     said = capsys.readouterr().err
