@@ -30,14 +30,19 @@ def build(domain: str, out: str | PathLike[str], *, hops: tuple[int, ...] = (1, 
           data: str | PathLike[str] | None = None, years: tuple[int, int] | None = None,
           periods: int | None = None, images: bool = True, workers: int = 1,
           overwrite: bool = False, progress: bool = False, defences: bool = True,
-          notice: Callable[[str], None] = _quiet) -> dict[str, Any]:
+          notice: Callable[[str], None] = _quiet, shard: tuple[int, int] | None = None,
+          executor: str = "local", address: str | None = None,
+          shards: int | None = None) -> dict[str, Any]:
     """Build the dataset of ``domain`` (a built-in name or a pack folder) into ``out``.
 
     The same arguments give the same bytes whatever ``workers`` is. ``out`` is replaced
     atomically, and only if it holds an earlier hopvista dataset and ``overwrite`` is set.
     Returns the manifest (``manifest.json``); :func:`hopvista.load` reads the items.
     ``defences=False`` leaves out what defeats proxy solvers (a deliberately leaky dataset,
-    for testing ``gen audit``).
+    for testing ``gen audit``). ``shard=(i, n)`` builds the i-th of n slices for
+    :func:`hopvista.merge.merge`; ``executor="ray"`` builds ``shards`` slices as Ray tasks on
+    the cluster at ``address`` (a local Ray of ``workers`` CPUs by default) and merges them
+    into ``out`` — the same bytes as a local build.
     """
     from hopvista.config import BuildConfig
     from hopvista.pipeline import build as run_build
@@ -46,8 +51,14 @@ def build(domain: str, out: str | PathLike[str], *, hops: tuple[int, ...] = (1, 
                          source=source, images=images,
                          data=None if data is None else str(data), years=years,
                          periods=periods, defences=defences)
+    if executor == "ray":
+        from hopvista.distributed import build_on_ray
+
+        return build_on_ray(config, Path(out), address=address, shards=shards,
+                            workers=workers, overwrite=overwrite, progress=progress,
+                            notice=notice)
     return run_build(config, Path(out), workers=workers, overwrite=overwrite,
-                     progress=progress, notice=notice)
+                     progress=progress, notice=notice, shard=shard)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ A build into ``--out X`` (with ``X`` resolved through symlinks to the folder it 
 
 1. takes an exclusive lock ``.X.lock`` beside ``X`` (a second build into ``X`` is refused);
 2. removes staging folders that dead builds into ``X`` left (and says so), restoring ``X``
-   first if a build died in the middle of a fallback replacement;
+   first if a build died in the middle of a fallback replacement — except the staging folder
+   of a killed build of the *same* configuration (its marker's ``resume`` key), which the
+   build resumes (:mod:`hopvista.resume`);
 3. writes the new dataset into a staging folder ``.X.hopvista-stage-*/dataset`` beside ``X``;
 4. swaps it in: ``renameat2(RENAME_EXCHANGE)`` with the old dataset (or
    ``RENAME_NOREPLACE`` when there is none), so ``X`` is at every instant either the old
@@ -179,18 +181,35 @@ def _size(path: Path) -> int:
     return total
 
 
-def _clean_stale(out: Path, shown: Path, notice: Notice) -> None:
-    """Recover from and remove what dead builds into ``out`` left behind."""
+def _resume_key(stage: Path) -> str | None:
+    try:
+        marker = json.loads((stage / STAGE_MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    key = marker.get("resume") if isinstance(marker, dict) else None
+    return key if isinstance(key, str) else None
+
+
+def _clean_stale(out: Path, shown: Path, notice: Notice, resume: str | None = None
+                 ) -> Path | None:
+    """Recover from and remove what dead builds into ``out`` left behind; keep and return the
+    staging folder of a dead build whose resume key is ``resume`` (the first such)."""
+    kept: Path | None = None
     for stage in _stale_stages(out):
         previous = stage / PREVIOUS
         if previous.is_dir() and not os.path.lexists(out):
             rename_noreplace(previous, out)
             notice(f"restored {shown} from {stage.name}, where a build that was killed while "
                    "replacing it had left the previous dataset")
+        if kept is None and resume is not None and _resume_key(stage) == resume and \
+                (stage / "dataset").is_dir() and not (stage / PREVIOUS).exists():
+            kept = stage
+            continue
         size = _size(stage)
         shutil.rmtree(stage, ignore_errors=True)
         notice(f"removed {stage.name} ({size / 1e6:.1f} MB), the staging folder of an "
                f"interrupted build into {shown}")
+    return kept
 
 
 @dataclass
@@ -205,6 +224,12 @@ class Output:
     """(device, inode) of the dataset there when claimed, or ``None`` if there was none."""
     stage: Path | None = None
     committed: bool = False
+    resume: str | None = None
+    """The build's resume key: a killed build's staging folder with the same key is resumed."""
+    resumable: Path | None = None
+    """That staging folder, found when the output was claimed."""
+    resumed: bool = False
+    """Whether :meth:`begin` took up a killed build's staging folder."""
 
     @property
     def dataset(self) -> Path:
@@ -214,20 +239,34 @@ class Output:
         return self.stage / "dataset"
 
     def begin(self) -> None:
-        """Create the staging folder beside the output."""
+        """Create the staging folder beside the output, or take up the one a killed build of
+        the same configuration left (:attr:`resumed`)."""
+        if self.resumable is not None:
+            self.stage, self.resumable, self.resumed = self.resumable, None, True
+            self._mark()
+            _checkpoint("staged")
+            return
         try:
             stage = Path(tempfile.mkdtemp(prefix=_stage_prefix(self.path), dir=self.path.parent))
         except OSError as exc:
             raise UserError(f"--out {self.shown}: cannot write in {self.path.parent}: "
                             f"{exc.strerror}") from None
         self.stage = stage
-        write_atomic(stage / STAGE_MARKER,
-                     json.dumps({"out": self.path.name, "pid": os.getpid()}).encode())
+        self._mark()
         self.dataset.mkdir()
         _checkpoint("staged")
 
+    def _mark(self) -> None:
+        assert self.stage is not None
+        marker = {"out": self.path.name, "pid": os.getpid()} | (
+            {"resume": self.resume} if self.resume else {})
+        write_atomic(self.stage / STAGE_MARKER, json.dumps(marker).encode())
+
     def commit(self) -> None:
         """Put the staged dataset at the output path in one step, or refuse."""
+        if self.resume is not None:  # from here the stage may come to hold the old dataset
+            self.resume = None
+            self._mark()
         new = self.dataset
         os.chmod(new, 0o755)
         _checkpoint("written")
@@ -297,11 +336,14 @@ class Output:
 
 
 @contextmanager
-def claim_output(out: Path, overwrite: bool, notice: Notice) -> Iterator[Output]:
+def claim_output(out: Path, overwrite: bool, notice: Notice,
+                 resume: str | None = None) -> Iterator[Output]:
     """Hold ``out`` for a build: checked, locked, cleaned of dead builds' leftovers.
 
     Everything the block creates beside ``out`` is removed when it fails; parent folders the
-    claim created are removed too when the build did not commit.
+    claim created are removed too when the build did not commit. With a ``resume`` key, the
+    staging folder a killed build with the same key left is kept for :meth:`Output.begin`
+    to take up (a build that fails or is interrupted cleanly still removes its own).
     """
     path = resolve_out(out)
     identity = _check_target(path, out, overwrite)
@@ -317,9 +359,10 @@ def claim_output(out: Path, overwrite: bool, notice: Notice) -> Iterator[Output]
         except OSError as exc:
             raise UserError(f"--out {out}: cannot lock {lock.path}: {exc.strerror}") from None
         _checkpoint("locked")
-        _clean_stale(path, out, notice)
+        kept = _clean_stale(path, out, notice, resume)
         identity = _check_target(path, out, overwrite)  # again, now that we hold the lock
-        claimed = Output(path=path, shown=out, identity=identity)
+        claimed = Output(path=path, shown=out, identity=identity, resume=resume,
+                         resumable=kept)
         try:
             yield claimed
             committed = claimed.committed

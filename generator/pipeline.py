@@ -20,10 +20,14 @@ from hopvista.model import Item
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.outdir import DATASET_FORMAT, Output, claim_output, resolve_out
 from hopvista.plan import agreement_shares, plan_shares
+from hopvista.resume import kept_lines, resume_key
 from hopvista.scratch import scratch_folder
 from hopvista.workers import generate_items, load_state, plan_build
 
 __all__ = ["FORMAT_VERSION", "BuildConfig", "build"]
+
+SHARD_KIND = "shard"
+"""The manifest ``kind`` of a shard (``gen build --shard I/N``), joined by ``gen merge``."""
 
 # FORMAT_VERSION (defined in hopvista.model.format, re-exported here) must be bumped by hand
 # for every change in a "yes" row of docs/format.md's versioning table.
@@ -139,53 +143,116 @@ def _stderr_notice(text: str) -> None:
 
 def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = False,
           progress: bool = False,
-          notice: Callable[[str], None] = _stderr_notice) -> dict[str, Any]:
+          notice: Callable[[str], None] = _stderr_notice,
+          shard: tuple[int, int] | None = None,
+          on_item: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Build the dataset of ``config`` into ``out``; return its manifest.
 
     ``out`` is locked for the whole build, the dataset is written into a staging folder beside
     it and swapped in at the end (see :mod:`hopvista.outdir`); items stream to disk, so memory
-    does not grow with the item count. ``notice`` receives what the user should know (stale
-    folders removed, workers capped).
+    does not grow with the item count. A build killed at any point resumes when run again
+    with the same command (:mod:`hopvista.resume`). ``shard`` ``(i, n)`` builds the ``i``-th of
+    ``n`` slices of the plan (1-based) as a shard for ``gen merge`` (:mod:`hopvista.merge`).
+    ``notice`` receives what the user should know (stale folders removed, workers capped);
+    ``on_item`` is called with the number of items done after each one (a kept item of a
+    resumed build counts as done).
     """
     pack = config.pack()  # an unknown domain or a broken pack is reported before anything else
     check_disk_space(config, resolve_out(out))
     workers = cap_workers(workers, notice)
-    with claim_output(out, overwrite, notice) as output:
+    key = resume_key(config.to_json(pack), _versions(), shard)
+    with claim_output(out, overwrite, notice, resume=key) as output:
         pack, world = load_state(config, pack)
         if pack.has_periods and len(world.periods) < pack.spec.instance.periods:
             raise UserError(f"the source's window has {len(world.periods)} periods "
                             f"({world.periods[0]}-{world.periods[-1]}) but instances need "
                             f"{pack.spec.instance.periods}: widen --years or lower --periods")
         plan, available = plan_build(config)
+        first, stop = shard_range(config.count, shard)
         output.begin()
         stage = output.dataset
+        done = kept_lines(stage, first) if output.resumed else []
+        if output.resumed:
+            notice(f"resuming the build killed in {output.stage.name if output.stage else ''}"
+                   f": {len(done)} of {stop - first} items were done")
         with scratch_folder(notice):  # every temporary file of the build lives in it
-            written = _write_items(config, generate_items(
+            written = _write_items(stage, done, generate_items(
                 config, workers, progress, images_root=stage if config.images else None,
-                plan=plan), stage)
+                plan=plan[first + len(done):stop]), parquet=shard is None,
+                total=stop - first, on_item=on_item)
             render = _render_versions(written.fonts) if config.images else None
             decide = pack.spec.decidability
-            audit = build_audit(stage / "items.jsonl", written.items,
-                                (decide.min_rank_gap, decide.min_trend_step))
-        manifest: dict[str, Any] = {
-            "format": DATASET_FORMAT,
-            "format_version": FORMAT_VERSION,
-            "config": config.to_json(pack) | {"types": list(available)},
-            "source": world.provenance,
-            "seed": config.seed,
-            "packages": _versions(),
-            "render": render,
-            "counts": {"items": written.items, "statements": 3 * written.items,
-                       "images": written.images},
-            "shares": plan_shares(plan) | {"statements": written.statements.shares()} | (
-                {"agree": agree} if (agree := written.statements.agreement()) else {}),
-            "audit": audit,
-        }
+            margins = (decide.min_rank_gap, decide.min_trend_step)
+            audit = None if shard else build_audit(stage / "items.jsonl", written.items,
+                                                   margins)
+        config_json = config.to_json(pack) | {"types": list(available)}
+        if shard is not None:
+            manifest = shard_manifest(config_json, world.provenance, config.seed, render,
+                                      written, plan_shares(plan), shard, (first, stop),
+                                      pack.spec.title, margins)
+            finish_shard(output, manifest)
+            return manifest
+        manifest = dataset_manifest(config_json, world.provenance, config.seed, render,
+                                    written, plan_shares(plan), audit)
         _finish(output, manifest, pack.spec.title)
     return manifest
 
 
-class _Written:
+def shard_range(count: int, shard: tuple[int, int] | None) -> tuple[int, int]:
+    """The indices ``[first, stop)`` of shard ``(i, n)`` (1-based) of a build of ``count``
+    items: contiguous slices, equal ±1."""
+    if shard is None:
+        return 0, count
+    i, n = shard
+    return (i - 1) * count // n, i * count // n
+
+
+def dataset_manifest(config_json: dict[str, Any], source: Any, seed: int,
+                     render: dict[str, Any] | None, written: Written,
+                     plan_shares_json: dict[str, Any], audit: Any) -> dict[str, Any]:
+    """The manifest of a finished build (without ``files``, which :func:`_finish` adds)."""
+    return {
+        "format": DATASET_FORMAT,
+        "format_version": FORMAT_VERSION,
+        "config": config_json,
+        "source": source,
+        "seed": seed,
+        "packages": _versions(),
+        "render": render,
+        "counts": {"items": written.items, "statements": 3 * written.items,
+                   "images": written.images},
+        "shares": plan_shares_json | {"statements": written.statements.shares()} | (
+            {"agree": agree} if (agree := written.statements.agreement()) else {}),
+        "audit": audit,
+    }
+
+
+def shard_manifest(config_json: dict[str, Any], source: Any, seed: int,
+                   render: dict[str, Any] | None, written: Written,
+                   plan_shares_json: dict[str, Any], shard: tuple[int, int],
+                   indices: tuple[int, int], title: str,
+                   margins: tuple[float, float]) -> dict[str, Any]:
+    """The manifest of a shard: its slice, and what ``gen merge`` needs of the whole build
+    (the global plan's shares, the card's title, the audit's margins)."""
+    return {
+        "format": DATASET_FORMAT,
+        "format_version": FORMAT_VERSION,
+        "kind": SHARD_KIND,
+        "shard": {"index": shard[0], "of": shard[1], "first": indices[0],
+                  "stop": indices[1]},
+        "config": config_json,
+        "source": source,
+        "seed": seed,
+        "packages": _versions(),
+        "render": render,
+        "counts": {"items": written.items, "images": written.images},
+        "plan_shares": plan_shares_json,
+        "title": title,
+        "margins": list(margins),
+    }
+
+
+class Written:
     """What the item stream left on disk, counted as it went."""
 
     def __init__(self) -> None:
@@ -195,6 +262,7 @@ class _Written:
         self.statements = StatementTally()
 
     def add(self, item: Item) -> None:
+        """Count one item written."""
         self.items += 1
         self.images += len(item.images)
         self.statements.add(item)
@@ -205,20 +273,46 @@ class _Written:
                     self.fonts.add(family)
 
 
-def _write_items(config: BuildConfig, items: Iterator[Item], stage: Path) -> _Written:
-    """Stream items into ``items.jsonl`` and the Parquet shards; count what was written."""
+def _write_items(stage: Path, done: list[str], items: Iterator[Item], *, parquet: bool,
+                 total: int, on_item: Callable[[int], None] | None = None) -> Written:
+    """Append ``items`` to ``items.jsonl`` after the ``done`` lines a resumed build kept, one
+    flushed line per item (a killed build loses only the items in flight); Parquet shards
+    (all items, the kept ones first) when ``parquet``; count what was written."""
     from hopvista.export import ParquetShards, item_line
 
-    written = _Written()
-    shards = ParquetShards(stage, config.count)
-    with (stage / "items.jsonl").open("w", encoding="utf-8", newline="\n") as lines:
+    written = Written()
+    shutil.rmtree(stage / "data", ignore_errors=True)  # a killed build's are incomplete
+    shards = ParquetShards(stage, total) if parquet else None
+    for line in done:
+        item = Item.model_validate_json(line)
+        if shards is not None:
+            shards.add(item, line)
+        written.add(item)
+    with (stage / "items.jsonl").open("a", encoding="utf-8", newline="\n") as lines:
         for item in items:
             line = item_line(item)
             lines.write(line + "\n")
-            shards.add(item, line)
+            lines.flush()
+            if shards is not None:
+                shards.add(item, line)
             written.add(item)
-    shards.close()
+            if on_item is not None:
+                on_item(written.items)
+    if shards is not None:
+        shards.close()
     return written
+
+
+def finish_shard(output: Output, manifest: dict[str, Any]) -> None:
+    """File hashes and manifest into a shard's stage; then swap it in."""
+    stage = output.dataset
+    manifest["files"] = {
+        path.relative_to(stage).as_posix(): sha256_file(path)
+        for path in sorted(stage.rglob("*")) if path.is_file()
+    }
+    write_atomic(stage / "manifest.json",
+                 (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())
+    output.commit()
 
 
 def _finish(output: Output, manifest: dict[str, Any], title: str) -> None:

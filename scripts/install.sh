@@ -23,4 +23,4 @@ elif ! command -v chromium >/dev/null 2>&1 && [ -z "${HOPVISTA_CHROMIUM:-}" ]; t
 fi
 
 python3 -m pip install --quiet --upgrade "pip>=23" "setuptools>=77" wheel
-python3 -m pip install --quiet -e '.[dev,ocr,harness,augment]'
+python3 -m pip install --quiet -e '.[dev,ocr,harness,augment,ray]'

@@ -48,3 +48,15 @@ def levels(text: str) -> tuple[int, ...]:
         return parse_levels(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def shard(text: str) -> tuple[int, int]:
+    """``I/N``: the I-th of N slices of a build (1 ≤ I ≤ N)."""
+    left, slash, right = text.partition("/")
+    try:
+        index, total = int(left), int(right)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected I/N such as 2/4, got {text!r}") from None
+    if not slash or total < 1 or not 1 <= index <= total:
+        raise argparse.ArgumentTypeError(f"expected I/N with 1 <= I <= N, got {text!r}")
+    return index, total

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.api import build
-from hopvista.cli.arguments import int_at_least, levels, positive_int, seed_int, years
+from hopvista.cli.arguments import int_at_least, levels, positive_int, seed_int, shard, years
 from hopvista.errors import UserError
 from hopvista.markup.build import DOMAIN as MARKUP
 
@@ -41,6 +41,17 @@ def register(subparsers: Any) -> None:
                         "for testing 'gen audit' (see docs/audit.md)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace an earlier hopvista dataset in --out")
+    p.add_argument("--shard", type=shard, default=None, metavar="I/N",
+                   help="build only the I-th of N slices (1 <= I <= N) of the plan, for "
+                        "'gen merge' to join into the dataset a single build makes")
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="local (default): --workers processes here; ray: the build's shards "
+                        "as Ray tasks (pip install 'hopvista[ray]'), merged into --out")
+    p.add_argument("--address", default=None,
+                   help="ray: the cluster to join (e.g. ray://head:10001; default: a local "
+                        "Ray of --workers CPUs)")
+    p.add_argument("--shards", type=positive_int, default=None,
+                   help="ray: how many shards (default: the cluster's CPUs)")
     p.add_argument("--tables", default=None, metavar="DOMAIN|PATH",
                    help="markup only: where the tasks' tables come from, a domain (default "
                         "financial) or an existing dataset's file or folder (see 'gen list')")
@@ -57,11 +68,22 @@ def run(args: argparse.Namespace) -> int:
     for option, given in (("--tables", args.tables), ("--format", args.fmt)):
         if given is not None:
             raise UserError(f"{option} applies to 'gen build {MARKUP}' only")
+    if args.executor == "local" and (args.address or args.shards):
+        raise UserError("--address and --shards apply to --executor ray")
+    if args.executor == "ray" and args.shard:
+        raise UserError("--shard builds one slice here; --executor ray builds them all")
     manifest = build(args.domain, out, hops=args.hops, count=args.count, seed=args.seed,
                      source=args.source, data=args.data, years=args.years,
                      periods=args.periods, images=args.images, workers=args.workers,
                      overwrite=args.overwrite, progress=sys.stderr.isatty(),
-                     defences=args.defences)
+                     defences=args.defences, shard=args.shard, executor=args.executor,
+                     address=args.address, shards=args.shards)
+    if args.shard:
+        info = manifest["shard"]
+        print(f"wrote shard {info['index']}/{info['of']} (items {info['first']}-"
+              f"{info['stop'] - 1}, {manifest['counts']['items']} items) to {out}; join the "
+              "shards with gen merge")
+        return 0
     shares = manifest["shares"]
     print(f"wrote {manifest['counts']['items']} items to {out} "
           f"(levels {shares['levels']}, answers {shares['answers']})")

@@ -30,6 +30,7 @@ from hopvista.cli import (
     export,
     fetch,
     listing,
+    merge,
     new_domain,
     preview,
     report,
@@ -38,8 +39,8 @@ from hopvista.cli import (
 )
 from hopvista.errors import GenerationError, UserError
 
-SUBCOMMANDS = (build, verify, augment, audit, evaluate, export, report, preview, listing, fetch,
-               schema, new_domain)
+SUBCOMMANDS = (build, merge, verify, augment, audit, evaluate, export, report, preview, listing,
+               fetch, schema, new_domain)
 
 Handler = Callable[[int, FrameType | None], Any] | int | None
 

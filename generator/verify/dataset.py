@@ -22,6 +22,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from hopvista.errors import UserError
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
 from hopvista.verify.augmented import is_augmented, verify_augmented
@@ -232,6 +233,9 @@ def verify_into(root: Path, report: Report) -> int:
         report(one_line(problem))
 
     manifest = read_manifest(root)
+    if manifest.get("kind") == "shard":
+        raise UserError(f"{root}: a shard of a build (gen build --shard); join the shards with "
+                        "gen merge, then verify the dataset")
     if is_augmented(manifest):
         return verify_augmented(root, manifest, clean)
     _guarded("manifest.json files", clean, lambda: check_files(root, manifest, clean))

@@ -1,0 +1,148 @@
+"""``gen merge``: join the shards of one build (``gen build --shard I/N``) into its dataset.
+
+Every shard records the same configuration, package versions and seed, and its slice of the
+one global plan; a merge checks that the shards are one build's — the same key, each of
+``1..N`` once, every file's sha256 as its manifest says, the same Chromium — and then writes
+exactly what a single-machine build writes: ``items.jsonl`` in index order, the images, the
+Parquet shards, the card, the audit and the manifest (shares, tallies and fonts over all
+items). The result is byte for byte the single build's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from hopvista.atomic import sha256_file
+from hopvista.errors import UserError
+from hopvista.model import Item
+
+Notice = Callable[[str], None]
+SAME = ("format", "format_version", "config", "source", "seed", "packages", "plan_shares",
+        "title", "margins")
+"""What every shard of one build records alike."""
+
+
+def _stderr(text: str) -> None:
+    print(f"gen: {text}", file=sys.stderr)
+
+
+def read_shard(path: Path) -> dict[str, Any]:
+    """A shard's manifest, checked to be one (``UserError`` naming the folder otherwise)."""
+    from hopvista.pipeline import SHARD_KIND
+
+    try:
+        manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: no manifest.json (not a finished shard)") from None
+    except (OSError, ValueError) as exc:
+        raise UserError(f"{path}/manifest.json: cannot be read ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("kind") != SHARD_KIND:
+        raise UserError(f"{path}: not a shard (build one with gen build ... --shard I/N)")
+    return manifest
+
+
+def check_shards(paths: Sequence[Path]) -> list[tuple[Path, dict[str, Any]]]:
+    """The shards in index order, checked to be all of one build."""
+    if not paths:
+        raise UserError("gen merge: name the shard folders")
+    shards = [(path, read_shard(path)) for path in paths]
+    first = shards[0][1]
+    for path, manifest in shards[1:]:
+        for key in SAME:
+            if manifest.get(key) != first.get(key):
+                raise UserError(f"{path}: its {key} differs from {paths[0]}'s: the shards are "
+                                "not of one build (same command, seed and versions)")
+    total = first["shard"]["of"]
+    seen: dict[int, Path] = {}
+    for path, manifest in shards:
+        info = manifest["shard"]
+        if info["of"] != total:
+            raise UserError(f"{path}: shard {info['index']}/{info['of']}, the others are "
+                            f"of {total}")
+        if info["index"] in seen:
+            raise UserError(f"{path}: shard {info['index']}/{total} again (also "
+                            f"{seen[info['index']]})")
+        seen[info["index"]] = path
+    missing = sorted(set(range(1, total + 1)) - set(seen))
+    if missing:
+        raise UserError(f"gen merge: shard(s) {', '.join(f'{i}/{total}' for i in missing)} "
+                        "missing")
+    chromium = {json.dumps((m.get("render") or {}).get("chromium")) for _, m in shards}
+    if len(chromium) > 1:
+        raise UserError("gen merge: the shards were drawn with different Chromium versions; "
+                        "their images would not be one build's")
+    ordered = sorted(shards, key=lambda pair: pair[1]["shard"]["index"])
+    for path, manifest in ordered:
+        for name, digest in manifest.get("files", {}).items():
+            if name == "manifest.json":
+                continue
+            file = path / name
+            if not file.is_file() or sha256_file(file) != digest:
+                raise UserError(f"{file}: missing or not as the shard's manifest says")
+    return ordered
+
+
+def merge(paths: Sequence[Path], out: Path, *, overwrite: bool = False,
+          notice: Notice = _stderr) -> dict[str, Any]:
+    """Join the shards at ``paths`` into the dataset ``out``; return its manifest."""
+    from hopvista.build_audit import build_audit
+    from hopvista.export import ParquetShards, item_line
+    from hopvista.outdir import claim_output
+    from hopvista.pipeline import Written, _finish, dataset_manifest
+
+    shards = check_shards(paths)
+    first = shards[0][1]
+    count = first["config"]["count"]
+    with claim_output(out, overwrite, notice) as output:
+        output.begin()
+        stage = output.dataset
+        written = Written()
+        parquet = ParquetShards(stage, count)
+        with (stage / "items.jsonl").open("w", encoding="utf-8", newline="\n") as lines:
+            for path, _ in shards:
+                for text in (path / "items.jsonl").read_text(encoding="utf-8").splitlines():
+                    item = Item.model_validate_json(text)
+                    for image in item.images:
+                        _place(path / image.path, stage / image.path)
+                    line = item_line(item)
+                    lines.write(line + "\n")
+                    parquet.add(item, line)
+                    written.add(item)
+        parquet.close()
+        if written.items != count:
+            raise UserError(f"gen merge: the shards hold {written.items} items, the build "
+                            f"{count}")
+        render = _merged_render([m.get("render") for _, m in shards])
+        audit = build_audit(stage / "items.jsonl", written.items,
+                            (float(first["margins"][0]), float(first["margins"][1])))
+        manifest = dataset_manifest(first["config"], first["source"], first["seed"], render,
+                                    written, first["plan_shares"], audit)
+        manifest["packages"] = first["packages"]
+        _finish(output, manifest, first["title"])
+    return manifest
+
+
+def _place(source: Path, target: Path) -> None:
+    """``source`` at ``target``: a hard link where the file system allows, else a copy."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def _merged_render(renders: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+    """One build's ``render``: the Chromium the shards share and every font they used."""
+    present = [r for r in renders if r]
+    if not present:
+        return None
+    fonts: dict[str, Any] = {}
+    for render in present:
+        fonts.update(render.get("fonts") or {})
+    return {"chromium": present[0].get("chromium"), "fonts": dict(sorted(fonts.items()))}
