@@ -34,7 +34,7 @@ def _same(one: Path, two: Path) -> None:
 @pytest.fixture(scope="module")
 def single(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("single") / "ds"
-    assert main([*BUILD, "-n", "12", "--out", str(out)]) == 0
+    assert main([*BUILD, "-n", "8", "--out", str(out)]) == 0
     return out
 
 
@@ -48,11 +48,11 @@ def _stage_lines(parent: Path, name: str) -> int:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("workers, lines", [("1", 0), ("1", 5), ("2", 7), ("2", 12)])
+@pytest.mark.parametrize("workers, lines", [("1", 0), ("1", 4), ("2", 8)])
 def test_a_killed_build_resumes_to_the_bytes_of_an_uninterrupted_one(
         single: Path, tmp_path: Path, workers: str, lines: int) -> None:
     out = tmp_path / "ds"
-    command = [sys.executable, "-m", "hopvista.cli.main", *BUILD, "-n", "12", "--out",
+    command = [sys.executable, "-m", "hopvista.cli.main", *BUILD, "-n", "8", "--out",
                str(out), "--workers", workers]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                start_new_session=True)
@@ -78,7 +78,7 @@ def test_a_leftover_of_another_configuration_is_removed_not_resumed(
         tmp_path: Path) -> None:
     out = tmp_path / "ds"
     command = [sys.executable, "-m", "hopvista.cli.main", *BUILD, "--out", str(out)]
-    process = subprocess.Popen([*command, "-n", "12"], stdout=subprocess.DEVNULL,
+    process = subprocess.Popen([*command, "-n", "8"], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 120
     while _stage_lines(tmp_path, "ds") < 3:
@@ -86,7 +86,7 @@ def test_a_leftover_of_another_configuration_is_removed_not_resumed(
         time.sleep(0.05)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
-    rerun = subprocess.run([*command, "-n", "10"], capture_output=True, text=True, timeout=300)
+    rerun = subprocess.run([*command, "-n", "6"], capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stderr
     assert "resuming" not in rerun.stderr and "interrupted build" in rerun.stderr
     assert main(["verify", str(out)]) == 0
@@ -97,7 +97,7 @@ def test_shards_merged_are_the_single_build(single: Path, tmp_path: Path) -> Non
     shards = []
     for i in (1, 2, 3):
         shard = tmp_path / f"shard{i}"
-        assert main([*BUILD, "-n", "12", "--shard", f"{i}/3", "--out", str(shard)]) == 0
+        assert main([*BUILD, "-n", "8", "--shard", f"{i}/3", "--out", str(shard)]) == 0
         shards.append(shard)
     merged = tmp_path / "merged"
     assert main(["merge", *map(str, reversed(shards)), "--out", str(merged)]) == 0
@@ -142,7 +142,7 @@ def test_the_ray_executor_gives_the_bytes_of_a_local_build(single: Path,
                                                            tmp_path: Path) -> None:
     pytest.importorskip("ray", reason="the [ray] extra is not installed")
     out = tmp_path / "ray"
-    assert main([*BUILD, "-n", "12", "--out", str(out), "--executor", "ray",
+    assert main([*BUILD, "-n", "8", "--out", str(out), "--executor", "ray",
                  "--workers", "2", "--shards", "3"]) == 0
     _same(single, out)
     assert [p.name for p in tmp_path.iterdir()] == ["ray"]

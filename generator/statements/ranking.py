@@ -83,19 +83,25 @@ def rk_when(instance: Instance, rng: np.random.Generator, words: dict[str, dict[
     def clearly_lost(entity: str, year: int, order: str) -> bool:
         return clearly_loses(instance, entity, year, order, margins)
 
-    for k in rng.permutation(len(params)):
-        anchor, x, op, order = params[int(k)]
+    @cache
+    def thresholds(anchor: str, x: int, op: str) -> list[tuple[Decimal, frozenset[str]]]:
+        # The same for both orders: worked out once per anchor, condition and comparison.
         expr = exprs[x]
         if not _comparable(instance, anchor, [c for c, _ in expr], years):
-            continue
+            return []
         per_year = {}
         for y in years:
             value = instance.value(anchor, expr[0][0], y)
             for column, sign in expr[1:]:
                 value = combine(value, sign, instance.value(anchor, column, y))
             per_year[str(y)] = value
+        return cuts(per_year, op, range(1, len(years)))
+
+    for k in rng.permutation(len(params)):
+        anchor, x, op, order = params[int(k)]
+        expr = exprs[x]
         winners = winners_by[order]
-        for threshold, passing in cuts(per_year, op, range(1, len(years))):
+        for threshold, passing in thresholds(anchor, x, op):
             when = [y for y in years if str(y) in passing]
             best = {winners[y] for y in when}
             if len(best) != 1 or None in best:

@@ -1,0 +1,223 @@
+"""Issue 13's figures, side by side in one run, as ratios (never against another day's number).
+
+1. **Near the limit**: ``gen build financial -n N --workers W`` (the whole pipeline: sampling,
+   HTML, screenshots, charts in three libraries, PNG encoding, hashing, writing, Parquet,
+   audit) against a *bare loop* of the image work the issue names — W processes, each with one
+   warm Chromium, per item one element screenshot of a 15×8 table and one matplotlib bar
+   chart written as PNGs. Ratio: bare wall time / pipeline wall time (target ≥ 0.8).
+2. **Against the naive way**: a pipeline that launches a browser per image (a fresh Chromium
+   per table shot, ``fig.to_image()`` per plotly chart), on a sample of items, against the
+   build's seconds per item (target ≥ 6×); and plotly export through hopvista's warm kaleido
+   against ``fig.to_image()`` per figure (target ≥ 10×).
+3. **Memory**: the peak summed PSS of the build's process tree (browsers included), at each
+   ``--sizes`` (target: flat within 20%, under 1.5 GB at two workers).
+4. **FCMR scale** (``--fcmr``): 2,199 items in three builds of FCMR's levels (757 easy, 728
+   medium, 714 hard) at ``--workers W`` (target: under 6 minutes).
+
+    python scripts/bench_scale.py -n 200 --workers 2
+    python scripts/bench_scale.py -n 200 --workers 2 --sizes 200 5000 --fcmr
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import multiprocessing
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_build import SAMPLE_S, tree_pss  # noqa: E402
+
+ROWS, COLS = 15, 8
+FCMR_LEVELS = ((1, 757), (2, 728), (3, 714))
+
+
+def table_html(k: int) -> str:
+    """A plain 15×8 table (values vary with ``k``)."""
+    head = "".join(f"<th>Column {c}</th>" for c in range(COLS))
+    body = "".join("<tr>" + "".join(f"<td>{(r * 37 + c * 11 + k) % 1000:,}.{c}</td>"
+                                    for c in range(COLS)) + "</tr>" for r in range(ROWS))
+    return ("<html><head><style>body{margin:0;font-family:'Liberation Sans'}"
+            "table{border-collapse:collapse;margin:8px}td,th{border:1px solid #999;"
+            "padding:3px 8px}</style></head><body><table id='t'><tr>" + head + "</tr>"
+            + body + "</table></body></html>")
+
+
+def _bar_png(k: int) -> bytes:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.4, 4.8), dpi=100)
+    ax = fig.add_subplot()
+    years = list(range(2019, 2024))
+    for s in range(3):
+        ax.bar([y + 0.25 * s for y in years], [(k * 7 + s * 13 + y) % 50 + 10 for y in years],
+               width=0.25, label=f"Company {s}")
+    ax.legend()
+    ax.set_title("Revenue")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return buffer.getvalue()
+
+
+def _bare_worker(args: tuple[int, int, str]) -> int:
+    first, count, folder = args
+    from playwright.sync_api import sync_playwright
+
+    from hopvista.render.browser import chromium_executable
+
+    out = Path(folder)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_executable())
+        page = browser.new_page(java_script_enabled=False)
+        for k in range(first, first + count):
+            page.set_content(table_html(k))
+            (out / f"{k}.table.png").write_bytes(page.locator("#t").screenshot())
+            (out / f"{k}.chart.png").write_bytes(_bar_png(k))
+        browser.close()
+    return count
+
+
+def bare_loop(count: int, workers: int, folder: Path) -> float:
+    """Wall seconds of the bare loop over ``count`` items in ``workers`` processes."""
+    cuts = [(i * count // workers, (i + 1) * count // workers) for i in range(workers)]
+    start = time.perf_counter()
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        pool.map(_bare_worker, [(a, b - a, str(folder)) for a, b in cuts])
+    return time.perf_counter() - start
+
+
+def _naive_worker(args: tuple[int, int, str]) -> int:
+    """Per item: a fresh Chromium for the table shot, ``fig.to_image()`` for a plotly chart."""
+    first, count, folder = args
+    import plotly.graph_objects as go
+    from playwright.sync_api import sync_playwright
+
+    from hopvista.render.browser import chromium_executable
+
+    out = Path(folder)
+    with sync_playwright() as playwright:
+        for k in range(first, first + count):
+            browser = playwright.chromium.launch(executable_path=chromium_executable())
+            page = browser.new_page(java_script_enabled=False)
+            page.set_content(table_html(k))
+            (out / f"{k}.table.png").write_bytes(page.locator("#t").screenshot())
+            browser.close()
+            fig = go.Figure([go.Bar(x=[2019, 2020, 2021], y=[k, k + 1, k + 2])])
+            (out / f"{k}.chart.png").write_bytes(fig.to_image(format="png", width=640,
+                                                              height=480))
+    return count
+
+
+def naive_loop(count: int, workers: int, folder: Path) -> float:
+    """Wall seconds of the naive pipeline over ``count`` items in ``workers`` processes."""
+    cuts = [(i * count // workers, (i + 1) * count // workers) for i in range(workers)]
+    start = time.perf_counter()
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        pool.map(_naive_worker, [(a, b - a, str(folder)) for a, b in cuts])
+    return time.perf_counter() - start
+
+
+def plotly_export(figures: int) -> tuple[float, float]:
+    """Seconds per figure: hopvista's warm kaleido, then ``fig.to_image()``."""
+    import plotly.graph_objects as go
+
+    from hopvista.render.chart import ChartRenderer
+
+    made = [go.Figure([go.Bar(x=[2019, 2020, 2021], y=[k, k + 1, k + 2])])
+            for k in range(figures)]
+    with ChartRenderer() as renderer:
+        renderer.kaleido_png(made[0], 640, 480)  # warm, as a build's worker is
+        start = time.perf_counter()
+        for fig in made:
+            renderer.kaleido_png(fig, 640, 480)
+        warm = (time.perf_counter() - start) / figures
+    start = time.perf_counter()
+    for fig in made:
+        fig.to_image(format="png", width=640, height=480)
+    cold = (time.perf_counter() - start) / figures
+    return warm, cold
+
+
+def pipeline(count: int, workers: int, folder: Path, hops: str = "1-3") -> dict[str, Any]:
+    """``gen build financial``: wall seconds and peak summed PSS of its process tree."""
+    out = folder / f"ds-{count}-{hops}"
+    command = [sys.executable, "-m", "hopvista.cli.main", "build", "financial", "-n",
+               str(count), "--workers", str(workers), "--hops", hops, "--out", str(out)]
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    watched = psutil.Process(proc.pid)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, tree_pss(watched))
+        time.sleep(SAMPLE_S)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"the build failed with exit code {proc.returncode}")
+    shutil.rmtree(out, ignore_errors=True)
+    return {"items": count, "wall_s": round(wall, 2), "peak_pss_mb": round(peak / 2**20)}
+
+
+def main() -> int:
+    """Run the comparisons and print one JSON report."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("-n", "--count", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--naive", type=int, default=20, help="items of the naive pipeline")
+    parser.add_argument("--figures", type=int, default=20, help="plotly figures exported")
+    parser.add_argument("--sizes", type=int, nargs="*", default=[],
+                        help="build sizes whose peak memory to compare (e.g. 200 5000)")
+    parser.add_argument("--fcmr", action="store_true", help="time FCMR's 2,199 items")
+    args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="hopvista-scale-"))
+    report: dict[str, Any] = {"cpus": psutil.cpu_count(), "workers": args.workers}
+    try:
+        bare = bare_loop(args.count, args.workers, _fresh(scratch / "bare"))
+        built = pipeline(args.count, args.workers, scratch)
+        report["limit"] = {"items": args.count, "bare_s": round(bare, 2),
+                           "pipeline_s": built["wall_s"],
+                           "ratio": round(bare / built["wall_s"], 3), "target": 0.8}
+        naive = naive_loop(args.naive, args.workers, _fresh(scratch / "naive"))
+        per_item = built["wall_s"] / args.count
+        report["naive"] = {"items": args.naive, "naive_s_per_item": round(naive / args.naive, 3),
+                           "pipeline_s_per_item": round(per_item, 3),
+                           "speedup": round(naive / args.naive / per_item, 2), "target": 6}
+        warm, cold = plotly_export(args.figures)
+        report["plotly"] = {"figures": args.figures, "warm_s": round(warm, 4),
+                            "to_image_s": round(cold, 4), "speedup": round(cold / warm, 2),
+                            "target": 10}
+        sizes = [pipeline(n, args.workers, scratch) for n in args.sizes]
+        if sizes:
+            report["memory"] = {"builds": sizes, "ratio": round(
+                max(s["peak_pss_mb"] for s in sizes) / min(s["peak_pss_mb"] for s in sizes), 3),
+                "target_ratio": 1.2, "target_mb": 1536}
+        else:
+            report["memory"] = {"builds": [built]}
+        if args.fcmr:
+            runs = [pipeline(n, args.workers, scratch, hops=str(level))
+                    for level, n in FCMR_LEVELS]
+            report["fcmr"] = {"builds": runs, "items": sum(r["items"] for r in runs),
+                              "wall_s": round(sum(r["wall_s"] for r in runs), 1),
+                              "target_s": 360}
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    print(json.dumps(report, indent=1))
+    return 0
+
+
+def _fresh(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+if __name__ == "__main__":
+    sys.exit(main())
