@@ -10,9 +10,7 @@ skipped. Output goes through :func:`hopvista.outdir.claim_output`: staged, then 
 
 from __future__ import annotations
 
-import contextlib
 import json
-import multiprocessing.util
 import shutil
 import sys
 from collections import Counter
@@ -216,10 +214,9 @@ _STATE: dict[str, Any] = {}
 
 def _init(root: Path, seed: int, parent: int | None) -> None:
     if parent is not None:
-        from hopvista.workers import worker_signals
+        from hopvista.workers import worker_setup
 
-        worker_signals(parent)
-        multiprocessing.util.Finalize(None, _close_quietly, exitpriority=10)
+        worker_setup(parent, _close)
     try:
         _STATE["maker"] = VariantMaker(root, seed).__enter__()
     except Exception as exc:  # reported by the first task (see hopvista.workers)
@@ -231,11 +228,6 @@ def _close() -> None:
     if maker is not None:
         maker.close()
 
-
-def _close_quietly() -> None:
-    """A pool worker's exit finalizer: a worker that is going away has no one to tell."""
-    with contextlib.suppress(Exception):
-        _close()
 
 
 def _variants(task: tuple[Base, Sequence[VariantSpec]]) -> list[Item | tuple[str, str]]:

@@ -60,10 +60,17 @@ def _close_renderer() -> None:
         renderer.close()
 
 
-def _close_renderer_quietly() -> None:
-    """A pool worker's exit finalizer: a worker that is going away has no one to tell."""
-    with contextlib.suppress(Exception):
-        _close_renderer()
+def worker_setup(parent: int, close: Callable[[], None]) -> None:
+    """What a pool worker's initializer does first: its signals (:func:`worker_signals`),
+    and ``close`` registered to run when the worker exits (normally, or by SIGTERM, even while
+    starting), quietly: a worker that is going away has no one to tell."""
+    worker_signals(parent)
+
+    def quietly() -> None:
+        with contextlib.suppress(Exception):
+            close()
+
+    multiprocessing.util.Finalize(None, quietly, exitpriority=10)
 
 
 def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -120,10 +127,7 @@ def _init_worker(config: BuildConfig, images_root: Path | None) -> None:
 
 
 def _init_pool_worker(config: BuildConfig, images_root: Path | None, parent: int) -> None:
-    worker_signals(parent)
-    # Pool workers that exit (normally, or by SIGTERM, even while starting) run these
-    # finalizers: the browsers are closed and their profiles deleted.
-    multiprocessing.util.Finalize(None, _close_renderer_quietly, exitpriority=10)
+    worker_setup(parent, _close_renderer)  # its browsers closed, their profiles deleted
     try:
         _init_worker(config, images_root)
     except Exception as exc:

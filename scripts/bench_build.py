@@ -47,6 +47,19 @@ def tree_pss(root: psutil.Process) -> int:
     return sum(_pss(proc.pid) for proc in procs)
 
 
+def measure(command: list[str]) -> tuple[float, int, int]:
+    """Run ``command``: its wall seconds, the peak summed PSS of its process tree (bytes,
+    sampled every :data:`SAMPLE_S`) and its exit code."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    watched = psutil.Process(proc.pid)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, tree_pss(watched))
+        time.sleep(SAMPLE_S)
+    return time.perf_counter() - start, peak, proc.returncode
+
+
 def main() -> int:
     """Run one build and print its figures as JSON."""
     parser = argparse.ArgumentParser(description=__doc__,
@@ -62,17 +75,10 @@ def main() -> int:
     command = [sys.executable, "-m", "hopvista.cli.main", "build", args.domain,
                "-n", str(args.count), "--workers", str(args.workers), "--hops", args.hops,
                "--seed", str(args.seed), "--out", str(out)]
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    watched = psutil.Process(proc.pid)
-    peak = 0
-    while proc.poll() is None:
-        peak = max(peak, tree_pss(watched))
-        time.sleep(SAMPLE_S)
-    wall = time.perf_counter() - start
+    wall, peak, code = measure(command)
     try:
-        if proc.returncode != 0:
-            print(f"build failed with exit code {proc.returncode}", file=sys.stderr)
+        if code != 0:
+            print(f"build failed with exit code {code}", file=sys.stderr)
             return 1
         images = len(list((out / "images").glob("*.png")))
         report = {"command": " ".join(["gen", *command[3:-2]]), "items": args.count,

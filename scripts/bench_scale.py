@@ -25,7 +25,6 @@ import io
 import json
 import multiprocessing
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,7 +34,7 @@ from typing import Any
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_build import SAMPLE_S, tree_pss  # noqa: E402
+from bench_build import measure  # noqa: E402
 
 ROWS, COLS = 15, 8
 FCMR_LEVELS = ((1, 757), (2, 728), (3, 714))
@@ -152,16 +151,9 @@ def pipeline(count: int, workers: int, folder: Path, hops: str = "1-3") -> dict[
     out = folder / f"ds-{count}-{hops}"
     command = [sys.executable, "-m", "hopvista.cli.main", "build", "financial", "-n",
                str(count), "--workers", str(workers), "--hops", hops, "--out", str(out)]
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    watched = psutil.Process(proc.pid)
-    peak = 0
-    while proc.poll() is None:
-        peak = max(peak, tree_pss(watched))
-        time.sleep(SAMPLE_S)
-    wall = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise SystemExit(f"the build failed with exit code {proc.returncode}")
+    wall, peak, code = measure(command)
+    if code != 0:
+        raise SystemExit(f"the build failed with exit code {code}")
     shutil.rmtree(out, ignore_errors=True)
     return {"items": count, "wall_s": round(wall, 2), "peak_pss_mb": round(peak / 2**20)}
 

@@ -14,9 +14,7 @@ whatever ``--workers``.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import multiprocessing.util
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -126,10 +124,9 @@ def look(streams: Streams) -> dict[str, Any]:
 
 def _init(root: Path, seed: int, tables: dict[str, Any], parent: int | None) -> None:
     if parent is not None:
-        from hopvista.workers import worker_signals
+        from hopvista.workers import worker_setup
 
-        worker_signals(parent)
-        multiprocessing.util.Finalize(None, _close_quietly, exitpriority=10)
+        worker_setup(parent, _close)
     try:
         from hopvista.render.browser import uninterrupted
         from hopvista.render.table import TableRenderer
@@ -149,10 +146,6 @@ def _close() -> None:
     if renderer is not None:
         renderer.close()
 
-
-def _close_quietly() -> None:
-    with contextlib.suppress(Exception):
-        _close()
 
 
 def _one(index: int) -> Item:
@@ -191,9 +184,14 @@ def _supply(seed: int, kind: str, name: str, fmt: str | None = None,
 
 def _tables_spec(tables: str, fmt: str | None, source: str | None,
                  data: str | None) -> dict[str, Any]:
-    """``--tables``: a path that exists is an existing dataset; anything else a domain."""
-    if fmt is not None or Path(tables).is_file() or (
-            Path(tables).is_dir() and not (Path(tables) / "domain.yaml").is_file()):
+    """``--tables``: a built-in domain's name or a pack folder (with ``domain.yaml``) is a
+    domain; another file or folder that exists, or any path with ``--format``, an existing
+    dataset; anything else is looked up as a domain (and reported as unknown)."""
+    from hopvista.domain import DOMAIN_FILE, builtin_pack_names
+
+    path = Path(tables)
+    is_pack = tables in builtin_pack_names() or (path / DOMAIN_FILE).is_file()
+    if fmt is not None or (not is_pack and path.exists()):
         return {"kind": "import", "name": tables, "fmt": fmt}
     return {"kind": "domain", "name": tables, "source": source, "data": data}
 
