@@ -73,9 +73,16 @@ def worker_setup(parent: int, close: Callable[[], None]) -> None:
     multiprocessing.util.Finalize(None, quietly, exitpriority=10)
 
 
+def _ignore_unraisable(unraisable: Any) -> None:
+    """A terminating worker's hook for exceptions raised in finalizers: dropped."""
+
+
 def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
-    """SIGTERM in a pool worker: exit through ``SystemExit`` so the finalizers run."""
+    """SIGTERM in a pool worker: exit through ``SystemExit`` so the finalizers run. An object
+    the signal left half-built (an event loop being made) may fail in its finalizer as the
+    worker goes away; that is not reported (the parent says the build was terminated)."""
     signal.signal(signum, signal.SIG_IGN)  # one is enough; the watchdog below bounds the rest
+    sys.unraisablehook = _ignore_unraisable
     if hasattr(signal, "alarm"):
         signal.signal(signal.SIGALRM, signal.SIG_DFL)  # its default action kills the process
         signal.alarm(WORKER_CLOSE_S)
