@@ -32,7 +32,8 @@ GRACE_S = 10.0
 """How long the processes of a finished build may take to be gone."""
 
 BROWSERS = {"table": "playwright_chromiumdev_profile-", "chart": "hopvista-kaleido-"}
-"""What the command line of each renderer's Chromium contains (its profile folder)."""
+"""What the command line of each renderer's Chromium contains (its profile folder). A build
+runs the table one only (it exports plotly in a page of it); gen augment both."""
 
 KEPT_ON_PURPOSE = "hopvista-fontconfig-"
 """themes/fonts.py keeps a per-user fontconfig file in TMPDIR for every build to reuse."""
@@ -53,11 +54,11 @@ class Build:
         with contextlib.suppress(psutil.Error):
             self.tree.update(psutil.Process(self.process.pid).children(recursive=True))
 
-    def wait_for_rendering(self) -> None:
-        """Block until both browsers run: the table one renders, the chart one is warm."""
+    def wait_for_rendering(self, browsers: tuple[str, ...] = ("table",)) -> None:
+        """Block until the ``browsers`` run (a build's table browser by default)."""
         deadline = time.monotonic() + START_TIMEOUT_S
-        while not all(any(marker in line for line in self.command_lines())
-                      for marker in BROWSERS.values()):
+        while not all(any(BROWSERS[name] in line for line in self.command_lines())
+                      for name in browsers):
             assert self.process.poll() is None, self.stderr()
             assert time.monotonic() < deadline, f"no browsers after {START_TIMEOUT_S:.0f} s"
             time.sleep(0.1)
@@ -355,7 +356,7 @@ def test_ctrl_c_of_gen_augment_stops_its_workers_and_leaves_nothing(
                           check=False).returncode == 0
     build = _start_gen(tmp_path, short_tmpdir, ["augment", str(source), "--workers", "2"])
     try:
-        build.wait_for_rendering()
+        build.wait_for_rendering(("table", "chart"))
         deadline = time.monotonic() + START_TIMEOUT_S
         # the first base written: every worker's browsers are up and drawing
         while not any(build.root.glob(".*/dataset/images/*.png")):

@@ -24,6 +24,7 @@ import importlib.metadata
 import os
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from types import TracebackType
 from typing import Any
@@ -67,15 +68,21 @@ class ChartRenderer:
     """Draws chart images; keeps the libraries imported and one plotly browser warm.
 
     ``warm_plotly=False`` defers starting the browser to the first plotly chart (a process
-    that never draws plotly never starts Chromium). Entering again after leaving starts a
+    that never draws plotly never starts Chromium). ``exporter(figure, width, height, fmt)``
+    exports plotly figures instead of kaleido's browser (a
+    :class:`~hopvista.render.plotly_page.PlotlyPage` of a browser the caller already runs; the
+    same bytes): then no browser is started here, and plotly charts must be drawn on the
+    exporter's thread. Entering again after leaving starts a
     fresh browser. One renderer per process; ``render`` may be called from one thread at a
     time (matplotlib's rcParams are process-global; drawing takes a lock).
     """
 
     def __init__(self, chromium: str | None = None, *, warm_plotly: bool = True,
-                 timeout_s: float = KALEIDO_TIMEOUT_S) -> None:
+                 timeout_s: float = KALEIDO_TIMEOUT_S,
+                 exporter: Callable[[Any, int, int, str], bytes] | None = None) -> None:
         self._chromium = chromium
-        self._warm_plotly = warm_plotly
+        self._exporter = exporter
+        self._warm_plotly = warm_plotly and exporter is None
         self._timeout_s = timeout_s
         self._open = False
         self._lock = threading.Lock()
@@ -209,6 +216,8 @@ class ChartRenderer:
         return self._kaleido_export(figure, width, height, "svg").decode("utf-8")
 
     def _kaleido_export(self, figure: Any, width: int, height: int, fmt: str) -> bytes:
+        if self._exporter is not None:  # a page of a browser the caller runs (same bytes)
+            return self._exporter(figure, width, height, fmt)
         self._await_warm_start()
         if self._kaleido is None:
             self._start_plotly()

@@ -12,6 +12,7 @@ from hopvista.atomic import write_atomic
 from hopvista.model import Image, Item, image_path
 from hopvista.model.image import IMAGES_DIR
 from hopvista.render.browser import uninterrupted
+from hopvista.render.plotly_page import PlotlyPage
 from hopvista.render.png import png_size
 
 if TYPE_CHECKING:
@@ -46,7 +47,10 @@ class ItemRenderer:
         from hopvista.render.table import TableRenderer
 
         self._table = TableRenderer()
-        self._chart = ChartRenderer()
+        self._plotly: PlotlyPage | None = None
+        # plotly figures are exported in a page of the table browser (one Chromium per
+        # process, kaleido's bytes), so on this thread: Playwright's API belongs to it.
+        self._chart = ChartRenderer(exporter=self._export_plotly)
         # Charts are drawn on a second thread while Chromium lays out and shoots the table:
         # each waits on a different process or library most of the time.
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopvista-chart")
@@ -61,6 +65,7 @@ class ItemRenderer:
         try:
             with uninterrupted():
                 self._table.__enter__()
+                self._plotly = PlotlyPage(self._table.browser)
             self._chart_ready = self._pool.submit(self._chart.__enter__)
         except BaseException:  # an interrupt while starting: stop what did start
             self.close()
@@ -83,7 +88,13 @@ class ItemRenderer:
                 self._pool.shutdown(wait=True, cancel_futures=True)
                 self._chart.__exit__(None, None, None)
             finally:
+                self._plotly = None  # closed with its browser
                 self._table.__exit__(None, None, None)
+
+    def _export_plotly(self, figure: Any, width: int, height: int, fmt: str) -> bytes:
+        if self._plotly is None:
+            raise RuntimeError("the plotly page is not open")
+        return self._plotly.export(figure, width, height, fmt)
 
     def render(self, item: Item, root: Path) -> Item:
         """Write the item's PNGs under ``root/images``; return the item with its images."""
@@ -99,17 +110,25 @@ class ItemRenderer:
         (root / IMAGES_DIR).mkdir(exist_ok=True)
         names = [{e.id: e.name for e in item.entities} for item in items]
         inputs = [item.inputs.model_dump(mode="json") for item in items]
-        charts = [self._pool.submit(self._chart.render, shown["chart"], named,
-                                    item.variant.style["chart"])
-                  for item, shown, named in zip(items, inputs, names, strict=True)]
+        here = [item.variant.style["chart"]["library"] == "plotly" for item in items]
+        charts: list[Future[tuple[bytes, dict[str, Any]]] | None] = [
+            None if on_this_thread else self._pool.submit(
+                self._chart.render, shown["chart"], named, item.variant.style["chart"])
+            for item, shown, named, on_this_thread in zip(items, inputs, names, here,
+                                                          strict=True)]
         tables: list[tuple[bytes, dict[str, Any]]] = []
-        for item, shown, named in zip(items, inputs, names, strict=True):
+        plotted: dict[int, tuple[bytes, dict[str, Any]]] = {}
+        for k, (item, shown, named) in enumerate(zip(items, inputs, names, strict=True)):
             with uninterrupted():  # an interrupt waits for the screenshot (~0.1 s)
                 tables.append(self._table.render(shown["table"], named,
                                                  item.variant.style["table"]))
+                if here[k]:
+                    plotted[k] = self._chart.render(shown["chart"], named,
+                                                    item.variant.style["chart"])
         drawn = []
-        for item, (table_png, layout), chart in zip(items, tables, charts, strict=True):
-            chart_png, meta = chart.result()
+        for k, (item, (table_png, layout), chart) in enumerate(
+                zip(items, tables, charts, strict=True)):
+            chart_png, meta = chart.result() if chart is not None else plotted[k]
             images = [write_image(root, item.id, "table", table_png, layout),
                       write_image(root, item.id, "chart", chart_png, meta)]
             drawn.append(item.with_images(images))

@@ -346,6 +346,13 @@ class TableRenderer:
 
     # lifecycle
 
+    @property
+    def browser(self) -> Any:
+        """The open browser (for a page of another kind in the same Chromium)."""
+        if self._browser is None:
+            raise RuntimeError("TableRenderer is not open")
+        return self._browser
+
     def open(self) -> TableRenderer:
         """Start Playwright, the browser, the context and the page (idempotent)."""
         if self._page is not None:
