@@ -20,7 +20,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from hopvista.atomic import sha256_file, write_atomic
+from hopvista.atomic import write_atomic
 from hopvista.augment import chart_markup, markup
 from hopvista.augment.grid import grid_of_table
 from hopvista.augment.recipes import VARIANTS, Base
@@ -336,11 +336,7 @@ def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | N
             "records_skipped": source.skipped[:1000],
         }
         write_atomic(stage / "README.md", augment_card(manifest).encode())
-        manifest["files"] = {p.relative_to(stage).as_posix(): sha256_file(p)
-                             for p in sorted(stage.rglob("*")) if p.is_file()}
-        write_atomic(stage / "manifest.json",
-                     (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())
-        output.commit()
+        output.seal(manifest)
     return manifest
 
 

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hopvista.atomic import (
     FileLock,
@@ -36,6 +37,7 @@ from hopvista.atomic import (
     Unsupported,
     rename_exchange,
     rename_noreplace,
+    sha256_file,
     write_atomic,
 )
 from hopvista.errors import UserError
@@ -261,6 +263,16 @@ class Output:
         marker = {"out": self.path.name, "pid": os.getpid()} | (
             {"resume": self.resume} if self.resume else {})
         write_atomic(self.stage / STAGE_MARKER, json.dumps(marker).encode())
+
+    def seal(self, manifest: dict[str, Any]) -> None:
+        """Record the sha256 of every staged file in ``manifest["files"]``, write it as the
+        stage's ``manifest.json``, and :meth:`commit`."""
+        stage = self.dataset
+        manifest["files"] = {path.relative_to(stage).as_posix(): sha256_file(path)
+                             for path in sorted(stage.rglob("*")) if path.is_file()}
+        write_atomic(stage / "manifest.json",
+                     (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())
+        self.commit()
 
     def commit(self) -> None:
         """Put the staged dataset at the output path in one step, or refuse."""

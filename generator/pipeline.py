@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
@@ -12,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from hopvista import __version__
-from hopvista.atomic import sha256_file, write_atomic
+from hopvista.atomic import write_atomic
 from hopvista.build_audit import build_audit
 from hopvista.config import BuildConfig
 from hopvista.errors import UserError
@@ -190,7 +189,7 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
             manifest = shard_manifest(config_json, world.provenance, config.seed, render,
                                       written, plan_shares(plan), shard, (first, stop),
                                       pack.spec.title, margins)
-            finish_shard(output, manifest)
+            output.seal(manifest)
             return manifest
         manifest = dataset_manifest(config_json, world.provenance, config.seed, render,
                                     written, plan_shares(plan), audit)
@@ -273,8 +272,9 @@ class Written:
                     self.fonts.add(family)
 
 
-def _write_items(stage: Path, done: list[str], items: Iterator[Item], *, parquet: bool,
-                 total: int, on_item: Callable[[int], None] | None = None) -> Written:
+def _write_items(stage: Path, done: list[tuple[str, Item]], items: Iterator[Item], *,
+                 parquet: bool, total: int,
+                 on_item: Callable[[int], None] | None = None) -> Written:
     """Append ``items`` to ``items.jsonl`` after the ``done`` lines a resumed build kept, one
     flushed line per item (a killed build loses only the items in flight); Parquet shards
     (all items, the kept ones first) when ``parquet``; count what was written."""
@@ -283,8 +283,7 @@ def _write_items(stage: Path, done: list[str], items: Iterator[Item], *, parquet
     written = Written()
     shutil.rmtree(stage / "data", ignore_errors=True)  # a killed build's are incomplete
     shards = ParquetShards(stage, total) if parquet else None
-    for line in done:
-        item = Item.model_validate_json(line)
+    for line, item in done:
         if shards is not None:
             shards.add(item, line)
         written.add(item)
@@ -303,28 +302,10 @@ def _write_items(stage: Path, done: list[str], items: Iterator[Item], *, parquet
     return written
 
 
-def finish_shard(output: Output, manifest: dict[str, Any]) -> None:
-    """File hashes and manifest into a shard's stage; then swap it in."""
-    stage = output.dataset
-    manifest["files"] = {
-        path.relative_to(stage).as_posix(): sha256_file(path)
-        for path in sorted(stage.rglob("*")) if path.is_file()
-    }
-    write_atomic(stage / "manifest.json",
-                 (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())
-    output.commit()
-
-
 def _finish(output: Output, manifest: dict[str, Any], title: str) -> None:
     """Card, file hashes and manifest into the stage; then swap it in and clean up."""
     from hopvista.card import dataset_card
 
     stage = output.dataset
     write_atomic(stage / "README.md", dataset_card(manifest, title).encode())
-    manifest["files"] = {
-        path.relative_to(stage).as_posix(): sha256_file(path)
-        for path in sorted(stage.rglob("*")) if path.is_file()
-    }
-    write_atomic(stage / "manifest.json",
-                 (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())
-    output.commit()
+    output.seal(manifest)

@@ -43,14 +43,14 @@ def _image_ok(root: Path, item: Item) -> bool:
     return True
 
 
-def kept_lines(root: Path, first: int) -> list[str]:
-    """The whole lines of ``root/items.jsonl`` that a resumed build keeps: items
-    ``first``, ``first + 1``, … in order (by ``provenance.index``), each parsing and with its
-    images intact; the file is cut after the last one kept."""
+def kept_lines(root: Path, first: int) -> list[tuple[str, Item]]:
+    """The whole lines of ``root/items.jsonl`` that a resumed build keeps, each with its
+    item: items ``first``, ``first + 1``, … in order (by ``provenance.index``), each parsing
+    and with its images intact; the file is cut after the last one kept."""
     path = root / ITEMS
     if not path.is_file():
         return []
-    kept: list[str] = []
+    kept: list[tuple[str, Item]] = []
     size = 0
     with path.open("rb") as lines:
         for raw in lines:
@@ -63,7 +63,7 @@ def kept_lines(root: Path, first: int) -> list[str]:
                 break
             if item.provenance.index != first + len(kept) or not _image_ok(root, item):
                 break
-            kept.append(text.rstrip("\n"))
+            kept.append((text.rstrip("\n"), item))
             size += len(raw)
     with path.open("r+b") as cut:
         cut.truncate(size)

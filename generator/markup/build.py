@@ -14,7 +14,6 @@ whatever ``--workers``.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -23,7 +22,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from hopvista.atomic import sha256_file, write_atomic
+from hopvista.atomic import write_atomic
 from hopvista.errors import UserError
 from hopvista.markup.subtasks import MARKUP_TASKS, Drawn, Subtask, TaskTable, Unsuitable
 from hopvista.markup.tables import TableSupply, domain_tables, imported_tables
@@ -131,8 +130,9 @@ def _init(root: Path, seed: int, tables: dict[str, Any], parent: int | None) -> 
         from hopvista.render.browser import uninterrupted
         from hopvista.render.table import TableRenderer
 
-        _STATE.update(root=root, seed=seed, supply=_supply(seed, **tables),
-                      families=by_family())
+        if _STATE.get("tables") != (seed, tables):  # set by build_markup (forked: inherited)
+            _STATE.update(tables=(seed, tables), supply=_supply(seed, **tables))
+        _STATE.update(root=root, seed=seed, families=by_family())
         renderer = TableRenderer(viewport=(1600, 1200))
         with uninterrupted():
             renderer.open()
@@ -212,6 +212,7 @@ def build_markup(out: Path, *, count: int, seed: int = 0, tables: str = "financi
 
     spec = _tables_spec(tables, fmt, source, data)
     supply = _supply(seed, **spec)  # input errors surface here, before the output is claimed
+    _STATE.update(tables=(seed, spec), supply=supply)  # the workers use it, not a second read
     families = by_family()
     if not families:
         raise UserError("no markup subtask is registered")
@@ -260,11 +261,7 @@ def build_markup(out: Path, *, count: int, seed: int = 0, tables: str = "financi
                        "yes_no": dict(sorted(answers.items()))},
         }
         write_atomic(stage / "README.md", markup_card(manifest).encode())
-        manifest["files"] = {p.relative_to(stage).as_posix(): sha256_file(p)
-                             for p in sorted(stage.rglob("*")) if p.is_file()}
-        write_atomic(stage / "manifest.json",
-                     (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())
-        output.commit()
+        output.seal(manifest)
     return manifest
 
 
