@@ -7,10 +7,11 @@ derive it from the table's columns; no entity's chunk states its values. Values 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -111,10 +112,17 @@ class Instance:
         }
 
 
+@functools.lru_cache(maxsize=8192)
+def _needle_pattern(needle: str) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)" + r"\s+".join(re.escape(w) for w in needle.split())
+                      + r"(?!\w)", flags=re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=1 << 16)
 def needle_occurs(needle: str, text: str) -> bool:
-    """Whether ``needle`` occurs in ``text`` as whole words, ignoring case and spacing."""
-    pattern = r"(?<!\w)" + r"\s+".join(re.escape(w) for w in needle.split()) + r"(?!\w)"
-    return re.search(pattern, text, flags=re.IGNORECASE) is not None
+    """Whether ``needle`` occurs in ``text`` as whole words, ignoring case and spacing
+    (remembered: instance draws ask it of the same chunks again and again)."""
+    return _needle_pattern(needle).search(text) is not None
 
 
 def usable_facts(chunks: dict[str, Chunk]) -> dict[str, tuple[Fact, ...]]:
@@ -175,10 +183,15 @@ def _pick(rng: np.random.Generator, items: list[Any], k: int) -> list[Any]:
 
 def _steps(world: World, entities: list[Entity], years: tuple[int, ...], key: str
            ) -> np.ndarray:
-    """The signs of the year-to-year changes of column ``key``, one row per entity."""
-    values = np.array([[float(world.value(e.id, key, y) or 0) for y in years]
-                       for e in entities], dtype=float)
-    return np.sign(np.diff(values, axis=1))
+    """The signs of the year-to-year changes of column ``key``, one row per entity (each
+    row worked out once per world)."""
+    rows = cast("dict[tuple[str, str], np.ndarray]",
+                world.cache.setdefault(("step-signs", years), {}))
+    for e in entities:
+        if (e.id, key) not in rows:
+            values = np.array([float(world.value(e.id, key, y) or 0) for y in years])
+            rows[(e.id, key)] = np.sign(np.diff(values))
+    return np.array([rows[(e.id, key)] for e in entities])
 
 
 def _divergent_first(world: World, entities: list[Entity], years: tuple[int, ...],

@@ -283,6 +283,32 @@ def test_device_scale_factor_scales_the_layout() -> None:
         assert all(abs(2 * u - v) <= 2 for u, v in zip(a["box"], b["box"], strict=True))
 
 
+def test_the_browser_runs_only_the_pages_it_is_given(renderer: TableRenderer) -> None:
+    """New headless is the full browser: left alone it starts two omnibox-popup WebUI
+    renderers per context (~100 MB a browser). Every target is a page we opened."""
+    renderer.render(make_table(), NAMES, default_style("latex"))
+    session = renderer.browser.new_browser_cdp_session()
+    try:
+        targets = session.send("Target.getTargets")["targetInfos"]
+    finally:
+        session.detach()
+    assert [t["type"] for t in targets] == ["page"], targets
+
+
+def test_the_driver_gets_its_node_options_and_the_users_come_last(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NODE_OPTIONS", "--max-old-space-size=512")
+    with browser._driver_options():
+        assert os.environ["NODE_OPTIONS"] == (
+            f"{browser.DRIVER_NODE_OPTIONS} --max-old-space-size=512")
+    assert os.environ["NODE_OPTIONS"] == "--max-old-space-size=512"
+    monkeypatch.delenv("NODE_OPTIONS")
+    with pytest.raises(RuntimeError), browser._driver_options():
+        assert os.environ["NODE_OPTIONS"] == browser.DRIVER_NODE_OPTIONS
+        raise RuntimeError("the driver failed to start")
+    assert "NODE_OPTIONS" not in os.environ
+
+
 def test_bogus_chromium_env_var(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOPVISTA_CHROMIUM", "/nonexistent/chromium-for-test")
     with pytest.raises(UserError, match="HOPVISTA_CHROMIUM"):

@@ -111,11 +111,14 @@ def _fact_first(kind: StatementType, selections: Iterator[Selection], instance: 
         facts = [own[int(k)] for k in rng.permutation(len(own))]
     either: list[tuple[Fact | SharedFact, frozenset[str], list[Selection]]] = []
     one: list[tuple[Fact | SharedFact, frozenset[str], list[Selection]]] = []
+    split: dict[frozenset[str], tuple[list[Selection], list[Selection]]] = {}
     for fact in facts:
         owners = fact.owners if isinstance(fact, SharedFact) else frozenset({fact.entity})
-        fits = [s for s in pool if stays_open(s, everyone, owners, fact=True)]
-        stating = [s for s in fits if s.picked <= owners]
-        other = [s for s in fits if not s.picked <= owners]
+        if owners not in split:  # facts with the same owners fit the same selections
+            fits = [s for s in pool if stays_open(s, everyone, owners, fact=True)]
+            split[owners] = ([s for s in fits if s.picked <= owners],
+                             [s for s in fits if not s.picked <= owners])
+        stating, other = split[owners]
         mine = stating if truth else other
         if stating and other:
             either.append((fact, owners, mine))
