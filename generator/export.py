@@ -136,6 +136,8 @@ class ParquetShards:
             table = pa.Table.from_pylist(self._rows, schema=self._features.arrow_schema)
             self._writer.write_table(table)
             self._rows = []
+            del table
+            pa.default_memory_pool().release_unused()
 
     def _close_shard(self) -> None:
         self._flush()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import multiprocessing
 import multiprocessing.pool
 import multiprocessing.util
@@ -151,9 +152,17 @@ def start_pool(context: Any, workers: int, initializer: Any,
     blocks = hasattr(signal, "pthread_sigmask")
     if blocks:
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
+    # Forked workers share this process's memory until either side writes a page; the
+    # collector writes to every object it scans. Frozen objects are never scanned, so
+    # the world and the imported libraries stay shared (:func:`stop_pool` unfreezes).
+    gc.collect()
+    gc.freeze()
     try:
         pool: multiprocessing.pool.Pool = context.Pool(
             workers, initializer=initializer, initargs=initargs)
+    except BaseException:
+        gc.unfreeze()
+        raise
     finally:
         if blocks:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
@@ -168,6 +177,13 @@ def stop_pool(pool: multiprocessing.pool.Pool, finished: bool) -> None:
     it, and a worker that died holding that lock (killed while it read a task) makes it wait
     forever. SIGTERM reaches every worker however the queues stand; each closes its browsers
     (bounded by :data:`WORKER_CLOSE_S`) and exits."""
+    try:
+        _stop(pool, finished)
+    finally:
+        gc.unfreeze()
+
+
+def _stop(pool: multiprocessing.pool.Pool, finished: bool) -> None:
     if finished:
         pool.close()  # workers exit normally and close their browsers
         pool.join()

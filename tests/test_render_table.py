@@ -244,6 +244,37 @@ def test_network_requests_are_blocked(renderer: TableRenderer) -> None:
     Image.open(io.BytesIO(png)).load()
 
 
+SCRIPTED_TEMPLATE = """<!doctype html><html><head><style>{{ css }}</style></head><body>
+<div id="hv-root" class="hv-root"><table class="hv-table"><tr>{% for c in header %}
+<th data-row="{{ c.row }}" data-col="{{ c.col }}">{{ c.text }}</th>{% endfor %}</tr></table>
+<script>for (const c of document.querySelectorAll("[data-row]")) c.textContent = "ran";</script>
+</div></body></html>"""
+
+
+def test_no_script_runs_in_the_table_page_beside_a_scripted_page(
+        renderer: TableRenderer) -> None:
+    """The plotly page shares the table page's context (one renderer process), which allows
+    scripts: the table page still runs none, before and after the plotly page runs its own."""
+    import plotly.graph_objects as go
+
+    from hopvista.render.plotly_page import PlotlyPage
+
+    def shown() -> set[str]:
+        _, layout = renderer.render(make_table(), NAMES, default_style("minimal"),
+                                    SCRIPTED_TEMPLATE)
+        return {c["text"] for c in layout["cells"]}
+
+    assert "ran" not in shown()
+    plotly = PlotlyPage(renderer.context)
+    try:
+        figure = go.Figure([go.Bar(x=[2021, 2022], y=[1, 2])]).to_plotly_json()
+        png = plotly.export(figure, 320, 240, "png")  # its inline scripts run
+        assert Image.open(io.BytesIO(png)).size == (320, 240)
+        assert "ran" not in shown()
+    finally:
+        plotly.close()
+
+
 def test_missing_font_is_an_error(renderer: TableRenderer) -> None:
     with pytest.raises(UserError, match="No Such Family"):
         renderer.render(make_table(), NAMES, default_style("web") | {"font": "No Such Family"})

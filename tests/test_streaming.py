@@ -30,3 +30,21 @@ def test_memory_is_flat_in_the_item_count(tmp_path: Path) -> None:
     # far more than the plan's few hundred bytes per item.
     assert large < small * 1.1, (small, large)
     assert sum(1 for _ in (tmp_path / "large" / "items.jsonl").open()) == 800
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="workers are forked on Linux only")
+def test_forked_workers_share_the_parents_objects_frozen_and_the_parent_gets_them_back(
+        ) -> None:
+    """While forked workers run, the parent's objects are frozen (a collection would write
+    to every one and copy each page the workers share); after, they are unfrozen, so a
+    program that builds through the API goes on collecting them."""
+    import gc
+
+    from hopvista.config import BuildConfig
+    from hopvista.workers import generate_items
+
+    config = BuildConfig(domain="financial", count=8, images=False, defences=False)
+    frozen = [gc.get_freeze_count() for _ in generate_items(config, workers=2)]
+    assert len(frozen) == 8 and min(frozen) > 0
+    assert gc.get_freeze_count() == 0

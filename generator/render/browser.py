@@ -42,7 +42,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from playwright.sync_api import Browser, BrowserContext, Playwright, Route
+from playwright.sync_api import Browser, BrowserContext, CDPSession, Playwright, Route
 from playwright.sync_api import Error as PlaywrightError
 
 from hopvista.errors import UserError
@@ -71,11 +71,15 @@ LAUNCH_ARGS: tuple[str, ...] = (
     "--hide-scrollbars",
     "--disable-lcd-text",
     "--disable-skia-runtime-opts",
-    # Memory, not pixels: no separate GPU process, and no omnibox-popup WebUI renderers (new
-    # headless is the full browser, which starts two per context; ~100 MB a browser).
+    # Memory, not pixels: no separate GPU process; no omnibox-popup WebUI renderers (new
+    # headless is the full browser, which starts two per context; ~100 MB a browser); one
+    # renderer process for the pages of a context; and a V8 heap of at most 128 MB per page,
+    # which plotly's page would otherwise fill with garbage before collecting it (its peak
+    # was ~50 MB higher; a chart of a few series needs a fraction of that heap).
     "--in-process-gpu",
     "--renderer-process-limit=1",
     "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
+    "--js-flags=--max-old-space-size=128",
 )
 
 INSTALL_HINT = (
@@ -151,9 +155,10 @@ class _Shared(threading.local):
 _SHARED = _Shared()
 
 
-DRIVER_NODE_OPTIONS = "--max-semi-space-size=1"
-"""Node options of the Playwright driver: a young generation of 1 MB collects the base64
-screenshots it relays sooner (measured: ~25 MB less per driver, no slower)."""
+DRIVER_NODE_OPTIONS = "--max-semi-space-size=1 --max-old-space-size=128"
+"""Node options of the Playwright driver: a young generation of 1 MB and an old one of
+128 MB collect the screenshots and DOM snapshots it relays sooner (measured on a two-worker
+build: the drivers' peak ~280 MB instead of ~400, no slower)."""
 
 
 @contextlib.contextmanager
@@ -284,14 +289,17 @@ def new_context(
     viewport: tuple[int, int] = (1280, 1024),
     device_scale_factor: float = 1.0,
     on_request: RequestHook | None = None,
+    scripts: bool = False,
 ) -> BrowserContext:
     """A sealed context: no JavaScript, fixed viewport and scale, every request aborted.
 
     ``on_request`` is called with the URL of every request the page attempts (all of them are
-    aborted); use it to count or log attempts.
+    aborted); use it to count or log attempts. With ``scripts``, a page of the context runs
+    JavaScript until :func:`no_scripts` turns it off: pages that need scripts (plotly's) and
+    pages that must not run any (tables) then share one renderer process.
     """
     context = browser.new_context(
-        java_script_enabled=False,
+        java_script_enabled=scripts,
         viewport={"width": viewport[0], "height": viewport[1]},
         device_scale_factor=device_scale_factor,
         color_scheme="light",
@@ -311,6 +319,13 @@ def new_context(
 
     context.route("**/*", abort)
     return context
+
+
+def no_scripts(cdp: CDPSession) -> None:
+    """Turn JavaScript off in the page of ``cdp`` for good (what Playwright does to each page
+    of a context made with ``java_script_enabled=False``; it lasts across navigations). Call
+    it before the page is given any content."""
+    cdp.send("Emulation.setScriptExecutionDisabled", {"value": True})
 
 
 def chromium_version(browser: Browser | None = None) -> str:

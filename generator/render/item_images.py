@@ -65,7 +65,7 @@ class ItemRenderer:
         try:
             with uninterrupted():
                 self._table.__enter__()
-                self._plotly = PlotlyPage(self._table.browser)
+                self._plotly = PlotlyPage(self._table.context)
             self._chart_ready = self._pool.submit(self._chart.__enter__)
         except BaseException:  # an interrupt while starting: stop what did start
             self.close()

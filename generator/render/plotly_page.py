@@ -34,13 +34,12 @@ def _scripts() -> str:
 
 
 class PlotlyPage:
-    """A page that exports plotly figures, in a context of ``browser`` with JavaScript on and
-    every network request aborted (the page needs none: its scripts are inline)."""
+    """A page that exports plotly figures, in ``context`` (a browser context that allows
+    JavaScript and aborts every network request: the page needs none, its scripts are
+    inline), e.g. the table renderer's, whose renderer process it then shares."""
 
-    def __init__(self, browser: Any) -> None:
-        self._context = browser.new_context(java_script_enabled=True)
-        self._context.route("**/*", lambda route: route.abort())
-        self._page = self._context.new_page()
+    def __init__(self, context: Any) -> None:
+        self._page = context.new_page()
         self._page.set_content(PAGE_HEAD + _scripts() + '</head><body style="{margin: 0; '
                                'padding: 0;}"><img id="kaleido-image" /></body></html>')
 
@@ -57,5 +56,5 @@ class PlotlyPage:
         return result.encode("utf-8") if fmt == "svg" else base64.b64decode(result)
 
     def close(self) -> None:
-        """Close the page's context (the browser stays)."""
-        self._context.close()
+        """Close the page (its context and browser stay)."""
+        self._page.close()

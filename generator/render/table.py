@@ -38,6 +38,7 @@ from hopvista.render.browser import (
     chromium_version,
     launch_browser,
     new_context,
+    no_scripts,
     release_playwright,
 )
 from hopvista.render.png import png_size
@@ -353,6 +354,15 @@ class TableRenderer:
             raise RuntimeError("TableRenderer is not open")
         return self._browser
 
+    @property
+    def context(self) -> Any:
+        """The open context, for a page that needs JavaScript (plotly's) in the same
+        renderer process: the context allows scripts, the table page runs none, every
+        request of every page is aborted (and listed in :attr:`blocked_requests`)."""
+        if self._context is None:
+            raise RuntimeError("TableRenderer is not open")
+        return self._context
+
     def open(self) -> TableRenderer:
         """Start Playwright, the browser, the context and the page (idempotent)."""
         if self._page is not None:
@@ -368,10 +378,12 @@ class TableRenderer:
                 viewport=self.viewport,
                 device_scale_factor=self.device_scale_factor,
                 on_request=self.blocked_requests.append,
+                scripts=True,  # for pages of other kinds (:attr:`context`); not the table's
             )
             self._context.set_default_timeout(self.timeout_ms)
             self._page = self._context.new_page()
             self._cdp = self._context.new_cdp_session(self._page)
+            no_scripts(self._cdp)
             self._cdp.send("DOM.enable")
             self._cdp.send("CSS.enable")
         except BaseException:
