@@ -66,6 +66,7 @@ class ItemRenderer:
             with uninterrupted():
                 self._table.__enter__()
                 self._plotly = PlotlyPage(self._table.context)
+                self._table.bring_to_front()
             self._chart_ready = self._pool.submit(self._chart.__enter__)
         except BaseException:  # an interrupt while starting: stop what did start
             self.close()

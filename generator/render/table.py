@@ -363,6 +363,14 @@ class TableRenderer:
             raise RuntimeError("TableRenderer is not open")
         return self._context
 
+    def bring_to_front(self) -> None:
+        """Give the table page the focus again after another page was opened in its context
+        (:attr:`context`): Chromium serves an unfocused page's frames late, and shots took
+        ~40% longer."""
+        if self._page is None:
+            raise RuntimeError("TableRenderer is not open")
+        self._page.bring_to_front()
+
     def open(self) -> TableRenderer:
         """Start Playwright, the browser, the context and the page (idempotent)."""
         if self._page is not None:
