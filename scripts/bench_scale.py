@@ -89,13 +89,22 @@ def _bare_worker(args: tuple[int, int, str]) -> int:
     return count
 
 
+def _cuts(count: int, workers: int) -> list[tuple[int, int]]:
+    """``[first, stop)`` of each worker's share of ``count`` items."""
+    return [(i * count // workers, (i + 1) * count // workers) for i in range(workers)]
+
+
+def _timed_map(worker: Any, tasks: list[Any]) -> float:
+    """Wall seconds of ``worker`` over ``tasks``, one spawned process per task."""
+    start = time.perf_counter()
+    with multiprocessing.get_context("spawn").Pool(len(tasks)) as pool:
+        pool.map(worker, tasks)
+    return time.perf_counter() - start
+
+
 def bare_loop(count: int, workers: int, folder: Path) -> float:
     """Wall seconds of the bare loop over ``count`` items in ``workers`` processes."""
-    cuts = [(i * count // workers, (i + 1) * count // workers) for i in range(workers)]
-    start = time.perf_counter()
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        pool.map(_bare_worker, [(a, b - a, str(folder)) for a, b in cuts])
-    return time.perf_counter() - start
+    return _timed_map(_bare_worker, [(a, b - a, str(folder)) for a, b in _cuts(count, workers)])
 
 
 def _same_work_worker(args: tuple[list[dict[str, Any]], str]) -> int:
@@ -132,12 +141,8 @@ def same_work_loop(items_jsonl: Path, workers: int, folder: Path) -> float:
                      "style": style["chart"],
                      "html": render_html(item["inputs"]["table"], names,
                                          parse_style(style["table"]))})
-    cuts = [work[i * len(work) // workers:(i + 1) * len(work) // workers]
-            for i in range(workers)]
-    start = time.perf_counter()
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        pool.map(_same_work_worker, [(cut, str(folder)) for cut in cuts])
-    return time.perf_counter() - start
+    return _timed_map(_same_work_worker,
+                      [(work[a:b], str(folder)) for a, b in _cuts(len(work), workers)])
 
 
 def _naive_worker(args: tuple[int, int, str]) -> int:
@@ -164,11 +169,7 @@ def _naive_worker(args: tuple[int, int, str]) -> int:
 
 def naive_loop(count: int, workers: int, folder: Path) -> float:
     """Wall seconds of the naive pipeline over ``count`` items in ``workers`` processes."""
-    cuts = [(i * count // workers, (i + 1) * count // workers) for i in range(workers)]
-    start = time.perf_counter()
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        pool.map(_naive_worker, [(a, b - a, str(folder)) for a, b in cuts])
-    return time.perf_counter() - start
+    return _timed_map(_naive_worker, [(a, b - a, str(folder)) for a, b in _cuts(count, workers)])
 
 
 def plotly_export(figures: int) -> tuple[float, float]:

@@ -420,3 +420,22 @@ def test_chromium_override_must_exist(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_library_versions_lists_the_chart_libraries() -> None:
     assert set(library_versions()) == {"matplotlib", "seaborn", "plotly", "kaleido"}
+
+
+@needs_chromium
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_build_exports_plotly_with_kaleidos_bytes(renderer: ChartRenderer, kind: str) -> None:
+    """A build draws plotly charts in a page of its table renderer's context
+    (:class:`~hopvista.render.plotly_page.PlotlyPage`) instead of kaleido's own browser:
+    the PNG must be kaleido's, byte for byte."""
+    from hopvista.render.plotly_page import PlotlyPage
+    from hopvista.render.table import TableRenderer
+
+    style = style_for("plotly", kind)
+    kaleido_png, kaleido_meta = renderer.render(chart_for(kind), NAMES, style)
+    with TableRenderer() as table:
+        page = PlotlyPage(table.context)
+        with ChartRenderer(exporter=page.export) as charts:
+            png, meta = charts.render(chart_for(kind), NAMES, style)
+    assert hashlib.sha256(png).hexdigest() == hashlib.sha256(kaleido_png).hexdigest()
+    assert meta == kaleido_meta

@@ -318,7 +318,7 @@ def test_the_browser_runs_only_the_pages_it_is_given(renderer: TableRenderer) ->
     """New headless is the full browser: left alone it starts two omnibox-popup WebUI
     renderers per context (~100 MB a browser). Every target is a page we opened."""
     renderer.render(make_table(), NAMES, default_style("latex"))
-    session = renderer.browser.new_browser_cdp_session()
+    session = renderer.context.browser.new_browser_cdp_session()
     try:
         targets = session.send("Target.getTargets")["targetInfos"]
     finally:

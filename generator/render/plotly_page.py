@@ -2,9 +2,10 @@
 
 kaleido draws a figure by loading plotly.js and its page script (``kaleido_scopes.js``) into a
 Chromium it starts, and calling ``kaleido_scopes.plotly``. :class:`PlotlyPage` does the same
-in a page of a browser hopvista already runs (Playwright's), with the same two scripts inlined
-and every request the page would make aborted; the PNG is byte for byte kaleido's (a test
-checks it), and a worker keeps one Chromium instead of two. Playwright's sync API belongs to
+in a page of a context hopvista already runs (the table renderer's: every request aborted),
+with the same two scripts inlined; the PNG is byte for byte kaleido's
+(``test_a_build_exports_plotly_with_kaleidos_bytes``), and a worker keeps one Chromium
+instead of two. Playwright's sync API belongs to
 the thread that started it: call :meth:`export` from that thread only.
 """
 

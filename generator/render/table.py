@@ -348,13 +348,6 @@ class TableRenderer:
     # lifecycle
 
     @property
-    def browser(self) -> Any:
-        """The open browser (for a page of another kind in the same Chromium)."""
-        if self._browser is None:
-            raise RuntimeError("TableRenderer is not open")
-        return self._browser
-
-    @property
     def context(self) -> Any:
         """The open context, for a page that needs JavaScript (plotly's) in the same
         renderer process: the context allows scripts, the table page runs none, every
