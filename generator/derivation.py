@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
+from functools import cache
 from itertools import combinations, product
+
+import numpy as np
 
 MAX_TERMS = 3
 
@@ -18,15 +21,41 @@ MAX_TERMS = 3
 def derivation(target: Sequence[Decimal], columns: Mapping[str, Sequence[Decimal]],
                precision: int) -> tuple[tuple[int, str], ...] | None:
     """A signed combination of at most three ``columns`` equal to ``target`` everywhere (up
-    to the rounding of displayed values), or ``None``. Series are aligned lists of values."""
+    to the rounding of displayed values), or ``None``. Series are aligned lists of values.
+
+    Combinations are tried smallest first, columns in name order, plus before minus; the
+    first that holds in exact decimals is returned. A float screen, as wide as any float
+    error could make it, passes every combination the exact test could accept, so only
+    those are summed in decimals."""
+    names = sorted(columns)
+    if not names:
+        return None
+    if not target:
+        return ((1, names[0]),)  # an empty series is any column's sum
     unit = Decimal(1).scaleb(-precision) / 2
-    for size in range(1, MAX_TERMS + 1):
+    goal = np.array([float(t) for t in target])
+    values = np.array([[float(v) for v in columns[n]] for n in names])
+    # float error of a sum of at most four values, each off by half an ulp of its size
+    slack = 8 * np.finfo(float).eps * (np.abs(values).max(initial=0.0) * MAX_TERMS
+                                       + np.abs(goal).max(initial=0.0) + 1.0)
+    for size in range(1, min(MAX_TERMS, len(names)) + 1):
         tolerance = unit * (size + 1)
-        for names in combinations(sorted(columns), size):
-            for signs in product((1, -1), repeat=size):
-                if all(abs(t - sum((s * columns[n][i] for s, n in zip(signs, names,
-                                                                        strict=True)),
-                                   Decimal(0))) <= tolerance
-                       for i, t in enumerate(target)):
-                    return tuple(zip(signs, names, strict=True))
+        picks, signs = _terms(len(names), size)
+        residual = np.abs(goal - np.einsum("cs,csi->ci", signs, values[picks])).max(axis=1)
+        for row in np.flatnonzero(residual <= float(tolerance) + slack):
+            terms = tuple((int(s), names[int(k)]) for s, k in
+                          zip(signs[row], picks[row], strict=True))
+            if all(abs(t - sum((s * columns[n][i] for s, n in terms), Decimal(0))) <= tolerance
+                   for i, t in enumerate(target)):
+                return terms
     return None
+
+
+@cache
+def _terms(count: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every signed combination of ``size`` of ``count`` columns, in the order
+    :func:`derivation` tries them: column indices and signs, one row each."""
+    rows = [(names, signs) for names in combinations(range(count), size)
+            for signs in product((1, -1), repeat=size)]
+    return (np.array([r[0] for r in rows], dtype=int).reshape(-1, size),
+            np.array([r[1] for r in rows], dtype=float).reshape(-1, size))

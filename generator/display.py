@@ -7,6 +7,7 @@ statements can never disagree by a rounding step.
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 
 
 def shown(value: Decimal, precision: int) -> Decimal:
@@ -22,11 +23,24 @@ def fmt(value: Decimal, precision: int | None = None) -> str:
     only beyond the value's own exponent.
     """
     if precision is not None:
+        if value.is_finite():
+            return _fmt_shown(value, precision)
         value = shown(value, precision)
         places = precision
     else:
         exponent = value.as_tuple().exponent
         places = max(0, -exponent) if isinstance(exponent, int) else 0
+    return _text(value, places)
+
+
+@lru_cache(maxsize=8192)
+def _fmt_shown(value: Decimal, precision: int) -> str:
+    """:func:`fmt` at a precision (remembered: it depends on the value alone, not on how
+    many decimals it carries, and instance draws show the same values again and again)."""
+    return _text(shown(value, precision), precision)
+
+
+def _text(value: Decimal, places: int) -> str:
     text = f"{abs(value):,.{places}f}"
     return f"-{text}" if value < 0 else text
 

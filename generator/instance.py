@@ -206,15 +206,43 @@ def _divergent_first(world: World, entities: list[Entity], years: tuple[int, ...
     them reads its trends at about chance (issue 9)."""
     from hopvista.proxy import ProxyModels  # the proxy models import the executor
 
+    if not columns:
+        return []
     lines = ProxyModels.of(world).chart.lines
     chart = _steps(world, entities, years, chart_key)
-    keyed = []
-    for column in columns:
-        line = lines.get((chart_key, column.key))
-        turn = -1.0 if line is not None and line.b < 0 else 1.0
-        same = float(np.mean(turn * _steps(world, entities, years, column.key) == chart))
-        keyed.append((abs(same - 0.5) + float(rng.uniform(0.0, jitter)), column))
-    return [column for _, column in sorted(keyed, key=lambda pair: pair[0])]
+    turns = np.array([-1.0 if (line := lines.get((chart_key, c.key))) is not None
+                      and line.b < 0 else 1.0 for c in columns])
+    steps = np.stack([_steps(world, entities, years, c.key) for c in columns])
+    same = (turns[:, None, None] * steps == chart).mean(axis=(1, 2))
+    # one uniform draw per column, in order (a vector draw takes the same numbers)
+    keys = np.abs(same - 0.5) + rng.uniform(0.0, jitter, size=len(columns))
+    return [columns[int(k)] for k in np.argsort(keys, kind="stable")]
+
+
+def _complete_columns(world: World, years: tuple[int, ...]) -> dict[str, frozenset[str]]:
+    """Per entity, the keys of the columns it has a value for in every one of ``years``
+    (worked out once per world)."""
+    key = ("complete-columns", years)
+    cached = world.cache.get(key)
+    if cached is None:
+        cached = world.cache[key] = {
+            e.id: frozenset(k for k in world.columns
+                            if all(world.value(e.id, k, y) is not None for y in years))
+            for e in world.entities}
+    return cast("dict[str, frozenset[str]]", cached)
+
+
+def _displayed(world: World, years: tuple[int, ...], entity_id: str, column: Column
+               ) -> tuple[Decimal, ...]:
+    """An entity's values of ``column`` in ``years`` as displayed (remembered per world)."""
+    rows = cast("dict[tuple[str, str], tuple[Decimal, ...]]",
+                world.cache.setdefault(("displayed", years), {}))
+    found = rows.get((entity_id, column.key))
+    if found is None:
+        found = rows[(entity_id, column.key)] = tuple(
+            shown(world.value(entity_id, column.key, y) or Decimal(0), column.precision)
+            for y in years)
+    return found
 
 
 def _peers(world: World, pack: DomainPack, rng: np.random.Generator, k: int) -> list[Entity]:
@@ -319,10 +347,8 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     else:
         entities = _peers(world, pack, rng, spec.entities)
 
-    def complete(key: str) -> bool:
-        return all(world.value(e.id, key, y) is not None for e in entities for y in years)
-
-    columns = [c for c in world.columns.values() if complete(c.key)]
+    known = _complete_columns(world, years)
+    columns = [c for c in world.columns.values() if all(c.key in known[e.id] for e in entities)]
     chartable = [c for c in columns if c.chartable]
     if not chartable:
         return None
@@ -349,8 +375,7 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
         return None
 
     def displayed(entity_id: str, column: Column) -> tuple[Decimal, ...]:
-        return tuple(shown(world.value(entity_id, column.key, y) or Decimal(0), column.precision)
-                     for y in years)
+        return _displayed(world, years, entity_id, column)
 
     order = {c.key: i for i, c in enumerate(world.columns.values())}
     table_columns.sort(key=lambda c: order[c.key])

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from hopvista import __version__
 from hopvista.domain import DomainPack
 from hopvista.errors import GenerationError
 from hopvista.feasibility import needs_shared_facts, needs_trend_pair
-from hopvista.instance import sample_instance
+from hopvista.instance import Instance, sample_instance
 from hopvista.model import BASE_VARIANT, Item, base_item_id, variant_id
 from hopvista.plan import LEVEL_NAMES, PlanEntry
 from hopvista.proxy import ProxyModels, ProxyReader
 from hopvista.rng import Streams, derive
+from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.statements.types import Statement, make_statement
 from hopvista.statements.wording import template
 from hopvista.themes.style import sample_style, shown_chart
@@ -99,12 +103,34 @@ def _hardest_first(entry: PlanEntry) -> list[int]:
     return sorted(range(3), key=lambda slot: -len(entry.wants(slot)))
 
 
+def _screened(entry: PlanEntry, order: list[int]) -> list[int]:
+    """The slots an instance is screened for before its statements are made: those after
+    the first of ``order`` whose types read more periods than any slot before them (a trend
+    over every period, then two periods). An instance admits such statements least often,
+    and they are cheap to try; made in order, an instance would often be given up only at
+    them, after the statements before them were made in vain."""
+    def periods(slot: int) -> int:
+        return STATEMENT_TYPES.get(entry.types[slot]).min_periods
+    return [slot for k, slot in enumerate(order)
+            if k > 0 and periods(slot) > max(periods(s) for s in order[:k])]
+
+
+def _proxy_item(instance: Instance, inputs_of: Callable[[], dict[str, Any]]
+                ) -> dict[str, Any]:
+    """What a proxy reader reads of an instance: its inputs and entities."""
+    return {"inputs": inputs_of(),
+            "entities": [{"id": e.id, "name": e.name} for e in instance.entities]}
+
+
 def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
                max_attempts: int = 400, variant: str = BASE_VARIANT) -> Item:
     """Make the item the plan entry asks for; retries redraw the instance, never the plan.
 
     Its random streams are keyed by ``variant`` (``"base"`` for a generated item)."""
     rng = derive(seed, "item", entry.index, variant)
+    screen_rng = derive(seed, "item", entry.index, variant, "screen")
+    order = _hardest_first(entry)
+    screened = _screened(entry, order)
     trend_pair = any(needs_trend_pair(t) for t in entry.types)
     shared = any(needs_shared_facts(t) for t in entry.types)
     for attempt in range(1, max_attempts + 1):
@@ -113,26 +139,33 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
         if instance is None:
             continue
         used: set[str] = set()
-        inputs = instance.to_inputs()
+        inputs_of = functools.cache(instance.to_inputs)
         phase = demand_phase(attempt)
         reader = None if entry.agree is None else ProxyReader(
-            ProxyModels.of(world), {"inputs": inputs, "entities": [
-                {"id": e.id, "name": e.name} for e in instance.entities]},
+            ProxyModels.of(world), functools.partial(_proxy_item, instance, inputs_of),
             relaxed=phase is not None and phase.relaxed,
             predictors=phase.predictors if phase else 1)
+        wants = {slot: None if phase is None else phase.wants(entry, slot, attempt)
+                 for slot in range(3)}
+        # A screened slot without a statement on this instance, with nothing used yet, is
+        # all but certain to have none once the others are made (only a slot with more
+        # candidates than make_statement tries could differ, as the screen draws them from
+        # its own stream): the instance is given up before anything is made in vain.
+        if any(make_statement(entry.types[slot], instance, pack, screen_rng, entry.truth(slot),
+                              set(), wants=wants[slot], reader=reader) is None
+               for slot in screened):
+            continue
         made: dict[int, Statement] = {}
-        for slot in _hardest_first(entry):
-            statement = make_statement(entry.types[slot], instance, pack, rng,
-                                       entry.truth(slot), used,
-                                       wants=None if phase is None
-                                       else phase.wants(entry, slot, attempt),
-                                       reader=reader)
+        for slot in order:
+            statement = make_statement(entry.types[slot], instance, pack, rng, entry.truth(slot),
+                                       used, wants=wants[slot], reader=reader)
             if statement is None:
                 break
             made[slot] = statement
         if len(made) < 3:
             continue
         statements = [made[slot] for slot in range(3)]
+        inputs = inputs_of()
         decide = pack.spec.decidability
         span = instance.chart_span()
         base_id = base_item_id(pack.name, seed, entry.index)

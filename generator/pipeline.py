@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import sys
@@ -282,13 +283,16 @@ def _write_items(stage: Path, done: list[tuple[str, Item]], items: Iterator[Item
 
     written = Written()
     shutil.rmtree(stage / "data", ignore_errors=True)  # a killed build's are incomplete
+    # The first item is asked for first: the workers start on it while Parquet sets up.
+    items = iter(items)
+    first = list(itertools.islice(items, 1))
     shards = ParquetShards(stage, total) if parquet else None
     for line, item in done:
         if shards is not None:
             shards.add(item, line)
         written.add(item)
     with (stage / "items.jsonl").open("a", encoding="utf-8", newline="\n") as lines:
-        for item in items:
+        for item in itertools.chain(first, items):
             line = item_line(item)
             lines.write(line + "\n")
             lines.flush()

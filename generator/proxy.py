@@ -15,6 +15,7 @@ Each statement records its readings (``proxy``: the lines used and the label the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,10 +119,13 @@ class ProxyReader:
     what a selector picks on each, and who states a fact, are remembered, since the claims
     tried on one selection differ only in what they claim."""
 
-    def __init__(self, models: ProxyModels, item: dict[str, Any],
+    def __init__(self, models: ProxyModels,
+                 item: dict[str, Any] | Callable[[], dict[str, Any]],
                  relaxed: bool = False, predictors: int = 1) -> None:
         self._models = models
-        self._item = item
+        self._item_or_maker = item
+        """The item (``inputs`` and ``entities``), or what makes it when first read: most
+        instance draws are given up before any statement is read."""
         self.relaxed = relaxed
         """Whether a reading that decides nothing meets any demand (otherwise none: the
         decided readings are what must balance)."""
@@ -137,6 +141,12 @@ class ProxyReader:
         self._others: list[str] | None = None
         self._other_contexts: dict[int, Context | None] = {}
         self._hidden: dict[str, Any] | None = None
+
+    @property
+    def _item(self) -> dict[str, Any]:
+        if callable(self._item_or_maker):
+            self._item_or_maker = self._item_or_maker()
+        return self._item_or_maker
 
     def _imputed(self, modality: str) -> list[Context | None]:
         """The imputed contexts of ``modality`` (none, or one)."""

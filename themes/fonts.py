@@ -483,8 +483,13 @@ def covers(name: str, text: str) -> bool:
     """Whether the font Chromium draws as ``name`` has a glyph for every character of
     ``text`` (white space aside): a table in that font needs no fallback."""
     charset = _charset(name)
-    return charset is not None and all(
-        ord(char) in charset for char in set(text) if not char.isspace())
+    return charset is not None and _needed(text) <= charset
+
+
+@lru_cache(maxsize=64)
+def _needed(text: str) -> frozenset[int]:
+    """The code points of ``text`` a font must have (white space aside)."""
+    return frozenset(ord(char) for char in set(text) if not char.isspace())
 
 
 def fontconfig_file(name: str) -> Path:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,9 @@ class AuditItem:
 
     data: dict[str, Any]
     fold: int
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """What solvers work out from ``data`` once and read in every fold (``data`` is never
+    changed, so it stays true)."""
 
     @property
     def statements(self) -> list[dict[str, Any]]:

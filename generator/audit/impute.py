@@ -57,16 +57,20 @@ def _line(total: np.ndarray) -> tuple[float, float]:
     return float((sy - b * sx) / n), float(b)
 
 
-def _squared_error(part: np.ndarray, a: float, b: float) -> float:
-    n, sx, sy, sxx, sxy, syy = part
-    return float(syy - 2 * a * sy - 2 * b * sxy + a * a * n + 2 * a * b * sx + b * b * sxx)
+def _squared_errors(parts: np.ndarray, a: float, b: float) -> np.ndarray:
+    """Each part's squared error about the line ``a + b·x`` (one row of sums a part)."""
+    n, sx, sy, sxx, sxy, syy = parts.T
+    errors: np.ndarray = syy - 2 * a * sy - 2 * b * sxy + a * a * n + 2 * a * b * sx \
+        + b * b * sxx
+    return errors
 
 
 def fit_line(parts: list[np.ndarray]) -> LinearFit | None:
     """Least-squares line through the points of every part (one part per training item),
     scored by its R² on held-out parts (``INNER_FOLDS`` folds over the parts); ``None``
     when there are too few points."""
-    total = np.sum(parts, axis=0) if parts else np.zeros(6)
+    stacked = np.array(parts, dtype=float).reshape(-1, 6)
+    total = np.sum(stacked, axis=0)
     n = int(total[0])
     if n < MIN_POINTS:
         return None
@@ -74,15 +78,15 @@ def fit_line(parts: list[np.ndarray]) -> LinearFit | None:
     spread = float(total[5] - total[2] ** 2 / n)
     held_out = 0.0
     for k in range(INNER_FOLDS):
-        test = [p for i, p in enumerate(parts) if i % INNER_FOLDS == k]
-        if not test:
+        test = stacked[k::INNER_FOLDS]
+        if not len(test):
             continue
         rest = total - np.sum(test, axis=0)
         if rest[0] < 2:
             held_out = float("inf")
             break
         ka, kb = _line(rest)
-        held_out += sum(_squared_error(p, ka, kb) for p in test)
+        held_out += sum(_squared_errors(test, ka, kb).tolist())
     r2 = 1.0 - held_out / spread if spread > 0 else 0.0
     return LinearFit(a, b, r2, n)
 
@@ -106,18 +110,28 @@ def _pairs(items: Iterable[AuditItem]) -> dict[tuple[str, str], list[np.ndarray]
     where one of them is the chart."""
     found: dict[tuple[str, str], list[np.ndarray]] = defaultdict(list)
     for item in items:
-        chart_key = item.data["inputs"]["chart"]["column"]["key"]
-        columns: dict[str, dict[tuple[str, int], float]] = defaultdict(dict)
-        for (entity, column, year), value in _table_values(item.data).items():
-            columns[column][(entity, year)] = value
-        columns[chart_key] = dict(_chart_values(item.data))
-        for target, ys in columns.items():
-            for predictor, xs in columns.items():
-                if predictor == target:
-                    continue
-                cells = [cell for cell in xs if cell in ys]
-                found[(target, predictor)].append(
-                    sums([xs[c] for c in cells], [ys[c] for c in cells]))
+        if "pairs" not in item.memo:  # the same in every fold the item trains
+            item.memo["pairs"] = _item_pairs(item.data)
+        for key, part in item.memo["pairs"]:
+            found[key].append(part)
+    return found
+
+
+def _item_pairs(item: dict[str, Any]) -> list[tuple[tuple[str, str], np.ndarray]]:
+    """One item's part of :func:`_pairs`, in its order."""
+    chart_key = item["inputs"]["chart"]["column"]["key"]
+    columns: dict[str, dict[tuple[str, int], float]] = defaultdict(dict)
+    for (entity, column, year), value in _table_values(item).items():
+        columns[column][(entity, year)] = value
+    columns[chart_key] = dict(_chart_values(item))
+    found = []
+    for target, ys in columns.items():
+        for predictor, xs in columns.items():
+            if predictor == target:
+                continue
+            cells = [cell for cell in xs if cell in ys]
+            found.append(((target, predictor),
+                          sums([xs[c] for c in cells], [ys[c] for c in cells])))
     return found
 
 
@@ -200,7 +214,9 @@ class TableModel:
         lines = fit_lines(items)
         sums: dict[str, list[float]] = defaultdict(list)
         for item in items:
-            for (_, column, _), value in _table_values(item.data).items():
+            if "table" not in item.memo:
+                item.memo["table"] = _table_values(item.data)
+            for (_, column, _), value in item.memo["table"].items():
                 sums[column].append(value)
         return cls(lines, {k: float(np.mean(v)) for k, v in sums.items()})
 

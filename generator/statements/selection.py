@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -41,9 +42,16 @@ class Selection:
 
 
 def table_cells(instance: Instance, columns: list[str], years: list[int]) -> tuple[Cell, ...]:
-    """Table cells of every entity for these columns and years."""
+    """Table cells of every entity for these columns and years (the same, unchanged, cell
+    objects each time: selectors ask again and again)."""
+    return _table_cells(instance.ids, tuple(columns), tuple(years))
+
+
+@lru_cache(maxsize=1024)
+def _table_cells(ids: tuple[str, ...], columns: tuple[str, ...], years: tuple[int, ...]
+                 ) -> tuple[Cell, ...]:
     return tuple({"modality": "table", "entity": e, "column": c, "year": y}
-                 for e in instance.ids for c in columns for y in years)
+                 for e in ids for c in columns for y in years)
 
 
 def chart_cells(instance: Instance, years: list[int]) -> tuple[Cell, ...]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import re
 from decimal import Decimal
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
@@ -49,6 +50,13 @@ def parse_number(text: Any) -> Decimal:
     decimal; ``ValueError`` for anything that is not a finite plain decimal."""
     if not isinstance(text, str):
         raise ValueError(f"not a number: {str(text)[:40]!r}")
+    return _parse_text(text)
+
+
+@lru_cache(maxsize=8192)
+def _parse_text(text: str) -> Decimal:
+    """:func:`parse_number` of a string (remembered: a generator reads the same cells of an
+    instance under every candidate statement)."""
     try:
         return program_number(text.replace(",", "").replace("\u2212", "-").strip())
     except ValueError:
