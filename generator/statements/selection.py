@@ -47,7 +47,7 @@ def table_cells(instance: Instance, columns: list[str], years: list[int]) -> tup
     return _table_cells(instance.ids, tuple(columns), tuple(years))
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def _table_cells(ids: tuple[str, ...], columns: tuple[str, ...], years: tuple[int, ...]
                  ) -> tuple[Cell, ...]:
     return tuple({"modality": "table", "entity": e, "column": c, "year": y}
