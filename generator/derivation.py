@@ -30,9 +30,9 @@ def derivation(target: Sequence[Decimal], columns: Mapping[str, Sequence[Decimal
     names = sorted(columns)
     if not names:
         return None
-    if not target:
-        return ((1, names[0]),)  # an empty series is any column's sum
     unit = Decimal(1).scaleb(-precision) / 2
+    if not target or any(len(columns[n]) != len(target) for n in names):
+        return _exact(target, columns, names, unit)  # misaligned (a foreign item): as is
     goal = np.array([float(t) for t in target])
     values = np.array([[float(v) for v in columns[n]] for n in names])
     # float error of a sum of at most four values, each off by half an ulp of its size
@@ -48,6 +48,21 @@ def derivation(target: Sequence[Decimal], columns: Mapping[str, Sequence[Decimal
             if all(abs(t - sum((s * columns[n][i] for s, n in terms), Decimal(0))) <= tolerance
                    for i, t in enumerate(target)):
                 return terms
+    return None
+
+
+def _exact(target: Sequence[Decimal], columns: Mapping[str, Sequence[Decimal]],
+           names: list[str], unit: Decimal) -> tuple[tuple[int, str], ...] | None:
+    """:func:`derivation` in decimals alone, for series that are not aligned."""
+    for size in range(1, MAX_TERMS + 1):
+        tolerance = unit * (size + 1)
+        for picked in combinations(names, size):
+            for signs in product((1, -1), repeat=size):
+                if all(abs(t - sum((s * columns[n][i] for s, n in zip(signs, picked,
+                                                                        strict=True)),
+                                   Decimal(0))) <= tolerance
+                       for i, t in enumerate(target)):
+                    return tuple(zip(signs, picked, strict=True))
     return None
 
 

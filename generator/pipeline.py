@@ -283,24 +283,31 @@ def _write_items(stage: Path, done: list[tuple[str, Item]], items: Iterator[Item
 
     written = Written()
     shutil.rmtree(stage / "data", ignore_errors=True)  # a killed build's are incomplete
-    # The first item is asked for first: the workers start on it while Parquet sets up.
     items = iter(items)
-    first = list(itertools.islice(items, 1))
-    shards = ParquetShards(stage, total) if parquet else None
-    for line, item in done:
-        if shards is not None:
-            shards.add(item, line)
-        written.add(item)
-    with (stage / "items.jsonl").open("a", encoding="utf-8", newline="\n") as lines:
-        for item in itertools.chain(first, items):
-            line = item_line(item)
-            lines.write(line + "\n")
-            lines.flush()
+    try:
+        # The first item is asked for first: the workers start on it while Parquet sets up.
+        first = list(itertools.islice(items, 1))
+        shards = ParquetShards(stage, total) if parquet else None
+        for line, item in done:
             if shards is not None:
                 shards.add(item, line)
             written.add(item)
-            if on_item is not None:
-                on_item(written.items)
+        with (stage / "items.jsonl").open("a", encoding="utf-8", newline="\n") as lines:
+            for item in itertools.chain(first, items):
+                line = item_line(item)
+                lines.write(line + "\n")
+                lines.flush()
+                if shards is not None:
+                    shards.add(item, line)
+                written.add(item)
+                if on_item is not None:
+                    on_item(written.items)
+    finally:
+        # An error here (or an interrupt) stops the workers now, not when the traceback
+        # is freed: closing a generator runs its clean-up.
+        close = getattr(items, "close", None)
+        if close is not None:
+            close()
     if shards is not None:
         shards.close()
     return written

@@ -77,6 +77,26 @@ def test_the_derivation_check_finds_what_exact_decimals_find() -> None:
     assert found > 900 and near > 500  # hits, and misses by a hair, were both tried
 
 
+def test_misaligned_series_are_checked_as_the_exact_decimals_check_them() -> None:
+    """A foreign item may hold a column longer or shorter than the chart series: the check
+    then behaves exactly as the plain decimal one (an answer, or the same error)."""
+    rnd = random.Random(5)
+    for _ in range(400):
+        width = rnd.randint(1, 5)
+        columns = {f"c{j}": [Decimal(rnd.randint(-9, 9)) for _ in range(width + rnd.choice(
+            (-1, 0, 1)))] for j in range(rnd.randint(1, 3))}
+        target = [Decimal(rnd.randint(-18, 18)) for _ in range(width)]
+        try:
+            expected: object = _plain_derivation(target, columns, 0)
+        except IndexError:
+            expected = IndexError
+        if expected is IndexError:
+            with pytest.raises(IndexError):
+                derivation(target, columns, 0)
+        else:
+            assert derivation(target, columns, 0) == expected
+
+
 def test_a_value_formats_at_a_precision_whatever_decimals_it_carries() -> None:
     rnd = random.Random(3)
     for _ in range(2000):

@@ -48,3 +48,31 @@ def test_forked_workers_share_the_parents_objects_frozen_and_the_parent_gets_the
     frozen = [gc.get_freeze_count() for _ in generate_items(config, workers=2)]
     assert len(frozen) == 8 and min(frozen) > 0
     assert gc.get_freeze_count() == 0
+
+
+def test_an_error_before_the_items_are_written_stops_their_generator(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first item is asked for before Parquet is set up; when that setup fails, the
+    generator (whose clean-up stops the worker pool) is closed at once, not left running
+    until the traceback is freed."""
+    import hopvista.export
+    from hopvista.pipeline import _write_items
+
+    stopped = []
+
+    def items():  # type: ignore[no-untyped-def]
+        try:
+            yield "item"
+            yield "item"
+        finally:
+            stopped.append(True)
+
+    def broken(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(hopvista.export, "ParquetShards", broken)
+    (tmp_path / "stage").mkdir()
+    with pytest.raises(OSError, match="disk full") as caught:
+        _write_items(tmp_path / "stage", [], items(), parquet=True, total=2)
+    assert stopped == [True]  # while the traceback (and the frame holding it) still lives
+    assert caught.tb is not None
