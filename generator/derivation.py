@@ -8,7 +8,7 @@ three table columns for every entity and year, up to rounding, the chart is not 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from functools import cache
 from itertools import combinations, product
@@ -24,45 +24,34 @@ def derivation(target: Sequence[Decimal], columns: Mapping[str, Sequence[Decimal
     to the rounding of displayed values), or ``None``. Series are aligned lists of values.
 
     Combinations are tried smallest first, columns in name order, plus before minus; the
-    first that holds in exact decimals is returned. A float screen, as wide as any float
-    error could make it, passes every combination the exact test could accept, so only
-    those are summed in decimals."""
+    first that holds in exact decimals is returned. Where the series are aligned, a float
+    screen, as wide as any float error could make it, passes every combination the exact
+    test could accept, so only those are summed in decimals; misaligned ones (a foreign
+    item's) are all summed, as they are (an answer, or the error of a missing value)."""
     names = sorted(columns)
     if not names:
         return None
     unit = Decimal(1).scaleb(-precision) / 2
-    if not target or any(len(columns[n]) != len(target) for n in names):
-        return _exact(target, columns, names, unit)  # misaligned (a foreign item): as is
-    goal = np.array([float(t) for t in target])
-    values = np.array([[float(v) for v in columns[n]] for n in names])
-    # float error of a sum of at most four values, each off by half an ulp of its size
-    slack = 8 * np.finfo(float).eps * (np.abs(values).max(initial=0.0) * MAX_TERMS
-                                       + np.abs(goal).max(initial=0.0) + 1.0)
+    aligned = bool(target) and all(len(columns[n]) == len(target) for n in names)
+    if aligned:
+        goal = np.array([float(t) for t in target])
+        values = np.array([[float(v) for v in columns[n]] for n in names])
+        # float error of a sum of at most four values, each off by half an ulp of its size
+        slack = 8 * np.finfo(float).eps * (np.abs(values).max(initial=0.0) * MAX_TERMS
+                                           + np.abs(goal).max(initial=0.0) + 1.0)
     for size in range(1, min(MAX_TERMS, len(names)) + 1):
         tolerance = unit * (size + 1)
         picks, signs = _terms(len(names), size)
-        residual = np.abs(goal - np.einsum("cs,csi->ci", signs, values[picks])).max(axis=1)
-        for row in np.flatnonzero(residual <= float(tolerance) + slack):
+        rows: Iterable[int] = range(len(picks))
+        if aligned:
+            residual = np.abs(goal - np.einsum("cs,csi->ci", signs, values[picks])).max(axis=1)
+            rows = np.flatnonzero(residual <= float(tolerance) + slack)
+        for row in rows:
             terms = tuple((int(s), names[int(k)]) for s, k in
                           zip(signs[row], picks[row], strict=True))
             if all(abs(t - sum((s * columns[n][i] for s, n in terms), Decimal(0))) <= tolerance
                    for i, t in enumerate(target)):
                 return terms
-    return None
-
-
-def _exact(target: Sequence[Decimal], columns: Mapping[str, Sequence[Decimal]],
-           names: list[str], unit: Decimal) -> tuple[tuple[int, str], ...] | None:
-    """:func:`derivation` in decimals alone, for series that are not aligned."""
-    for size in range(1, MAX_TERMS + 1):
-        tolerance = unit * (size + 1)
-        for picked in combinations(names, size):
-            for signs in product((1, -1), repeat=size):
-                if all(abs(t - sum((s * columns[n][i] for s, n in zip(signs, picked,
-                                                                        strict=True)),
-                                   Decimal(0))) <= tolerance
-                       for i, t in enumerate(target)):
-                    return tuple(zip(signs, picked, strict=True))
     return None
 
 

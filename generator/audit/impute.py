@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,20 +110,30 @@ def _pairs(items: Iterable[AuditItem]) -> dict[tuple[str, str], list[np.ndarray]
     where one of them is the chart."""
     found: dict[tuple[str, str], list[np.ndarray]] = defaultdict(list)
     for item in items:
-        if "pairs" not in item.memo:  # the same in every fold the item trains
-            item.memo["pairs"] = _item_pairs(item.data)
-        for key, part in item.memo["pairs"]:
+        for key, part in _remembered(item, "pairs", _item_pairs):
             found[key].append(part)
     return found
 
 
-def _item_pairs(item: dict[str, Any]) -> list[tuple[tuple[str, str], np.ndarray]]:
+def _remembered(item: AuditItem, key: str, work: Callable[[AuditItem], Any]) -> Any:
+    """``work(item)``, worked out once per item (it reads only ``item.data``, which never
+    changes, and every fold the item trains asks for it again)."""
+    if key not in item.memo:
+        item.memo[key] = work(item)
+    return item.memo[key]
+
+
+def _item_table(item: AuditItem) -> dict[tuple[str, str, int], float]:
+    return _table_values(item.data)
+
+
+def _item_pairs(item: AuditItem) -> list[tuple[tuple[str, str], np.ndarray]]:
     """One item's part of :func:`_pairs`, in its order."""
-    chart_key = item["inputs"]["chart"]["column"]["key"]
+    chart_key = item.data["inputs"]["chart"]["column"]["key"]
     columns: dict[str, dict[tuple[str, int], float]] = defaultdict(dict)
-    for (entity, column, year), value in _table_values(item).items():
+    for (entity, column, year), value in _remembered(item, "table", _item_table).items():
         columns[column][(entity, year)] = value
-    columns[chart_key] = dict(_chart_values(item))
+    columns[chart_key] = dict(_chart_values(item.data))
     found = []
     for target, ys in columns.items():
         for predictor, xs in columns.items():
@@ -214,9 +224,7 @@ class TableModel:
         lines = fit_lines(items)
         sums: dict[str, list[float]] = defaultdict(list)
         for item in items:
-            if "table" not in item.memo:
-                item.memo["table"] = _table_values(item.data)
-            for (_, column, _), value in item.memo["table"].items():
+            for (_, column, _), value in _remembered(item, "table", _item_table).items():
                 sums[column].append(value)
         return cls(lines, {k: float(np.mean(v)) for k, v in sums.items()})
 
