@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from hopvista import heap
 from hopvista.model import ITEM_KINDS, Item
 
 SPLIT = "test"
@@ -138,6 +139,7 @@ class ParquetShards:
             self._rows = []
             del table
             pa.default_memory_pool().release_unused()
+            heap.trim()  # the rows' images
 
     def _close_shard(self) -> None:
         self._flush()

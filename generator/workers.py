@@ -28,6 +28,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from hopvista import heap
 from hopvista.config import BuildConfig
 from hopvista.domain import DomainPack
 from hopvista.feasibility import feasible_types
@@ -41,6 +42,9 @@ from hopvista.world import World
 _WORKER: dict[str, Any] = {}
 
 BATCH = 4  # items a worker renders together (charts and tables overlap within a batch)
+
+TRIM_EVERY = 16
+"""Items a worker makes between two returns of its freed memory (:func:`hopvista.heap.trim`)."""
 
 WORKER_CLOSE_S = 30
 """Longest a terminated worker may take to close its browsers before it is killed."""
@@ -214,6 +218,10 @@ def _make(entries: list[PlanEntry]) -> list[Item]:
     items = [build_item(world, _WORKER["pack"], config.seed, entry) for entry in entries]
     if _WORKER["images_root"] is not None:
         items = _WORKER["renderer"].render_many(items, _WORKER["images_root"])
+    made = _WORKER.get("made", 0) + len(items)
+    if made // TRIM_EVERY > _WORKER.get("made", 0) // TRIM_EVERY:
+        heap.trim()
+    _WORKER["made"] = made
     return items
 
 

@@ -275,6 +275,60 @@ def test_no_script_runs_in_the_table_page_beside_a_scripted_page(
         plotly.close()
 
 
+def test_the_plotly_page_reads_its_scripts_and_nothing_else(renderer: TableRenderer) -> None:
+    """The plotly page is a ``file:`` document whose two scripts Chromium reads from the
+    installed packages; everything else it asks for (a file of the machine, a web image, its
+    own script names once loaded) is aborted and listed."""
+    import plotly.graph_objects as go
+
+    from hopvista.render.plotly_page import PAGE_ROOT, PlotlyPage
+
+    before = len(renderer.blocked_requests)
+    plotly = PlotlyPage(renderer.context)
+    try:
+        assert renderer.blocked_requests[before:] == []  # its page and scripts were served
+        image = {"xref": "paper", "yref": "paper", "x": 0, "y": 1, "sizex": 0.5, "sizey": 0.5}
+        figure = go.Figure([go.Bar(x=[2021, 2022], y=[1, 2])], layout={"images": [
+            image | {"source": "file:///etc/hostname"}]}).to_plotly_json()
+        png = plotly.export(figure, 320, 240, "png")
+        assert Image.open(io.BytesIO(png)).size == (320, 240)
+        assert renderer.blocked_requests[before:] == ["file:///etc/hostname"]
+        page = next(p for p in renderer.context.pages if p.url.startswith(PAGE_ROOT))
+        fetched = page.evaluate("(url) => fetch(url).then(r => r.text(), e => 'failed')",
+                                PAGE_ROOT + "plotly.min.js")
+        assert fetched == "failed"
+        assert renderer.blocked_requests[-1] == PAGE_ROOT + "plotly.min.js"
+    finally:
+        plotly.close()
+        renderer.bring_to_front()
+
+
+def test_collecting_garbage_shrinks_the_shared_heap(renderer: TableRenderer) -> None:
+    """The plotly page's garbage lives in the renderer process the table page shares:
+    :meth:`TableRenderer.collect_garbage` frees it, and both pages work on."""
+    import plotly.graph_objects as go
+
+    from hopvista.render.plotly_page import PlotlyPage
+
+    plotly = PlotlyPage(renderer.context)
+    try:
+        probe = renderer.context.new_cdp_session(renderer.context.pages[0])  # the table page
+        for k in range(12):
+            figure = go.Figure([go.Bar(x=list(range(40)), y=[k + i for i in range(40)])])
+            plotly.export(figure.to_plotly_json(), 640, 480, "png")
+        used = probe.send("Runtime.getHeapUsage")["usedSize"]
+        renderer.collect_garbage()
+        assert probe.send("Runtime.getHeapUsage")["usedSize"] < used
+        probe.detach()
+        png = plotly.export(go.Figure([go.Bar(x=[1], y=[1])]).to_plotly_json(), 320, 240, "png")
+        assert Image.open(io.BytesIO(png)).size == (320, 240)
+    finally:
+        plotly.close()
+        renderer.bring_to_front()
+    png, layout = renderer.render(make_table(), NAMES, default_style("minimal"))
+    check_layout(png, layout, make_table())
+
+
 def test_missing_font_is_an_error(renderer: TableRenderer) -> None:
     with pytest.raises(UserError, match="No Such Family"):
         renderer.render(make_table(), NAMES, default_style("web") | {"font": "No Such Family"})

@@ -18,7 +18,11 @@ from hopvista.render.png import png_size
 if TYPE_CHECKING:
     from hopvista.render.chart import ChartRenderer
 
-__all__ = ["IMAGES_DIR", "ItemRenderer", "preload", "write_image"]
+__all__ = ["COLLECT_EVERY", "IMAGES_DIR", "ItemRenderer", "preload", "write_image"]
+
+COLLECT_EVERY = 16
+"""Items between two collections of the browser's garbage (:meth:`TableRenderer.collect_garbage`:
+~30 ms each; the renderer then stays ~40 MB smaller than with Chromium's own pace)."""
 
 
 def preload() -> None:
@@ -56,6 +60,7 @@ class ItemRenderer:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopvista-chart")
         self._chart_ready: Future[ChartRenderer] | None = None
         self._open = False
+        self._since_collected = 0  # items rendered since the browser's garbage was collected
 
     def __enter__(self) -> ItemRenderer:
         # Chromium for tables first; then the chart renderer starts on its own thread (its
@@ -133,6 +138,11 @@ class ItemRenderer:
             images = [write_image(root, item.id, "table", table_png, layout),
                       write_image(root, item.id, "chart", chart_png, meta)]
             drawn.append(item.with_images(images))
+        self._since_collected += len(items)
+        if self._since_collected >= COLLECT_EVERY:
+            with uninterrupted():
+                self._table.collect_garbage()
+            self._since_collected = 0
         return drawn
 
 

@@ -425,6 +425,16 @@ class TableRenderer:
                 "after the fork"
             )
 
+    def collect_garbage(self) -> None:
+        """Collect the garbage of the renderer process (the JavaScript heap and the DOM's),
+        which the pages of :attr:`context` share. Chromium collects it late: a build's
+        renderer, whose plotly page leaves a few MB of garbage per chart and whose table
+        pages leave their documents, grew by ~90 MB over 400 items without this."""
+        if self._cdp is None:
+            raise RuntimeError("TableRenderer is not open")
+        self._check_process()
+        self._cdp.send("HeapProfiler.collectGarbage")
+
     @property
     def chromium_version(self) -> str:
         """The running Chromium's version string, e.g. ``"156.0.8078.108"``."""
