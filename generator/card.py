@@ -90,6 +90,7 @@ def _agreement_line(agree: dict[str, Any] | None, statements: int) -> str:
 def _audit_section(audit: dict[str, Any] | None, items: int) -> str:
     """The figures of ``gen audit`` (manifest ``audit``): how well solvers that lack one
     modality, or all data, answer this dataset."""
+    from hopvista.audit.report import NOISE
     from hopvista.build_audit import AUDIT_MIN_ITEMS
 
     head = "## Does every modality matter?\n\n"
@@ -114,7 +115,9 @@ def _audit_section(audit: dict[str, Any] | None, items: int) -> str:
                      f"{pct(row['chance'])} |")
     lines.append("")
     lines += [f"- {'ok' if c['passed'] else 'FAILED'}: {c['name']} {pct(c['accuracy'])} "
-              f"(limit {pct(c['limit'])})" for c in audit["checks"]]
+              f"(limit {pct(c['limit'])}"
+              f"{'' if c['passed'] or c['low'] > c['limit'] else NOISE})"
+              for c in audit["checks"]]
     return "\n".join(lines)
 
 

@@ -19,6 +19,9 @@ from hopvista.model import ITEM_KINDS, Item
 SPLIT = "test"
 SHARD_ROWS = 1000
 GROUP_ROWS = 64
+#: A row group is also closed once its images reach this many bytes: the writer holds about
+#: five copies of a group while it writes it (~50 MB at 64 rows of ~140 KB of PNGs).
+GROUP_BYTES = 2 << 20
 DATA_DIR = "data"
 
 
@@ -78,16 +81,19 @@ class ParquetShards:
     """Writes items as they come into ``data/test-0000i-of-0000n.parquet`` under ``root``.
 
     ``count`` items are expected (it fixes the number of shards in the names). Rows are
-    written in row groups of ``group_rows``, so memory stays flat however many items come;
+    written in row groups of ``group_rows``, or fewer once their images reach ``group_bytes``
+    (the writer's memory is a few times a group's), so memory stays flat however many items come;
     the same items give the same bytes.
     """
 
     def __init__(self, root: Path, count: int, shard_rows: int = SHARD_ROWS,
-                 group_rows: int = GROUP_ROWS) -> None:
+                 group_rows: int = GROUP_ROWS, group_bytes: int = GROUP_BYTES) -> None:
         self._root = root
         self._shards = max(1, -(-count // shard_rows))
         self._shard_rows = shard_rows
         self._group_rows = group_rows
+        self._group_bytes = group_bytes
+        self._bytes = 0  # of the images in self._rows
         self._features = _features()
         self._rows: list[dict[str, Any]] = []
         self._writer: Any = None
@@ -106,9 +112,10 @@ class ParquetShards:
             self._open()
         row = _row(item, self._root, item_line(item) if line is None else line)
         self._rows.append(self._features.encode_example(row))
+        self._bytes += sum(len(image["bytes"]) for image in row["images"])
         self._added += 1
         self._in_shard += 1
-        if len(self._rows) >= self._group_rows:
+        if len(self._rows) >= self._group_rows or self._bytes >= self._group_bytes:
             self._flush()
         if self._in_shard == self._shard_rows:
             self._close_shard()
@@ -134,9 +141,10 @@ class ParquetShards:
         import pyarrow as pa
 
         if self._rows:
-            table = pa.Table.from_pylist(self._rows, schema=self._features.arrow_schema)
+            rows, self._rows, self._bytes = self._rows, [], 0
+            table = pa.Table.from_pylist(rows, schema=self._features.arrow_schema)
+            del rows  # the images' bytes are in the table now: one copy less while it is written
             self._writer.write_table(table)
-            self._rows = []
             del table
             pa.default_memory_pool().release_unused()
             heap.trim()  # the rows' images

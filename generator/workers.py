@@ -218,10 +218,10 @@ def _make(entries: list[PlanEntry]) -> list[Item]:
     items = [build_item(world, _WORKER["pack"], config.seed, entry) for entry in entries]
     if _WORKER["images_root"] is not None:
         items = _WORKER["renderer"].render_many(items, _WORKER["images_root"])
-    made = _WORKER.get("made", 0) + len(items)
-    if made // TRIM_EVERY > _WORKER.get("made", 0) // TRIM_EVERY:
+    _WORKER["since_trim"] = _WORKER.get("since_trim", 0) + len(items)
+    if _WORKER["since_trim"] >= TRIM_EVERY:
         heap.trim()
-    _WORKER["made"] = made
+        _WORKER["since_trim"] = 0
     return items
 
 

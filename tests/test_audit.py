@@ -190,3 +190,23 @@ def test_bootstrap_interval_brackets_the_accuracy_and_is_seeded() -> None:
     assert 0.5 < first.low < first.accuracy < first.high < 0.75
     empty = Bootstrap(3, 0).estimate(np.zeros(3), np.zeros(3), 0.5)
     assert empty.n == 0
+
+
+def test_a_failed_check_says_whether_its_interval_reaches_the_limit() -> None:
+    from hopvista.audit.report import Check
+
+    noisy = Check("no_chart Hard item-set accuracy", 0.209, 0.119, 0.308, 0.20, False)
+    clear = Check("blind wording classifier accuracy", 0.70, 0.66, 0.74, 0.55, False)
+    passed = Check("no_text Hard item-set accuracy", 0.15, 0.08, 0.22, 0.20, True)
+    assert noisy.message() == ("FAILED: no_chart Hard item-set accuracy 20.9% [11.9%, 30.8%] "
+                               "(limit 20.0%; the interval reaches the limit: audit more items "
+                               "to tell a shortcut from noise)")
+    assert clear.message().endswith("(limit 55.0%)") and clear.message().startswith("FAILED")
+    assert passed.message().startswith("ok: ") and passed.message().endswith("(limit 20.0%)")
+    from hopvista.card import _audit_section
+    audit = {"folds": 5, "seed": 0, "items": 200, "rows": [],
+             "checks": [{"name": c.name, "accuracy": c.accuracy, "low": c.low, "high": c.high,
+                         "limit": c.limit, "passed": c.passed} for c in (noisy, clear)]}
+    card = _audit_section(audit, 200).splitlines()
+    assert card[-2].startswith("- FAILED: no_chart") and "audit more items" in card[-2]
+    assert card[-1] == "- FAILED: blind wording classifier accuracy 70.0% (limit 55.0%)"

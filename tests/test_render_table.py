@@ -596,3 +596,65 @@ def test_column_letters() -> None:
     from hopvista.render.table import column_letter
     assert [column_letter(i) for i in (0, 1, 25, 26, 27, 51, 52, 701, 702)] == [
         "A", "B", "Z", "AA", "AB", "AZ", "BA", "ZZ", "AAA"]
+
+
+class _FailingShots:
+    """A CDP session whose first ``failures`` screenshots fail as Chromium's do when its
+    compositor gives no frame; everything else goes to the real session."""
+
+    def __init__(self, real: Any, failures: int) -> None:
+        self.real, self.failures, self.shots = real, failures, 0
+
+    def send(self, method: str, params: Any = None) -> Any:
+        if method == "Page.captureScreenshot":
+            self.shots += 1
+            if self.shots <= self.failures:
+                from playwright.sync_api import Error
+                raise Error("Protocol error (Page.captureScreenshot): Unable to capture "
+                            "screenshot")
+        return self.real.send(method, params)
+
+
+@pytest.mark.parametrize("failures", [1, 2])
+def test_a_shot_the_compositor_drops_is_taken_again(
+        renderer: TableRenderer, monkeypatch: pytest.MonkeyPatch, failures: int) -> None:
+    expected = renderer.render(make_table(), NAMES, default_style("web"))
+    failing = _FailingShots(renderer._cdp, failures)
+    monkeypatch.setattr(renderer, "_cdp", failing)
+    assert renderer.render(make_table(), NAMES, default_style("web")) == expected
+    assert failing.shots == failures + 1
+
+
+def test_a_shot_that_keeps_failing_is_an_error(
+        renderer: TableRenderer, monkeypatch: pytest.MonkeyPatch) -> None:
+    from playwright.sync_api import Error
+
+    from hopvista.render.table import CAPTURE_ATTEMPTS
+    failing = _FailingShots(renderer._cdp, CAPTURE_ATTEMPTS)
+    monkeypatch.setattr(renderer, "_cdp", failing)
+    with pytest.raises(Error, match="Unable to capture"):
+        renderer.render(make_table(), NAMES, default_style("web"))
+    assert failing.shots == CAPTURE_ATTEMPTS
+    monkeypatch.undo()
+    renderer.render(make_table(), NAMES, default_style("web"))  # and the page still works
+
+
+def test_a_new_document_is_loaded_every_so_many_tables(
+        renderer: TableRenderer, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hopvista.render.table as table_module
+
+    monkeypatch.setattr(table_module, "PAGES_PER_DOCUMENT", 2)
+    page = renderer.context.pages[0]
+    blank: list[str] = []
+
+    def navigated(frame: Any) -> None:
+        if frame.url == "about:blank":
+            blank.append(frame.url)
+
+    page.on("framenavigated", navigated)
+    try:
+        shots = [renderer.render(make_table(), NAMES, default_style("web")) for _ in range(6)]
+    finally:
+        page.remove_listener("framenavigated", navigated)
+    assert len(blank) >= 2
+    assert all(shot == shots[0] for shot in shots)

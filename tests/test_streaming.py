@@ -76,3 +76,26 @@ def test_an_error_before_the_items_are_written_stops_their_generator(
         _write_items(tmp_path / "stage", [], items(), parquet=True, total=2)
     assert stopped == [True]  # while the traceback (and the frame holding it) still lives
     assert caught.tb is not None
+
+
+def test_a_row_group_closes_once_its_images_reach_the_bound(hard48: Path) -> None:
+    """The Parquet writer holds a few copies of the row group it writes: a group of images
+    is bounded in bytes (GROUP_BYTES), not only in rows, and every item is still there."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from hopvista.export import GROUP_BYTES, GROUP_ROWS
+
+    (shard,) = sorted((hard48 / "data").glob("*.parquet"))
+    parquet = pq.ParquetFile(shard)
+    groups = [[sum(len(image["bytes"]) for image in row)
+               for row in parquet.read_row_group(k, columns=["images"]).column("images")
+               .to_pylist()] for k in range(parquet.num_row_groups)]
+    assert len(groups) > 1
+    for rows in groups:  # no group goes on after its images reached the bound
+        assert sum(rows[:-1]) < GROUP_BYTES and len(rows) <= GROUP_ROWS
+    for rows in groups[:-1]:  # and each closes there (or full), not before
+        assert sum(rows) >= GROUP_BYTES or len(rows) == GROUP_ROWS
+    ids = [json.loads(line)["id"] for line in (hard48 / "items.jsonl").open()]
+    assert pq.read_table(shard, columns=["id"]).column("id").to_pylist() == ids

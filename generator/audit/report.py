@@ -67,7 +67,12 @@ class Check:
         """One line naming the check and its figures."""
         verdict = "ok" if self.passed else "FAILED"
         return (f"{verdict}: {self.name} {_pct(self.accuracy)} "
-                f"[{_pct(self.low)}, {_pct(self.high)}] (limit {_pct(self.limit)})")
+                f"[{_pct(self.low)}, {_pct(self.high)}] (limit {_pct(self.limit)}"
+                f"{'' if self.passed or self.low > self.limit else NOISE})")
+
+
+#: What a failed check adds when its interval still reaches the limit.
+NOISE = "; the interval reaches the limit: audit more items to tell a shortcut from noise"
 
 
 @dataclass

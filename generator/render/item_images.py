@@ -18,11 +18,16 @@ from hopvista.render.png import png_size
 if TYPE_CHECKING:
     from hopvista.render.chart import ChartRenderer
 
-__all__ = ["COLLECT_EVERY", "IMAGES_DIR", "ItemRenderer", "preload", "write_image"]
+__all__ = ["COLLECT_EVERY", "IMAGES_DIR", "RENEW_EVERY", "ItemRenderer", "preload", "write_image"]
 
 COLLECT_EVERY = 16
 """Items between two collections of the browser's garbage (:meth:`TableRenderer.collect_garbage`:
 ~30 ms each; the renderer then stays ~40 MB smaller than with Chromium's own pace)."""
+
+RENEW_EVERY = 1000
+"""Items between two renewals of the browser's pages (:meth:`TableRenderer.renew`: a new
+renderer process, ~1 s with plotly.js loaded again), so that what the renderer gathers over a
+long build (caches, freed but unreturned memory) does not grow with the items a worker makes."""
 
 
 def preload() -> None:
@@ -61,6 +66,7 @@ class ItemRenderer:
         self._chart_ready: Future[ChartRenderer] | None = None
         self._open = False
         self._since_collected = 0  # items rendered since the browser's garbage was collected
+        self._since_renewed = 0  # items rendered since the browser's pages were renewed
 
     def __enter__(self) -> ItemRenderer:
         # Chromium for tables first; then the chart renderer starts on its own thread (its
@@ -139,11 +145,23 @@ class ItemRenderer:
                       write_image(root, item.id, "chart", chart_png, meta)]
             drawn.append(item.with_images(images))
         self._since_collected += len(items)
-        if self._since_collected >= COLLECT_EVERY:
+        self._since_renewed += len(items)
+        if self._since_renewed >= RENEW_EVERY:
+            self._renew()
+        elif self._since_collected >= COLLECT_EVERY:
             with uninterrupted():
                 self._table.collect_garbage()
             self._since_collected = 0
         return drawn
+
+    def _renew(self) -> None:
+        """A new renderer process for the table page and the plotly page."""
+        with uninterrupted():
+            self._plotly = None  # closed with its context
+            self._table.renew()
+            self._plotly = PlotlyPage(self._table.context)
+            self._table.bring_to_front()
+        self._since_renewed = self._since_collected = 0
 
 
 def write_image(root: Path, item_id: str, role: str, png: bytes, how: dict[str, Any]) -> Image:
