@@ -90,7 +90,6 @@ def _agreement_line(agree: dict[str, Any] | None, statements: int) -> str:
 def _audit_section(audit: dict[str, Any] | None, items: int) -> str:
     """The figures of ``gen audit`` (manifest ``audit``): how well solvers that lack one
     modality, or all data, answer this dataset."""
-    from hopvista.audit.report import NOISE
     from hopvista.build_audit import AUDIT_MIN_ITEMS
 
     head = "## Does every modality matter?\n\n"
@@ -98,6 +97,8 @@ def _audit_section(audit: dict[str, Any] | None, items: int) -> str:
         return (head + f"Not audited at build time ({items} items; builds of "
                 f"{AUDIT_MIN_ITEMS} or more are). Run `gen audit <this folder>` for the "
                 "accuracy of solvers that never see the chart, the table or the text.")
+
+    from hopvista.audit.report import noise_note  # the build's audit has imported it
 
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{100 * value:.1f}%"
@@ -116,7 +117,7 @@ def _audit_section(audit: dict[str, Any] | None, items: int) -> str:
     lines.append("")
     lines += [f"- {'ok' if c['passed'] else 'FAILED'}: {c['name']} {pct(c['accuracy'])} "
               f"(limit {pct(c['limit'])}"
-              f"{'' if c['passed'] or c['low'] > c['limit'] else NOISE})"
+              f"{noise_note(c['passed'], c['low'], c['limit'])})"
               for c in audit["checks"]]
     return "\n".join(lines)
 

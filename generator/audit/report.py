@@ -68,11 +68,15 @@ class Check:
         verdict = "ok" if self.passed else "FAILED"
         return (f"{verdict}: {self.name} {_pct(self.accuracy)} "
                 f"[{_pct(self.low)}, {_pct(self.high)}] (limit {_pct(self.limit)}"
-                f"{'' if self.passed or self.low > self.limit else NOISE})")
+                f"{noise_note(self.passed, self.low, self.limit)})")
 
 
-#: What a failed check adds when its interval still reaches the limit.
-NOISE = "; the interval reaches the limit: audit more items to tell a shortcut from noise"
+def noise_note(passed: bool, low: float, limit: float) -> str:
+    """What a check's line adds after its limit: for a failed check whose interval still
+    reaches the limit, that the sample cannot tell a shortcut from noise; else nothing."""
+    if passed or low > limit:
+        return ""
+    return "; the interval reaches the limit: audit more items to tell a shortcut from noise"
 
 
 @dataclass

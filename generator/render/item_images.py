@@ -76,8 +76,7 @@ class ItemRenderer:
         try:
             with uninterrupted():
                 self._table.__enter__()
-                self._plotly = PlotlyPage(self._table.context)
-                self._table.bring_to_front()
+                self._open_plotly()
             self._chart_ready = self._pool.submit(self._chart.__enter__)
         except BaseException:  # an interrupt while starting: stop what did start
             self.close()
@@ -154,13 +153,18 @@ class ItemRenderer:
             self._since_collected = 0
         return drawn
 
+    def _open_plotly(self) -> None:
+        """The plotly page, in the table renderer's context; then the table page has the
+        focus again."""
+        self._plotly = PlotlyPage(self._table.context)
+        self._table.bring_to_front()
+
     def _renew(self) -> None:
         """A new renderer process for the table page and the plotly page."""
         with uninterrupted():
             self._plotly = None  # closed with its context
             self._table.renew()
-            self._plotly = PlotlyPage(self._table.context)
-            self._table.bring_to_front()
+            self._open_plotly()
         self._since_renewed = self._since_collected = 0
 
 

@@ -609,14 +609,14 @@ class TableRenderer:
         to :data:`CAPTURE_ATTEMPTS` times; the page has not changed, so neither do its pixels.
         """
         cdp = cast(CDPSession, self._cdp)
-        for attempt in range(1, CAPTURE_ATTEMPTS + 1):
+        for _ in range(CAPTURE_ATTEMPTS - 1):
             try:
                 return base64.b64decode(cdp.send("Page.captureScreenshot", params)["data"])
             except PlaywrightError as error:
-                if "Unable to capture screenshot" not in str(error) or attempt == CAPTURE_ATTEMPTS:
+                if "Unable to capture screenshot" not in str(error):
                     raise
                 cast(Page, self._page).bring_to_front()
-        raise AssertionError("unreachable")
+        return base64.b64decode(cdp.send("Page.captureScreenshot", params)["data"])
 
     def _verify_font(
         self, style: TableStyle, template: str | None, elements: list[_Element]
