@@ -2,9 +2,10 @@
 
 :func:`bases_of_dataset` and :func:`bases_of_import` turn an input into :class:`Base` records
 (a hopvista dataset's base items, or an existing dataset's records); :class:`VariantMaker`
-draws one variant of one base in a worker process (one warm Chromium for tables and pages, the
-chart renderer started on first use). Everything random comes from the variant's named streams
-``Streams(seed, base_id, variant)``: the same input, seed and recipes give the same bytes.
+draws one variant of one base in a worker process (one warm Chromium for tables, pages and
+plotly charts, the chart renderer started on first use). Everything random comes from the
+variant's named streams ``Streams(seed, base_id, variant)``: the same input, seed and recipes
+give the same bytes.
 """
 
 from __future__ import annotations
@@ -185,12 +186,45 @@ class _Chart:
 _Table = tuple[str, bytes, dict[str, Any], list[dict[str, Any]]]
 """A shot table or page: its role, PNG, layout and perturbation records."""
 
+_ChartRequest = tuple[dict[str, Any], dict[str, str], dict[str, Any], Any]
+"""A chart to draw: the chart input as drawn, entity names, the style, and the chart input
+the variant item shows."""
+
+
+def _failed(exc: Exception) -> Future[_Chart]:
+    """A chart's future that raises ``exc`` where it is read."""
+    failed: Future[_Chart] = Future()
+    failed.set_exception(exc)
+    return failed
+
+
+def _chart_to_draw(base: Base, job: _Job) -> _ChartRequest | None:
+    """The chart the variant draws (``None``: it takes the base's image, or shows none):
+    the recipe's restyled chart, else the item's own style when the base has no image."""
+    from hopvista.themes.chart_kinds import shown_chart
+
+    item, plan = base.item, job.plan
+    names = {e.id: e.name for e in item.entities}
+    chart_input = item.inputs.chart
+    if plan.chart_style is not None and chart_input is not None:
+        shown = chart_input.model_dump(mode="json")
+        if plan.chart_style["kind"] != chart_input.kind and base.min_rank_gap is not None:
+            shown = shown_chart(shown, plan.chart_style["kind"], chart_readers(item),
+                                base.min_rank_gap)
+        return shown, names, dict(plan.chart_style), type(chart_input).model_validate(shown)
+    if base.chart_png is None and chart_input is not None and item.variant.style.get("chart"):
+        return (chart_input.model_dump(mode="json"), names, dict(item.variant.style["chart"]),
+                chart_input)
+    return None
+
 
 class VariantMaker:
     """Draws variants in one process: a warm Chromium for tables and pages, the chart renderer
     started on first use, and two helper threads that draw charts and apply perturbations
     while Chromium shoots the next table (each waits on a library or a process most of the
-    time). Results do not depend on the threads: every image has its own streams and file.
+    time). plotly charts are exported in a page of the same Chromium (kaleido's bytes, no
+    second browser), on this thread: Playwright's API belongs to it. Results do not depend
+    on the threads: every image has its own streams and file.
 
     Create it after any fork and use it as a context manager.
     """
@@ -201,12 +235,15 @@ class VariantMaker:
         self.root, self.seed = root, seed
         self._table = TableRenderer(viewport=(1600, 1200))
         self._chart: Any = None
+        self._plotly: Any = None  # the plotly page, opened in the table's context when needed
+        self._owner: threading.Thread | None = None  # the thread that drives the browser
         self._chart_lock = threading.Lock()
         self._threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="hopvista-variant")
 
     def __enter__(self) -> VariantMaker:
         with uninterrupted():  # an interrupt waits for Chromium to start (see the shots)
             self._table.open()
+        self._owner = threading.current_thread()
         (self.root / "images").mkdir(parents=True, exist_ok=True)
         return self
 
@@ -222,7 +259,22 @@ class VariantMaker:
                 chart, self._chart = self._chart, None
                 chart.__exit__(None, None, None)
         finally:
+            self._plotly = None  # closed with its context
             self._table.close()
+
+    def _export_plotly(self, figure: dict[str, Any], width: int, height: int,
+                       fmt: str) -> bytes:
+        """A plotly figure exported in the table browser's plotly page (opened on first use)."""
+        from hopvista.render.plotly_page import PlotlyPage
+
+        if threading.current_thread() is not self._owner:
+            raise RuntimeError("plotly charts are exported on the thread that shoots tables")
+        with uninterrupted():  # an interrupt waits for the export (~0.2 s)
+            if self._plotly is None:
+                self._plotly = PlotlyPage(self._table.context)
+                self._table.bring_to_front()
+            result: bytes = self._plotly.export(figure, width, height, fmt)
+            return result
 
     def _draw_chart(self, chart: dict[str, Any], names: dict[str, str],
                     style: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
@@ -230,7 +282,7 @@ class VariantMaker:
             if self._chart is None:
                 from hopvista.render.chart import ChartRenderer
 
-                self._chart = ChartRenderer().__enter__()
+                self._chart = ChartRenderer(exporter=self._export_plotly).__enter__()
             result: tuple[bytes, dict[str, Any]] = self._chart.render(chart, names, style)
             return result
 
@@ -257,8 +309,23 @@ class VariantMaker:
                                  params.model_dump(mode="json")))
             except Skip as why:
                 jobs.append((spec.name, str(why)))
-        charts = [None if isinstance(job, tuple) else
-                  self._threads.submit(self._chart_of, base, job) for job in jobs]
+        # Charts go to the helper threads first; plotly charts are exported here meanwhile.
+        charts: list[Future[_Chart] | None] = [None] * len(jobs)
+        plotly: list[tuple[int, _Job, _ChartRequest]] = []
+        for k, job in enumerate(jobs):
+            if isinstance(job, tuple):
+                continue
+            try:
+                request = _chart_to_draw(base, job)
+            except Exception as exc:
+                charts[k] = _failed(exc)  # raised where the chart is read, as a helper's
+                continue
+            if request is not None and request[2].get("library") == "plotly":
+                plotly.append((k, job, request))
+            else:
+                charts[k] = self._threads.submit(self._chart_of, base, job, request)
+        for k, job, request in plotly:
+            charts[k] = self._plotly_chart(base, job, request)
         tables: list[Future[_Table] | str | None] = []
         for job, chart in zip(jobs, charts, strict=True):
             if isinstance(job, tuple) or chart is None:
@@ -280,27 +347,27 @@ class VariantMaker:
                 made.append(self._item(base, job, chart.result(), table.result()))
         return made
 
-    def _chart_of(self, base: Base, job: _Job) -> _Chart:
-        """Draw (or take) the variant's chart and perturb it (on a helper thread)."""
-        from hopvista.themes.chart_kinds import shown_chart
+    def _plotly_chart(self, base: Base, job: _Job, request: _ChartRequest) -> Future[_Chart]:
+        """Export a plotly chart here; its perturbations go to a helper thread (a failed
+        export is the future's error, as if a helper had drawn it)."""
+        try:
+            drawn = self._draw_chart(*request[:3])
+        except Exception as exc:
+            return _failed(exc)
+        return self._threads.submit(self._chart_of, base, job, request, drawn)
 
+    def _chart_of(self, base: Base, job: _Job, request: _ChartRequest | None,
+                  drawn: tuple[bytes, dict[str, Any]] | None = None) -> _Chart:
+        """Draw (or take) the variant's chart and perturb it (on a helper thread); ``drawn``
+        is the chart ``request`` asks for, when it was drawn already."""
         item, plan = base.item, job.plan
-        names = {e.id: e.name for e in item.entities}
-        chart_input = item.inputs.chart
-        if plan.chart_style is not None and chart_input is not None:
-            shown = chart_input.model_dump(mode="json")
-            if plan.chart_style["kind"] != chart_input.kind and base.min_rank_gap is not None:
-                shown = shown_chart(shown, plan.chart_style["kind"], chart_readers(item),
-                                    base.min_rank_gap)
-            png, how = self._draw_chart(shown, names, dict(plan.chart_style))
-            chart_input = type(chart_input).model_validate(shown)
+        if request is not None:
+            shown, names, style, chart_input = request
+            png, how = drawn if drawn is not None else self._draw_chart(shown, names, style)
         elif base.chart_png is not None:
-            png, how = base.chart_png, dict(base.chart_render)
-        elif chart_input is not None and item.variant.style.get("chart"):
-            png, how = self._draw_chart(chart_input.model_dump(mode="json"), names,
-                                        dict(item.variant.style["chart"]))
+            png, how, chart_input = base.chart_png, dict(base.chart_render), item.inputs.chart
         else:
-            return _Chart(None, {}, [], chart_input)
+            return _Chart(None, {}, [], item.inputs.chart)
         if plan.page is not None:
             return _Chart(png, how, [], chart_input)  # the page shows it as drawn
         png, records, _ = perturb(png, plan.chart_perturbations, job.streams, "chart")

@@ -9,9 +9,10 @@ Two inputs, each augmented with TableVista's ten variants:
   variant also shows the chart (redrawn by the style variants, perturbed or resized by the
   others).
 
-It prints, per input, the wall time of the whole run (reading, drawing, writing the items,
-Parquet and manifest), the variant items per second, the table/page images per second (the
-figure TableVista's 30,000 images are counted in) and all images per second. Then the
+It prints, per input, the wall time of the whole ``gen augment`` process (reading, drawing,
+writing the items, Parquet and manifest), the variant items per second, the table/page images
+per second (the figure TableVista's 30,000 images are counted in), all images per second and
+the peak summed PSS of its process tree (browsers included; ``scripts/bench_build.py``). Then the
 perturbations against the same library calls in a bare loop
 (``scripts/bench_perturbations.py``), in the same run.
 
@@ -26,11 +27,12 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from hopvista.augmentation import augment, parse_variants
 from hopvista.cli.main import main as gen
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_build import measure  # noqa: E402
 
 TEN = "web,latex,excel,custom,noise,structural,partial,missing,screenshot,photo"
 COUNTRIES = ["Norway", "Chile", "Kenya", "Vietnam", "Portugal", "Canada", "Peru", "Ghana",
@@ -55,18 +57,21 @@ def tables_jsonl(path: Path, records: int, seed: int = 0) -> None:
 
 
 def run(label: str, source: Path, out: Path, workers: int) -> None:
-    """Augment ``source`` into ``out`` and print the rates."""
-    start = time.perf_counter()
-    manifest = augment(source, out, parse_variants(TEN), workers=workers,
-                       notice=lambda text: None)
-    seconds = time.perf_counter() - start
+    """Augment ``source`` into ``out`` with ``gen augment`` and print the rates."""
+    seconds, peak, code = measure([sys.executable, "-m", "hopvista.cli.main", "augment",
+                                   str(source), "--out", str(out), "--variants", TEN,
+                                   "--workers", str(workers)])
+    if code != 0:
+        raise SystemExit(f"gen augment failed with exit code {code}")
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     items = [json.loads(line) for line in (out / "items.jsonl").open(encoding="utf-8")]
     variants = [i for i in items if i["variant"]["name"] != "base"]
     tables = sum(1 for i in variants for image in i["images"]
                  if image["role"] in ("table", "page"))
     images = sum(len(i["images"]) for i in variants)
     print(f"{label:<10} {manifest['counts']['bases']:>5} {len(variants):>8} {seconds:>7.1f} "
-          f"{len(variants) / seconds:>10.2f} {tables / seconds:>12.2f} {images / seconds:>10.2f}")
+          f"{len(variants) / seconds:>10.2f} {tables / seconds:>12.2f} {images / seconds:>10.2f}"
+          f" {peak / 2**20:>8.0f}")
 
 
 def main() -> None:
@@ -83,7 +88,7 @@ def main() -> None:
                     "--out", str(root / "financial")]) == 0
         print(f"gen augment, the ten variants, --workers {args.workers}")
         print(f"{'input':<10} {'bases':>5} {'variants':>8} {'seconds':>7} {'variants/s':>10} "
-              f"{'table img/s':>12} {'all img/s':>10}")
+              f"{'table img/s':>12} {'all img/s':>10} {'peak MB':>8}")
         run("tables", root / "tables.jsonl", root / "tables-out", args.workers)
         run("financial", root / "financial", root / "financial-out", args.workers)
     print()

@@ -439,3 +439,34 @@ def test_a_build_exports_plotly_with_kaleidos_bytes(renderer: ChartRenderer, kin
             png, meta = charts.render(chart_for(kind), NAMES, style)
     assert hashlib.sha256(png).hexdigest() == hashlib.sha256(kaleido_png).hexdigest()
     assert meta == kaleido_meta
+
+
+def _kaleido_browsers() -> int:
+    import psutil
+
+    return sum(1 for p in psutil.Process().children(recursive=True)
+               if "hopvista-kaleido-" in " ".join(p.cmdline()))
+
+
+@needs_chromium
+def test_augment_exports_plotly_in_its_table_browser(renderer: ChartRenderer,
+                                                     tmp_path: Path) -> None:
+    """`gen augment`'s workers export plotly charts in a page of their table browser, as a
+    build's do: kaleido's bytes, no kaleido browser of their own, and only on the thread that
+    drives the browser (Playwright's API belongs to it)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from hopvista.variants import VariantMaker
+
+    style = style_for("plotly", "line")
+    kaleido_png, kaleido_meta = renderer.render(chart_for("line"), NAMES, style)
+    before = _kaleido_browsers()
+    with VariantMaker(tmp_path, seed=0) as maker:
+        png, meta = maker._draw_chart(chart_for("line"), NAMES, style)
+        started = _kaleido_browsers() - before
+        with ThreadPoolExecutor(max_workers=1) as helper, \
+                pytest.raises(RuntimeError, match="thread that shoots tables"):
+            helper.submit(maker._draw_chart, chart_for("line"), NAMES, style).result()
+    assert png == kaleido_png
+    assert meta == kaleido_meta
+    assert started == 0
