@@ -28,7 +28,7 @@ from hopvista.model import Item
 from hopvista.model.inputs import GridTable, Table
 from hopvista.model.item import BASE_VARIANT, Variant, variant_id
 from hopvista.render.browser import uninterrupted
-from hopvista.render.item_images import write_image
+from hopvista.render.item_images import COLLECT_EVERY, RENEW_EVERY, write_image
 from hopvista.rng import Streams
 
 __all__ = ["Base", "Skip", "VariantMaker", "VariantSpec", "bases_of_dataset", "protected_cells"]
@@ -237,6 +237,7 @@ class VariantMaker:
         self._chart: Any = None
         self._plotly: Any = None  # the plotly page, opened in the table's context when needed
         self._owner: threading.Thread | None = None  # the thread that drives the browser
+        self._since_collected = self._since_renewed = 0  # variants drawn since
         self._chart_lock = threading.Lock()
         self._threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="hopvista-variant")
 
@@ -267,6 +268,8 @@ class VariantMaker:
         """A plotly figure exported in the table browser's plotly page (opened on first use)."""
         from hopvista.render.plotly_page import PlotlyPage
 
+        if self._owner is None:
+            raise RuntimeError("VariantMaker is not open: use `with VariantMaker(...) as maker:`")
         if threading.current_thread() is not self._owner:
             raise RuntimeError("plotly charts are exported on the thread that shoots tables")
         with uninterrupted():  # an interrupt waits for the export (~0.2 s)
@@ -309,7 +312,10 @@ class VariantMaker:
                                  params.model_dump(mode="json")))
             except Skip as why:
                 jobs.append((spec.name, str(why)))
-        # Charts go to the helper threads first; plotly charts are exported here meanwhile.
+        # Charts go to the helper threads first; plotly charts (kaleido's) are exported here,
+        # in the table browser, meanwhile.
+        from hopvista.render.chart import exports_in_browser
+
         charts: list[Future[_Chart] | None] = [None] * len(jobs)
         plotly: list[tuple[int, _Job, _ChartRequest]] = []
         for k, job in enumerate(jobs):
@@ -317,10 +323,11 @@ class VariantMaker:
                 continue
             try:
                 request = _chart_to_draw(base, job)
+                here = request is not None and exports_in_browser(request[2]["library"])
             except Exception as exc:
                 charts[k] = _failed(exc)  # raised where the chart is read, as a helper's
                 continue
-            if request is not None and request[2].get("library") == "plotly":
+            if here and request is not None:
                 plotly.append((k, job, request))
             else:
                 charts[k] = self._threads.submit(self._chart_of, base, job, request)
@@ -345,7 +352,24 @@ class VariantMaker:
                 made.append((job.spec.name, table if isinstance(table, str) else "not drawn"))
             else:
                 made.append(self._item(base, job, chart.result(), table.result()))
+        self._tend(len(made))
         return made
+
+    def _tend(self, drawn: int) -> None:
+        """After ``drawn`` more variants: collect the browser's garbage every
+        :data:`COLLECT_EVERY` and renew its pages every :data:`RENEW_EVERY` (the plotly page
+        opens again when next needed), as a build's workers do, so that the renderer process,
+        which draws the tables, pages and plotly charts, does not grow with the run."""
+        self._since_collected += drawn
+        self._since_renewed += drawn
+        with uninterrupted():
+            if self._since_renewed >= RENEW_EVERY:
+                self._plotly = None  # closed with its context
+                self._table.renew()
+                self._since_renewed = self._since_collected = 0
+            elif self._since_collected >= COLLECT_EVERY:
+                self._table.collect_garbage()
+                self._since_collected = 0
 
     def _plotly_chart(self, base: Base, job: _Job, request: _ChartRequest) -> Future[_Chart]:
         """Export a plotly chart here; its perturbations go to a helper thread (a failed

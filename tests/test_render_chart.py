@@ -442,20 +442,27 @@ def test_a_build_exports_plotly_with_kaleidos_bytes(renderer: ChartRenderer, kin
 
 
 def _kaleido_browsers() -> int:
+    import contextlib
+
     import psutil
 
-    return sum(1 for p in psutil.Process().children(recursive=True)
-               if "hopvista-kaleido-" in " ".join(p.cmdline()))
+    found = 0
+    for process in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):  # a process that ended meanwhile
+            found += "hopvista-kaleido-" in " ".join(process.cmdline())
+    return found
 
 
 @needs_chromium
 def test_augment_exports_plotly_in_its_table_browser(renderer: ChartRenderer,
                                                      tmp_path: Path) -> None:
     """`gen augment`'s workers export plotly charts in a page of their table browser, as a
-    build's do: kaleido's bytes, no kaleido browser of their own, and only on the thread that
-    drives the browser (Playwright's API belongs to it)."""
+    build's do: kaleido's bytes, no kaleido browser of their own, only on the thread that
+    drives the browser (Playwright's API belongs to it), and again after the pages are
+    renewed."""
     from concurrent.futures import ThreadPoolExecutor
 
+    from hopvista.render.item_images import RENEW_EVERY
     from hopvista.variants import VariantMaker
 
     style = style_for("plotly", "line")
@@ -467,6 +474,9 @@ def test_augment_exports_plotly_in_its_table_browser(renderer: ChartRenderer,
         with ThreadPoolExecutor(max_workers=1) as helper, \
                 pytest.raises(RuntimeError, match="thread that shoots tables"):
             helper.submit(maker._draw_chart, chart_for("line"), NAMES, style).result()
+        maker._tend(RENEW_EVERY)  # a new renderer process: the plotly page opens again
+        renewed, _ = maker._draw_chart(chart_for("line"), NAMES, style)
     assert png == kaleido_png
     assert meta == kaleido_meta
+    assert renewed == kaleido_png
     assert started == 0

@@ -51,7 +51,9 @@ DrawChart = Callable[["ChartRenderer", "ChartData", dict[str, Any], str], Drawn]
 """``draw(renderer, data, style, fallback_chars) -> Drawn``.
 
 ``renderer`` is the calling :class:`~hopvista.render.chart.ChartRenderer` (its
-``kaleido_png`` draws a plotly figure in the renderer's warm browser); ``data`` the parsed
+``kaleido_png`` draws a plotly figure in the renderer's warm browser, or in a page of the
+worker's own browser: a library that calls it names ``kaleido`` among its ``packages``, so
+that its charts are drawn on that browser's thread); ``data`` the parsed
 chart; ``style`` the sampled style (``style["font"]["family"]`` is the font to draw with);
 ``fallback_chars`` the characters that font lacks, to draw with
 :data:`hopvista.themes.fonts.FALLBACK_FAMILY`. When ``data.emphasis`` is set, one mark is

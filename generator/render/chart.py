@@ -47,6 +47,13 @@ def _version(package: str) -> str:
         return "not installed"
 
 
+def exports_in_browser(library: str) -> bool:
+    """Whether the chart library ``library`` exports through kaleido (its ``draw`` calls
+    ``renderer.kaleido_png``; it names ``kaleido`` among its packages): with an ``exporter``,
+    its charts must be drawn on the thread that drives the exporter's browser."""
+    return "kaleido" in CHART_LIBRARIES.get(library).packages
+
+
 def library_versions() -> dict[str, str]:
     """Versions of the packages behind the registered chart libraries, for the manifest."""
     packages = {p for _, library in CHART_LIBRARIES.items() for p in library.packages}

@@ -121,7 +121,9 @@ class ItemRenderer:
         (root / IMAGES_DIR).mkdir(exist_ok=True)
         names = [{e.id: e.name for e in item.entities} for item in items]
         inputs = [item.inputs.model_dump(mode="json") for item in items]
-        here = [item.variant.style["chart"]["library"] == "plotly" for item in items]
+        from hopvista.render.chart import exports_in_browser
+
+        here = [exports_in_browser(item.variant.style["chart"]["library"]) for item in items]
         charts: list[Future[tuple[bytes, dict[str, Any]]] | None] = [
             None if on_this_thread else self._pool.submit(
                 self._chart.render, shown["chart"], named, item.variant.style["chart"])
