@@ -28,7 +28,7 @@ from hopvista.model import Item
 from hopvista.model.inputs import GridTable, Table
 from hopvista.model.item import BASE_VARIANT, Variant, variant_id
 from hopvista.render.browser import uninterrupted
-from hopvista.render.item_images import COLLECT_EVERY, RENEW_EVERY, write_image
+from hopvista.render.item_images import BrowserPages, write_image
 from hopvista.rng import Streams
 
 __all__ = ["Base", "Skip", "VariantMaker", "VariantSpec", "bases_of_dataset", "protected_cells"]
@@ -235,9 +235,8 @@ class VariantMaker:
         self.root, self.seed = root, seed
         self._table = TableRenderer(viewport=(1600, 1200))
         self._chart: Any = None
-        self._plotly: Any = None  # the plotly page, opened in the table's context when needed
+        self._pages = BrowserPages(self._table)  # its plotly page and their upkeep
         self._owner: threading.Thread | None = None  # the thread that drives the browser
-        self._since_collected = self._since_renewed = 0  # variants drawn since
         self._chart_lock = threading.Lock()
         self._threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="hopvista-variant")
 
@@ -260,24 +259,18 @@ class VariantMaker:
                 chart, self._chart = self._chart, None
                 chart.__exit__(None, None, None)
         finally:
-            self._plotly = None  # closed with its context
+            self._pages.forget()  # closed with its browser
             self._table.close()
 
     def _export_plotly(self, figure: dict[str, Any], width: int, height: int,
                        fmt: str) -> bytes:
         """A plotly figure exported in the table browser's plotly page (opened on first use)."""
-        from hopvista.render.plotly_page import PlotlyPage
-
         if self._owner is None:
             raise RuntimeError("VariantMaker is not open: use `with VariantMaker(...) as maker:`")
         if threading.current_thread() is not self._owner:
             raise RuntimeError("plotly charts are exported on the thread that shoots tables")
         with uninterrupted():  # an interrupt waits for the export (~0.2 s)
-            if self._plotly is None:
-                self._plotly = PlotlyPage(self._table.context)
-                self._table.bring_to_front()
-            result: bytes = self._plotly.export(figure, width, height, fmt)
-            return result
+            return self._pages.plotly().export(figure, width, height, fmt)
 
     def _draw_chart(self, chart: dict[str, Any], names: dict[str, str],
                     style: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
@@ -352,24 +345,8 @@ class VariantMaker:
                 made.append((job.spec.name, table if isinstance(table, str) else "not drawn"))
             else:
                 made.append(self._item(base, job, chart.result(), table.result()))
-        self._tend(len(made))
+        self._pages.tend(len(made))  # the browser's garbage, its pages renewed when due
         return made
-
-    def _tend(self, drawn: int) -> None:
-        """After ``drawn`` more variants: collect the browser's garbage every
-        :data:`COLLECT_EVERY` and renew its pages every :data:`RENEW_EVERY` (the plotly page
-        opens again when next needed), as a build's workers do, so that the renderer process,
-        which draws the tables, pages and plotly charts, does not grow with the run."""
-        self._since_collected += drawn
-        self._since_renewed += drawn
-        with uninterrupted():
-            if self._since_renewed >= RENEW_EVERY:
-                self._plotly = None  # closed with its context
-                self._table.renew()
-                self._since_renewed = self._since_collected = 0
-            elif self._since_collected >= COLLECT_EVERY:
-                self._table.collect_garbage()
-                self._since_collected = 0
 
     def _plotly_chart(self, base: Base, job: _Job, request: _ChartRequest) -> Future[_Chart]:
         """Export a plotly chart here; its perturbations go to a helper thread (a failed

@@ -474,7 +474,7 @@ def test_augment_exports_plotly_in_its_table_browser(renderer: ChartRenderer,
         with ThreadPoolExecutor(max_workers=1) as helper, \
                 pytest.raises(RuntimeError, match="thread that shoots tables"):
             helper.submit(maker._draw_chart, chart_for("line"), NAMES, style).result()
-        maker._tend(RENEW_EVERY)  # a new renderer process: the plotly page opens again
+        maker._pages.tend(RENEW_EVERY)  # a new renderer process: the plotly page opens again
         renewed, _ = maker._draw_chart(chart_for("line"), NAMES, style)
     assert png == kaleido_png
     assert meta == kaleido_meta

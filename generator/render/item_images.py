@@ -17,8 +17,10 @@ from hopvista.render.png import png_size
 
 if TYPE_CHECKING:
     from hopvista.render.chart import ChartRenderer
+    from hopvista.render.table import TableRenderer
 
-__all__ = ["COLLECT_EVERY", "IMAGES_DIR", "RENEW_EVERY", "ItemRenderer", "preload", "write_image"]
+__all__ = ["COLLECT_EVERY", "IMAGES_DIR", "RENEW_EVERY", "BrowserPages", "ItemRenderer", "preload",
+           "write_image"]
 
 COLLECT_EVERY = 16
 """Items between two collections of the browser's garbage (:meth:`TableRenderer.collect_garbage`:
@@ -56,7 +58,7 @@ class ItemRenderer:
         from hopvista.render.table import TableRenderer
 
         self._table = TableRenderer()
-        self._plotly: PlotlyPage | None = None
+        self._pages = BrowserPages(self._table)
         # plotly figures are exported in a page of the table browser (one Chromium per
         # process, kaleido's bytes), so on this thread: Playwright's API belongs to it.
         self._chart = ChartRenderer(exporter=self._export_plotly)
@@ -65,8 +67,6 @@ class ItemRenderer:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopvista-chart")
         self._chart_ready: Future[ChartRenderer] | None = None
         self._open = False
-        self._since_collected = 0  # items rendered since the browser's garbage was collected
-        self._since_renewed = 0  # items rendered since the browser's pages were renewed
 
     def __enter__(self) -> ItemRenderer:
         # Chromium for tables first; then the chart renderer starts on its own thread (its
@@ -76,7 +76,7 @@ class ItemRenderer:
         try:
             with uninterrupted():
                 self._table.__enter__()
-                self._open_plotly()
+                self._pages.plotly()  # opened now: its ~1 s is spent before the first item
             self._chart_ready = self._pool.submit(self._chart.__enter__)
         except BaseException:  # an interrupt while starting: stop what did start
             self.close()
@@ -99,13 +99,13 @@ class ItemRenderer:
                 self._pool.shutdown(wait=True, cancel_futures=True)
                 self._chart.__exit__(None, None, None)
             finally:
-                self._plotly = None  # closed with its browser
+                self._pages.forget()  # closed with its browser
                 self._table.__exit__(None, None, None)
 
     def _export_plotly(self, figure: Any, width: int, height: int, fmt: str) -> bytes:
-        if self._plotly is None:
+        if not self._open:
             raise RuntimeError("the plotly page is not open")
-        return self._plotly.export(figure, width, height, fmt)
+        return self._pages.plotly().export(figure, width, height, fmt)
 
     def render(self, item: Item, root: Path) -> Item:
         """Write the item's PNGs under ``root/images``; return the item with its images."""
@@ -145,29 +145,52 @@ class ItemRenderer:
             images = [write_image(root, item.id, "table", table_png, layout),
                       write_image(root, item.id, "chart", chart_png, meta)]
             drawn.append(item.with_images(images))
-        self._since_collected += len(items)
-        self._since_renewed += len(items)
-        if self._since_renewed >= RENEW_EVERY:
-            self._renew()
-        elif self._since_collected >= COLLECT_EVERY:
-            with uninterrupted():
-                self._table.collect_garbage()
-            self._since_collected = 0
+        self._pages.tend(len(items))
         return drawn
 
-    def _open_plotly(self) -> None:
-        """The plotly page, in the table renderer's context; then the table page has the
-        focus again."""
-        self._plotly = PlotlyPage(self._table.context)
-        self._table.bring_to_front()
 
-    def _renew(self) -> None:
-        """A new renderer process for the table page and the plotly page."""
+class BrowserPages:
+    """The plotly page of a table renderer's browser and the upkeep of its pages, for a
+    process that draws tables and plotly charts in that one browser (a build's worker,
+    ``gen augment``'s).
+
+    The plotly page is opened in the table renderer's context when first asked for (on the
+    thread that drives the browser). :meth:`tend` collects the browser's garbage every
+    :data:`COLLECT_EVERY` items and renews its pages every :data:`RENEW_EVERY` (a new
+    renderer process; the plotly page opens again when next asked for), so that what the
+    renderer gathers does not grow with the items drawn.
+    """
+
+    def __init__(self, table: TableRenderer) -> None:
+        self._table = table
+        self._plotly: PlotlyPage | None = None
+        self._since_collected = 0  # items drawn since the browser's garbage was collected
+        self._since_renewed = 0  # items drawn since the browser's pages were renewed
+
+    def plotly(self) -> PlotlyPage:
+        """The plotly page (opened now if it is not; call it inside ``uninterrupted()``, as
+        every use of the browser is); the table page keeps the focus."""
+        if self._plotly is None:
+            self._plotly = PlotlyPage(self._table.context)
+            self._table.bring_to_front()
+        return self._plotly
+
+    def forget(self) -> None:
+        """Forget the plotly page: its browser is being closed."""
+        self._plotly = None
+
+    def tend(self, drawn: int) -> None:
+        """After ``drawn`` more items: collect the garbage or renew the pages when due."""
+        self._since_collected += drawn
+        self._since_renewed += drawn
         with uninterrupted():
-            self._plotly = None  # closed with its context
-            self._table.renew()
-            self._open_plotly()
-        self._since_renewed = self._since_collected = 0
+            if self._since_renewed >= RENEW_EVERY:
+                self._plotly = None  # closed with its context
+                self._table.renew()
+                self._since_renewed = self._since_collected = 0
+            elif self._since_collected >= COLLECT_EVERY:
+                self._table.collect_garbage()
+                self._since_collected = 0
 
 
 def write_image(root: Path, item_id: str, role: str, png: bytes, how: dict[str, Any]) -> Image:
