@@ -344,6 +344,29 @@ def test_glyph_fallback_is_an_error(renderer: TableRenderer) -> None:
     renderer.render(make_table(), NAMES, default_style("latex"))  # and the page still works
 
 
+def test_a_fallback_in_one_row_of_a_table_otherwise_verified_is_an_error(
+        renderer: TableRenderer) -> None:
+    # The first table verifies every character it shows in this theme; the second shows a
+    # new one in its last row only, beside rows with other new characters: still checked.
+    renderer.render(make_table(), NAMES, default_style("web"))
+    table = make_table()
+    table["rows"][0]["values"][COLUMNS[0][0]] = "Qz 12"
+    table["rows"][-1]["values"][COLUMNS[-1][0]] = "7 \u5317"
+    with pytest.raises(UserError, match="fell back"):
+        renderer.render(table, NAMES, default_style("web"))
+    table["rows"][-1]["values"][COLUMNS[-1][0]] = "7 Jx"
+    renderer.render(table, NAMES, default_style("web"))  # and the new letters are fine
+
+
+def test_few_rows_cover_every_new_character() -> None:
+    from hopvista.render.table import _covering
+    shown = {1: {"a", "b"}, 2: {"b", "c", "d"}, 3: {"d"}, 4: {"e"}, 5: set()}
+    chosen = _covering(shown)
+    assert set().union(*(shown[k] for k in chosen)) == {"a", "b", "c", "d", "e"}
+    assert chosen == {1, 2, 4}
+    assert _covering({}) == set() and _covering({7: set()}) == set()
+
+
 def test_units_in_headers_when_they_differ(renderer: TableRenderer) -> None:
     table = make_table()
     table["columns"][1]["unit"] = "%"

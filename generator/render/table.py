@@ -272,6 +272,57 @@ class _Element:
     attrs: dict[str, str]
     bounds: tuple[float, float, float, float] | None
     text: list[str]
+    index: int = -1  # its node's index in the snapshot
+
+
+def _font_tops(snapshot: Mapping[str, Any], elements: list[_Element]) -> list[int]:
+    """The node whose fonts Chromium reports with each element's: its table row (``TR``), or
+    the element itself outside any row (a caption)."""
+    nodes = snapshot["documents"][0]["nodes"]
+    strings: list[str] = snapshot["strings"]
+    parents: list[int] = nodes["parentIndex"]
+    types: list[int] = nodes["nodeType"]
+    names: list[int] = nodes["nodeName"]
+
+    def row_of(index: int) -> int:
+        while index >= 0 and not (types[index] == 1 and strings[names[index]] == "TR"):
+            index = parents[index]
+        return index
+
+    return [row if (row := row_of(e.index)) >= 0 else e.index for e in elements]
+
+
+def _font_probes(snapshot: Mapping[str, Any], tops: set[int]) -> list[int]:
+    """The backend ids of the nodes to ask ``CSS.getPlatformFontsForNode`` about for every
+    glyph shown under ``tops`` (:func:`_font_tops`): Chromium reports the fonts of text at
+    most two levels below the node asked about, so each top and every element two or more
+    levels below it."""
+    nodes = snapshot["documents"][0]["nodes"]
+    parents: list[int] = nodes["parentIndex"]
+    types: list[int] = nodes["nodeType"]
+    backend: list[int] = nodes["backendNodeId"]
+    depth = dict.fromkeys(tops, 0)  # node index -> levels below its top
+    probes = []
+    for index, parent in enumerate(parents):  # pre-order: a parent comes before its children
+        if index not in depth:
+            if parent < 0 or parent not in depth:
+                continue
+            depth[index] = depth[parent] + 1
+        if types[index] == 1 and depth[index] != 1:
+            probes.append(backend[index])
+    return probes
+
+
+def _covering(shown: Mapping[int, set[Any]]) -> set[int]:
+    """Few keys of ``shown`` whose sets together hold all of its values (greedy set cover:
+    the one adding the most first, ties to the earliest)."""
+    left: set[Any] = set().union(*shown.values())
+    chosen: set[int] = set()
+    while left:
+        best = max(shown, key=lambda top: len(shown[top] & left))
+        chosen.add(best)
+        left -= shown[best]
+    return chosen
 
 
 def _snapshot_elements(snapshot: Mapping[str, Any]) -> list[_Element]:
@@ -299,7 +350,7 @@ def _snapshot_elements(snapshot: Mapping[str, Any]) -> list[_Element]:
             name = strings[node_names[index]]
             if ("data-row" in attrs or "data-decor" in attrs or _is_caption(name, attrs)
                     or attrs.get("id") == "hv-root"):
-                wanted[index] = _Element(name, attrs, bounds.get(index), [])
+                wanted[index] = _Element(name, attrs, bounds.get(index), [], index)
                 owner[index] = index
         elif types[index] == 3 and owner[index] >= 0 and node_values[index] >= 0:
             wanted[owner[index]].text.append(strings[node_values[index]])
@@ -544,12 +595,16 @@ class TableRenderer:
         x0, y0 = math.floor(rx + 1e-3), math.floor(ry + 1e-3)
         x1, y1 = math.ceil(rx + rw - 1e-3), math.ceil(ry + rh - 1e-3)
 
-        font = self._verify_font(parsed, template, elements)
+        font = self._verify_font(parsed, template, elements, snapshot)
 
         # Straight through CDP: Playwright's screenshot has no optimizeForSpeed, which makes
-        # Chromium encode the PNG about twice as fast (a larger, equally lossless file).
+        # Chromium encode the PNG about twice as fast (a larger, equally lossless file). A
+        # table larger than the viewport is shot beyond it, which costs Chromium a layout of
+        # the page at its full size; one inside it is shot as shown (the same pixels, ~7 ms
+        # sooner).
+        beyond = x1 > self.viewport[0] or y1 > self.viewport[1] or x0 < 0 or y0 < 0
         png = self._capture({
-            "format": "png", "optimizeForSpeed": True, "captureBeyondViewport": True,
+            "format": "png", "optimizeForSpeed": True, "captureBeyondViewport": beyond,
             "clip": {"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0,
                      "scale": self.device_scale_factor}})
         width, height = png_size(png)
@@ -619,17 +674,20 @@ class TableRenderer:
         return base64.b64decode(cdp.send("Page.captureScreenshot", params)["data"])
 
     def _verify_font(
-        self, style: TableStyle, template: str | None, elements: list[_Element]
+        self, style: TableStyle, template: str | None, elements: list[_Element],
+        snapshot: Mapping[str, Any]
     ) -> str:
         """Check that every glyph of the table came from ``style.font``, drawn from a system
         font file (not one under the user's home); return that family.
 
         Font fallback is decided per character and face, so characters already verified for
-        the same theme, font, template and cell class are not checked again (the CDP calls cost
-        about 1.5 ms each).
+        the same theme, font, template and cell class are not checked again, and only a few rows
+        (or the caption) showing every new one are asked about (the CDP calls cost about 1 ms
+        each).
         """
         digest = hashlib.sha256((template or "").encode("utf-8")).hexdigest()[:16]
-        pending: dict[tuple[str, str, str, str], set[str]] = {}
+        showing: list[_Element] = []
+        new: list[set[tuple[tuple[str, str, str, str], str]]] = []  # each one's (key, char)s
         for element in elements:
             if _is_caption(element.name, element.attrs):
                 klass = "caption"
@@ -641,20 +699,21 @@ class TableRenderer:
             else:
                 continue
             key = (style.theme.name, style.font, digest, klass)
-            chars = set("".join(element.text)) - set(" \t\n\r")
-            new = chars - self._fonts_ok.get(key, set())
-            if new:
-                pending.setdefault(key, set()).update(new)
-        if not pending and style.font in self._font_names:
+            chars = set("".join(element.text)) - set(" \t\n\r") - self._fonts_ok.get(key, set())
+            showing.append(element)
+            new.append({(key, char) for char in chars})
+        if not any(new) and style.font in self._font_names:
             return self._font_names[style.font]
+        # Rows showing every new character between them are enough: one occurrence of a
+        # character in a face verifies it (that is what the cache above holds too).
+        by_top: dict[int, set[tuple[tuple[str, str, str, str], str]]] = {}
+        for top, pairs in zip(_font_tops(snapshot, showing), new, strict=True):
+            by_top.setdefault(top, set()).update(pairs)
 
         cdp = cast(CDPSession, self._cdp)
-        root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
-        # Chromium reports the fonts of text at most two levels below the node asked about:
-        # a row covers the text of its cells (data cells and decor alike) and the caption its
-        # own; elements nested inside a cell (a header's label span) are asked about too.
-        selector = "#hv-root tr, #hv-root caption, #hv-root tr > * *"
-        node_ids = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})
+        cdp.send("DOM.getDocument", {"depth": 0})  # nodes are sent for this document only
+        node_ids = cdp.send("DOM.pushNodesByBackendIdsToFrontend",
+                            {"backendNodeIds": _font_probes(snapshot, _covering(by_top))})
         glyphs: dict[str, int] = {}
         faces: set[str] = set()  # the PostScript name of every face drawn
         for node_id in node_ids["nodeIds"]:
@@ -679,8 +738,8 @@ class TableRenderer:
                 f"system's fonts ({', '.join(foreign)}); it must be started with the "
                 "environment hopvista.themes.fonts.fontconfig_env() gives"
             )
-        for key, chars in pending.items():
-            self._fonts_ok.setdefault(key, set()).update(chars)
+        for key, char in set().union(*new):
+            self._fonts_ok.setdefault(key, set()).add(char)
         reported = str(max(glyphs, key=lambda f: glyphs[f]))
         self._font_names[style.font] = reported
         return reported
