@@ -95,6 +95,37 @@ def test_resolution_ignores_the_order_of_matplotlibs_font_list(
     assert before["EB Garamond"][0].endswith("EBGaramond08-Regular.otf")
 
 
+def test_a_registered_face_is_found_without_scoring_every_installed_face(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    manager = font_manager.fontManager
+    family = "Liberation Sans"
+    (name,) = fonts.matplotlib_families(family, fallback=False)
+    scored: list[str] = []
+    score = manager.score_family
+    monkeypatch.setattr(manager, "score_family",
+                        lambda wanted, face: scored.append(face) or score(wanted, face))
+    weight = fonts.matplotlib_weight(fonts.resolve_font(family).weight)
+    prop = font_manager.FontProperties(family=name, size=13.37, weight=weight)  # a new query
+    found = manager.findfont(prop, fallback_to_default=False)
+    assert os.path.realpath(found) == os.path.realpath(fonts.resolve_font(family).path)
+    assert name in scored and len(scored) < len(manager.ttflist) // 4
+
+
+def test_registering_a_face_changes_no_other_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    manager = font_manager.fontManager
+    monkeypatch.setattr(manager, "ttflist", list(manager.ttflist))  # the new face goes after
+    queries = [font_manager.FontProperties(family=family, weight=weight)
+               for family in ("DejaVu Sans", "Liberation Serif", "sans-serif", "No Such Family",
+                              fonts.matplotlib_families("Carlito", fallback=False)[0])
+               for weight in ("normal", "bold", 300)]
+    before = [manager.findfont(q) for q in queries]
+    added = fonts._register(fonts.resolve_font("Liberation Serif"), 550)  # a weight unused
+    assert manager.ttflist[0].name == added
+    manager._findfont_cached.cache_clear()  # type: ignore[attr-defined]
+    assert [manager.findfont(q) for q in queries] == before
+    manager._findfont_cached.cache_clear()  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("order", ORDERS)
 def test_resolution_ignores_the_order_fontconfig_lists_faces(
         monkeypatch: pytest.MonkeyPatch, order: Callable[..., Any]) -> None:

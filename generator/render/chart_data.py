@@ -271,10 +271,16 @@ def text_width_px(text: str, family: str, size_pt: float, dpi: int) -> float:
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import TextToPath
 
-    from hopvista.themes.fonts import matplotlib_families, missing_glyphs, resolve_font
+    from hopvista.themes.fonts import (
+        matplotlib_families,
+        matplotlib_weight,
+        missing_glyphs,
+        resolve_font,
+    )
 
     families = matplotlib_families(family, fallback=bool(missing_glyphs(family, text)))
-    prop = FontProperties(family=families, size=size_pt, weight=resolve_font(family).weight)
+    prop = FontProperties(family=families, size=size_pt,
+                          weight=matplotlib_weight(resolve_font(family).weight))
     width, _, _ = TextToPath().get_text_width_height_descent(text, prop, ismath=False)
     return float(width) * dpi / 72.0
 

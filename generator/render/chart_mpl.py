@@ -37,7 +37,7 @@ from hopvista.render.chart_data import (
     text_width_px,
     wrap_label,
 )
-from hopvista.themes.fonts import ResolvedFont, matplotlib_families
+from hopvista.themes.fonts import ResolvedFont, matplotlib_families, matplotlib_weight
 
 _RC_LOCK = threading.Lock()
 
@@ -71,14 +71,15 @@ def _rc(style: dict[str, Any], font: ResolvedFont, fallback: bool,
     else:
         rc["axes.grid"] = bool(style["grid"])
         rc["grid.alpha"] = GRID_ALPHA
+    weight = matplotlib_weight(font.weight)
     rc.update({
         "font.family": matplotlib_families(font.family, fallback),
-        "font.weight": font.weight,
+        "font.weight": weight,
         # Chart text is plain text; mathtext would choose its own fonts by family name.
         "text.parse_math": False,
-        "axes.titleweight": font.weight,
-        "axes.labelweight": font.weight,
-        "figure.titleweight": font.weight,
+        "axes.titleweight": weight,
+        "axes.labelweight": weight,
+        "figure.titleweight": weight,
         "font.size": sizes["tick"],
         "axes.titlesize": sizes["title"],
         "axes.labelsize": sizes["axis_label"],
