@@ -20,6 +20,7 @@ from hopvista.model import Item
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.outdir import DATASET_FORMAT, Output, claim_output, resolve_out
 from hopvista.plan import agreement_shares, plan_shares
+from hopvista.render.versions import RenderVersions
 from hopvista.resume import kept_lines, resume_key
 from hopvista.scratch import scratch_folder
 from hopvista.workers import generate_items, load_state, plan_build
@@ -77,14 +78,6 @@ class StatementTally:
         if not self._agree and not self._waived:
             return None
         return agreement_shares(self._agree, self._waived)
-
-
-def _render_versions(fonts: set[str]) -> dict[str, Any]:
-    """Chromium and the font files behind the images (what makes their bytes)."""
-    from hopvista.render.browser import chromium_version
-    from hopvista.themes.fonts import font_manifest
-
-    return {"chromium": chromium_version(), "fonts": font_manifest(sorted(fonts))}
 
 
 # Bytes a finished item takes on disk (items.jsonl + Parquet, and with images both PNGs twice:
@@ -179,8 +172,8 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
             written = _write_items(stage, done, generate_items(
                 config, workers, progress, images_root=stage if config.images else None,
                 plan=plan[first + len(done):stop]), parquet=shard is None,
-                total=stop - first, on_item=on_item)
-            render = _render_versions(written.fonts) if config.images else None
+                total=stop - first, on_item=on_item, images=config.images)
+            render = written.render()
             decide = pack.spec.decidability
             margins = (decide.min_rank_gap, decide.min_trend_step)
             audit = None if shard else build_audit(stage / "items.jsonl", written.items,
@@ -253,13 +246,15 @@ def shard_manifest(config_json: dict[str, Any], source: Any, seed: int,
 
 
 class Written:
-    """What the item stream left on disk, counted as it went."""
+    """What the item stream left on disk, counted as it went, and what drew its images
+    (looked up meanwhile by ``versions``, for a build with images)."""
 
-    def __init__(self) -> None:
+    def __init__(self, versions: RenderVersions | None = None) -> None:
         self.items = 0
         self.images = 0
         self.fonts: set[str] = set()
         self.statements = StatementTally()
+        self._versions = versions
 
     def add(self, item: Item) -> None:
         """Count one item written."""
@@ -269,24 +264,35 @@ class Written:
         for image in item.images:  # the font families each image was drawn with
             for key in ("font", "fallback_family"):
                 family = image.render.get(key)
-                if isinstance(family, str) and family:
+                if isinstance(family, str) and family and family not in self.fonts:
                     self.fonts.add(family)
+                    if self._versions is not None:
+                        self._versions.add([family])
+
+    def render(self) -> dict[str, Any] | None:
+        """The manifest's ``render`` (Chromium and the font files behind the images), or
+        ``None`` for a build without images."""
+        return None if self._versions is None else self._versions.result()
 
 
 def _write_items(stage: Path, done: list[tuple[str, Item]], items: Iterator[Item], *,
                  parquet: bool, total: int,
-                 on_item: Callable[[int], None] | None = None) -> Written:
+                 on_item: Callable[[int], None] | None = None, images: bool = False) -> Written:
     """Append ``items`` to ``items.jsonl`` after the ``done`` lines a resumed build kept, one
     flushed line per item (a killed build loses only the items in flight); Parquet shards
-    (all items, the kept ones first) when ``parquet``; count what was written."""
+    (all items, the kept ones first) when ``parquet``; count what was written (and, with
+    ``images``, look up what drew them)."""
     from hopvista.export import ParquetShards, item_line
 
-    written = Written()
     shutil.rmtree(stage / "data", ignore_errors=True)  # a killed build's are incomplete
     items = iter(items)
+    versions = None
     try:
         # The first item is asked for first: the workers start on it while Parquet sets up.
         first = list(itertools.islice(items, 1))
+        if images:  # its thread starts once the workers are forked (render/versions.py)
+            versions = RenderVersions()
+        written = Written(versions)
         shards = ParquetShards(stage, total) if parquet else None
         for line, item in done:
             if shards is not None:
@@ -302,6 +308,10 @@ def _write_items(stage: Path, done: list[tuple[str, Item]], items: Iterator[Item
                 written.add(item)
                 if on_item is not None:
                     on_item(written.items)
+    except BaseException:
+        if versions is not None:
+            versions.close()
+        raise
     finally:
         # An error here (or an interrupt) stops the workers now, not when the traceback
         # is freed: closing a generator runs its clean-up.
