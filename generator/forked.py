@@ -58,6 +58,7 @@ class Forked(Generic[T]):
         try:
             ok, value = self._reader.recv()
         except EOFError:
+            self._process.join()
             raise RuntimeError(
                 f"a helper process ended without an answer (exit code "
                 f"{self._process.exitcode})") from None
