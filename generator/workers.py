@@ -237,6 +237,15 @@ def plan_build(config: BuildConfig) -> tuple[list[PlanEntry], tuple[str, ...]]:
                      defences=config.defences), available
 
 
+def _batches(plan: list[PlanEntry], workers: int) -> list[list[PlanEntry]]:
+    """The plan in batches of :data:`BATCH`, its last ``workers`` x BATCH entries one by one:
+    a worker that runs out of work at the end then waits for one item of another's, not a
+    whole batch."""
+    split = len(plan) - min(len(plan), workers * BATCH) if workers > 1 else len(plan)
+    head = plan[:split]
+    return [head[i:i + BATCH] for i in range(0, split, BATCH)] + [[e] for e in plan[split:]]
+
+
 def generate_items(config: BuildConfig, workers: int = 1, progress: bool = False,
                    images_root: Path | None = None,
                    plan: list[PlanEntry] | None = None) -> Iterator[Item]:
@@ -246,7 +255,7 @@ def generate_items(config: BuildConfig, workers: int = 1, progress: bool = False
     """
     if plan is None:
         plan, _ = plan_build(config)
-    batches = [plan[i:i + BATCH] for i in range(0, len(plan), BATCH)]
+    batches = _batches(plan, workers)
     bar = tqdm(total=len(plan), desc="items", unit="item", disable=not progress,
                file=sys.stderr)
     try:

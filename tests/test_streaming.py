@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,3 +100,17 @@ def test_a_row_group_closes_once_its_images_reach_the_bound(hard48: Path) -> Non
         assert sum(rows) >= GROUP_BYTES or len(rows) == GROUP_ROWS
     ids = [json.loads(line)["id"] for line in (hard48 / "items.jsonl").open()]
     assert pq.read_table(shard, columns=["id"]).column("id").to_pylist() == ids
+
+
+@pytest.mark.parametrize(("count", "workers"), [(0, 2), (3, 2), (9, 2), (200, 2), (21, 3), (20, 1)])
+def test_the_plan_is_batched_whole_in_order_with_a_tail_of_single_items(count: int,
+                                                                         workers: int) -> None:
+    from hopvista.workers import BATCH, _batches
+
+    plan: list[Any] = list(range(count))
+    batches = _batches(plan, workers)
+    assert [entry for batch in batches for entry in batch] == plan
+    single = min(count, workers * BATCH) if workers > 1 else 0
+    assert all(len(b) == 1 for b in batches[len(batches) - single:])
+    assert all(len(b) <= BATCH for b in batches)
+    assert sum(len(b) == BATCH for b in batches) == (count - single) // BATCH

@@ -20,7 +20,6 @@ from hopvista.audit.solvers import (
     solve_prior,
 )
 from hopvista.audit.stats import Bootstrap, Estimate
-from hopvista.forked import Forked
 
 STATEMENT_CHANCE = 0.5
 SET_CHANCE = 0.125  # 8 possible answer sets
@@ -145,18 +144,12 @@ def _no_nan(value: Any) -> Any:
 
 
 def solve_all(items: Sequence[AuditItem], margins: Margins) -> dict[str, Predictions]:
-    """Every solver's predictions, keyed by solver name. The blind classifier (scikit-learn,
-    about as long as the others together) runs in a forked process meanwhile."""
-    blind = Forked(lambda: solve_blind(items))
-    try:
-        found = {"no_chart": solve_no_chart(items, margins),
-                 "no_table": solve_no_table(items, margins),
-                 "no_text": solve_no_text(items, margins),
-                 "prior": solve_prior(items)}
-    except BaseException:
-        blind.stop()
-        raise
-    return found | {"blind": blind.result()}
+    """Every solver's predictions, keyed by solver name."""
+    return {"no_chart": solve_no_chart(items, margins),
+            "no_table": solve_no_table(items, margins),
+            "no_text": solve_no_text(items, margins),
+            "prior": solve_prior(items),
+            "blind": solve_blind(items)}
 
 
 StatementFilter = Callable[[AuditItem, dict[str, Any]], bool]
