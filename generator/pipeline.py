@@ -252,7 +252,6 @@ class Written:
     def __init__(self, versions: RenderVersions | None = None) -> None:
         self.items = 0
         self.images = 0
-        self.fonts: set[str] = set()
         self.statements = StatementTally()
         self._versions = versions
 
@@ -261,13 +260,13 @@ class Written:
         self.items += 1
         self.images += len(item.images)
         self.statements.add(item)
+        if self._versions is None:
+            return
         for image in item.images:  # the font families each image was drawn with
             for key in ("font", "fallback_family"):
                 family = image.render.get(key)
-                if isinstance(family, str) and family and family not in self.fonts:
-                    self.fonts.add(family)
-                    if self._versions is not None:
-                        self._versions.add([family])
+                if isinstance(family, str) and family:
+                    self._versions.add(family)
 
     def render(self) -> dict[str, Any] | None:
         """The manifest's ``render`` (Chromium and the font files behind the images), or

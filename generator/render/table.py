@@ -272,29 +272,14 @@ class _Element:
     attrs: dict[str, str]
     bounds: tuple[float, float, float, float] | None
     text: list[str]
-    index: int = -1  # its node's index in the snapshot
-
-
-def _font_tops(snapshot: Mapping[str, Any], elements: list[_Element]) -> list[int]:
-    """The node whose fonts Chromium reports with each element's: its table row (``TR``), or
-    the element itself outside any row (a caption)."""
-    nodes = snapshot["documents"][0]["nodes"]
-    strings: list[str] = snapshot["strings"]
-    parents: list[int] = nodes["parentIndex"]
-    types: list[int] = nodes["nodeType"]
-    names: list[int] = nodes["nodeName"]
-
-    def row_of(index: int) -> int:
-        while index >= 0 and not (types[index] == 1 and strings[names[index]] == "TR"):
-            index = parents[index]
-        return index
-
-    return [row if (row := row_of(e.index)) >= 0 else e.index for e in elements]
+    font_top: int = -1
+    """The snapshot node whose fonts Chromium reports with this element's: its table row
+    (``TR``), or the element itself outside any row (a caption)."""
 
 
 def _font_probes(snapshot: Mapping[str, Any], tops: set[int]) -> list[int]:
     """The backend ids of the nodes to ask ``CSS.getPlatformFontsForNode`` about for every
-    glyph shown under ``tops`` (:func:`_font_tops`): Chromium reports the fonts of text at
+    glyph shown under ``tops`` (elements' ``font_top``): Chromium reports the fonts of text at
     most two levels below the node asked about, so each top and every element two or more
     levels below it."""
     nodes = snapshot["documents"][0]["nodes"]
@@ -342,15 +327,20 @@ def _snapshot_elements(snapshot: Mapping[str, Any]) -> list[_Element]:
 
     wanted: dict[int, _Element] = {}
     owner: list[int] = [-1] * len(parents)  # nearest wanted ancestor-or-self, by node index
+    row: list[int] = [-1] * len(parents)  # nearest TR ancestor-or-self, by node index
     for index, parent in enumerate(parents):  # pre-order: a parent comes before its children
         owner[index] = owner[parent] if parent >= 0 else -1
+        row[index] = row[parent] if parent >= 0 else -1
         if types[index] == 1:
             flat = attributes[index]
             attrs = {strings[flat[i]]: strings[flat[i + 1]] for i in range(0, len(flat), 2)}
             name = strings[node_names[index]]
+            if name == "TR":
+                row[index] = index
             if ("data-row" in attrs or "data-decor" in attrs or _is_caption(name, attrs)
                     or attrs.get("id") == "hv-root"):
-                wanted[index] = _Element(name, attrs, bounds.get(index), [], index)
+                wanted[index] = _Element(name, attrs, bounds.get(index), [],
+                                         row[index] if row[index] >= 0 else index)
                 owner[index] = index
         elif types[index] == 3 and owner[index] >= 0 and node_values[index] >= 0:
             wanted[owner[index]].text.append(strings[node_values[index]])
@@ -686,8 +676,8 @@ class TableRenderer:
         each).
         """
         digest = hashlib.sha256((template or "").encode("utf-8")).hexdigest()[:16]
-        showing: list[_Element] = []
-        new: list[set[tuple[tuple[str, str, str, str], str]]] = []  # each one's (key, char)s
+        # (key, character) pairs not verified yet, by the node whose fonts report them
+        by_top: dict[int, set[tuple[tuple[str, str, str, str], str]]] = {}
         for element in elements:
             if _is_caption(element.name, element.attrs):
                 klass = "caption"
@@ -700,18 +690,15 @@ class TableRenderer:
                 continue
             key = (style.theme.name, style.font, digest, klass)
             chars = set("".join(element.text)) - set(" \t\n\r") - self._fonts_ok.get(key, set())
-            showing.append(element)
-            new.append({(key, char) for char in chars})
-        if not any(new) and style.font in self._font_names:
+            by_top.setdefault(element.font_top, set()).update((key, char) for char in chars)
+        new = set().union(*by_top.values())
+        if not new and style.font in self._font_names:
             return self._font_names[style.font]
-        # Rows showing every new character between them are enough: one occurrence of a
-        # character in a face verifies it (that is what the cache above holds too).
-        by_top: dict[int, set[tuple[tuple[str, str, str, str], str]]] = {}
-        for top, pairs in zip(_font_tops(snapshot, showing), new, strict=True):
-            by_top.setdefault(top, set()).update(pairs)
 
         cdp = cast(CDPSession, self._cdp)
         cdp.send("DOM.getDocument", {"depth": 0})  # nodes are sent for this document only
+        # Rows showing every new character between them are enough: one occurrence of a
+        # character in a face verifies it (that is what the cache above holds too).
         node_ids = cdp.send("DOM.pushNodesByBackendIdsToFrontend",
                             {"backendNodeIds": _font_probes(snapshot, _covering(by_top))})
         glyphs: dict[str, int] = {}
@@ -738,7 +725,7 @@ class TableRenderer:
                 f"system's fonts ({', '.join(foreign)}); it must be started with the "
                 "environment hopvista.themes.fonts.fontconfig_env() gives"
             )
-        for key, char in set().union(*new):
+        for key, char in new:
             self._fonts_ok.setdefault(key, set()).add(char)
         reported = str(max(glyphs, key=lambda f: glyphs[f]))
         self._font_names[style.font] = reported

@@ -8,7 +8,6 @@ threads runs a subprocess can hand the child a lock that is never released.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -23,16 +22,10 @@ class RenderVersions:
         self._chromium = self._pool.submit(chromium_version)
         self._fonts: dict[str, Future[dict[str, Any]]] = {}
 
-    def add(self, families: Iterable[str]) -> None:
-        """Look the font files of ``families`` up (those not asked for already)."""
-        from hopvista.themes.fonts import font_manifest
-
-        def entry(family: str) -> dict[str, Any]:
-            return dict(font_manifest([family])[family])
-
-        for family in families:
-            if family not in self._fonts:
-                self._fonts[family] = self._pool.submit(entry, family)
+    def add(self, family: str) -> None:
+        """Look the font files of ``family`` up (once)."""
+        if family not in self._fonts:
+            self._fonts[family] = self._pool.submit(_font_entry, family)
 
     def result(self) -> dict[str, Any]:
         """The manifest's ``render``: ``{"chromium", "fonts"}`` (fonts in sorted order; an
@@ -46,3 +39,9 @@ class RenderVersions:
     def close(self) -> None:
         """Stop the thread (lookups not started are dropped); safe to call twice."""
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _font_entry(family: str) -> dict[str, Any]:
+    from hopvista.themes.fonts import font_manifest
+
+    return dict(font_manifest([family])[family])
