@@ -8,6 +8,7 @@ how to audit them), and large ones are audited on a seeded sample of items.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,10 @@ AUDIT_MIN_ITEMS = 100
 AUDIT_MAX_ITEMS = 4000
 #: The audit's folds and seed (``gen audit``'s defaults, so it reproduces the card).
 AUDIT_FOLDS, AUDIT_SEED = 5, 0
+#: The fields of an item the audit's solvers read; the rest is not kept.
+AUDIT_FIELDS = ("kind", "difficulty", "entities", "inputs", "statements")
+#: Longest string shared between the audit's items (longer ones are texts, rarely equal).
+_SHARED_LENGTH = 40
 
 
 def build_audit(items_path: Path, count: int, margins: tuple[float, float]
@@ -34,8 +39,27 @@ def build_audit(items_path: Path, count: int, margins: tuple[float, float]
         keep = set(derive(AUDIT_SEED, "audit", "sample", count).choice(
             count, AUDIT_MAX_ITEMS, replace=False).tolist())
     with items_path.open(encoding="utf-8") as lines:
-        dicts = [json.loads(line) for n, line in enumerate(lines) if keep is None or n in keep]
+        dicts = list(_audit_dicts(lines, keep))
     items = with_folds(dicts, AUDIT_FOLDS, AUDIT_SEED)
     report = audit_items(str(items_path.parent), items, Margins(*margins), folds=AUDIT_FOLDS,
                          seed=AUDIT_SEED)
     return summary(report) | {"sampled": keep is not None}
+
+
+def _audit_dicts(lines: Iterable[str], keep: set[int] | None) -> Iterator[dict[str, Any]]:
+    """The :data:`AUDIT_FIELDS` of the items on ``lines`` (those numbered in ``keep``, or
+    all). Keys and short strings are shared between items: column keys, entity ids and
+    cell texts repeat in every item, and the sample is held whole while the audit runs."""
+    shared: dict[str, str] = {}
+
+    def share(value: Any) -> Any:
+        return shared.setdefault(value, value) if isinstance(value, str) \
+            and len(value) <= _SHARED_LENGTH else value
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        return {share(key): share(value) for key, value in pairs}
+
+    for n, line in enumerate(lines):
+        if keep is None or n in keep:
+            item = json.loads(line, object_pairs_hook=hook)
+            yield {key: item[key] for key in AUDIT_FIELDS if key in item}

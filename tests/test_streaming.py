@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,11 +12,15 @@ from typing import Any
 import pytest
 
 
-def _peak_rss(out: Path, count: int) -> int:
-    """Peak resident memory in bytes of one ``gen build --no-images`` process. Without the
+def _peak_rss(out: Path, count: int, **audit: int) -> int:
+    """Peak resident memory in bytes of one ``gen build --no-images`` process, with the
+    constants of :mod:`hopvista.build_audit` named in ``audit`` set first. Without the
     proxy defences, which cost time per item but hold nothing per item (their lines are one
     per pair of the world's columns), so the slow tier stays quick."""
-    proc = subprocess.Popen([sys.executable, "-m", "hopvista.cli.main", "build", "financial",
+    setup = "".join(f"build_audit.{name} = {value}; " for name, value in audit.items())
+    program = ("import sys; import hopvista.build_audit as build_audit; " + setup
+               + "from hopvista.cli.main import main; sys.exit(main(sys.argv[1:]))")
+    proc = subprocess.Popen([sys.executable, "-c", program, "build", "financial",
                              "-n", str(count), "--no-images", "--no-defences", "--out", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -25,12 +30,26 @@ def _peak_rss(out: Path, count: int) -> int:
 
 @pytest.mark.slow
 def test_memory_is_flat_in_the_item_count(tmp_path: Path) -> None:
-    small = _peak_rss(tmp_path / "small", 40)
-    large = _peak_rss(tmp_path / "large", 800)
-    # 760 more items hold ~11 MB of JSON and Parquet; a build that kept them would grow by
+    """The item stream holds nothing per item. Measured without the build's audit, which
+    holds its sample whole and is bounded apart (below)."""
+    small = _peak_rss(tmp_path / "small", 40, AUDIT_MIN_ITEMS=10**9)
+    large = _peak_rss(tmp_path / "large", 800, AUDIT_MIN_ITEMS=10**9)
+    # 760 more items hold ~9 MB of JSON and Parquet; a build that kept them would grow by
     # far more than the plan's few hundred bytes per item.
     assert large < small * 1.1, (small, large)
     assert sum(1 for _ in (tmp_path / "large" / "items.jsonl").open()) == 800
+
+
+@pytest.mark.slow
+def test_the_audit_of_a_build_holds_its_sample_not_the_build(tmp_path: Path) -> None:
+    """Past ``AUDIT_MAX_ITEMS`` the audit reads a sample of that size, so its memory stops
+    growing with the build: here the sample is cut to 100 items, and builds of 150 and 800
+    items peak alike (the 800 items' dicts alone, read whole, would add ~25 MB)."""
+    small = _peak_rss(tmp_path / "small", 150, AUDIT_MAX_ITEMS=100)
+    large = _peak_rss(tmp_path / "large", 800, AUDIT_MAX_ITEMS=100)
+    assert large < small * 1.05, (small, large)
+    manifest = json.loads((tmp_path / "large" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["audit"]["sampled"] is True
 
 
 @pytest.mark.slow
