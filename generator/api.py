@@ -18,7 +18,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-__all__ = ["VerifyReport", "build", "verify"]
+__all__ = ["VerifyReport", "build", "statement_types", "verify"]
 
 
 def _quiet(text: str) -> None:
@@ -59,6 +59,36 @@ def build(domain: str, out: str | PathLike[str], *, hops: tuple[int, ...] = (1, 
                             notice=notice)
     return run_build(config, Path(out), workers=workers, overwrite=overwrite,
                      progress=progress, notice=notice, shard=shard)
+
+
+def statement_types(domain: str, *, source: str | None = None,
+                    data: str | PathLike[str] | None = None,
+                    years: tuple[int, int] | None = None, periods: int | None = None,
+                    seed: int = 0) -> dict[str, str | None]:
+    """Every registered statement type and whether ``domain`` (with its data) can make it:
+    ``None`` for a type a build would plan, else one sentence saying why not (the pack does
+    not word it, the data have no texts or periods, the texts gave no facts, or no instance
+    of the data gave a true and a false statement when probed with ``seed``). A build
+    records the same reasons in its manifest (``config.unavailable``)."""
+    from hopvista.config import BuildConfig
+    from hopvista.feasibility import probe_types, unplanned_reason
+    from hopvista.statements.registry import STATEMENT_TYPES
+    from hopvista.workers import load_state
+
+    config = BuildConfig(domain=str(domain), seed=seed, source=source,
+                         data=None if data is None else str(data), years=years,
+                         periods=periods, images=False)
+    pack, world = load_state(config)
+    found = probe_types(world, pack, seed)
+    out: dict[str, str | None] = {}
+    for name in STATEMENT_TYPES.names():
+        if name in found.available:
+            out[name] = None
+        elif name in found.reasons:
+            out[name] = found.reasons[name]
+        else:
+            out[name] = unplanned_reason(name, pack, world)
+    return out
 
 
 @dataclass(frozen=True)

@@ -267,14 +267,21 @@ def _enabled_types(spec: PackSpec, lines: Lines) -> tuple[str, ...]:
 
 
 def _check_wording(spec: PackSpec, lines: Lines) -> None:
-    """Render every surface form and the question once, so a typo fails at load time."""
+    """Render every surface form and the question once, so a typo fails at load time. A
+    form is rendered with the variables its type fills on the domain's instances: a type
+    with a one-period shape (CT+RK, AR+RK) fills others on an instance of one period."""
     from hopvista.statements.registry import STATEMENT_TYPES
 
+    periods = spec.instance.periods if spec.period is not None else 1
     for type_name, forms in spec.forms.items():
-        variables = {v: f"<{v}>" for v in (*COMMON_VARIABLES,
-                                            *STATEMENT_TYPES.get(type_name).variables)}
+        kind = STATEMENT_TYPES.get(type_name)
+        variables = {v: f"<{v}>" for v in (*COMMON_VARIABLES, *kind.variables_for(periods))}
         for i, form in enumerate(forms):
-            _check_template(lines.where(("forms", type_name, i)), form, variables)
+            where = lines.where(("forms", type_name, i))
+            if kind.variables_for(periods) != kind.variables:
+                where += f" (a form for instances of one period: {type_name} then ranks " \
+                         f"among the {spec.entity.plural} a condition picks)"
+            _check_template(where, form, variables)
     question = {v: f"<{v}>" for v in COMMON_VARIABLES} | {
         "names": "<names>", "statements": ["<1>", "<2>", "<3>"]}
     _check_template(lines.where(("question",)), spec.question, question)

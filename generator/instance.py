@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, cast
@@ -18,7 +19,8 @@ import numpy as np
 from hopvista.derivation import derivation
 from hopvista.display import fmt, shown
 from hopvista.domain import DomainPack
-from hopvista.identities import derivable_closure
+from hopvista.identities import Identity, derivable_closure
+from hopvista.stated_numbers import stated_values
 from hopvista.world import Chunk, Column, Entity, Fact, SharedFact, World
 
 
@@ -203,11 +205,11 @@ def _divergent_first(world: World, entities: list[Entity], years: tuple[int, ...
     (:mod:`hopvista.proxy`), matches the chart column's, taken as its distance from one
     half, plus a uniform jitter of width ``jitter``. The table then shows columns whose
     trends say little about the chart's, so a solver that imputes the chart from one of
-    them reads its trends at about chance (issue 9)."""
+    them reads its trends at about chance."""
     from hopvista.proxy import ProxyModels  # the proxy models import the executor
 
-    if not columns:
-        return []
+    if not columns or len(years) < 2:
+        return columns  # without periods there are no trends to tell
     lines = ProxyModels.of(world).chart.lines
     chart = _steps(world, entities, years, chart_key)
     turns = np.array([-1.0 if (line := lines.get((chart_key, c.key))) is not None
@@ -245,22 +247,40 @@ def _displayed(world: World, years: tuple[int, ...], entity_id: str, column: Col
     return found
 
 
-def _peers(world: World, pack: DomainPack, rng: np.random.Generator, k: int) -> list[Entity]:
+def _with_facts(world: World) -> list[Entity]:
+    """The entities with a chunk that states a fact (worked out once per world)."""
+    cached = world.cache.get("with-facts")
+    if cached is None:
+        cached = world.cache["with-facts"] = [
+            e for e in world.entities if any(c.facts for c in world.chunks.get(e.id, ()))]
+    return cast("list[Entity]", cached)
+
+
+def _peers(world: World, pack: DomainPack, rng: np.random.Generator, k: int,
+           text: bool = False) -> list[Entity]:
+    """k entities to show: any k, or an anchor and peers of a similar scale where the pack
+    names a peer column; with ``text``, only entities whose texts state a fact (where at
+    least k do; otherwise the draw is given up by its chunks)."""
     spec = pack.spec.instance
+    entities = world.entities
+    if text and pack.spec.documents:
+        with_facts = _with_facts(world)
+        if len(with_facts) >= k:
+            entities = with_facts
     if spec.peer_column is None:
-        return _pick(rng, world.entities, k)
+        return _pick(rng, entities, k)
     last = world.periods[-1]
 
     def scale(e: Entity) -> float:
         value = world.value(e.id, spec.peer_column or "", last)
         return abs(float(value)) if value is not None else 0.0
 
-    anchor = world.entities[int(rng.integers(len(world.entities)))]
+    anchor = entities[int(rng.integers(len(entities)))]
     base = scale(anchor)
-    peers = [e for e in world.entities if e.id != anchor.id
+    peers = [e for e in entities if e.id != anchor.id
              and base / spec.peer_ratio <= scale(e) <= base * spec.peer_ratio]
     if len(peers) < k - 1:
-        return _pick(rng, world.entities, k)
+        return _pick(rng, entities, k)
     return [anchor, *_pick(rng, peers, k - 1)]
 
 
@@ -317,9 +337,28 @@ def _trend_peers(world: World, years: tuple[int, ...], rng: np.random.Generator,
     return None
 
 
+def _table_columns(candidates: list[Column], chart: Column, identities: list[Identity],
+                   count: int, determines: Callable[[list[Column]], bool] | None = None
+                   ) -> list[Column] | None:
+    """The first ``count`` of ``candidates``, in order, leaving out each that would let the
+    pack's identities derive the ``chart`` column from those before it (and, with
+    ``determines``, each that would let the data shown do so); ``None`` when fewer remain."""
+    chosen: list[Column] = []
+    for column in candidates:
+        trial = [*chosen, column]
+        if chart.key in derivable_closure({c.key for c in trial}, identities):
+            continue
+        if determines is not None and determines(trial):
+            continue
+        chosen.append(column)
+        if len(chosen) == count:
+            return chosen
+    return None
+
+
 def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
                     trend_pair: bool = False, shared: bool = False,
-                    divergent: float = 0.0) -> Instance | None:
+                    divergent: float = 0.0, text: bool = True) -> Instance | None:
     """Draw one instance, or ``None`` when this draw cannot satisfy the rules.
 
     With ``trend_pair``, the draw is guided towards instances where two entities trend the
@@ -329,8 +368,11 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     it has any (what the fact claims of FC+CT+TR and FC+AR+TR need: :func:`shared_facts`).
     With ``divergent`` (the jitter of :func:`_divergent_first`; 0 draws the table's columns
     uniformly), the table shows the columns whose trends say least about the chart column's
-    first: an item built under proxy-agreement demands (issue 9) can then meet "disagree" as
-    often as "agree".
+    first: an item built under proxy-agreement demands can then meet "disagree" as often as
+    "agree". With ``text`` (an item with a statement that reads the text), every entity's
+    chunk must state a fact; without it, a chunk with facts is still preferred, then any
+    chunk that does not state the chart, and an entity with no such chunk shows no text: the
+    texts never block the table and chart statements.
     """
     spec = pack.spec.instance
     periods = pack.instance_periods
@@ -345,7 +387,7 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
         forced_chart, entities = guided
         entities = [entities[int(i)] for i in rng.permutation(len(entities))]
     else:
-        entities = _peers(world, pack, rng, spec.entities)
+        entities = _peers(world, pack, rng, spec.entities, text)
 
     known = _complete_columns(world, years)
     columns = [c for c in world.columns.values() if all(c.key in known[e.id] for e in entities)]
@@ -357,47 +399,54 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     else:
         chart_column = chartable[int(rng.integers(len(chartable)))]
     identities = list(pack.identities)
-    table_columns: list[Column] = []
     related = pack.related_to(chart_column.key)
     candidates = _pick(rng, [c for c in columns if c.key != chart_column.key], len(columns) - 1)
     if divergent > 0:
         candidates = _divergent_first(world, entities, years, chart_column.key, candidates,
                                       rng, divergent)
-    for column in candidates:
-        if column.key in related:
-            continue
-        trial = {c.key for c in table_columns} | {column.key}
-        if chart_column.key not in derivable_closure(trial, identities):
-            table_columns.append(column)
-        if len(table_columns) == spec.table_columns:
-            break
-    if len(table_columns) < spec.table_columns:
+    candidates = [c for c in candidates if c.key not in related]
+    table_columns = _table_columns(candidates, chart_column, identities, spec.table_columns)
+    if table_columns is None:
         return None
 
     def displayed(entity_id: str, column: Column) -> tuple[Decimal, ...]:
         return _displayed(world, years, entity_id, column)
 
-    order = {c.key: i for i, c in enumerate(world.columns.values())}
-    table_columns.sort(key=lambda c: order[c.key])
-
     chart = {e.id: displayed(e.id, chart_column) for e in entities}
     if len({v for series in chart.values() for v in series}) < 2:
         return None  # a flat chart shows nothing to read
+    target = [v for e in entities for v in chart[e.id]]
+    groups = [e.id for e in entities for _ in years]
+
+    def determines(shown: list[Column]) -> bool:
+        """Whether the data shown of ``shown`` give the chart by a linear relation."""
+        return derivation(target, {c.key: [v for e in entities for v in displayed(e.id, c)]
+                                   for c in shown}, chart_column.precision,
+                          {c.key: c.precision for c in shown}, groups) is not None
+
+    if determines(table_columns):
+        # The data link the chart to these columns: choose them again, one at a time,
+        # leaving out each that would complete such a link.
+        table_columns = _table_columns(candidates, chart_column, identities,
+                                       spec.table_columns, determines)
+        if table_columns is None:
+            return None
+    order = {c.key: i for i, c in enumerate(world.columns.values())}
+    table_columns.sort(key=lambda c: order[c.key])
     table = {e.id: {c.key: displayed(e.id, c) for c in table_columns} for e in entities}
-    if derivation([v for e in entities for v in chart[e.id]],
-                  {c.key: [v for e in entities for v in table[e.id][c.key]]
-                   for c in table_columns}, chart_column.precision) is not None:
-        return None  # the data itself links the chart column to the table's
-    chart_texts = {fmt(v, chart_column.precision) for series in chart.values() for v in series
-                   if abs(v) >= 10}
     chunks: dict[str, Chunk] = {}
     shared_keys = world_shared_keys(world) if shared else frozenset()
     for entity in entities if pack.spec.documents else ():
-        candidates = [ch for ch in world.chunks.get(entity.id, [])
-                      if chart_column.key not in ch.columns_stated and ch.facts
-                      and not any(text in ch.text for text in chart_texts)]
+        clear = [ch for ch in world.chunks.get(entity.id, [])
+                 if chart_column.key not in ch.columns_stated
+                 and not stated_values(ch.text, target, chart_column.precision)]
+        candidates = [ch for ch in clear if ch.facts]
         if not candidates:
-            return None
+            if text:
+                return None
+            candidates = clear
+            if not candidates:
+                continue
         if shared:
             candidates = [ch for ch in candidates
                           if any(f.key in shared_keys for f in ch.facts)] or candidates

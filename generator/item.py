@@ -110,7 +110,7 @@ def _screened(entry: PlanEntry, order: list[int]) -> list[int]:
     and they are cheap to try; made in order, an instance would often be given up only at
     them, after the statements before them were made in vain."""
     def periods(slot: int) -> int:
-        return STATEMENT_TYPES.get(entry.types[slot]).min_periods
+        return STATEMENT_TYPES.get(entry.types[slot]).periods_read
     return [slot for k, slot in enumerate(order)
             if k > 0 and periods(slot) > max(periods(s) for s in order[:k])]
 
@@ -133,9 +133,11 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
     screened = _screened(entry, order)
     trend_pair = any(needs_trend_pair(t) for t in entry.types)
     shared = any(needs_shared_facts(t) for t in entry.types)
+    text = any(STATEMENT_TYPES.get(t).needs_documents for t in entry.types)
     for attempt in range(1, max_attempts + 1):
         instance = sample_instance(world, pack, rng, trend_pair=trend_pair, shared=shared,
-                                   divergent=0.0 if entry.agree is None else DIVERGENCE)
+                                   divergent=0.0 if entry.agree is None else DIVERGENCE,
+                                   text=text)
         if instance is None:
             continue
         used: set[str] = set()

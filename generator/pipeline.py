@@ -16,14 +16,24 @@ from hopvista.atomic import write_atomic
 from hopvista.build_audit import build_audit
 from hopvista.config import BuildConfig
 from hopvista.errors import UserError
+from hopvista.feasibility import Availability, texts_without_facts
 from hopvista.model import Item
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.outdir import DATASET_FORMAT, Output, claim_output, resolve_out
-from hopvista.plan import agreement_shares, plan_shares
+from hopvista.plan import (
+    LEVEL_NAMES,
+    agreement_shares,
+    missing_slots,
+    plan_shares,
+    slot_groups,
+    why_not,
+)
 from hopvista.render.versions import RenderVersions
 from hopvista.resume import kept_lines, resume_key
 from hopvista.scratch import scratch_folder
+from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.workers import generate_items, load_state, plan_build
+from hopvista.world import World
 
 __all__ = ["FORMAT_VERSION", "BuildConfig", "build"]
 
@@ -160,7 +170,10 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
             raise UserError(f"the source's window has {len(world.periods)} periods "
                             f"({world.periods[0]}-{world.periods[-1]}) but instances need "
                             f"{pack.spec.instance.periods}: widen --years or lower --periods")
-        plan, available = plan_build(config)
+        plan, found = plan_build(config)
+        for line in [*texts_notices(world), *availability_notices(config.levels, pack.types,
+                                                                   found, world)]:
+            notice(line)
         first, stop = shard_range(config.count, shard)
         output.begin()
         stage = output.dataset
@@ -178,7 +191,8 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
             margins = (decide.min_rank_gap, decide.min_trend_step)
             audit = None if shard else build_audit(stage / "items.jsonl", written.items,
                                                    margins)
-        config_json = config.to_json(pack) | {"types": list(available)}
+        config_json = config.to_json(pack) | {"types": list(found.available)} | (
+            {"unavailable": found.to_json()} if found.reasons else {})
         if shard is not None:
             manifest = shard_manifest(config_json, world.provenance, config.seed, render,
                                       written, plan_shares(plan), shard, (first, stop),
@@ -189,6 +203,51 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
                                     written, plan_shares(plan), audit)
         _finish(output, manifest, pack.spec.title)
     return manifest
+
+
+#: How many entities and passages without facts ``texts_notices`` names before it points
+#: at the manifest.
+NOTICE_ROWS = 12
+
+
+def texts_notices(world: World) -> list[str]:
+    """What the source's texts gave, where its provenance reports it (a panel's
+    ``texts.jsonl``): passages and facts per entity on one line, and each passage without a
+    fact with why (the first :data:`NOTICE_ROWS`; the manifest's ``source.texts`` has all)."""
+    texts = world.provenance.get("texts")
+    if not isinstance(texts, dict) or not isinstance(texts.get("entities"), dict):
+        return []
+    name = texts.get("file", "texts")
+    entities: dict[str, dict[str, int]] = texts["entities"]
+    shown = [f"{e} {c['passages']}/{c['facts']}" for e, c in entities.items()][:NOTICE_ROWS]
+    more = len(entities) - len(shown)
+    lines = [f"{name}: {texts['passages']} passages, {texts['facts']} facts; passages/facts "
+             f"per entity: {', '.join(shown)}{f', and {more} more' if more > 0 else ''}"]
+    without: list[dict[str, Any]] = texts.get("without_facts", [])
+    for row in without[:NOTICE_ROWS]:
+        lines.append(f"{name}:{row['line']}: no fact: {row['reason']}")
+    if len(without) > NOTICE_ROWS:
+        lines.append(f"{name}: {len(without) - NOTICE_ROWS} more passages without facts "
+                     "(manifest.json, source.texts.without_facts)")
+    return lines
+
+
+def availability_notices(levels: tuple[int, ...], types: tuple[str, ...],
+                         found: Availability, world: World) -> list[str]:
+    """What a user should know of the types the data cannot make: one line when the texts
+    give no facts at all (no FC statement), and one per level whose items leave out a
+    modality slot for another reason."""
+    lines = []
+    none = texts_without_facts(world)
+    if none is not None and any(STATEMENT_TYPES.get(t).needs_documents for t in types):
+        lines.append(f"{none}: no statement reads the text (no FC type)")
+    for level, slots in missing_slots(levels, types, found.available).items():
+        names = [n for slot in slots for n in slot_groups(level, types)[slot]]
+        if none is not None and all(STATEMENT_TYPES.get(n).needs_documents for n in names):
+            continue
+        lines.append(f"{LEVEL_NAMES[level]} items leave out the {', '.join(slots)} slot"
+                     f"{'s' if len(slots) > 1 else ''}: {why_not(names, found.reasons)}")
+    return lines
 
 
 def shard_range(count: int, shard: tuple[int, int] | None) -> tuple[int, int]:

@@ -54,9 +54,10 @@ def slot_orders(groups: list[str]) -> list[tuple[str, ...]]:
 
 
 def check_levels(levels: tuple[int, ...], types: tuple[str, ...],
-                 available: tuple[str, ...]) -> None:
-    """Raise ``UserError`` if a requested level has no type in this domain, or a modality slot
-    no available type fills."""
+                 available: tuple[str, ...], reasons: dict[str, str] | None = None) -> None:
+    """Raise ``UserError`` if a requested level has no type in this domain, or no modality
+    slot of it that an available type fills; the message gives the ``reasons`` why each of
+    the level's types is not possible (:class:`hopvista.feasibility.Availability`)."""
     for level in levels:
         groups = slot_groups(level, types, available)
         if not groups:
@@ -64,12 +65,33 @@ def check_levels(levels: tuple[int, ...], types: tuple[str, ...],
                 f"this domain makes no {LEVEL_NAMES[level]} ({level}-hop) statements: none of "
                 f"its statement types ({', '.join(types) or 'none'}) has {level} hops; "
                 "choose other --hops")
-        empty = [g for g, names in groups.items() if not names]
-        if empty:
+        if not any(groups.values()):
+            names = [n for group in types_for(level, types).values() for n in group]
             raise UserError(
                 f"this source cannot make {LEVEL_NAMES[level]} items: no statement of "
-                f"{', '.join(empty)} is possible in its data (possible types: "
-                f"{', '.join(available) or 'none'}); choose other --hops")
+                f"{', '.join(groups)} is possible in its data "
+                f"({why_not(names, reasons or {})}); choose other --hops")
+
+
+def why_not(names: list[str], reasons: dict[str, str]) -> str:
+    """The reasons ``names`` are not possible, types with the same reason together
+    (``"FC, FC+CT: reads text, but texts.jsonl gave no facts; CT+TR: ..."``)."""
+    grouped: dict[str, list[str]] = {}
+    for name in names:
+        grouped.setdefault(reasons.get(name, "not possible in its data"), []).append(name)
+    return "; ".join(f"{', '.join(group)}: {reason}" for reason, group in grouped.items())
+
+
+def missing_slots(levels: tuple[int, ...], types: tuple[str, ...],
+                  available: tuple[str, ...]) -> dict[int, list[str]]:
+    """Per level, the modality slots no available type fills: the plan leaves them out and
+    fills the level's items from its other slots."""
+    out: dict[int, list[str]] = {}
+    for level in levels:
+        empty = [g for g, names in slot_groups(level, types, available).items() if not names]
+        if empty:
+            out[level] = empty
+    return out
 
 
 @dataclass(frozen=True)
@@ -172,7 +194,8 @@ def make_plan(seed: int, count: int, levels: tuple[int, ...], types: tuple[str, 
               defences: bool = True) -> list[PlanEntry]:
     """The plan of a build: a pure function of (seed, count, levels, the domain's types in
     its order, the available ones, whether the defences are on)."""
-    check_levels(levels, types, available if available is not None else types)
+    possible = available if available is not None else types
+    check_levels(levels, types, possible)
     rng = derive(seed, "plan", count, *levels)
     (level_of,) = balanced_split(list(levels), [count], rng)
     members = {lv: [i for i in range(count) if level_of[i] == lv] for lv in levels}
@@ -182,7 +205,7 @@ def make_plan(seed: int, count: int, levels: tuple[int, ...], types: tuple[str, 
     order: dict[int, tuple[str, ...]] = {}
     for lv, answers in zip(levels, answers_by_level, strict=True):
         answer.update(zip(members[lv], answers, strict=True))
-        groups = list(slot_groups(lv, types))
+        groups = [g for g, names in slot_groups(lv, types, possible).items() if names]
         if len(groups) == 1:
             order.update({i: (groups[0],) * 3 for i in members[lv]})
         else:
@@ -191,7 +214,9 @@ def make_plan(seed: int, count: int, levels: tuple[int, ...], types: tuple[str, 
             order.update(zip(members[lv], orders, strict=True))
     chosen_type: dict[tuple[int, int], str] = {}
     for lv in levels:
-        for group, names in slot_groups(lv, types, available).items():
+        for group, names in slot_groups(lv, types, possible).items():
+            if not names:
+                continue  # a slot no possible type fills: no item's order has it
             slots = [(i, s) for i in members[lv] for s in range(3) if order[i][s] == group]
             true = [x for x in slots if x[1] + 1 in answer[x[0]]]
             false = [x for x in slots if x[1] + 1 not in answer[x[0]]]

@@ -65,8 +65,8 @@ class ProxyModels:
                 table_line = fit_line([p[[0, 2, 1, 5, 4, 3]] for p in parts])
                 if table_line is not None:
                     table_lines[(x_key, y_key)] = rounded(table_line)
-        means = {k: float(np.nanmean(m)) for k, m in columns.items()
-                 if not np.all(np.isnan(m))}
+        means = {k: float(f"{float(np.nanmean(m)):.{LINE_DIGITS}g}")
+                 for k, m in columns.items() if not np.all(np.isnan(m))}
         return cls(ChartModel(chart_lines), TableModel(table_lines, means))
 
 
@@ -234,9 +234,15 @@ def impute(models: ProxyModels, item: dict[str, Any], modality: str
                 {p: _pair(models.chart.lines[(chart_key, p)]) for p in predictors})
     if modality == "table":
         hidden = without_table(item)
-        lines = {c["key"]: _pair(models.table.lines[(c["key"], chart_key)])
-                 for c in item["inputs"]["table"]["columns"]
-                 if (c["key"], chart_key) in models.table.lines}
+        lines = {}
+        for column in item["inputs"]["table"]["columns"]:
+            key = column["key"]
+            if (key, chart_key) in models.table.lines:
+                lines[key] = _pair(models.table.lines[(key, chart_key)])
+            elif key in models.table.means:
+                # too few points for a line (a small world): the column's mean stands in,
+                # recorded as the flat line it is, so the reading can be taken again
+                lines[key] = (models.table.means[key], 0.0)
         return [_context(models.table.impute(hidden))], lines
     raise ValueError(f"no proxy stands in for {modality!r}")
 

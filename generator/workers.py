@@ -24,17 +24,17 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, cast
 
 from tqdm import tqdm
 
 from hopvista import heap
 from hopvista.config import BuildConfig
 from hopvista.domain import DomainPack
-from hopvista.feasibility import feasible_types
+from hopvista.feasibility import Availability, probe_types
 from hopvista.item import build_item
 from hopvista.model import Item
-from hopvista.plan import PlanEntry, make_plan
+from hopvista.plan import PlanEntry, check_levels, make_plan
 from hopvista.proxy import ProxyModels
 from hopvista.sources import load_world
 from hopvista.world import World
@@ -225,16 +225,26 @@ def _make(entries: list[PlanEntry]) -> list[Item]:
     return items
 
 
-def plan_build(config: BuildConfig) -> tuple[list[PlanEntry], tuple[str, ...]]:
-    """The build's plan over the statement types its world can make (probed here)."""
+def availability(config: BuildConfig) -> Availability:
+    """The statement types the build's world can make and why not the others (probed once
+    per world)."""
+    pack, world = load_state(config)
+    found = _WORKER.get("available")
+    if found is None:
+        found = _WORKER["available"] = probe_types(world, pack, config.seed)
+    return cast("Availability", found)
+
+
+def plan_build(config: BuildConfig) -> tuple[list[PlanEntry], Availability]:
+    """The build's plan over the statement types its world can make (probed here); a level
+    none of whose modality slots is possible is a ``UserError`` saying why."""
     pack, world = load_state(config)
     if config.defences:
         ProxyModels.of(world)  # fitted once here: forked workers inherit it with the world
-    available = _WORKER.get("available")
-    if available is None:
-        available = _WORKER["available"] = feasible_types(world, pack, config.seed)
-    return make_plan(config.seed, config.count, config.levels, pack.types, available,
-                     defences=config.defences), available
+    found = availability(config)
+    check_levels(config.levels, pack.types, found.available, found.reasons)
+    return make_plan(config.seed, config.count, config.levels, pack.types, found.available,
+                     defences=config.defences), found
 
 
 def _batches(plan: list[PlanEntry], workers: int) -> list[list[PlanEntry]]:

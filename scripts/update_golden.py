@@ -1,12 +1,12 @@
-"""Regenerate the committed golden dataset of the current format (tests/golden/format5).
+"""Regenerate the committed golden dataset of the current format (tests/golden/format6).
 
 Run after a deliberate change of what a build writes (wording, a new field, a new format
 version): ``python scripts/update_golden.py``. ``python scripts/update_golden.py --check``
 rebuilds it in a temporary folder and lists the files that would change (exit code 1 if any)
 without touching the golden. The golden's command is :data:`COMMAND`;
 tests/test_golden.py rebuilds it and compares bytes, so drift is never silent.
-tests/golden/format2, format3 and format4 are never regenerated: each is what its format's code
-wrote, and stays as an input of the migration tests.
+tests/golden/format2 to format5 are never regenerated: each is what its format's code wrote,
+and stays as an input of the migration tests.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = ROOT / "tests" / "golden" / "format5"
+GOLDEN = ROOT / "tests" / "golden" / "format6"
 COMMAND = ["build", "financial", "--hops", "1-3", "-n", "6", "--seed", "7", "--no-images"]
 """``gen`` arguments of the golden dataset (without ``--out``)."""
 

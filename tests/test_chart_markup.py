@@ -34,7 +34,7 @@ from tests.test_render_chart import (
     style_for,
 )
 
-GOLDEN = Path(__file__).parent / "golden" / "format5" / "items.jsonl"
+GOLDEN = Path(__file__).parent / "golden" / "format6" / "items.jsonl"
 MARGIN = 1
 """Pixels a change may lie outside the recorded box (none was ever needed)."""
 

@@ -17,7 +17,7 @@ from hopvista.cli.main import main
 from hopvista.model import FORMAT_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = ROOT / "tests" / "golden" / "format5"
+GOLDEN = ROOT / "tests" / "golden" / "format6"
 STABLE_MANIFEST_FIELDS = ("format", "format_version", "config", "source", "seed", "render",
                           "counts", "shares")
 STABLE_FILES = ("items.jsonl", "README.md")

@@ -28,7 +28,7 @@ from hopvista.model import ITEM_KINDS, Item, load
 from hopvista.models import Prompt, PromptImage
 from tests.conftest import build_dataset
 
-GOLDEN = Path(__file__).parent / "golden" / "format5"
+GOLDEN = Path(__file__).parent / "golden" / "format6"
 """A small dataset without images (text-only settings), read only."""
 
 

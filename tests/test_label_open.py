@@ -264,7 +264,7 @@ def _golden_trend_pair(tmp_path: Path) -> tuple[Dataset, list[dict[str, Any]], i
     """A copy of the current golden to forge, its items, and (item, statement) of its first
     CT+TR statement."""
     ds = Dataset(tmp_path / "ds")
-    shutil.copytree(ROOT / "tests" / "golden" / "format5", ds.root)
+    shutil.copytree(ROOT / "tests" / "golden" / "format6", ds.root)
     items = ds.items()
     i, n = next((i, n) for i, item in enumerate(items) for n, s in enumerate(item["statements"])
                 if s["type"] == "CT+TR")
@@ -413,7 +413,7 @@ def test_verify_rejects_a_false_fused_fact_claim_that_one_entity_states(
     Forged to attribute a fact one other entity states (what format 4 did), consistently
     (text, distractor), it is refuted by a modality it does not need, and verify says so."""
     ds = Dataset(tmp_path / "ds")
-    shutil.copytree(ROOT / "tests" / "golden" / "format5", ds.root)
+    shutil.copytree(ROOT / "tests" / "golden" / "format6", ds.root)
     items = ds.items()
     i, n = next((i, n) for i, item in enumerate(items) for n, s in enumerate(item["statements"])
                 if s["type"] in SHARED_FACT_TYPES and not s["label"])

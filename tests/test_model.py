@@ -25,6 +25,7 @@ FORMAT2 = GOLDEN / "format2"
 FORMAT3 = GOLDEN / "format3"
 FORMAT4 = GOLDEN / "format4"
 FORMAT5 = GOLDEN / "format5"
+FORMAT6 = GOLDEN / "format6"
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
@@ -73,8 +74,16 @@ def test_format4_golden_loads_through_the_migration() -> None:
         assert item.model_dump(mode="json") == old
 
 
+def test_format5_golden_loads_through_the_migration() -> None:
+    dataset = hopvista.load(FORMAT5)
+    assert dataset.format_version == 5 and dataset.manifest.format_version == FORMAT_VERSION
+    assert dataset.manifest.migrated_from == 5  # type: ignore[attr-defined]
+    for item, old in zip(dataset, _lines(FORMAT5), strict=True):
+        assert item.model_dump(mode="json") == old
+
+
 def test_every_golden_verifies(capsys: pytest.CaptureFixture[str]) -> None:
-    for root in (FORMAT2, FORMAT3, FORMAT4, FORMAT5):
+    for root in (FORMAT2, FORMAT3, FORMAT4, FORMAT5, FORMAT6):
         checked, problems = verify_dataset(root)
         assert (checked, problems) == (6, []), root
     assert main(["verify", str(FORMAT2)]) == 0
@@ -84,8 +93,8 @@ def test_every_golden_verifies(capsys: pytest.CaptureFixture[str]) -> None:
 def test_current_golden_lines_are_the_model_dumped() -> None:
     """Each line is exactly ``json.dumps(item.model_dump(mode="json"))`` of its typed item, so
     loading and writing back changes no byte."""
-    raw = (FORMAT5 / "items.jsonl").read_bytes().splitlines()
-    for line, item in zip(raw, load(FORMAT5), strict=True):
+    raw = (FORMAT6 / "items.jsonl").read_bytes().splitlines()
+    for line, item in zip(raw, load(FORMAT6), strict=True):
         dumped = json.dumps(item.model_dump(mode="json"), ensure_ascii=False,
                             separators=(",", ":"))
         assert dumped.encode() == line
@@ -97,27 +106,27 @@ def test_the_published_schema_accepts_the_golden_items(capsys: pytest.CaptureFix
     assert main(["schema"]) == 0
     schema = json.loads(capsys.readouterr().out)
     assert schema["title"] == "Item"
-    for item in _lines(FORMAT5):
+    for item in _lines(FORMAT6):
         jsonschema.validate(item, schema)
-    broken = _lines(FORMAT5)[0]
+    broken = _lines(FORMAT6)[0]
     broken["images"] = ["images/x.png"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
     assert main(["schema", "--dataset"]) == 0
     manifest_schema = json.loads(capsys.readouterr().out)
-    jsonschema.validate(json.loads((FORMAT5 / "manifest.json").read_text()), manifest_schema)
+    jsonschema.validate(json.loads((FORMAT6 / "manifest.json").read_text()), manifest_schema)
 
 
 def test_golden_parquet_has_images_by_role() -> None:
     import pyarrow.parquet as pq
 
-    table = pq.read_table(FORMAT5 / "data" / "test-00000-of-00001.parquet")
+    table = pq.read_table(FORMAT6 / "data" / "test-00000-of-00001.parquet")
     assert {"images", "image_roles", "variant", "answer", "answer_type"} <= set(
         table.column_names)
     assert "table_image" not in table.column_names
     rows = table.to_pylist()
     assert [r["answer"] for r in rows] == [", ".join(map(str, i["answer"])) or "none"
-                                           for i in _lines(FORMAT5)]
+                                           for i in _lines(FORMAT6)]
 
 
 # -- migration ----------------------------------------------------------------------------------
@@ -161,7 +170,7 @@ def test_migration_needs_the_image_hash() -> None:
 
 def test_load_reads_one_item_without_reading_the_rest(tmp_path: Path) -> None:
     root = tmp_path / "ds"
-    shutil.copytree(FORMAT5, root)
+    shutil.copytree(FORMAT6, root)
     lines = (root / "items.jsonl").read_bytes().splitlines(keepends=True)
     many = lines * 200  # 1,200 items, ~15 MB
     (root / "items.jsonl").write_bytes(b"".join(many) + b"{broken\n")

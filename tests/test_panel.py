@@ -16,7 +16,7 @@ from hopvista.errors import UserError
 from hopvista.instance import needle_occurs
 from hopvista.sources import SourceOptions
 from hopvista.sources.panel.loader import load_panel
-from hopvista.sources.panel.pack import panel_pack
+from hopvista.sources.panel.pack import header_nouns, panel_pack
 from hopvista.sources.panel.stated import columns_stated
 from hopvista.sources.panel.table import read_panel, slug_key
 from hopvista.sources.panel.texts import read_texts
@@ -191,7 +191,7 @@ def test_defaults_without_domain_yaml(tmp_path: Path) -> None:
     spec = pack.spec
     assert pack.name == "panel" and spec.title == "Panel data: clubs"
     assert (spec.entity.singular, spec.entity.plural, spec.entity.label) == (
-        "entity", "entities", "Club")
+        "club", "clubs", "Club")  # the nouns read off the entity column's header
     assert spec.period is not None and spec.period.name == "Season"
     assert spec.documents is True
     assert [(c.key, c.label, c.precision, c.unit) for c in spec.columns] == [
@@ -208,8 +208,9 @@ def test_defaults_without_domain_yaml(tmp_path: Path) -> None:
     riverton = world.chunks["riverton-fc"][0]
     assert riverton.id == "riverton-fc-text-1"
     claims = {f.claim for f in riverton.facts}
-    # "The club plays ..." is not about the entity until the domain's nouns say "club"
-    assert claims == {"was founded in 1898", "won the Northern Cup in 1954"}
+    # "The club plays ...": the header "Club" makes "the club" the entity
+    assert claims == {"was founded in 1898", "won the Northern Cup in 1954",
+                      "plays its home games at Millbrook Park, which holds 24,500 spectators"}
     for fact in (f for chunks in world.chunks.values() for c in chunks for f in c.facts):
         assert needle_occurs(fact.needle, fact.sentence) and fact.sentence in \
             next(c.text for c in world.chunks[fact.entity] if c.id == fact.chunk)
@@ -224,7 +225,7 @@ def test_no_texts_no_documents_and_no_period_axis(tmp_path: Path) -> None:
     folder = write_folder(tmp_path, once)
     pack = panel_pack(resolve_pack("panel"), SourceOptions(data=folder))
     assert pack.spec.period is None and pack.spec.documents is False
-    assert set(pack.types) == {"CT", "RK"}
+    assert set(pack.types) == {"CT", "RK", "CT+RK", "AR+RK"}  # the pairs rank among entities
     assert "in {{ period }}" not in " ".join(pack.words.forms["CT"])
     world = load_panel(pack, 0, SourceOptions(data=folder))
     assert world.periods == [0] and not world.period_axis and world.chunks == {}
@@ -349,5 +350,34 @@ def test_panel_without_period_column_builds_and_verifies(tmp_path: Path) -> None
     assert checked.returncode == 0, checked.stdout + checked.stderr
     items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
     types = {s["type"] for item in items for s in item["statements"]}
-    assert types <= {"FC", "CT", "RK", "FC+CT", "FC+RK"}
+    assert types <= {"FC", "CT", "RK", "FC+CT", "FC+RK", "CT+RK", "AR+RK"}
     assert "2023" not in " ".join(s["text"] for item in items for s in item["statements"])
+
+
+def test_numbers_as_people_write_them(tmp_path: Path) -> None:
+    csv = ('Club,Season,Crowd,Wage Bill,Win Rate,Points\n'
+           'A,2019,"24,481",$40.5,55.5%,61\nA,2020,"1,024",$41.25,60%,66\n'
+           'B,2019,900,$12,40.0%,48\nB,2020,"12,000",$13.5,45%,45\n'
+           'C,2019,3000,$7,30%,50\nC,2020,3100,$8,35%,52\n')
+    panel = read_panel(write_folder(tmp_path, csv) / "panel.csv")
+    assert panel.values["a"]["crowd"] == [Decimal(24481), Decimal(1024)]
+    assert panel.values["a"]["wage_bill"] == [Decimal("40.5"), Decimal("41.25")]
+    assert panel.values["b"]["win_rate"] == [Decimal("40.0"), Decimal(45)]
+    assert [(c.key, c.precision, c.unit) for c in panel.columns] == [
+        ("crowd", 0, ""), ("wage_bill", 2, "$"), ("win_rate", 1, "%"), ("points", 0, "")]
+    pack = panel_pack(resolve_pack("panel"), SourceOptions(data=tmp_path))
+    assert {c.key: c.unit for c in pack.spec.columns}["win_rate"] == "%"
+    bad = csv.replace("$40.5", "$40.5%")
+    message = error_of(read_panel, write_folder(tmp_path / "bad", bad) / "panel.csv")
+    assert ":2:" in message and "'$40.5%' is not a number" in message
+
+
+@pytest.mark.parametrize(("header", "nouns"), [
+    ("Club", ("club", "clubs")), ("Hospital", ("hospital", "hospitals")),
+    ("City", ("city", "cities")), ("Alloy", ("alloy", "alloys")),
+    ("Club Name", ("club", "clubs")), ("Country", ("country", "countries")),
+    ("Name", None), ("ID", None), ("Clubs", None), ("Port of call", None), ("Café", None),
+])
+def test_entity_nouns_from_the_header(header: str, nouns: tuple[str, str] | None) -> None:
+    found = header_nouns(header)
+    assert (found and (found["singular"], found["plural"])) == (nouns or {})

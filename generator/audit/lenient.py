@@ -80,6 +80,8 @@ def lenient_pick(node: Node, ctx: Context) -> frozenset[str]:
         return _and_pick(node, ctx)
     if op == "rk_when":
         return _rank_when_pick(node, ctx)
+    if op == "rk_among":
+        return _rank_among_pick(node, ctx)
     return select(node, ctx)
 
 
@@ -150,3 +152,27 @@ def _condition_years(node: Node, ctx: Context) -> list[int]:
         if compare(value, when["cmp"], threshold):
             years.append(y)
     return years
+
+
+def _rank_among_pick(node: Node, ctx: Context) -> frozenset[str]:
+    """The winner on the chart among the entities whose condition holds, by the imputed
+    values with no margin and none of rk_among's presuppositions; when the condition holds
+    for none, the entity closest to meeting it."""
+    (year,) = ctx.years
+    among = node["among"]
+    threshold = program_number(among["threshold"])
+    values = {}
+    for e in ctx.entities:
+        value = Decimal(0)
+        for term in among["terms"]:
+            value = apply_sign(value, term["sign"], ctx.cell(e, term["column"], year))
+        values[e] = value
+    above = among["cmp"] == ">"
+    members = [e for e in ctx.entities if (values[e] > threshold if above
+                                           else values[e] < threshold)]
+    if not members:
+        gaps = {e: abs(values[e] - threshold) for e in ctx.entities}
+        return frozenset([min(gaps, key=lambda e: (gaps[e], e))])
+    scores = {e: ctx.point(e, node["column"], year) for e in members}
+    pick = max if node["order"] == "max" else min
+    return frozenset([pick(scores, key=lambda e: (scores[e], e))])

@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from hopvista.cli.arguments import seed_int, years
 from hopvista.domain import builtin_pack_names, resolve_pack
+from hopvista.errors import UserError
 from hopvista.sources import SOURCES
 from hopvista.statements.registry import STATEMENT_TYPES
 
@@ -16,11 +18,27 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("list", help="list domains, sources, statement types, variants, "
                                            "perturbations, import formats, themes and pages",
                               description=__doc__)
+    p.add_argument("--domain", default=None, metavar="DOMAIN",
+                   help="list only the statement types, each with whether DOMAIN (a built-in "
+                        "name or a pack folder, with --data) can make it and why not")
+    p.add_argument("--source", default=None, help="with --domain: the data source")
+    p.add_argument("--data", default=None, metavar="DIR",
+                   help="with --domain: the data folder (panel: panel.csv [+ texts.jsonl])")
+    p.add_argument("--years", type=years, default=None, metavar="FIRST-LAST",
+                   help="with --domain: the window of periods")
+    p.add_argument("--seed", type=seed_int, default=0,
+                   help="with --domain: the seed the probe draws with (default 0)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the catalogue."""
+    """Print the catalogue, or with ``--domain`` the types that domain's data can make."""
+    if args.domain is not None:
+        return _domain_types(args)
+    for option, given in (("--source", args.source), ("--data", args.data),
+                          ("--years", args.years)):
+        if given is not None:
+            raise UserError(f"{option} applies with --domain")
     print("domains:")
     for name in builtin_pack_names():
         print(f"  {name:<12} {resolve_pack(name).spec.title}")
@@ -34,6 +52,20 @@ def run(args: argparse.Namespace) -> int:
               f"{needs:<17} from {kind.origin}")
     _markup_catalogue()
     _augment_catalogue()
+    return 0
+
+
+def _domain_types(args: argparse.Namespace) -> int:
+    """Each statement type with "yes" or why the domain's data cannot make it."""
+    from hopvista.api import statement_types
+
+    found = statement_types(args.domain, source=args.source, data=args.data,
+                            years=args.years, seed=args.seed)
+    print(f"statement types of {args.domain}"
+          f"{f' with --data {args.data}' if args.data else ''}:")
+    for name, reason in found.items():
+        kind = STATEMENT_TYPES.get(name)
+        print(f"  {name:<10} {kind.hops} hop(s)  {'yes' if reason is None else 'no: ' + reason}")
     return 0
 
 

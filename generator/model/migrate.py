@@ -29,6 +29,11 @@ Steps:
     statements, too, keep their label open with any one modality withheld (docs/format.md,
     section 3.8). ``gen verify`` holds format-4 items to format 4's rules. Manifest:
     ``format_version`` 5.
+
+``5 → 6``
+    Items are unchanged: format 6 adds the ``rk_among`` op (CT+RK and AR+RK of a domain
+    without a period axis: a table condition restricts the entities, the chart ranks among
+    them), which no format-5 item holds. Manifest: ``format_version`` 6.
 """
 
 from __future__ import annotations
@@ -97,6 +102,11 @@ def _manifest_4_to_5(manifest: Json) -> Json:
             "migrated_from": manifest.get("migrated_from", manifest.get("format_version"))}
 
 
+def _manifest_5_to_6(manifest: Json) -> Json:
+    return {**manifest, "format_version": 6,
+            "migrated_from": manifest.get("migrated_from", manifest.get("format_version"))}
+
+
 def _item_unchanged(item: Json, manifest: Json) -> Json:
     return item
 
@@ -105,6 +115,7 @@ STEPS: dict[int, tuple[Callable[[Json], Json], Callable[[Json, Json], Json]]] = 
     2: (_manifest_2_to_3, _item_2_to_3),
     3: (_manifest_3_to_4, _item_unchanged),
     4: (_manifest_4_to_5, _item_unchanged),
+    5: (_manifest_5_to_6, _item_unchanged),
 }
 """``version: (manifest step, item step)`` to ``version + 1``."""
 

@@ -13,7 +13,12 @@ with text among its modalities. ``variables`` are the wording variables the sele
 (besides ``noun``, ``singular``, ``plural`` and the claim's ``entity`` or ``fact``);
 ``operators`` are the program operators its nodes use, which the independent verifier must
 know (``hopvista.verify.operators``). ``min_periods`` says how many periods an instance needs
-(a trend needs two, so a domain without a period axis cannot have it); ``trend_pair`` asks
+(a trend needs two, so a domain without a period axis cannot have it); ``one_period`` gives a
+type that reads periods a shape of its own on an instance of one period (no period axis), and
+the wording variables that shape fills: CT+RK and AR+RK rank among the entities a table
+condition restricts (``rk_among``) instead of over the periods when it holds (``rk_when``), so
+they are made with or without periods (:attr:`StatementType.min_periods` is then 1, and
+:attr:`StatementType.periods_read` keeps ``min_periods``); ``trend_pair`` asks
 the instance sampler for the guided draw that all-period trend pairs need. ``claim`` is the
 type's own claim: ``"entity"`` ("the {noun} with ... is {entity}": the selector picks exactly
 one entity, and it is the one named) or ``"only"`` ("{entity} is the only {noun} with ...":
@@ -73,12 +78,34 @@ class StatementType:
     """``"entity"``, ``"only"`` or ``"fact"`` (the FC + X forms)."""
     operators: tuple[str, ...] = ()
     min_periods: int = 1
+    """Periods an instance needs for the type to be made (1 for a type with a one-period
+    shape, :attr:`one_period_variables`)."""
     trend_pair: bool = False
     shared_facts: bool = False
     """Whether the type's fact claims name facts several entities state (``Instance.shared``):
     what a fused pair of selectors needs for a false statement to stay open with each
     modality withheld (:mod:`hopvista.statements.openness`)."""
     origin: str = ""
+    one_period_variables: tuple[str, ...] | None = None
+    """The wording variables of its statements on an instance of one period, where its
+    selector makes another shape (CT+RK, AR+RK: ``rk_among``, docs/format.md, 3.4); ``None``:
+    :attr:`variables` whatever the periods."""
+    several_periods: int | None = None
+    """Periods its shape for several periods needs, where a one-period shape lowers
+    :attr:`min_periods` (CT+RK, AR+RK: 2); see :attr:`periods_read`."""
+
+    @property
+    def periods_read(self) -> int:
+        """How many periods its statements read at least on an instance of several periods:
+        the order in which the instance screen takes slots (:func:`hopvista.item._screened`).
+        :attr:`min_periods`, but for a type with a one-period shape, that of its other one."""
+        return self.several_periods if self.several_periods is not None else self.min_periods
+
+    def variables_for(self, periods: int) -> tuple[str, ...]:
+        """The wording variables of its statements on an instance of ``periods`` periods."""
+        if periods == 1 and self.one_period_variables is not None:
+            return self.one_period_variables
+        return self.variables
 
     @property
     def needs_documents(self) -> bool:
@@ -103,27 +130,37 @@ def selector(name: str, *, modalities: tuple[str, ...], variables: tuple[str, ..
              operators: tuple[str, ...], hops: int = 1, min_periods: int = 1,
              trend_pair: bool = False, fact_form: bool = True,
              claims_entity: bool = True, claim: str = "entity",
-             shared_fact_form: bool = False) -> Callable[[Selector], Selector]:
+             shared_fact_form: bool = False,
+             one_period: tuple[str, ...] | None = None) -> Callable[[Selector], Selector]:
     """Register the selector type ``name`` (and its ``FC+name`` form) for the decorated
     selector factory; see the module docstring. ``shared_fact_form``: the ``FC+name`` form
     claims facts several entities state (:attr:`StatementType.shared_facts`), as a fused
-    pair of selectors needs."""
+    pair of selectors needs. ``one_period``: the wording variables the selector fills on an
+    instance of one period, where it makes another shape (``operators`` lists both shapes'
+    operators); the type then needs ``min_periods`` periods, or one."""
     if claim not in CLAIMS:
         raise ValueError(f"statement type {name}: claim must be one of {CLAIMS}, not {claim!r}")
+    needs = 1 if one_period is not None else min_periods
+    several = min_periods if one_period is not None else None
 
     def register(select: Selector) -> Selector:
         origin = getattr(select, "__module__", "")
         own_vars = (*variables, "entity") if claims_entity else tuple(variables)
+        own_one = None if one_period is None else \
+            (*one_period, "entity") if claims_entity else tuple(one_period)
         STATEMENT_TYPES.register(name, StatementType(
             name=name, hops=hops, modalities=_canonical(modalities), variables=own_vars,
-            select=select, operators=operators, min_periods=min_periods,
-            trend_pair=trend_pair, origin=origin, claim=claim))
+            select=select, operators=operators, min_periods=needs,
+            trend_pair=trend_pair, origin=origin, claim=claim,
+            one_period_variables=own_one, several_periods=several))
         if fact_form:
             STATEMENT_TYPES.register(f"FC+{name}", StatementType(
                 name=f"FC+{name}", hops=hops + 1, modalities=_canonical(("text", *modalities)),
                 variables=(*variables, "fact"), select=select, with_fact=True, claim="fact",
-                operators=(*operators, "fact"), min_periods=min_periods,
-                trend_pair=trend_pair, shared_facts=shared_fact_form, origin=origin))
+                operators=(*operators, "fact"), min_periods=needs,
+                trend_pair=trend_pair, shared_facts=shared_fact_form, origin=origin,
+                one_period_variables=None if one_period is None else (*one_period, "fact"),
+                several_periods=several))
         return select
 
     return register

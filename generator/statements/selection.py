@@ -33,7 +33,9 @@ class Selection:
     words: dict[str, str]
     modalities: frozenset[str]
     meta: dict[str, Any] = field(default_factory=dict)
-    """Extra facts of a selection: ``fact`` (the Fact an FC hop reads)."""
+    """Extra facts of a selection: ``fact`` (the Fact an FC hop reads); ``claim_first`` (a
+    key: an entity claim on it is drawn before the label, among the (entity, key) pairs some
+    selection makes true and another false: ``hopvista.statements.types._entity_first``)."""
     withheld: dict[str, Bounds] = field(default_factory=dict)
     """What the selector may pick when one modality is withheld, where the default (anything
     when it reads that modality, else ``picked``) is too coarse: modality → ``(must, may)``,

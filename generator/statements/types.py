@@ -83,6 +83,42 @@ def _selection_first(kind: StatementType, selections: Iterator[Selection], insta
                                     selection.words | {"entity": instance.name(owner)}, needle)
 
 
+def _entity_first(kind: StatementType, selections: list[Selection], instance: Instance,
+                  rng: np.random.Generator, truth: bool, used: set[str]) -> Iterator[Option]:
+    """Entity claims drawn before the label is met, for selections that ask for it
+    (``meta["claim_first"]``, a key such as the ranking's order): among the ``selections``,
+    the (entity, key) pairs that one selection makes true and another false (each keeping the
+    label open with any one modality withheld), in random order, and for each the selections
+    that give it the label ``truth``. Pairs open to one label only are never claimed.
+
+    A ranking among the entities a condition picks (``rk_among``) names its winner when true
+    and an entity below it when false: drawn after the selection, the claimed entity's place
+    on the chart would tell the label (the second of all, say, is the winner of any set that
+    leaves out the first, and is never claimed falsely), and so would the size of the set
+    on the table. Drawn first among the entities some selection makes true and another
+    false, with the ranking's order and the set's size as the key, the same entities and
+    sizes qualify for either label and are tried in the same order."""
+    everyone = frozenset(instance.ids)
+    pool = [s for s in selections if len(s.picked) == 1 and repr(s.node) not in used]
+    fits: dict[tuple[str, Any], tuple[list[Selection], list[Selection]]] = {}
+    for selection in pool:
+        key = selection.meta["claim_first"]
+        for entity in instance.ids:
+            if not stays_open(selection, everyone, frozenset({entity})):
+                continue
+            true_for, false_for = fits.setdefault((entity, key), ([], []))
+            (true_for if selection.picked == {entity} else false_for).append(selection)
+    either = [pair for pair, (t, f) in fits.items() if t and f]
+    for k in rng.permutation(len(either)):
+        entity, _ = either[int(k)]
+        true_for, false_for = fits[either[int(k)]]
+        mine = true_for if truth else false_for
+        for j in rng.permutation(len(mine)):
+            selection = mine[int(j)]
+            yield selection, _Claim(entity, {kind.claim: entity},
+                                    selection.words | {"entity": instance.name(entity)}, None)
+
+
 def _fact_first(kind: StatementType, selections: Iterator[Selection], instance: Instance,
                 rng: np.random.Generator, truth: bool, used: set[str],
                 limit: int) -> Iterator[Option]:
@@ -154,7 +190,14 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
     if kind.with_fact:
         options = _fact_first(kind, selections, instance, rng, truth, used, max_candidates)
     else:
-        options = _selection_first(kind, selections, instance, rng, truth, used, max_candidates)
+        first = next(selections, None)
+        rest = itertools.chain([] if first is None else [first], selections)
+        if first is not None and "claim_first" in first.meta:
+            options = _entity_first(kind, list(itertools.islice(rest, max_candidates)),
+                                    instance, rng, truth, used)
+        else:
+            options = _selection_first(kind, rest, instance, rng, truth, used,
+                                       max_candidates)
     for selection, option in options:
         program = {"select": selection.node, "claim": option.claim}
         proxy = _proxy_readings(reader, kind.modalities, program, truth, wants)

@@ -239,6 +239,115 @@ def _rk_when(node: Node, ctx: Context) -> frozenset[str]:
     return frozenset(per_year)
 
 
+def _one_period(ctx: Context) -> int:
+    """The one period of an item without a period axis (``rk_among`` reads no other)."""
+    if len(ctx.years) != 1:
+        raise Undecidable(f"rk_among reads an item of one period, not {len(ctx.years)}")
+    return ctx.years[0]
+
+
+def _members(node: Node, ctx: Context) -> frozenset[str]:
+    """The entities meeting ``among`` in the one period (every entity without it); strict:
+    any entity's value on the threshold is Undecidable."""
+    year = _one_period(ctx)
+    among = node.get("among")
+    if among is None:
+        return frozenset(ctx.entities)
+    t = program_number(among["threshold"])
+    met = []
+    for e in ctx.entities:
+        value = Decimal(0)
+        for term in among["terms"]:
+            value = apply_sign(value, term["sign"], ctx.cell(e, term["column"], year))
+        if compare(value, among["cmp"], t):
+            met.append(e)
+    return frozenset(met)
+
+
+def _clear_top(ctx: Context, scores: dict[str, Decimal], order: str) -> str | None:
+    """The clear winner of ``scores`` (3.3), or ``None`` when the top two are too close."""
+    try:
+        return best(ctx, scores, order, ctx.rank_gap)
+    except Undecidable:
+        return None
+
+
+def _rk_among_cells(node: Node, view: View) -> set[Cell]:
+    cells = _chart_cells(node, view, view.chart_years)
+    among = node.get("among")
+    if among is not None:
+        cells |= {("table", e, t["column"], y) for e in view.ids for t in among["terms"]
+                  for y in view.years}
+    return cells
+
+
+def _rk_among_references(node: Node, view: View) -> list[str]:
+    problems = _chart_column(node, view)
+    if any(t["column"] not in view.table_columns for t in node["among"]["terms"]):
+        problems.append("condition reads a column that is not a table column")
+    return problems
+
+
+def _rk_among_variables(node: Node, view: View) -> dict[str, str]:
+    terms = node["among"]["terms"]
+    out = {"cond_column": view.label(terms[0]["column"]),
+           "rank_column": view.label(node["column"]),
+           "threshold": shown_number(node["among"]["threshold"])}
+    if len(terms) > 1:
+        out["cond_column2"] = view.label(terms[1]["column"])
+    return out
+
+
+def _rk_among_bounds(node: Node, ctx: Context, hidden: str) -> Bounds:
+    """Without the chart, the set S meeting the condition is known and its winner is not:
+    any member of S, when S holds two or more entities but not all (with all of them, the
+    winner of S is the winner of all, which rk_among does not pick). Without the table, S
+    is unknown (a completion can make any set meet the condition): any entity that clearly
+    beats some other one on the chart (S = the two of them) and is not the clear winner of
+    all. None for certain either way."""
+    none: frozenset[str] = frozenset()
+    if hidden == "chart":
+        members = _members(node, ctx)
+        if len(members) < 2 or members == frozenset(ctx.entities):
+            return none, none
+        return none, members
+    if hidden == "table":
+        if node.get("among") is None:
+            return none, none
+        year = _one_period(ctx)
+        scores = {e: ctx.point(e, node["column"], year) for e in ctx.entities}
+        top = _clear_top(ctx, scores, node["order"])
+        sign = Decimal(1) if node["order"] == "max" else Decimal(-1)
+        may = frozenset(e for e in ctx.entities if e != top and any(
+            sign * (scores[e] - scores[f]) >= ctx.rank_gap and scores[e] != scores[f]
+            for f in ctx.entities if f != e))
+        return none, may
+    picked = _rk_among(node, ctx)
+    return picked, picked
+
+
+@operator("rk_among", ("table", "chart"), cells=_rk_among_cells,
+          references=_rk_among_references, variables=_rk_among_variables,
+          bounds=_rk_among_bounds, hop_paths=lambda n, path: [(*path, "among"), path])
+def _rk_among(node: Node, ctx: Context) -> frozenset[str]:
+    """CT+RK / AR+RK without a period axis: among the entities whose condition holds (two or
+    more), the clear winner on the chart, provided it is not the clear winner among all the
+    entities (the condition must change the winner). Without ``among`` (its hop dropped) the
+    ranking is over every entity, which that rule makes Undecidable."""
+    members = _members(node, ctx)
+    if len(members) < 2:
+        raise Undecidable(f"{len(members)} entities meet the condition; a ranking among "
+                          "them needs two or more")
+    year = _one_period(ctx)
+    scores = {e: ctx.point(e, node["column"], year) for e in ctx.entities}
+    winner = best(ctx, {e: scores[e] for e in ctx.entities if e in members}, node["order"],
+                  ctx.rank_gap)
+    if _clear_top(ctx, scores, node["order"]) == winner:
+        raise Undecidable("the winner among the entities meeting the condition is the clear "
+                          "winner among all of them: the condition changes nothing")
+    return frozenset({winner})
+
+
 @operator("fact", ("text",),
           cells=lambda n, v: {("text", e, chunk) for e, chunk in v.texts.items()})
 def _fact(node: Node, ctx: Context) -> frozenset[str]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hopvista.derivation import derivation
+from hopvista.derivation import Relation, derivation
 from hopvista.domain import Identity, derivable_closure
+from hopvista.stated_numbers import stated_values
 from hopvista.verify.executor import (
     Context,
     Undecidable,
@@ -136,7 +137,8 @@ def readable_without(program: dict[str, Any], ctx: Context) -> list[str]:
 def check_chart_needed(item: dict[str, Any], identities: list[Identity],
                        related: list[list[str]] | None = None) -> list[str]:
     """The chart column cannot be derived from the table (by an identity, a related column of
-    the pack, or the data shown), and no text states its values."""
+    the pack, or a linear relation the data shown obey: :func:`hopvista.derivation.derivation`),
+    and no text states its values (as numbers: :mod:`hopvista.stated_numbers`)."""
     chart = item["inputs"]["chart"]
     column = chart["column"]["key"]
     table = {c["key"] for c in item["inputs"]["table"]["columns"]}
@@ -147,22 +149,47 @@ def check_chart_needed(item: dict[str, Any], identities: list[Identity],
         if column in group and table & set(group) - {column}:
             problems.append(f"chart column {column!r} is related to table column(s) "
                             f"{sorted(table & set(group) - {column})} (pack 'related')")
-    rows = item["inputs"]["table"]["rows"]
-    entities = [s["entity"] for s in chart["series"]]
-    target = [parse_number(v) for s in chart["series"] for v in s["values"]]
-    shown_columns = {c: [parse_number(r["values"][c]) for e in entities
-                         for r in rows if r["entity"] == e and r["year"] in chart["years"]]
-                     for c in table}
-    found = derivation(target, shown_columns, chart["column"]["precision"])
-    if found is not None:
-        formula = " ".join(f"{'+' if s > 0 else '-'} {c}" for s, c in found)
-        problems.append(f"chart column {column!r} equals {formula} in the data shown")
-    shown = {v for s in chart["series"] for v in s["values"] if abs(parse_number(v)) >= 10}
+    precision = chart["column"]["precision"]
+    relation = _shown_relation(item)
+    if relation is not None:
+        problems.append(f"chart column {column!r} follows from the table in the data shown: "
+                        f"{relation.formula(column)} (within rounding)")
+    shown = {parse_number(v): v for s in chart["series"] for v in s["values"]}
     for text in item["inputs"]["text"]:
-        stated = sorted(v for v in shown if v in text["text"])
+        stated = sorted(shown[v] for v in stated_values(text["text"], shown, precision))
         if stated:
             problems.append(f"text chunk {text['chunk']} states chart values {stated}")
     return problems
+
+
+def _shown_relation(item: dict[str, Any]) -> Relation | None:
+    """The linear relation by which the table's columns give the chart in the rows the chart
+    shows, if any; none where a chart cell has no table row or a series is not one value a
+    year (the consistency check reports those). A column's precision is the one it
+    declares, else the decimals it shows."""
+    chart = item["inputs"]["chart"]
+    table = item["inputs"]["table"]
+    rows = {(r["entity"], r["year"]): r["values"] for r in table["rows"]}
+    if any(len(s["values"]) != len(chart["years"]) for s in chart["series"]):
+        return None
+    cells = [(s["entity"], year, value) for s in chart["series"]
+             for year, value in zip(chart["years"], s["values"], strict=True)]
+    if any((entity, year) not in rows for entity, year, _ in cells):
+        return None
+    target = [parse_number(value) for _, _, value in cells]
+    columns = {c["key"]: [parse_number(rows[(entity, year)][c["key"]])
+                          for entity, year, _ in cells] for c in table["columns"]}
+    places = {c["key"]: c["precision"] if isinstance(c.get("precision"), int)
+              else max(_decimals(rows[(entity, year)][c["key"]]) for entity, year, _ in cells)
+              for c in table["columns"]}
+    return derivation(target, columns, chart["column"]["precision"], places,
+                      [entity for entity, _, _ in cells])
+
+
+def _decimals(text: str) -> int:
+    """How many decimals a displayed number shows."""
+    _, point, fraction = str(text).partition(".")
+    return len(fraction) if point else 0
 
 
 def related_groups(config: dict[str, Any]) -> list[list[str]]:

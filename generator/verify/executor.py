@@ -285,9 +285,14 @@ def hops(program: Program) -> list[Path_]:
     return found
 
 
+#: Fields of a node that are a hop of their own, a condition: dropping one deletes the field
+#: (``rk_when`` then ranks over every period, ``rk_among`` among every entity).
+CONDITION_FIELDS = ("when", "among")
+
+
 def drop(program: Program, path: Path_) -> Program:
-    """The program without one hop: a selector becomes 'any entity', a condition 'every year',
-    a fact claim nothing."""
+    """The program without one hop: a selector becomes 'any entity', a condition
+    (:data:`CONDITION_FIELDS`) is deleted, a fact claim claims nothing."""
     result = copy.deepcopy(program)
     if path == ("claim",):
         result["claim"] = None
@@ -295,8 +300,8 @@ def drop(program: Program, path: Path_) -> Program:
     parent: Any = result
     for key in path[:-1]:
         parent = parent[key]
-    if path[-1] == "when":
-        del parent["when"]
+    if path[-1] in CONDITION_FIELDS:
+        del parent[path[-1]]
     else:
         parent[path[-1]] = {"op": "any"}
     return result

@@ -25,18 +25,22 @@ DIRECTIONS = ("increasing", "decreasing")
 #: Longest number text accepted (a displayed value or a program's decimal).
 MAX_NUMBER_CHARS = 40
 _DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
-#: Selector node(s) of each selector type: an op, or ("and", op, op), or ("rk_when", terms).
+#: The ranking pairs' ops: ``rk_when`` over periods, ``rk_among`` on an item of one period.
+RANKED_OPS = ("rk_when", "rk_among")
+#: Selector node(s) of each selector type: an op, or ("and", op, op), or ("ranked", terms):
+#: one of :data:`RANKED_OPS` whose condition has that many terms.
 SELECTOR_SHAPES: dict[str, tuple[Any, ...]] = {
     "FC": ("fact",), "CT": ("ct",), "AR": ("ar",), "TR": ("tr",), "RK": ("rk",),
     "CT+TR": ("and", "ct_all", "tr_all"), "AR+TR": ("and", "ar_sum", "tr_all"),
-    "CT+RK": ("rk_when", 1), "AR+RK": ("rk_when", 2),
+    "CT+RK": ("ranked", 1), "AR+RK": ("ranked", 2),
 }
 _NODE_FIELDS: dict[str, tuple[str, ...]] = {
     "fact": ("needle",), "ct": ("column", "year", "cmp", "threshold"),
     "ct_all": ("column", "cmp", "threshold"), "ar": ("column", "years", "sign", "result"),
     "ar_sum": ("column", "cmp", "threshold"), "tr": ("column", "from", "to", "direction"),
     "tr_all": ("column", "direction"), "rk": ("column", "year", "order"),
-    "rk_when": ("column", "order", "when"), "and": ("args",),
+    "rk_when": ("column", "order", "when"), "rk_among": ("column", "order", "among"),
+    "and": ("args",),
 }
 
 
@@ -164,13 +168,18 @@ def _check_node_field(node: dict[str, Any], key: str, path: str, terms: int) -> 
         for i, year in enumerate(as_list(value, path, 2)):
             as_int(year, f"{path}.{i}")
     elif key == "when":
-        _check_when(value, path, terms)
+        _check_condition(value, path, terms, on_entity=True)
+    elif key == "among":
+        _check_condition(value, path, terms, on_entity=False)
 
 
-def _check_when(when: Any, path: str, terms: int) -> None:
+def _check_condition(when: Any, path: str, terms: int, on_entity: bool) -> None:
+    """A ranking's condition: ``when`` names the entity it reads, ``among`` reads every one."""
     when = as_dict(when, path)
-    _exact_keys(when, ("entity", "terms", "cmp", "threshold"), path)
-    as_str(when["entity"], f"{path}.entity")
+    _exact_keys(when, ("entity", "terms", "cmp", "threshold") if on_entity else
+                ("terms", "cmp", "threshold"), path)
+    if on_entity:
+        as_str(when["entity"], f"{path}.entity")
     as_str(when["cmp"], f"{path}.cmp", CMPS)
     as_decimal(when["threshold"], f"{path}.threshold")
     for i, term in enumerate(as_list(when["terms"], f"{path}.terms", terms)):
@@ -208,8 +217,11 @@ def check_program(program: Any, type_name: str, path: str) -> None:
         check_node(node, "and", select)
         for i, op in enumerate(as_list(node["args"], f"{select}.args", 2)):
             check_node(op, shape[1 + i], f"{select}.args.{i}")
-    elif shape[0] == "rk_when":
-        check_node(program["select"], "rk_when", select, terms=shape[1])
+    elif shape[0] == "ranked":
+        op = field(as_dict(program["select"], select), "op", select)
+        if op not in RANKED_OPS:
+            raise _fail(f"{select}.op", " or ".join(map(repr, RANKED_OPS)), op)
+        check_node(program["select"], op, select, terms=shape[1])
     else:
         check_node(program["select"], shape[0], select)
     claim = as_dict(program["claim"], f"{path}.claim")

@@ -143,7 +143,9 @@ def _node_variables(node: dict[str, Any], view: View,
 
 
 def _node_words(node: dict[str, Any], words: dict[str, dict[str, str]]) -> dict[str, str]:
-    source = node["when"] if node["op"] == "rk_when" else node
+    # a ranking's condition (rk_when's ``when``, rk_among's ``among``) holds its cmp and sign
+    condition = {"rk_when": "when", "rk_among": "among"}.get(node["op"])
+    source = node[condition] if condition is not None else node
     out = {}
     if "cmp" in source:
         out["cmp"] = words["cmp"][source["cmp"]]

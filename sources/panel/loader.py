@@ -2,14 +2,18 @@
 
 The pack it gets has been fitted to the folder by :func:`hopvista.sources.panel.pack.
 panel_pack` (one pack column per CSV column, in CSV order). Each line of ``texts.jsonl`` is one
-chunk; its facts are extracted by the rules used for 10-K text
-(:func:`hopvista.sources.sec.facts.extract_entity_facts`), with the entity's name and the
-domain's nouns ("the city") as the subjects a sentence may have.
+chunk; its facts are extracted from ordinary prose by :func:`hopvista.sources.prose.prose_facts`,
+with the entity's name, the domain's nouns ("the city") and pronouns right after a sentence
+about it as the subjects a sentence may have; a sentence that writes one of the entity's
+values gives none (the table would decide its claim). The world's provenance records how
+many passages and facts each entity has and why each passage without a fact gave none.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
+from typing import Any
 
 from hopvista.atomic import sha256_file
 from hopvista.domain import DomainPack
@@ -19,7 +23,6 @@ from hopvista.sources.panel.pack import PANEL_FILE, TEXTS_FILE, data_folder, tex
 from hopvista.sources.panel.stated import columns_stated
 from hopvista.sources.panel.table import Panel, read_panel
 from hopvista.sources.panel.texts import read_texts
-from hopvista.sources.sec.facts import extract_entity_facts
 from hopvista.world import Chunk, Entity, World
 
 __all__ = ["load_panel"]
@@ -40,7 +43,11 @@ def _window(panel: Panel, years: tuple[int, int] | None) -> list[int]:
 
 
 def _chunks(pack: DomainPack, panel: Panel, values: dict[str, dict[str, list[Decimal | None]]],
-            options: SourceOptions) -> dict[str, list[Chunk]]:
+            options: SourceOptions) -> tuple[dict[str, list[Chunk]], dict[str, Any]]:
+    """The chunks of ``texts.jsonl`` with their facts, and the report of what they gave:
+    passages and facts per entity, and why each passage without a fact gave none."""
+    from hopvista.sources.prose import prose_facts  # its rules load only where texts are
+
     folder = data_folder(pack, options)
     path = texts_path(folder)
     if path is None:
@@ -51,16 +58,31 @@ def _chunks(pack: DomainPack, panel: Panel, values: dict[str, dict[str, list[Dec
     nouns = list(dict.fromkeys([*words.noun_list(), words.singular]))
     precision = {c.key: c.precision for c in pack.spec.columns}
     chunks: dict[str, list[Chunk]] = {}
+    per_entity: dict[str, dict[str, int]] = {e: {"passages": 0, "facts": 0} for e in names}
+    without: list[dict[str, Any]] = []
     for line in read_texts(path, panel):
         own = chunks.setdefault(line.entity, [])
         chunk_id = f"{line.entity}-{line.section}-{len(own) + 1}"
+        series = values[line.entity]
+
+        def states_data(sentence: str, series: Mapping[str, Any] = series) -> bool:
+            return bool(columns_stated(sentence, series, precision))
+
+        found = prose_facts(line.entity, chunk_id, line.text, [names[line.entity]], nouns,
+                            states_data=states_data)
         own.append(Chunk(
             id=chunk_id, entity=line.entity, section=line.section, period=line.period,
-            text=line.text, columns_stated=columns_stated(line.text, values[line.entity],
-                                                          precision),
-            facts=tuple(extract_entity_facts(line.entity, chunk_id, line.text,
-                                             [names[line.entity]], nouns))))
-    return chunks
+            text=line.text, columns_stated=columns_stated(line.text, series, precision),
+            facts=found.facts))
+        per_entity[line.entity]["passages"] += 1
+        per_entity[line.entity]["facts"] += len(found.facts)
+        if not found.facts:
+            without.append({"line": line.line, "chunk": chunk_id,
+                            "reason": found.reason or "no fact found"})
+    report = {"passages": sum(e["passages"] for e in per_entity.values()),
+              "facts": sum(e["facts"] for e in per_entity.values()),
+              "entities": per_entity, "without_facts": without}
+    return chunks, report
 
 
 def load_panel(pack: DomainPack, seed: int, options: SourceOptions) -> World:
@@ -82,11 +104,13 @@ def load_panel(pack: DomainPack, seed: int, options: SourceOptions) -> World:
         entity: {key: [series[c.key][k] for k in keep]
                  for key, c in zip(columns, panel.columns, strict=True)}
         for entity, series in panel.values.items()}
-    chunks = _chunks(pack, panel, values, options) if pack.spec.documents else {}
+    chunks: dict[str, list[Chunk]] = {}
     provenance: dict[str, object] = {"panel": {"file": PANEL_FILE, "sha256": panel.sha256}}
-    texts = texts_path(folder)
-    if chunks and texts is not None:
-        provenance["texts"] = {"file": TEXTS_FILE, "sha256": sha256_file(texts)}
+    if pack.spec.documents:
+        chunks, report = _chunks(pack, panel, values, options)
+        texts = texts_path(folder)
+        if chunks and texts is not None:
+            provenance["texts"] = {"file": TEXTS_FILE, "sha256": sha256_file(texts)} | report
     return World(
         domain=pack.name, source="panel",
         entities=[Entity(id=entity, name=name) for entity, name in panel.entities],

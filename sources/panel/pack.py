@@ -39,6 +39,8 @@ __all__ = ["PANEL_FILE", "TEXTS_FILE", "data_folder", "panel_pack", "texts_path"
 PANEL_FILE = "panel.csv"
 TEXTS_FILE = "texts.jsonl"
 NO_PERIOD_FILE = "no_period.yaml"
+#: Entities an instance shows by default when the data have no period column.
+NO_PERIOD_ENTITIES = 5
 _COLUMN_FIELDS = {"key", "label", "description", "unit", "precision", "chartable"}
 
 
@@ -130,7 +132,7 @@ def _period_hint(user: dict[str, Any], builtin: bool) -> str | bool | None:
 
 def _columns(panel: Panel, user: dict[str, Any], lines: Lines) -> list[dict[str, Any]]:
     """One column per CSV column, the user's entries applied by label or key."""
-    columns = [{"key": c.key, "label": c.label, "precision": c.precision, "unit": "",
+    columns = [{"key": c.key, "label": c.label, "precision": c.precision, "unit": c.unit,
                 "description": "", "chartable": True} for c in panel.columns]
     entries = user.get("columns", [])
     if not isinstance(entries, list):
@@ -172,6 +174,43 @@ def _find_column(columns: list[dict[str, Any]], entry: dict[str, Any]) -> dict[s
     return None
 
 
+#: Entity-column headers that name no kind of thing ("Name", "ID"): the generic nouns stay.
+_NOT_NOUNS = frozenset({"name", "names", "entity", "entities", "id", "ids", "item", "items",
+                        "label", "key", "code", "unit", "units", "object", "subject", "row"})
+
+
+def plural_of(noun: str) -> str:
+    """The English plural of a lower-case noun (the regular rules, a few irregulars)."""
+    irregular = {"person": "people", "man": "men", "woman": "women", "child": "children",
+                 "mouse": "mice", "goose": "geese", "species": "species", "series": "series",
+                 "analysis": "analyses", "crisis": "crises", "datum": "data"}
+    if noun in irregular:
+        return irregular[noun]
+    if noun.endswith(("s", "x", "z", "ch", "sh")):
+        return noun + "es"
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
+def header_nouns(header: str) -> dict[str, Any]:
+    """The entity's nouns read off the entity column's header (``"Club"`` -> singular
+    "club", plural "clubs": statements say "the club"); nothing for a header that names no
+    kind of thing ("Name", "ID") or is not one or two plain words ("Club Name" counts as
+    "Club")."""
+    words = header.strip().split()
+    if len(words) == 2 and words[1].lower() in _NOT_NOUNS:
+        words = words[:1]
+    if len(words) != 1 or not words[0].isalpha() or not words[0].isascii():
+        return {}
+    noun = words[0].lower()
+    if noun in _NOT_NOUNS or len(noun) < 3:
+        return {}
+    if noun.endswith("s") and not noun.endswith(("ss", "us", "is")):
+        return {}  # a plural header ("Clubs"): its singular is a guess
+    return {"singular": noun, "plural": plural_of(noun)}
+
+
 def _mapping(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -181,6 +220,11 @@ def _instance(merged: dict[str, Any], user: dict[str, Any], panel: Panel,
     instance = dict(merged.get("instance") or {})
     given = _mapping(user.get("instance"))
     entities = instance.get("entities", 3)
+    if not panel.has_period and "entities" not in given:
+        # measured once, an instance needs more entities for a condition to leave two or
+        # more of them and a ranking among those to be false of one (CT+RK, AR+RK)
+        entities = instance["entities"] = max(entities, min(NO_PERIOD_ENTITIES,
+                                                            len(panel.entities)))
     if isinstance(entities, int) and len(panel.entities) < entities:
         raise UserError(f"{panel.path}: {len(panel.entities)} entities; an instance shows "
                         f"{entities}, so at least that many are needed")
@@ -225,6 +269,7 @@ def panel_pack(pack: DomainPack, options: SourceOptions) -> DomainPack:
 
     derived: dict[str, Any] = {"entity": {"label": panel.entity_label}}
     if builtin:
+        derived["entity"] |= header_nouns(panel.entity_label)
         derived["title"] = f"Panel data: {folder.resolve().name}"
         if not panel.has_period:
             base = _merge(base, _no_period_wording())

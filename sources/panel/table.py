@@ -12,7 +12,9 @@ a period column, one entity). The second column is the **period column** when
 
 A pack that sets ``period: null`` has no period column, whatever the header says. Period values
 are integers (years, seasons, temperatures in K, ...). A cell of a numeric column is a decimal
-number (``12``, ``-3.25``, ``1e3``); an empty cell, ``NA``, ``N/A`` or ``NaN`` is a missing value.
+number as people write it (``12``, ``-3.25``, ``1e3``, ``24,481``, ``$1,200.50``, ``12.5%``);
+an empty cell, ``NA``, ``N/A`` or ``NaN`` is a missing value. A column whose every cell writes
+the same percent sign or currency symbol has it as its unit.
 A column's precision is the largest number of decimals written in it.
 
 Every problem is a :class:`~hopvista.errors.UserError` naming the file and line.
@@ -57,6 +59,8 @@ class PanelColumn:
     label: str
     key: str
     precision: int
+    unit: str = ""
+    """``"%"`` or a currency symbol when every cell of the column writes it, else ``""``."""
 
 
 @dataclass(frozen=True)
@@ -128,13 +132,32 @@ def _decimals(value: Decimal) -> int:
     return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
+#: A number as people write it in a spreadsheet: an optional sign and currency symbol,
+#: thousands grouped with commas (or not), decimals, an exponent or a trailing percent sign.
+_WRITTEN = re.compile(
+    r"(?P<sign>[+-]?)(?P<currency>[$£€¥]?)(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+    r"|(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)(?P<percent>\s?%?)")
+
+
+def cell_unit(cell: str) -> str:
+    """The unit a cell writes with its number: ``"%"``, a currency symbol, or ``""``."""
+    match = _WRITTEN.fullmatch(cell.strip())
+    if match is None:
+        return ""
+    return "%" if match.group("percent").strip() else match.group("currency")
+
+
 def _number(cell: str) -> Decimal | None:
-    """The cell's value, ``None`` when missing; ``ValueError`` when it is not a number."""
+    """The cell's value, ``None`` when missing; ``ValueError`` when it is not a number.
+    Thousands separators, a currency symbol and a percent sign are read as people write
+    them (``"24,481"``, ``"$1,200.50"``, ``"12.5%"`` is 12.5)."""
     text = cell.strip()
     if not text or text.lower() in MISSING:
         return None
-    if not re.fullmatch(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", text):
+    match = _WRITTEN.fullmatch(text)
+    if match is None or (match.group("currency") and match.group("percent").strip()):
         raise ValueError(text)
+    text = match.group("sign") + match.group("digits").replace(",", "")
     try:
         value = Decimal(text)
     except InvalidOperation:  # pragma: no cover - the pattern admits only numbers
@@ -247,6 +270,7 @@ def read_panel(path: Path, period: str | bool | None = None) -> Panel:
     taken_ids: set[str] = set()
     cells: dict[tuple[str, int], tuple[int, list[Decimal | None]]] = {}
     decimals = [0] * len(labels)
+    units: list[set[str]] = [set() for _ in labels]
     for row in rows:
         name = " ".join(row.fields[0].split())
         if not name:
@@ -277,6 +301,7 @@ def read_panel(path: Path, period: str | bool | None = None) -> Panel:
                                 "cell empty for a missing value)") from None
             if value is not None:
                 decimals[i] = max(decimals[i], _decimals(value))
+                units[i].add(cell_unit(cell))
             values.append(value)
         cells[(name, when)] = (row.line, values)
 
@@ -287,8 +312,9 @@ def read_panel(path: Path, period: str | bool | None = None) -> Panel:
     for (name, when), (_, values) in cells.items():
         for key, value in zip(keys, values, strict=True):
             table[ids[name]][key][position[when]] = value
-    columns = tuple(PanelColumn(label, key, min(MAX_PRECISION, d))
-                    for label, key, d in zip(labels, keys, decimals, strict=True))
+    columns = tuple(PanelColumn(label, key, min(MAX_PRECISION, d),
+                                next(iter(u)) if len(u) == 1 else "")
+                    for label, key, d, u in zip(labels, keys, decimals, units, strict=True))
     return Panel(path=path, sha256=sha256, entity_label=header[0],
                  period_label=header[1] if has_period else None,
                  entities=tuple((entity_id, name) for name, entity_id in ids.items()),

@@ -23,8 +23,12 @@ from dataclasses import dataclass
 from hopvista.instance import needle_occurs
 from hopvista.world import Fact
 
-__all__ = ["MAX_WORDS", "Candidate", "claim_of", "extract_entity_facts", "extract_facts",
-           "needles_of", "sentence_spans"]
+__all__ = ["BAD_HEADS", "BASE_VERBS", "BOILERPLATE", "COMMON_CAPS", "DISCOURSE",
+           "GENERIC_FIRST_WORDS", "HEDGE", "IRREGULAR_PAST", "MASS_NOUNS", "MAX_WORDS",
+           "MONTH_WORDS", "PLACE", "PLURAL_NOUNS", "STOP_WORDS", "SUPERLATIVES", "WEAK_NOUNS",
+           "Candidate", "attach_adverbial", "broken_words", "claim_of", "extract_entity_facts",
+           "extract_facts", "indefinite_article", "name_forms", "names_in", "needles_of",
+           "normalise_needle", "sentence_spans"]
 
 #: Sentences longer than this (in words) are not used.
 MAX_WORDS = 45
@@ -302,9 +306,10 @@ _SUFFIX = re.compile(
     r"|PLC|Holdings|Holding|Group|N\.V|S\.A|AG|SE)\.?|\.com)$", re.IGNORECASE)
 
 
-def _core_names(names: Sequence[str], ticker: str | None) -> list[str]:
-    """The names a company is called by, longest first: the given names, and each without its
-    legal suffixes ("Apple Inc." -> "Apple", "Amazon.com, Inc." -> "Amazon")."""
+def name_forms(names: Sequence[str], suffix: re.Pattern[str] = _SUFFIX) -> set[str]:
+    """The given names with their spacing normalised, each also without a leading "the" and
+    without the suffixes ``suffix`` matches, one after another (by default legal ones: "Apple
+    Inc." -> "Apple", "Amazon.com, Inc." -> "Amazon")."""
     out: set[str] = set()
     for name in names:
         name = " ".join(name.split())
@@ -312,10 +317,17 @@ def _core_names(names: Sequence[str], ticker: str | None) -> list[str]:
             out.add(name)
             if name.lower().startswith("the ") and len(name) > 4:
                 out.add(name[4:])
-            shorter = _SUFFIX.sub("", name).strip(" ,")
+            shorter = suffix.sub("", name).strip(" ,")
             if shorter == name:
                 break
             name = shorter
+    return out
+
+
+def _core_names(names: Sequence[str], ticker: str | None) -> list[str]:
+    """The names a company is called by, longest first: :func:`name_forms`, a distinctive
+    first word ("Meta" of "Meta Platforms, Inc.") and the ticker."""
+    out = name_forms(names)
     for name in list(out):
         first = name.split()[0].strip(",")
         if first != name and len(first) >= 4 and first[0].isupper() \
@@ -994,3 +1006,30 @@ def extract_entity_facts(entity_id: str, chunk_id: str, text: str, names: Sequen
     """
     referents = [*names, *(f"the {noun}" for noun in nouns if noun.strip())]
     return extract_facts(entity_id, chunk_id, text, referents, None)
+
+
+# --------------------------------------------------------------------------------------------
+# Public names for other rule sets (hopvista.sources.prose reads ordinary prose with them);
+# the rules above use the private names, so these aliases change nothing here.
+# --------------------------------------------------------------------------------------------
+
+HEDGE = _HEDGE
+BOILERPLATE = _BOILERPLATE
+DISCOURSE = _DISCOURSE
+STOP_WORDS = _STOP
+MONTH_WORDS = _MONTH_WORDS
+IRREGULAR_PAST = _IRREGULAR_PAST
+BASE_VERBS = _BASE_VERBS
+PLURAL_NOUNS = _PLURAL_NOUNS
+MASS_NOUNS = _MASS
+BAD_HEADS = _BAD_HEADS
+SUPERLATIVES = _SUPERLATIVES
+COMMON_CAPS = _COMMON_CAPS
+GENERIC_FIRST_WORDS = _GENERIC_FIRST_WORDS
+WEAK_NOUNS = _WEAK_NOUNS
+PLACE = _PLACE
+attach_adverbial = _attach
+broken_words = _broken_words
+indefinite_article = _article
+names_in = _names_in
+normalise_needle = _normalise
