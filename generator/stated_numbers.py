@@ -10,7 +10,8 @@ groups ("1,234"; "1234" alike), a decimal point ("12.34"; ".75"). A comma that d
 group thousands separates numbers ("12,13" is a list of two; decimal commas are not read,
 nor spaces as separators). A run with two decimal points ("1.2.3", "12.03.2021") is no
 number, nor is one with a leading zero ("007", "0421": codes). A run glued to a letter on
-its left is a name ("A380", "Q3", "FY2023"), and one followed by an ordinal or plural
+its left, or to a hyphen after a letter, is a name ("A380", "Q3", "FY2023", "F-43m",
+"COVID-19"), and one followed by an ordinal or plural
 suffix ("21st", "1990s") is no amount either; units glued on the right ("12km", "10x") do
 not matter. Signs are ignored: prose writes a negative value as a magnitude ("a loss of
 12.3", "fell 12.3"), a minus is often a dash ("2019-2020"), so a token states a value of
@@ -153,6 +154,8 @@ def number_tokens(text: str) -> tuple[NumberToken, ...]:
         before = text[start - 1] if start else ""
         if before.isalpha() or before == "_":
             continue  # a name: A380, Q3, FY2023
+        if before in "-\u2013" and start >= 2 and text[start - 2].isalpha():
+            continue  # a name too: F-43m, B-52, COVID-19
         leading_point = before == "." and (start < 2 or not text[start - 2].isdigit())
         pieces = _pieces(run.group(), start)
         for n, (piece, at) in enumerate(pieces):

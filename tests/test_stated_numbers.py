@@ -114,3 +114,10 @@ def test_the_verifier_reads_chart_values_in_text_as_numbers() -> None:
     assert check_chart_needed(item, []) == ["text chunk a-1 states chart values ['12.3']"]
     assert check_chart_needed(_item("Founded in 2021.", ["21.0", "3.5", "12.3", "7.0"]),
                               []) == []
+
+
+def test_a_number_after_a_lettered_hyphen_is_a_name() -> None:
+    assert stated_values("Its space group is F-43m.", [Decimal("42.92")], 2) == []
+    assert stated_values("The B-52 and COVID-19.", [Decimal(52), Decimal(19)], 0) == []
+    assert stated_values("It rose by 43 in 2020-21.", [Decimal("42.92")], 2) == [
+        Decimal("42.92")]
