@@ -71,7 +71,7 @@ def statement_types(domain: str, *, source: str | None = None,
     of the data gave a true and a false statement when probed with ``seed``). A build
     records the same reasons in its manifest (``config.unavailable``)."""
     from hopvista.config import BuildConfig
-    from hopvista.feasibility import probe_types, unplanned_reason
+    from hopvista.feasibility import probe_types
     from hopvista.statements.registry import STATEMENT_TYPES
     from hopvista.workers import load_state
 
@@ -80,15 +80,8 @@ def statement_types(domain: str, *, source: str | None = None,
                          periods=periods, images=False)
     pack, world = load_state(config)
     found = probe_types(world, pack, seed)
-    out: dict[str, str | None] = {}
-    for name in STATEMENT_TYPES.names():
-        if name in found.available:
-            out[name] = None
-        elif name in found.reasons:
-            out[name] = found.reasons[name]
-        else:
-            out[name] = unplanned_reason(name, pack, world)
-    return out
+    return {name: None if name in found.available else found.reasons[name]
+            for name in STATEMENT_TYPES.names()}
 
 
 @dataclass(frozen=True)

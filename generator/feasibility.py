@@ -80,8 +80,8 @@ def probe_types(world: World, pack: DomainPack, seed: int,
                 draws: int = PROBE_DRAWS) -> Availability:
     """The domain's types for which some instance of ``world`` gives both a true and a false
     statement within ``draws`` instance draws (deterministic in ``seed``), and why each other
-    type is not possible; a type that cannot be made whatever is drawn (more periods than an
-    instance shows, text without facts) is left out without probing."""
+    registered type is not possible; a type that cannot be made whatever is drawn (more
+    periods than an instance shows, text without facts) is left out without probing."""
     found: list[str] = []
     reasons: dict[str, str] = {}
     for type_name in pack.types:
@@ -109,6 +109,9 @@ def probe_types(world: World, pack: DomainPack, seed: int,
         else:
             reasons[type_name] = _probe_failure(drawn, draws, missing, kind.trend_pair,
                                                 pack.instance_periods)
+    for type_name in STATEMENT_TYPES.names():
+        if type_name not in pack.types:
+            reasons[type_name] = unplanned_reason(type_name, pack, world)
     return Availability(tuple(found), reasons)
 
 

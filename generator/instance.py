@@ -20,6 +20,7 @@ from hopvista.derivation import derivation
 from hopvista.display import fmt, shown
 from hopvista.domain import DomainPack
 from hopvista.identities import Identity, derivable_closure
+from hopvista.ratios import product_relation
 from hopvista.stated_numbers import stated_values
 from hopvista.world import Chunk, Column, Entity, Fact, SharedFact, World
 
@@ -337,12 +338,18 @@ def _trend_peers(world: World, years: tuple[int, ...], rng: np.random.Generator,
     return None
 
 
+#: The fewest table columns an instance shows where missing values leave fewer than the
+#: pack asks for (two: AR+RK's condition reads two).
+MIN_TABLE_COLUMNS = 2
+
+
 def _table_columns(candidates: list[Column], chart: Column, identities: list[Identity],
-                   count: int, determines: Callable[[list[Column]], bool] | None = None
-                   ) -> list[Column] | None:
+                   count: int, determines: Callable[[list[Column]], bool] | None = None,
+                   least: int | None = None) -> list[Column] | None:
     """The first ``count`` of ``candidates``, in order, leaving out each that would let the
     pack's identities derive the ``chart`` column from those before it (and, with
-    ``determines``, each that would let the data shown do so); ``None`` when fewer remain."""
+    ``determines``, each that would let the data shown do so); ``None`` when fewer than
+    ``least`` (default ``count``) remain."""
     chosen: list[Column] = []
     for column in candidates:
         trial = [*chosen, column]
@@ -353,7 +360,7 @@ def _table_columns(candidates: list[Column], chart: Column, identities: list[Ide
         chosen.append(column)
         if len(chosen) == count:
             return chosen
-    return None
+    return chosen if len(chosen) >= (count if least is None else least) else None
 
 
 def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
@@ -405,7 +412,12 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
         candidates = _divergent_first(world, entities, years, chart_column.key, candidates,
                                       rng, divergent)
     candidates = [c for c in candidates if c.key not in related]
-    table_columns = _table_columns(candidates, chart_column, identities, spec.table_columns)
+    # Where the entities lack values of some columns, the table shows the others, fewer
+    # than the pack asks for if need be: a missing cell never keeps an entity out of items.
+    least = spec.table_columns if len(columns) == len(world.columns) else \
+        min(spec.table_columns, MIN_TABLE_COLUMNS)
+    table_columns = _table_columns(candidates, chart_column, identities, spec.table_columns,
+                                   least=least)
     if table_columns is None:
         return None
 
@@ -419,16 +431,19 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     groups = [e.id for e in entities for _ in years]
 
     def determines(shown: list[Column]) -> bool:
-        """Whether the data shown of ``shown`` give the chart by a linear relation."""
-        return derivation(target, {c.key: [v for e in entities for v in displayed(e.id, c)]
-                                   for c in shown}, chart_column.precision,
-                          {c.key: c.precision for c in shown}, groups) is not None
+        """Whether the data shown of ``shown`` give the chart by a linear relation, or by a
+        product or ratio of one or two of them."""
+        series = {c.key: [v for e in entities for v in displayed(e.id, c)] for c in shown}
+        places = {c.key: c.precision for c in shown}
+        return derivation(target, series, chart_column.precision, places, groups) is not None \
+            or product_relation(target, series, chart_column.precision, places,
+                                groups) is not None
 
     if determines(table_columns):
         # The data link the chart to these columns: choose them again, one at a time,
         # leaving out each that would complete such a link.
         table_columns = _table_columns(candidates, chart_column, identities,
-                                       spec.table_columns, determines)
+                                       spec.table_columns, determines, least)
         if table_columns is None:
             return None
     order = {c.key: i for i, c in enumerate(world.columns.values())}

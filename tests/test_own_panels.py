@@ -7,7 +7,8 @@ The folders under ``tests/data/panels`` are hand-written in the style users brin
 * ``clubs``: eight football clubs over six seasons, columns with exact linear relations
   (Wins + Draws + Losses = 38, Points = 3 x Wins + Draws) and 24 plain passages;
 * ``hospitals``: six hospitals over five years whose series wander, with Staff = Doctors +
-  Nurses and Budget = 2 x Beds + 5, and plain prose;
+  Nurses, Budget = 2 x Beds + 5 and Surgery Share (%) = 100 x Surgeries / Admissions, and
+  plain prose;
 * ``alloys``: seven alloys measured once (no period axis) and no texts.
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from decimal import Decimal
-from itertools import combinations
+from itertools import combinations, product
 from pathlib import Path
 from typing import Any
 
@@ -120,10 +121,39 @@ def linear_links(item: dict[str, Any]) -> Iterator[tuple[tuple[int, ...], float,
                 yield picks, worst, chart_unit + slack
 
 
+def ratio_links(item: dict[str, Any]) -> Iterator[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Every product or ratio of one or two table columns (exponents +1 or -1) that, with
+    one constant, gives the chart within the display rounding on every row shown: the
+    constant's interval allowed by each row meets all the others (in floats, independent of
+    hopvista's own check)."""
+    target, columns, precision = shown_rows(item)
+    half = 10.0 ** -item["inputs"]["chart"]["column"]["precision"] / 2
+    if len(target) < 6:
+        return  # a pie's one period: on three rows, small whole numbers fit by chance
+    if not (np.all(target > 0) or np.all(target < 0)) or np.any(np.abs(target) <= half):
+        return
+    y_low, y_high = np.abs(target) - half, np.abs(target) + half
+    usable = [k for k in range(columns.shape[1])
+              if (np.all(columns[:, k] > 0) or np.all(columns[:, k] < 0))
+              and np.all(np.abs(columns[:, k]) > 10.0 ** -precision[k] / 2)]
+    for size in (1, 2):
+        for picks in combinations(usable, size):
+            for exponents in product((1, -1), repeat=size):
+                low, high = np.ones(len(target)), np.ones(len(target))
+                for k, e in zip(picks, exponents, strict=True):
+                    x = np.abs(columns[:, k])
+                    lo, hi = x - 10.0 ** -precision[k] / 2, x + 10.0 ** -precision[k] / 2
+                    low, high = (low * lo, high * hi) if e > 0 else (low / hi, high / lo)
+                if np.max(y_low / high) <= np.min(y_high / low) * (1 + 1e-12):
+                    yield picks, exponents
+
+
 def assert_chart_needed(items: list[dict[str, Any]]) -> None:
     for item in items:
         links = list(linear_links(item))
         assert not links, (item["id"], item["inputs"]["chart"]["column"]["key"], links)
+        ratios = list(ratio_links(item))
+        assert not ratios, (item["id"], item["inputs"]["chart"]["column"]["key"], ratios)
 
 
 def facts_report(out: Path) -> dict[str, Any]:
@@ -198,6 +228,9 @@ def test_wandering_panel_with_relations_makes_medium_and_hard(
             assert "budget" not in shown
         if key in {"staff", "doctors", "nurses"}:
             assert len({"staff", "doctors", "nurses"} & shown) < 2
+        share = {"surgeries", "admissions", "surgery_share"}
+        if key in share:
+            assert len(share & shown) < 2, (item["id"], key, shown)
 
 
 @pytest.mark.slow

@@ -381,3 +381,9 @@ def test_numbers_as_people_write_them(tmp_path: Path) -> None:
 def test_entity_nouns_from_the_header(header: str, nouns: tuple[str, str] | None) -> None:
     found = header_nouns(header)
     assert (found and (found["singular"], found["plural"])) == (nouns or {})
+
+
+def test_a_semicolon_separated_panel_says_so(tmp_path: Path) -> None:
+    folder = write_folder(tmp_path, CSV.replace(",", ";"))
+    message = error_of(read_panel, folder / "panel.csv")
+    assert ":1:" in message and "semicolons" in message and "comma-separated" in message

@@ -64,6 +64,10 @@ def case(domain: Domain, text: str, claim: str | None, bearing: bool | None = No
 
 CASES = [
     # --- football clubs ---------------------------------------------------------------------
+    case(ROVERS, "The club's home ground is Hackney Marshes.",
+         "has Hackney Marshes as its home ground"),
+    case(ROVERS, "The club's training ground was opened in 1999.",
+         "had a training ground that was opened in 1999"),
     case(ROVERS, "Ashford Rovers was founded in 1889 by workers at the town's ironworks.",
          "was founded in 1889 by workers at the town's ironworks"),
     case(ROVERS, "The club plays its home matches at Meadow Lane, which holds 18,400 spectators.",

@@ -7,6 +7,7 @@ from typing import Any
 
 from hopvista.derivation import Relation, derivation
 from hopvista.domain import Identity, derivable_closure
+from hopvista.ratios import Product, product_relation
 from hopvista.stated_numbers import stated_values
 from hopvista.verify.executor import (
     Context,
@@ -137,7 +138,8 @@ def readable_without(program: dict[str, Any], ctx: Context) -> list[str]:
 def check_chart_needed(item: dict[str, Any], identities: list[Identity],
                        related: list[list[str]] | None = None) -> list[str]:
     """The chart column cannot be derived from the table (by an identity, a related column of
-    the pack, or a linear relation the data shown obey: :func:`hopvista.derivation.derivation`),
+    the pack, or a linear relation the data shown obey: :func:`hopvista.derivation.derivation`,
+    or a product or ratio of one or two columns: :func:`hopvista.ratios.product_relation`),
     and no text states its values (as numbers: :mod:`hopvista.stated_numbers`)."""
     chart = item["inputs"]["chart"]
     column = chart["column"]["key"]
@@ -162,11 +164,11 @@ def check_chart_needed(item: dict[str, Any], identities: list[Identity],
     return problems
 
 
-def _shown_relation(item: dict[str, Any]) -> Relation | None:
-    """The linear relation by which the table's columns give the chart in the rows the chart
-    shows, if any; none where a chart cell has no table row or a series is not one value a
-    year (the consistency check reports those). A column's precision is the one it
-    declares, else the decimals it shows."""
+def _shown_relation(item: dict[str, Any]) -> Relation | Product | None:
+    """The linear relation, or else the product or ratio, by which the table's columns give
+    the chart in the rows the chart shows, if any; none where a chart cell has no table row
+    or a series is not one value a year (the consistency check reports those). A column's
+    precision is the one it declares, else the decimals it shows."""
     chart = item["inputs"]["chart"]
     table = item["inputs"]["table"]
     rows = {(r["entity"], r["year"]): r["values"] for r in table["rows"]}
@@ -182,8 +184,10 @@ def _shown_relation(item: dict[str, Any]) -> Relation | None:
     places = {c["key"]: c["precision"] if isinstance(c.get("precision"), int)
               else max(_decimals(rows[(entity, year)][c["key"]]) for entity, year, _ in cells)
               for c in table["columns"]}
-    return derivation(target, columns, chart["column"]["precision"], places,
-                      [entity for entity, _, _ in cells])
+    groups = [entity for entity, _, _ in cells]
+    precision = chart["column"]["precision"]
+    return derivation(target, columns, precision, places, groups) or \
+        product_relation(target, columns, precision, places, groups)
 
 
 def _decimals(text: str) -> int:

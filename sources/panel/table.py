@@ -251,6 +251,10 @@ def read_panel(path: Path, period: str | bool | None = None) -> Panel:
     """
     text, sha256 = read_utf8(path)
     header, header_line, rows = _rows(path, text)
+    if len(header) == 1 and any(mark in header[0] for mark in ";\t"):
+        mark = "semicolons" if ";" in header[0] else "tabs"
+        raise UserError(f"{path}:{header_line}: the header is one field separated by {mark}; "
+                        f"{path.name} is comma-separated (save it as CSV with commas)")
     for row in rows:
         if len(row.fields) != len(header):
             raise UserError(f"{path}:{row.line}: {len(row.fields)} fields, expected "

@@ -76,6 +76,8 @@ def _np_end(tokens: list[str]) -> int | None:
             continue
         if low in AUXILIARIES or (low in _QUALIFIER_START and k > 0):
             return k
+        if is_past(low) and nxt in AUXILIARIES:
+            continue  # a noun that looks like a past tense: "home ground is", "bound was"
         if is_past(low):
             if low.endswith("ed") and re.fullmatch(r"[a-z][a-z\-]*", nxt) \
                     and nxt not in STOP_WORDS \

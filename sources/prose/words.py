@@ -69,7 +69,7 @@ won lost beat led fought flew rode sank swam wore tore bore overtook undertook w
 rebuilt drew dug hung shone shot sped stuck swung taught caught sought fed fled bred dealt
 meant felt slept swept kept lent spent bent burnt froze rose woke spoke broke stole wove
 strove bit hid slid came overcame went underwent forgot got rang sang sprang drank shrank ran
-knew threw blew told beheld upheld withheld withstood ground wound bound laid said heard lay
+knew threw blew told beheld upheld withheld withstood bound laid said heard lay
 ate gave forgave mistook shook swore flung clung stung spun
 sunk begun drunk sung rung swum shrunk flown drawn grown known shown thrown blown worn torn
 born borne sworn driven ridden written risen given taken eaten fallen forgotten gotten hidden
