@@ -451,15 +451,19 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     table = {e.id: {c.key: displayed(e.id, c) for c in table_columns} for e in entities}
     chunks: dict[str, Chunk] = {}
     shared_keys = world_shared_keys(world) if shared else frozenset()
+
+    def clear(chunk: Chunk) -> bool:
+        """Whether ``chunk`` states neither the chart column nor any value it shows."""
+        return chart_column.key not in chunk.columns_stated \
+            and not stated_values(chunk.text, target, chart_column.precision)
+
     for entity in entities if pack.spec.documents else ():
-        clear = [ch for ch in world.chunks.get(entity.id, [])
-                 if chart_column.key not in ch.columns_stated
-                 and not stated_values(ch.text, target, chart_column.precision)]
-        candidates = [ch for ch in clear if ch.facts]
+        own = world.chunks.get(entity.id, [])
+        candidates = [ch for ch in own if ch.facts and clear(ch)]
         if not candidates:
             if text:
                 return None
-            candidates = clear
+            candidates = [ch for ch in own if clear(ch)]
             if not candidates:
                 continue
         if shared:

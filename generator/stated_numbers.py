@@ -47,6 +47,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from functools import lru_cache
 
+import numpy as np
+
 __all__ = ["NumberToken", "number_tokens", "stated_values", "states"]
 
 _RUN = re.compile(r"\d(?:[\d.,]*\d)?")
@@ -123,25 +125,28 @@ def states(text: str, value: Decimal, precision: int) -> bool:
 def stated_values(text: str, values: Iterable[Decimal], precision: int) -> list[Decimal]:
     """The ``values`` (shown at ``precision`` decimals) that ``text`` writes, each once, in
     their order: the chart values a text chunk states."""
-    tokens, windows = _screen(text, precision)
+    tokens, low, high = _screen(text, precision)
     if not tokens:
         return []
+    values = list(values)
+    sizes = np.abs(np.array([float(v) for v in values]))
+    near = ((sizes[:, None] >= low[None, :]) & (sizes[:, None] <= high[None, :])).any(axis=1)
     out: list[Decimal] = []
-    for value in values:
-        size = abs(float(value))
-        if any(low <= size <= high for low, high in windows) and value not in out and \
-                any(t.states(value, precision) for t in tokens):
+    for value, close in zip(values, near.tolist(), strict=True):
+        if close and value not in out and any(t.states(value, precision) for t in tokens):
             out.append(value)
     return out
 
 
 @lru_cache(maxsize=65536)
-def _screen(text: str, precision: int) -> tuple[tuple[NumberToken, ...],
-                                                 tuple[tuple[float, float], ...]]:
-    """The tokens of ``text`` that may state a value, and their float windows at
-    ``precision`` (remembered, like the tokens)."""
+def _screen(text: str, precision: int) -> tuple[tuple[NumberToken, ...], np.ndarray,
+                                                 np.ndarray]:
+    """The tokens of ``text`` that may state a value, and the lower and upper ends of their
+    float windows at ``precision`` (remembered, like the tokens)."""
     tokens = tuple(t for t in number_tokens(text) if t.significant >= 2)
-    return tokens, tuple(window for t in tokens for window in t.windows(precision))
+    windows = [window for t in tokens for window in t.windows(precision)]
+    return (tokens, np.array([w[0] for w in windows], dtype=float),
+            np.array([w[1] for w in windows], dtype=float))
 
 
 @lru_cache(maxsize=65536)
