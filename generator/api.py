@@ -71,15 +71,12 @@ def statement_types(domain: str, *, source: str | None = None,
     of the data gave a true and a false statement when probed with ``seed``). A build
     records the same reasons in its manifest (``config.unavailable``)."""
     from hopvista.config import BuildConfig
-    from hopvista.feasibility import probe_types
     from hopvista.statements.registry import STATEMENT_TYPES
-    from hopvista.workers import load_state
+    from hopvista.workers import availability
 
-    config = BuildConfig(domain=str(domain), seed=seed, source=source,
-                         data=None if data is None else str(data), years=years,
-                         periods=periods, images=False)
-    pack, world = load_state(config)
-    found = probe_types(world, pack, seed)
+    found = availability(BuildConfig(domain=str(domain), seed=seed, source=source,
+                                     data=None if data is None else str(data), years=years,
+                                     periods=periods, images=False))
     return {name: None if name in found.available else found.reasons[name]
             for name in STATEMENT_TYPES.names()}
 

@@ -59,20 +59,29 @@ def texts_without_facts(world: World) -> str | None:
     return f"{where} gave no facts to check"
 
 
-def _static_reason(type_name: str, world: World, pack: DomainPack) -> str | None:
-    """Why ``type_name`` cannot be made whatever is drawn, or ``None``."""
+def _period_reason(type_name: str, world: World, pack: DomainPack) -> str | None:
+    """Why ``type_name`` needs more periods than an instance of ``pack`` shows, or ``None``."""
     kind = STATEMENT_TYPES.get(type_name)
-    if kind.min_periods > pack.instance_periods:
-        if not world.period_axis:
-            return f"needs {kind.min_periods} periods; the data have no period axis"
-        return (f"needs {kind.min_periods} periods per instance; an instance shows "
-                f"{pack.instance_periods}")
-    if kind.needs_documents:
+    if kind.min_periods <= pack.instance_periods:
+        return None
+    if not world.period_axis:
+        return f"needs {kind.min_periods} periods; the data have no period axis"
+    return (f"needs {kind.min_periods} periods per instance; an instance shows "
+            f"{pack.instance_periods}")
+
+
+def _static_reason(type_name: str, world: World, pack: DomainPack,
+                   no_facts: str | None) -> str | None:
+    """Why ``type_name`` cannot be made whatever is drawn, or ``None``; ``no_facts`` is
+    :func:`texts_without_facts` of ``world``."""
+    period = _period_reason(type_name, world, pack)
+    if period is not None:
+        return period
+    if STATEMENT_TYPES.get(type_name).needs_documents:
         if not world.chunks:
             return "reads text, but the data have no texts"
-        none = texts_without_facts(world)
-        if none is not None:
-            return f"reads text, but {none}"
+        if no_facts is not None:
+            return f"reads text, but {no_facts}"
     return None
 
 
@@ -84,8 +93,9 @@ def probe_types(world: World, pack: DomainPack, seed: int,
     periods than an instance shows, text without facts) is left out without probing."""
     found: list[str] = []
     reasons: dict[str, str] = {}
+    no_facts = texts_without_facts(world)
     for type_name in pack.types:
-        reason = _static_reason(type_name, world, pack)
+        reason = _static_reason(type_name, world, pack, no_facts)
         if reason is not None:
             reasons[type_name] = reason
             continue
@@ -130,20 +140,11 @@ def _probe_failure(drawn: int, draws: int, missing: set[bool], trend_pair: bool,
 
 def unplanned_reason(type_name: str, pack: DomainPack, world: World) -> str:
     """Why a type the pack does not enable is not made (its forms, or what the data lack)."""
-    kind = STATEMENT_TYPES.get(type_name)
-    if kind.needs_documents and not pack.spec.documents:
+    if STATEMENT_TYPES.get(type_name).needs_documents and not pack.spec.documents:
         return "reads text, but the domain has no documents"
-    if kind.min_periods > 1 and not world.period_axis:
-        return f"needs {kind.min_periods} periods; the data have no period axis"
-    if kind.min_periods > pack.instance_periods:
-        return (f"needs {kind.min_periods} periods per instance; an instance shows "
-                f"{pack.instance_periods}")
+    period = _period_reason(type_name, world, pack)
+    if period is not None:
+        return period
     if type_name not in pack.words.forms:
         return "the domain's pack words no forms for it"
     return "the domain's pack does not enable it (statement_types)"
-
-
-def feasible_types(world: World, pack: DomainPack, seed: int,
-                   draws: int = PROBE_DRAWS) -> tuple[str, ...]:
-    """The types :func:`probe_types` finds possible."""
-    return probe_types(world, pack, seed, draws).available

@@ -144,14 +144,19 @@ def _condition_years(node: Node, ctx: Context) -> list[int]:
     if when is None:
         return list(ctx.years)
     threshold = program_number(when["threshold"])
-    years = []
-    for y in ctx.years:
-        value = Decimal(0)
-        for term in when["terms"]:
-            value = apply_sign(value, term["sign"], ctx.cell(when["entity"], term["column"], y))
-        if compare(value, when["cmp"], threshold):
-            years.append(y)
-    return years
+    return [y for y in ctx.years
+            if compare(_terms_value(ctx, when["terms"], when["entity"], y), when["cmp"],
+                       threshold)]
+
+
+def _terms_value(ctx: Context, terms: list[dict[str, str]], entity: str, year: int
+                 ) -> Decimal:
+    """A condition's left-hand side for one entity and period: its terms added or
+    subtracted."""
+    value = Decimal(0)
+    for term in terms:
+        value = apply_sign(value, term["sign"], ctx.cell(entity, term["column"], year))
+    return value
 
 
 def _rank_among_pick(node: Node, ctx: Context) -> frozenset[str]:
@@ -161,12 +166,7 @@ def _rank_among_pick(node: Node, ctx: Context) -> frozenset[str]:
     (year,) = ctx.years
     among = node["among"]
     threshold = program_number(among["threshold"])
-    values = {}
-    for e in ctx.entities:
-        value = Decimal(0)
-        for term in among["terms"]:
-            value = apply_sign(value, term["sign"], ctx.cell(e, term["column"], year))
-        values[e] = value
+    values = {e: _terms_value(ctx, among["terms"], e, year) for e in ctx.entities}
     above = among["cmp"] == ">"
     members = [e for e in ctx.entities if (values[e] > threshold if above
                                            else values[e] < threshold)]

@@ -189,6 +189,16 @@ def _rk_when_variables(node: Node, view: View) -> dict[str, str]:
     return out
 
 
+def _terms_value(ctx: Context, terms: list[dict[str, str]], entity: str, year: int
+                 ) -> Decimal:
+    """A condition's left-hand side for one entity and period: its terms' table values
+    added or subtracted (``rk_when``'s ``when``, ``rk_among``'s ``among``)."""
+    value = Decimal(0)
+    for term in terms:
+        value = apply_sign(value, term["sign"], ctx.cell(entity, term["column"], year))
+    return value
+
+
 def _rk_when_bounds(node: Node, ctx: Context, hidden: str) -> Bounds:
     """Without the table the condition's years are unknown (a completion can make any
     non-empty set of years meet it), so the node may pick any entity that clearly wins the
@@ -218,14 +228,9 @@ def _rk_when(node: Node, ctx: Context) -> frozenset[str]:
         years = list(ctx.years)
     else:
         t = program_number(when["threshold"])
-        years = []
-        for y in ctx.years:
-            value = Decimal(0)
-            for term in when["terms"]:
-                value = apply_sign(value, term["sign"],
-                                   ctx.cell(when["entity"], term["column"], y))
-            if compare(value, when["cmp"], t):
-                years.append(y)
+        years = [y for y in ctx.years
+                 if compare(_terms_value(ctx, when["terms"], when["entity"], y),
+                            when["cmp"], t)]
     if not years:
         raise Undecidable("no period meets the condition")
     per_year = {best(ctx, {e: ctx.point(e, node["column"], y) for e in ctx.entities},
@@ -254,14 +259,8 @@ def _members(node: Node, ctx: Context) -> frozenset[str]:
     if among is None:
         return frozenset(ctx.entities)
     t = program_number(among["threshold"])
-    met = []
-    for e in ctx.entities:
-        value = Decimal(0)
-        for term in among["terms"]:
-            value = apply_sign(value, term["sign"], ctx.cell(e, term["column"], year))
-        if compare(value, among["cmp"], t):
-            met.append(e)
-    return frozenset(met)
+    return frozenset(e for e in ctx.entities
+                     if compare(_terms_value(ctx, among["terms"], e, year), among["cmp"], t))
 
 
 def _clear_top(ctx: Context, scores: dict[str, Decimal], order: str) -> str | None:

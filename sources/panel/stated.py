@@ -15,24 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
-from hopvista.stated_numbers import number_tokens
+from hopvista.stated_numbers import stated_values
 
-__all__ = ["columns_stated", "written_numbers"]
-
-
-def written_numbers(text: str) -> list[tuple[Decimal, int]]:
-    """``(value, decimals)`` of each number written in ``text`` that could state a value by
-    rounding (years and single-significant-digit numbers left out)."""
-    return [(t.value, t.decimals) for t in number_tokens(text)
-            if t.significant >= 2 and not t.year]
+__all__ = ["columns_stated"]
 
 
 def columns_stated(text: str, values: Mapping[str, Sequence[Decimal | None]],
                    precision: Mapping[str, int]) -> frozenset[str]:
     """Keys of the columns whose values (of one entity, any period) ``text`` writes."""
-    tokens = number_tokens(text)
-    if not tokens:
-        return frozenset()
     return frozenset(key for key, series in values.items()
-                     if any(value is not None and t.states(value, precision[key])
-                            for value in series for t in tokens))
+                     if stated_values(text, [v for v in series if v is not None],
+                                      precision[key]))

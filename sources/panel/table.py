@@ -139,30 +139,23 @@ _WRITTEN = re.compile(
     r"|(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)(?P<percent>\s?%?)")
 
 
-def cell_unit(cell: str) -> str:
-    """The unit a cell writes with its number: ``"%"``, a currency symbol, or ``""``."""
-    match = _WRITTEN.fullmatch(cell.strip())
-    if match is None:
-        return ""
-    return "%" if match.group("percent").strip() else match.group("currency")
-
-
-def _number(cell: str) -> Decimal | None:
-    """The cell's value, ``None`` when missing; ``ValueError`` when it is not a number.
-    Thousands separators, a currency symbol and a percent sign are read as people write
-    them (``"24,481"``, ``"$1,200.50"``, ``"12.5%"`` is 12.5)."""
+def _number(cell: str) -> tuple[Decimal | None, str]:
+    """The cell's value (``None`` when missing) and the unit it writes with it (``"%"``, a
+    currency symbol, or ``""``); ``ValueError`` when it is not a number. Thousands
+    separators, a currency symbol and a percent sign are read as people write them
+    (``"24,481"``, ``"$1,200.50"``, ``"12.5%"`` is 12.5)."""
     text = cell.strip()
     if not text or text.lower() in MISSING:
-        return None
+        return None, ""
     match = _WRITTEN.fullmatch(text)
-    if match is None or (match.group("currency") and match.group("percent").strip()):
+    percent = match is not None and bool(match.group("percent").strip())
+    if match is None or (match.group("currency") and percent):
         raise ValueError(text)
-    text = match.group("sign") + match.group("digits").replace(",", "")
     try:
-        value = Decimal(text)
+        value = Decimal(match.group("sign") + match.group("digits").replace(",", ""))
     except InvalidOperation:  # pragma: no cover - the pattern admits only numbers
         raise ValueError(text) from None
-    return value
+    return value, "%" if percent else match.group("currency")
 
 
 def _integer(cell: str) -> int | None:
@@ -298,14 +291,14 @@ def read_panel(path: Path, period: str | bool | None = None) -> Panel:
         values: list[Decimal | None] = []
         for i, cell in enumerate(row.fields[first_value:]):
             try:
-                value = _number(cell)
+                value, unit = _number(cell)
             except ValueError:
                 raise UserError(f"{path}:{row.line}: column {labels[i]!r}: "
                                 f"{one_line(cell.strip())!r} is not a number (leave the "
                                 "cell empty for a missing value)") from None
             if value is not None:
                 decimals[i] = max(decimals[i], _decimals(value))
-                units[i].add(cell_unit(cell))
+                units[i].add(unit)
             values.append(value)
         cells[(name, when)] = (row.line, values)
 
