@@ -43,7 +43,7 @@ from hopvista.atomic import (
 from hopvista.errors import UserError
 from hopvista.model.format import DATASET_FORMAT
 
-__all__ = ["DATASET_FORMAT", "Output", "claim_output", "is_hopvista_dataset"]
+__all__ = ["DATASET_FORMAT", "Output", "claim_output", "dataset_containing", "is_hopvista_dataset"]
 
 STAGE_TAG = "hopvista-stage"
 STAGE_MARKER = ".hopvista-stage.json"
@@ -70,6 +70,15 @@ def declared_format(record: Path) -> str | None:
 def is_hopvista_dataset(path: Path) -> bool:
     """Whether ``path`` holds a dataset written by hopvista (its manifest says so)."""
     return declared_format(path / "manifest.json") == DATASET_FORMAT
+
+
+def dataset_containing(path: Path) -> Path | None:
+    """The hopvista dataset folder that ``path`` lies in (a parent of it, not ``path``
+    itself), if any."""
+    for folder in path.parents:
+        if is_hopvista_dataset(folder):
+            return folder
+    return None
 
 
 def resolve_out(out: Path) -> Path:

@@ -11,6 +11,7 @@ import jinja2
 
 from hopvista.atomic import write_atomic
 from hopvista.errors import UserError
+from hopvista.outdir import dataset_containing
 
 PREVIEW_NAME = "preview.html"
 
@@ -105,16 +106,6 @@ body { font-family: "DejaVu Sans", sans-serif; margin: 24px; color: #222; }
 """
 
 
-def _dataset_containing(path: Path) -> Path | None:
-    """The hopvista dataset folder that ``path`` lies in, if any."""
-    from hopvista.outdir import is_hopvista_dataset
-
-    for folder in path.parents:
-        if is_hopvista_dataset(folder):
-            return folder
-    return None
-
-
 def preview_target(root: Path, out: Path | None) -> Path:
     """Where the preview of ``root`` goes; refuse anything but a new or earlier preview page.
 
@@ -137,7 +128,7 @@ def preview_target(root: Path, out: Path | None) -> Path:
             raise UserError(f"{shown}: exists and is not a hopvista preview; refusing to "
                             "overwrite it")
     absolute = Path(os.path.abspath(target))
-    dataset = _dataset_containing(absolute)
+    dataset = dataset_containing(absolute)
     if dataset is not None and absolute != dataset / PREVIEW_NAME:
         raise UserError(f"{shown}: lies inside the dataset {dataset}, where only "
                         f"{PREVIEW_NAME} may be written")
