@@ -8,8 +8,8 @@ For every such output:
   key is ``"format"``);
 - a symlink at the output path is refused: it is never followed to replace its target and never
   turned into a regular file;
-- nothing is written inside a dataset (except the one file a command may put at a dataset's
-  top, such as ``preview.html``) or into the command's own inputs;
+- nothing is written inside a dataset (except the one file a command may put in its own
+  input dataset, ``gen preview``'s ``DATASET/preview.html``) or into the command's inputs;
 - a folder, FIFO or other special file where a file is due, a symlink loop, a parent that is a
   file, a name too long: one line naming it;
 - writes are atomic (:func:`hopvista.atomic.write_atomic`); a full or read-only disk or a
@@ -129,15 +129,19 @@ def _symlink_problem(path: Path) -> str:
     return f"is a symlink (to {target}); refusing to write through it or replace it"
 
 
+def _real(path: Path) -> Path:
+    """``path`` with its parent's symlinks resolved (``path`` itself is not followed)."""
+    try:
+        return Path(os.path.realpath(path.parent)) / path.name
+    except (OSError, RuntimeError):
+        return Path(os.path.abspath(path))
+
+
 def _places(path: Path) -> list[Path]:
     """``path`` as written (made absolute) and with its parent's symlinks resolved."""
     places = [Path(os.path.abspath(path))]
-    try:
-        real = Path(os.path.realpath(path.parent)) / path.name
-    except (OSError, RuntimeError):
-        return places
-    if real not in places:
-        places.append(real)
+    if _real(path) not in places:
+        places.append(_real(path))
     return places
 
 
@@ -149,17 +153,19 @@ def _roots(path: Path) -> set[Path]:
 
 
 def refuse_misplaced(path: Path, shown: str, *, inputs: Iterable[Path] = (),
-                     dataset_file: str | None = None, folder: bool = False) -> None:
-    """Refuse an output ``path`` inside a dataset (unless it is ``DATASET/dataset_file``) or
-    inside one of the command's ``inputs``; with ``folder`` (an output folder, written into or
-    replaced as a whole), also a dataset itself and a folder that holds an input."""
+                     exempt: Path | None = None, folder: bool = False) -> None:
+    """Refuse an output ``path`` inside a dataset (unless it is ``exempt``, the one file the
+    command may write inside a dataset) or inside one of the command's ``inputs``; with
+    ``folder`` (an output folder, written into or replaced as a whole), also a dataset itself
+    and a folder that holds an input."""
     sources = [(source, _roots(source)) for source in inputs]
+    allowed = exempt is not None and _real(path) == _real(exempt)
     for place in _places(path):
         if folder and is_hopvista_dataset(place):
             raise UserError(f"{shown}: is a dataset; refusing to write there")
         dataset = dataset_containing(place)
-        if dataset is not None and not (dataset_file and place == dataset / dataset_file):
-            only = f", where only {dataset_file} may be written" if dataset_file else ""
+        if dataset is not None and not allowed:
+            only = f", where only {exempt} may be written" if exempt is not None else ""
             raise UserError(f"{shown}: lies inside the dataset {dataset}{only}; refusing to "
                             "write there")
         for source, roots in sources:
@@ -222,8 +228,8 @@ class OutputFile:
     written_by: Mark
     inputs: tuple[Path, ...] = ()
     """What the command reads: the file may not lie inside (or be) one of them."""
-    dataset_file: str | None = None
-    """The one name the command may write at the top of a dataset (``preview.html``)."""
+    exempt: Path | None = None
+    """The one file the command may write inside a dataset (``DATASET/preview.html``)."""
 
     @property
     def shown(self) -> str:
@@ -238,7 +244,7 @@ class OutputFile:
         if found is not None:
             self._check_existing(found.st_mode)
         refuse_misplaced(self.path, self.shown, inputs=self.inputs,
-                         dataset_file=self.dataset_file)
+                         exempt=self.exempt)
 
     def _check_existing(self, mode: int) -> None:
         if stat.S_ISLNK(mode):

@@ -112,14 +112,15 @@ def preview_target(root: Path, out: Path | None) -> OutputFile:
     """Where the preview of ``root`` goes; refuse anything but a new or earlier preview page.
 
     ``out`` may name an ``.html`` file or a folder (the page is then ``FOLDER/preview.html``).
-    Inside a dataset only ``DATASET/preview.html`` may be written, so no dataset file is ever
-    replaced and ``gen verify`` keeps passing. The rules are :class:`hopvista.output.OutputFile`'s.
+    Inside a dataset only ``root/preview.html`` may be written (not a page inside another
+    dataset), so no dataset file is ever replaced and ``gen verify`` keeps passing; the other
+    rules are :class:`hopvista.output.OutputFile`'s.
     """
     target = root / PREVIEW_NAME if out is None else out
     if out is not None and _is_folder(out):
         target = out / PREVIEW_NAME
     output = OutputFile(target, "" if out is None else "--out", "a hopvista preview",
-                        html_written_by(PREVIEW_GENERATOR), dataset_file=PREVIEW_NAME)
+                        html_written_by(PREVIEW_GENERATOR), exempt=root / PREVIEW_NAME)
     if target.suffix.lower() not in (".html", ".htm"):
         raise UserError(f"{output.shown}: a preview is an .html file; name one (or a folder)")
     output.check()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -112,6 +113,17 @@ def test_no_new_file_is_written_inside_a_dataset(command: Command, dataset: Path
     _refused(capsys, command(dataset / "data" / "page.html"), "inside the dataset")
     _refused(capsys, command(dataset / "new" / "page.html"), "inside the dataset")
     assert _state(dataset) == before
+
+
+def test_preview_writes_no_page_into_another_dataset(dataset: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    other = tmp_path / "other"
+    shutil.copytree(dataset, other)
+    before = _state(other)
+    _refused(capsys, ["preview", str(dataset), "--out", str(other / "preview.html")],
+             "inside the dataset")
+    _refused(capsys, ["preview", str(dataset), "--out", str(other)], "inside the dataset")
+    assert _state(other) == before
 
 
 # -- a user's files ----------------------------------------------------------------------------

@@ -224,7 +224,11 @@ def staged(out: Path, source: Path | None = None) -> Iterator[Path]:
 
 def _swap_in(stage: Path, out: Path) -> None:
     if out.is_dir() and not any(out.iterdir()):
-        out.rmdir()
+        try:
+            out.rmdir()
+        except OSError as exc:
+            raise UserError(f"--out {out}: cannot replace the empty folder: {reason(exc)}; "
+                            "nothing was changed") from None
     if not out.exists():
         try:
             rename_noreplace(stage, out)
