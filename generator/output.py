@@ -8,8 +8,9 @@ For every such output:
   key is ``"format"``);
 - a symlink at the output path is refused: it is never followed to replace its target and never
   turned into a regular file;
-- nothing is written inside a dataset (except the one file a command may put in its own
-  input dataset, ``gen preview``'s ``DATASET/preview.html``) or into the command's inputs;
+- nothing is written into the command's own inputs or inside a folder hopvista wrote as a
+  whole: a dataset, an evaluation run, an export (except ``gen preview``'s own
+  ``DATASET/preview.html``);
 - a folder, FIFO or other special file where a file is due, a symlink loop, a parent that is a
   file, a name too long: one line naming it;
 - writes are atomic (:func:`hopvista.atomic.write_atomic`); a full or read-only disk or a
@@ -34,7 +35,7 @@ from pathlib import Path
 
 from hopvista.atomic import write_atomic
 from hopvista.errors import UserError
-from hopvista.outdir import dataset_containing, is_hopvista_dataset
+from hopvista.outdir import declared_format, is_hopvista_dataset
 
 Mark = Callable[[bytes], bool]
 """Whether the first :data:`HEAD_BYTES` of a file show that a command wrote it."""
@@ -152,24 +153,42 @@ def _roots(path: Path) -> set[Path]:
     return roots
 
 
+def hopvista_folder(folder: Path) -> str | None:
+    """What ``folder`` is if hopvista wrote it as a whole ("dataset", "evaluation run",
+    "export"; its record's ``format`` says so), else ``None``."""
+    from hopvista.eval.runner import RUN_FILE, RUN_FORMAT
+    from hopvista.harness.common import EXPORT_FORMAT, MARKER
+
+    if is_hopvista_dataset(folder):
+        return "dataset"
+    if declared_format(folder / RUN_FILE) == RUN_FORMAT:
+        return "evaluation run"
+    if declared_format(folder / MARKER) == EXPORT_FORMAT:
+        return "export"
+    return None
+
+
 def refuse_misplaced(path: Path, shown: str, *, inputs: Iterable[Path] = (),
                      exempt: Path | None = None, folder: bool = False) -> None:
-    """Refuse an output ``path`` inside a dataset (unless it is ``exempt``, the one file the
-    command may write inside a dataset) or inside one of the command's ``inputs``; with
-    ``folder`` (an output folder, written into or replaced as a whole), also a dataset itself
-    and a folder that holds an input."""
+    """Refuse an output ``path`` inside one of the command's ``inputs`` or inside a folder
+    hopvista wrote as a whole (a dataset, an evaluation run, an export: :func:`hopvista_folder`)
+    unless it is ``exempt`` (the one file the command may write in its input dataset). With
+    ``folder`` (an output folder, written into or replaced as a whole), also a folder that
+    holds an input, and a dataset or evaluation run itself."""
     sources = [(source, _roots(source)) for source in inputs]
     allowed = exempt is not None and _real(path) == _real(exempt)
     for place in _places(path):
-        if folder and is_hopvista_dataset(place):
-            raise UserError(f"{shown}: is a dataset; refusing to write there")
-        dataset = dataset_containing(place)
-        if dataset is not None and not allowed:
-            only = f", where only {exempt} may be written" if exempt is not None else ""
-            raise UserError(f"{shown}: lies inside the dataset {dataset}{only}; refusing to "
+        if folder and hopvista_folder(place) in ("dataset", "evaluation run"):
+            raise UserError(f"{shown}: holds a hopvista {hopvista_folder(place)}; refusing to "
                             "write there")
+        for owner in place.parents:
+            what = hopvista_folder(owner)
+            if what is not None and not allowed:
+                only = f", where only {exempt} may be written" if exempt is not None else ""
+                raise UserError(f"{shown}: lies inside the {what} {owner}{only}; refusing to "
+                                "write there")
         for source, roots in sources:
-            if any(place == root or root in place.parents for root in roots):
+            if any(place == root or root in place.parents for root in roots) and not allowed:
                 raise UserError(f"{shown}: lies inside {source}, which this command reads; "
                                 "refusing to write there")
             if folder and any(place in root.parents for root in roots):

@@ -120,7 +120,8 @@ def preview_target(root: Path, out: Path | None) -> OutputFile:
     if out is not None and _is_folder(out):
         target = out / PREVIEW_NAME
     output = OutputFile(target, "" if out is None else "--out", "a hopvista preview",
-                        html_written_by(PREVIEW_GENERATOR), exempt=root / PREVIEW_NAME)
+                        html_written_by(PREVIEW_GENERATOR), inputs=(root,),
+                        exempt=root / PREVIEW_NAME)
     if target.suffix.lower() not in (".html", ".htm"):
         raise UserError(f"{output.shown}: a preview is an .html file; name one (or a folder)")
     output.check()

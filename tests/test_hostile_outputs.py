@@ -202,8 +202,25 @@ def test_report_never_writes_into_a_run_through_a_symlinked_folder(
     alias = tmp_path / "alias"
     alias.symlink_to(run)
     before = _state(run)
-    _refused(capsys, ["report", str(run), "--out", str(alias / "board.html")], "reads")
+    _refused(capsys, ["report", str(run), "--out", str(alias / "board.html")],
+             "refusing to write there")
     assert _state(run) == before
+
+
+def test_report_never_writes_into_another_run_or_an_export(
+        dataset: Path, run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = tmp_path / "random"
+    assert main(["eval", str(dataset), "--model", "random", "--out", str(other),
+                 "--quiet"]) == 0
+    assert main(_export(dataset, tmp_path / "task")) == 0
+    before = _state(tmp_path)
+    _refused(capsys, ["report", str(run), "--out", str(other / "report.html")],
+             "inside the evaluation run")
+    _refused(capsys, ["report", str(run), "--out", str(other / "board.html")],
+             "inside the evaluation run")
+    _refused(capsys, ["report", str(run), "--out", str(tmp_path / "task" / "board.html")],
+             "inside the export")
+    assert _state(tmp_path) == before
 
 
 def test_audit_never_writes_into_its_dataset(dataset: Path, run: Path,
