@@ -175,6 +175,10 @@ def refuse_misplaced(path: Path, shown: str, *, inputs: Iterable[Path] = (),
     unless it is ``exempt`` (the one file the command may write in its input dataset). With
     ``folder`` (an output folder, written into or replaced as a whole), also a folder that
     holds an input, and a dataset or evaluation run itself."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        raise UserError("the current folder no longer exists; change to another one") from None
     sources = [(source, _roots(source)) for source in inputs]
     allowed = exempt is not None and _real(path) == _real(exempt)
     for place in _places(path):
