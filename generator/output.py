@@ -182,9 +182,9 @@ def refuse_misplaced(path: Path, shown: str, *, inputs: Iterable[Path] = (),
     sources = [(source, _roots(source)) for source in inputs]
     allowed = exempt is not None and _real(path) == _real(exempt)
     for place in _places(path):
-        if folder and hopvista_folder(place) in ("dataset", "evaluation run"):
-            raise UserError(f"{shown}: holds a hopvista {hopvista_folder(place)}; refusing to "
-                            "write there")
+        itself = hopvista_folder(place) if folder else None
+        if itself in ("dataset", "evaluation run"):
+            raise UserError(f"{shown}: holds a hopvista {itself}; refusing to write there")
         for owner in place.parents:
             what = hopvista_folder(owner)
             if what is not None and not allowed:
