@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
-from hopvista.atomic import write_atomic
 from hopvista.errors import UserError
-from hopvista.outdir import dataset_containing
+from hopvista.output import OutputFile, html_generator_tag, html_written_by
 
 PREVIEW_NAME = "preview.html"
 
@@ -65,7 +65,9 @@ details { margin: 8px 0; } pre { white-space: pre-wrap; font-size: 13px; }
 """
 
 
-PREVIEW_MARKER = '<meta name="generator" content="hopvista-preview">'
+PREVIEW_GENERATOR = "hopvista-preview"
+PREVIEW_MARKER = html_generator_tag(PREVIEW_GENERATOR)
+"""The tag in a preview's head: the mark of a page ``gen preview`` may replace."""
 
 _SHEET = _HEAD + """<style>
 body { font-family: "DejaVu Sans", sans-serif; margin: 24px; color: #222; }
@@ -106,42 +108,33 @@ body { font-family: "DejaVu Sans", sans-serif; margin: 24px; color: #222; }
 """
 
 
-def preview_target(root: Path, out: Path | None) -> Path:
+def preview_target(root: Path, out: Path | None) -> OutputFile:
     """Where the preview of ``root`` goes; refuse anything but a new or earlier preview page.
 
     ``out`` may name an ``.html`` file or a folder (the page is then ``FOLDER/preview.html``).
-    Inside a dataset only ``DATASET/preview.html`` may be written, so no dataset file is ever
-    replaced and ``gen verify`` keeps passing.
+    Inside a dataset only ``root/preview.html`` may be written (not a page inside another
+    dataset), so no dataset file is ever replaced and ``gen verify`` keeps passing; the other
+    rules are :class:`hopvista.output.OutputFile`'s.
     """
     target = root / PREVIEW_NAME if out is None else out
-    if out is not None and out.is_dir() and not out.is_symlink():
+    if out is not None and _is_folder(out):
         target = out / PREVIEW_NAME
-    shown = f"--out {out}" if out is not None else str(target)
+    output = OutputFile(target, "" if out is None else "--out", "a hopvista preview",
+                        html_written_by(PREVIEW_GENERATOR), inputs=(root,),
+                        exempt=root / PREVIEW_NAME)
     if target.suffix.lower() not in (".html", ".htm"):
-        raise UserError(f"{shown}: a preview is an .html file; name one (or a folder)")
-    if target.is_symlink():
-        raise UserError(f"{shown}: is a symlink; refusing to write through it")
-    if target.exists():
-        if not target.is_file():
-            raise UserError(f"{shown}: exists and is not a file")
-        if not _is_preview(target):
-            raise UserError(f"{shown}: exists and is not a hopvista preview; refusing to "
-                            "overwrite it")
-    absolute = Path(os.path.abspath(target))
-    dataset = dataset_containing(absolute)
-    if dataset is not None and absolute != dataset / PREVIEW_NAME:
-        raise UserError(f"{shown}: lies inside the dataset {dataset}, where only "
-                        f"{PREVIEW_NAME} may be written")
-    return target
+        raise UserError(f"{output.shown}: a preview is an .html file; name one (or a folder)")
+    output.check()
+    return output
 
 
-def _is_preview(path: Path) -> bool:
+def _is_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder itself (not a symlink to one); ``False`` for a path that
+    cannot be looked at (the check of the page then names why)."""
     try:
-        with path.open("rb") as fh:
-            head = fh.read(4096)
+        return stat.S_ISDIR(os.lstat(path).st_mode)
     except OSError:
         return False
-    return PREVIEW_MARKER.encode() in head
 
 
 def _read_items(items_path: Path, limit: int) -> tuple[list[dict[str, Any]], int]:
@@ -220,16 +213,12 @@ def write_preview(root: Path, out: Path | None = None, limit: int = 100) -> Path
     items_path = root / "items.jsonl"
     if not items_path.is_file():
         raise UserError(f"{root}: no items.jsonl (not a hopvista dataset)")
-    target = preview_target(root, out)
+    output = preview_target(root, out)
     if _has_variants(items_path):
-        return _write_sheet(root, items_path, target, limit)
+        return _write_sheet(root, items_path, output, limit)
     items, total = _read_items(items_path, limit)
     items = _current(items, root)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"--out {out}: cannot create {target.parent}: {exc.strerror}") from None
-    base = target.resolve().parent
+    base = _page_folder(output.path)
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     try:
         shown = [{"id": item["id"], "difficulty": item.get("difficulty", ""),
@@ -242,11 +231,12 @@ def write_preview(root: Path, out: Path | None = None, limit: int = 100) -> Path
     except (jinja2.UndefinedError, TypeError, AttributeError, KeyError) as exc:
         raise UserError(f"{items_path}: an item lacks a field the preview shows ({exc})") \
             from None
-    try:
-        write_atomic(target, html.encode("utf-8"))
-    except OSError as exc:
-        raise UserError(f"--out {target}: cannot write it: {exc.strerror}") from None
-    return target
+    return output.write(html.encode("utf-8"))
+
+
+def _page_folder(page: Path) -> Path:
+    """The real folder the page will be in (it may not exist yet), to link images from."""
+    return Path(os.path.realpath(page.parent))
 
 
 def _has_variants(items_path: Path) -> bool:
@@ -281,10 +271,10 @@ def _summary(variant: dict[str, Any]) -> str:
     return text[:300]
 
 
-def _write_sheet(root: Path, items_path: Path, target: Path, limit: int) -> Path:
+def _write_sheet(root: Path, items_path: Path, output: OutputFile, limit: int) -> Path:
     """The contact sheet of an augmented dataset: each base beside its variants."""
     groups: dict[str, dict[str, Any]] = {}
-    base = target.resolve().parent
+    base = _page_folder(output.path)
     try:
         with items_path.open(encoding="utf-8") as fh:
             for number, line in enumerate(fh, start=1):
@@ -315,9 +305,4 @@ def _write_sheet(root: Path, items_path: Path, target: Path, limit: int) -> Path
     html = env.from_string(_SHEET).render(
         title=f"hopvista variants: {root.resolve().name}", groups=list(groups.values()),
         marker=PREVIEW_MARKER)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, html.encode("utf-8"))
-    except OSError as exc:
-        raise UserError(f"--out {target}: cannot write it: {exc.strerror}") from None
-    return target
+    return output.write(html.encode("utf-8"))

@@ -21,6 +21,10 @@ from hopvista.audit.solvers import (
 )
 from hopvista.audit.stats import Bootstrap, Estimate
 
+AUDIT_FORMAT = "hopvista-audit"
+"""The ``format`` the first key of ``gen audit --json`` names: the mark of a file the audit
+may replace."""
+
 STATEMENT_CHANCE = 0.5
 SET_CHANCE = 0.125  # 8 possible answer sets
 
@@ -103,8 +107,9 @@ class AuditReport:
         return None
 
     def to_json(self) -> dict[str, Any]:
-        """The report as JSON-ready data (NaN written as null)."""
-        data = asdict(self)
+        """The report as JSON-ready data (NaN written as null), ``"format":``
+        :data:`AUDIT_FORMAT` first."""
+        data = {"format": AUDIT_FORMAT, **asdict(self)}
         return _no_nan(data)  # type: ignore[no-any-return]
 
     def render(self) -> str:

@@ -10,9 +10,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hopvista.cli.arguments import int_at_least, seed_int
+
+if TYPE_CHECKING:
+    from hopvista.output import OutputFile
 
 DESCRIPTION = """Run proxy solvers that each withhold one modality (chart, table, text) and
 impute it from the rest with models cross-fitted on the dataset itself, label priors and a
@@ -39,7 +42,10 @@ def register(subparsers: Any) -> None:
                               description=DESCRIPTION,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", type=Path, help="dataset folder")
-    p.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
+    p.add_argument("--json", type=Path, metavar="FILE",
+                   help="also write the report as JSON: a new file or an earlier audit report "
+                        "(never a file gen audit did not write, a symlink, or a place inside "
+                        "a dataset)")
     p.add_argument("--max-hard-set", type=_fraction, default=0.20, metavar="F",
                    help="largest Hard item-set accuracy of a proxy solver (default 0.20)")
     p.add_argument("--max-statement", type=_fraction, default=0.55, metavar="F",
@@ -53,21 +59,29 @@ def register(subparsers: Any) -> None:
     p.set_defaults(run=run)
 
 
+def json_output(path: Path, dataset: Path) -> OutputFile:
+    """The ``--json`` file of an audit of ``dataset``: a new file or an earlier audit report,
+    never inside a dataset or ``dataset`` itself."""
+    from hopvista.audit.report import AUDIT_FORMAT
+    from hopvista.output import OutputFile, json_written_by
+
+    return OutputFile(path, "--json", "a hopvista audit report", json_written_by(AUDIT_FORMAT),
+                      inputs=(dataset,))
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the audit; exit 1 naming each failing check."""
-    from hopvista.atomic import write_atomic
     from hopvista.audit import Thresholds, run_audit
-    from hopvista.errors import UserError
 
+    output = None if args.json is None else json_output(args.json, args.path)
+    if output is not None:
+        output.check()
     thresholds = Thresholds(args.max_hard_set, args.max_statement, args.max_blind)
     report = run_audit(args.path, folds=args.folds, seed=args.seed, thresholds=thresholds)
     print(report.render())
-    if args.json is not None:
+    if output is not None:
         data = json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n"
-        try:
-            write_atomic(args.json, data.encode("utf-8"))
-        except OSError as exc:
-            raise UserError(f"{args.json}: cannot be written ({exc.strerror})") from None
+        output.write(data.encode("utf-8"))
     failed = [check for check in report.checks if not check.passed]
     for check in failed:
         print(check.message(), file=sys.stderr)

@@ -71,7 +71,8 @@ def register(subparsers: Any) -> None:
     sec.add_argument("--years", type=_checked(_years), required=True,
                      help="fiscal years: 2020-2024, 2021,2023 or 2024 (labelled by the year "
                           "the fiscal year ends in)")
-    sec.add_argument("--out", type=_out, required=True, help="output folder")
+    sec.add_argument("--out", type=_out, required=True,
+                     help="output folder (not a dataset or a folder inside one)")
     sec.add_argument("--user-agent", type=_checked(_user_agent), required=True,
                      help='who is asking, as the SEC requires: "Name email@example.com"')
     sec.add_argument("--overwrite", action="store_true",
@@ -82,7 +83,10 @@ def register(subparsers: Any) -> None:
 
 def run_sec(args: argparse.Namespace) -> int:
     """Download, then print one line per company and a total."""
+    from hopvista.output import refuse_misplaced
     from hopvista.sources.sec.fetch import FetchError, fetch_sec
+
+    refuse_misplaced(args.out, f"--out {args.out}", folder=True)
 
     def progress(message: str) -> None:
         print(message, file=sys.stderr)

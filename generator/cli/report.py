@@ -15,15 +15,19 @@ def register(subparsers: Any) -> None:
                     "leaderboard, plots with one bar per run, and each run paired with the "
                     "first on the items both answered (bootstrap interval, McNemar's p).")
     p.add_argument("runs", type=Path, nargs="+", metavar="RUN", help="run folders")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="the HTML file")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE",
+                   help="the HTML file: a new one or an earlier report (never a file gen "
+                        "report did not write, a symlink, or a place inside a dataset or a RUN)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Write the report."""
-    from hopvista.eval.report import read_run, write_report
+    from hopvista.eval.report import read_run, report_output, write_report
 
+    output = report_output(args.out, args.runs)
+    output.check()
     runs = [read_run(folder) for folder in args.runs]
-    write_report(runs, args.out)
+    write_report(runs, output)
     print(f"wrote {args.out} ({len(runs)} runs)")
     return 0

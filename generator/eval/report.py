@@ -20,6 +20,7 @@ from typing import Any
 from hopvista.atomic import write_atomic
 from hopvista.errors import UserError
 from hopvista.eval.compare import paired
+from hopvista.output import OutputFile, html_generator_tag, html_written_by, reason
 
 RunData = tuple[Path, dict[str, Any], list[dict[str, Any]], dict[str, Any]]
 """A run: its folder, ``run.json``, results and summary."""
@@ -53,9 +54,29 @@ def read_run(folder: Path) -> RunData:
     return folder, run, results, summary
 
 
-def write_report(runs: Sequence[RunData], path: Path) -> None:
-    """Write the report of ``runs`` to ``path`` (atomically)."""
-    write_atomic(path, render(runs).encode())
+REPORT_GENERATOR = "hopvista-report"
+"""The generator the report's ``<meta name="generator">`` names: the mark of a file
+``gen report`` may replace."""
+
+
+def report_output(path: Path, runs: Sequence[Path], flag: str = "--out") -> OutputFile:
+    """The report file ``gen report`` writes at ``path`` for the run folders ``runs``: a new
+    file or an earlier report, never inside a dataset or one of the runs."""
+    return OutputFile(path, flag, "a hopvista report", html_written_by(REPORT_GENERATOR),
+                      inputs=tuple(runs))
+
+
+def write_report(runs: Sequence[RunData], path: Path | OutputFile) -> None:
+    """Write the report of ``runs`` to ``path`` (atomically); an :class:`OutputFile` is
+    checked first (:func:`report_output`). A write the disk refuses is a ``UserError``."""
+    data = render(runs).encode()
+    if isinstance(path, OutputFile):
+        path.write(data)
+        return
+    try:
+        write_atomic(path, data)
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write it: {reason(exc)}") from None
 
 
 def _e(value: Any) -> str:
@@ -81,6 +102,7 @@ def render(runs: Sequence[RunData]) -> str:
     """The report's HTML."""
     title = "hopvista evaluation" + ("" if len(runs) == 1 else f": {len(runs)} runs")
     parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+             f"{html_generator_tag(REPORT_GENERATOR)}"
              f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>",
              f"<h1>{_e(title)}</h1>", _leaderboard(runs)]
     if len(runs) > 1:

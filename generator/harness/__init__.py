@@ -30,7 +30,15 @@ from pathlib import Path
 
 from hopvista.errors import UserError
 from hopvista.harness import inspect_task, lmms_eval, vlmevalkit
-from hopvista.harness.common import MARKER, Job, marker, open_dataset, staged, write_json
+from hopvista.harness.common import (
+    MARKER,
+    Job,
+    marker,
+    open_dataset,
+    staged,
+    write_json,
+    written_files,
+)
 
 __all__ = ["FORMATS", "ExportResult", "export"]
 
@@ -62,10 +70,11 @@ def export(dataset_path: str | Path, fmt: str, out: str | Path,
     """Export the dataset at ``dataset_path`` (its first ``limit`` items) for harness ``fmt``
     into the folder ``out``, prompts as in setting ``setting``.
 
-    ``out`` must be new, empty or an earlier export (which is replaced); it is written in a
-    staging folder and renamed into place. :class:`~hopvista.errors.UserError` for an unknown
-    format or setting, a path that is not a dataset, an ``out`` that holds something else, or
-    a setting the dataset cannot give.
+    ``out`` must be new, empty or an earlier export holding only the files it wrote, unchanged
+    (it is then replaced), and not a symlink, inside a dataset or holding the dataset; it is
+    written in a staging folder and renamed into place. :class:`~hopvista.errors.UserError`
+    for an unknown format or setting, a path that is not a dataset, an ``out`` that holds
+    something else, a setting the dataset cannot give, or a disk that refuses the write.
     """
     if fmt not in FORMATS:
         raise UserError(f"--format: no format {fmt!r} (formats: {', '.join(FORMATS)})")
@@ -73,9 +82,10 @@ def export(dataset_path: str | Path, fmt: str, out: str | Path,
         raise UserError(f"--limit: must be at least 1, got {limit}")
     dataset, how = open_dataset(Path(dataset_path), setting)
     target = Path(out)
-    with staged(target) as folder:
+    with staged(target, dataset.root) as folder:
         count = FORMATS[fmt](Job(dataset, how, limit, folder))
         if count == 0:
             raise UserError(f"{dataset_path}: no item to export")
-        write_json(folder / MARKER, marker(dataset, fmt, how, limit, count))
+        write_json(folder / MARKER, marker(dataset, fmt, how, limit, count,
+                                           written_files(folder)))
     return ExportResult(target, fmt, how.name, count)

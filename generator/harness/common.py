@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,6 +34,7 @@ from hopvista.model import ITEM_KINDS, Item
 from hopvista.model.dataset import ITEMS, Dataset, load
 from hopvista.models import Prompt, PromptImage
 from hopvista.outdir import declared_format
+from hopvista.output import check_new_folder, kind_of, reason, refuse_misplaced, staging_folder
 
 MARKER = "hopvista-export.json"
 EXPORT_FORMAT = "hopvista-harness-export"
@@ -122,16 +123,32 @@ class Job:
 
 
 def marker(dataset: Dataset, fmt: str, how: Setting, limit: int | None,
-           count: int) -> dict[str, Any]:
-    """The record :data:`MARKER` holds."""
+           count: int, files: dict[str, str]) -> dict[str, Any]:
+    """The record :data:`MARKER` holds; ``files`` is :func:`written_files` of the export."""
     return {
         "format": EXPORT_FORMAT, "format_version": EXPORT_VERSION, "harness": fmt,
         "hopvista": __version__,
         "dataset": {"path": str(dataset.root.resolve()),
                     "items_sha256": sha256_file(dataset.root / ITEMS),
                     "domain": dataset.manifest.config.get("domain")},
-        "setting": how.name, "limit": limit, "items": count,
+        "setting": how.name, "limit": limit, "items": count, "files": files,
     }
+
+
+def written_files(folder: Path) -> dict[str, str]:
+    """Every entry under ``folder`` but its folders (and :data:`MARKER`), by relative path:
+    a file's sha256, or ``"symlink"`` / the kind of a special file."""
+    found: dict[str, str] = {}
+    for root, folders, names in os.walk(folder):
+        linked = [name for name in folders if os.path.islink(os.path.join(root, name))]
+        for name in sorted(names + linked):
+            path = Path(root, name)
+            relative = path.relative_to(folder).as_posix()
+            if relative == MARKER:
+                continue
+            mode = path.lstat().st_mode
+            found[relative] = sha256_file(path) if stat.S_ISREG(mode) else kind_of(mode)
+    return found
 
 
 def is_export(path: Path) -> bool:
@@ -139,41 +156,79 @@ def is_export(path: Path) -> bool:
     return declared_format(path / MARKER) == EXPORT_FORMAT
 
 
-def check_out(out: Path) -> None:
-    """Refuse an ``--out`` that exists and is not an empty folder or an earlier export."""
-    if not str(out).strip():
-        raise UserError("--out: empty path")
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out}: exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()) and not is_export(out):
-        raise UserError(f"--out {out}: folder is not empty and is not a hopvista export; "
+def check_out(out: Path, source: Path | None = None) -> None:
+    """Refuse an ``--out`` that is not a new folder, an empty one or an earlier export holding
+    only what the export wrote, unchanged; a symlink; a place inside a dataset; a folder that
+    is or holds ``source`` (the dataset exported)."""
+    shown = f"--out {out}"
+    found = check_new_folder(out, shown)
+    refuse_misplaced(out, shown, inputs=() if source is None else (source,), folder=True)
+    if found is not None:
+        _check_contents(out, shown)
+
+
+def _check_contents(out: Path, shown: str) -> None:
+    try:
+        empty = not any(out.iterdir())
+    except OSError as exc:
+        raise UserError(f"{shown}: cannot list it: {reason(exc)}") from None
+    if empty:
+        return
+    if not is_export(out):
+        raise UserError(f"{shown}: folder is not empty and is not a hopvista export; "
                         "nothing was changed (choose another folder)")
+    problem = _not_written(out)
+    if problem is not None:
+        raise UserError(f"{shown}: {problem}; nothing was changed (move it away or choose "
+                        "another folder)")
+
+
+def _not_written(out: Path) -> str | None:
+    """What of the earlier export ``out`` it did not write as it is now, if anything."""
+    try:
+        record = json.loads((out / MARKER).read_text(encoding="utf-8")).get("files")
+    except (OSError, ValueError, RecursionError, AttributeError):
+        return f"its {MARKER} cannot be read"
+    if record is None:
+        return None  # an export older than the record of its files
+    if not isinstance(record, dict):
+        return f"its {MARKER} has no readable list of files"
+    try:
+        present = written_files(out)
+    except OSError as exc:
+        return f"cannot read what it holds ({exc.filename}: {reason(exc)})"
+    for name, digest in present.items():
+        if name not in record:
+            return f"holds {name}, which the earlier export did not write"
+        if record[name] != digest:
+            return f"{name} was changed since the earlier export wrote it"
+    return None
 
 
 @contextmanager
-def staged(out: Path) -> Iterator[Path]:
+def staged(out: Path, source: Path | None = None) -> Iterator[Path]:
     """A staging folder beside ``out``, renamed to ``out`` when the block succeeds.
 
-    An earlier export at ``out`` is swapped out in one step where the kernel can and then
-    removed; an empty folder is replaced; anything else is refused (checked again just before
-    the rename). On failure the staging folder goes and ``out`` is left as it was.
+    ``out`` is checked (:func:`check_out`) before and again just before the rename. An earlier
+    export at ``out`` is swapped out in one step where the kernel can and then removed; an
+    empty folder is replaced. On failure the staging folder (and parent folders made for it)
+    goes and ``out`` is left as it was; a full or read-only disk is one line.
     """
-    check_out(out)
-    parent = out.absolute().parent
-    parent.mkdir(parents=True, exist_ok=True)
-    stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.hopvista-export-", dir=parent))
-    try:
+    check_out(out, source)
+    with staging_folder(out, f"--out {out}", "hopvista-export") as stage:
         os.chmod(stage, 0o755)
         yield stage
-        check_out(out)
+        check_out(out, source)
         _swap_in(stage, out)
-    finally:
-        shutil.rmtree(stage, ignore_errors=True)
 
 
 def _swap_in(stage: Path, out: Path) -> None:
     if out.is_dir() and not any(out.iterdir()):
-        out.rmdir()
+        try:
+            out.rmdir()
+        except OSError as exc:
+            raise UserError(f"--out {out}: cannot replace the empty folder: {reason(exc)}; "
+                            "nothing was changed") from None
     if not out.exists():
         try:
             rename_noreplace(stage, out)
