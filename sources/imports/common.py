@@ -25,6 +25,7 @@ import re
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -50,11 +51,17 @@ MAX_DEPTH = 64
 MAX_LINE_BYTES = 8 << 20
 """Longest line of a line-based file (a longer one is skipped without being held)."""
 MAX_FILE_BYTES = 1 << 30
-"""Largest file read whole (a JSON release file, a table, a text)."""
+"""Largest release file read whole (a JSON file of records, a data CSV)."""
+MAX_PART_BYTES = 8 << 20
+"""Largest file a record names (a table, a text)."""
 MAX_QUESTION_CHARS = 5_000
 """Longest question (or statement) a record may have."""
 MAX_TEXT_CHARS = 200_000
 """Most characters of text (paragraphs) a record may have."""
+MAX_PARAGRAPHS = 1_000
+"""Most paragraphs (text chunks) a record may have."""
+MAX_ANSWER_VALUES = 100
+"""Most values a list answer may have."""
 EXCERPT_CHARS = 40
 """Longest piece of the input quoted in a message."""
 
@@ -83,6 +90,7 @@ class Ids:
     def __init__(self, fmt: str) -> None:
         self.fmt = fmt
         self._taken: set[str] = set()
+        self._suffix: dict[str, int] = {}  # the last suffix tried per base: every lower is taken
 
     def new(self, record_id: object) -> str:
         """A fresh base id for ``record_id``."""
@@ -90,10 +98,13 @@ class Ids:
         if len(base) > MAX_ID_CHARS:
             digest = hashlib.sha256(str(record_id).encode("utf-8", "surrogatepass"))
             base = f"{base[:MAX_ID_CHARS - 13]}-{digest.hexdigest()[:12]}"
-        found, n = base, 1
+        found, n = base, self._suffix.get(base, 1)
+        if n > 1:
+            found = f"{base}-{n}"
         while found in self._taken:
             n += 1
             found = f"{base}-{n}"
+        self._suffix[base] = n
         self._taken.add(found)
         return found
 
@@ -188,12 +199,14 @@ def json_problem(exc: json.JSONDecodeError, *, line: bool = False) -> str:
     value; L and C just after its last character) or ``not JSON: <what> at line L, column C``
     (``at column C`` for one ``line``)."""
     doc, pos = exc.doc, exc.pos
-    truncated = pos >= len(doc.rstrip())
+    truncated = pos >= len(doc.rstrip()) or exc.msg.startswith("Unterminated string")
     if truncated:
         pos = len(doc.rstrip())
     number = doc.count("\n", 0, pos) + 1
     column = pos - doc.rfind("\n", 0, pos)
     at = f"column {column}" if line else f"line {number}, column {column}"
+    if not doc.strip():
+        return "empty: no JSON value"
     return f"truncated JSON at {at}" if truncated else f"not JSON: {exc.msg} at {at}"
 
 
@@ -259,11 +272,12 @@ def file_in(root: Path, name: str, what: str) -> Path:
     path = root / name
     shown = excerpt(name) if len(name) > 2 * EXCERPT_CHARS else name
     try:
-        if path.is_symlink():
-            raise RecordError(f"{what} file {shown} is a symbolic link")
+        link = path.is_symlink()
         inside = path.resolve().is_relative_to(root.resolve())
     except (OSError, ValueError, RuntimeError):
         raise RecordError(f"{what} file {shown} not found") from None
+    if link:
+        raise RecordError(f"{what} file {shown} is a symbolic link")
     if not inside:
         raise RecordError(f"{what} file {shown} lies outside the dataset folder")
     if not path.exists():
@@ -297,7 +311,7 @@ def decode(data: bytes) -> str:
                           f"column {column}") from None
 
 
-def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
+def read_text(path: Path, limit: int = MAX_PART_BYTES) -> str:
     """A regular UTF-8 file's text (a BOM dropped); ``ValueError`` (a :class:`RecordError`
     for an invalid byte) or ``OSError``."""
     return decode(read_bytes(path, limit))
@@ -371,7 +385,21 @@ MAX_IMAGE_SIDE = 16_384
 def check_png(path: Path, what: str) -> None:
     """A :class:`RecordError` unless ``path`` is a PNG image that reads whole: not another
     kind of file, not truncated, of at most :data:`MAX_IMAGE_PIXELS` pixels (a decompression
-    bomb declares far more) and :data:`MAX_IMAGE_SIDE` on a side."""
+    bomb declares far more) and :data:`MAX_IMAGE_SIDE` on a side. A file is checked once per
+    version (an input is read twice)."""
+    try:
+        status = path.stat()
+        key = str(path.resolve())
+    except (OSError, ValueError, RuntimeError) as exc:
+        raise RecordError(f"{what} is not readable ({one_line(exc)})") from None
+    problem = _png_problem(key, status.st_mtime_ns, status.st_size)
+    if problem is not None:
+        raise RecordError(f"{what} {problem}")
+
+
+@lru_cache(maxsize=4096)
+def _png_problem(path: str, mtime_ns: int, size: int) -> str | None:
+    """What is wrong with the PNG file ``path`` (of that version), or ``None``."""
     import io
     import struct
     import warnings
@@ -379,15 +407,15 @@ def check_png(path: Path, what: str) -> None:
     from PIL import Image
 
     try:
-        data = read_bytes(path, MAX_IMAGE_BYTES)
+        data = read_bytes(Path(path), MAX_IMAGE_BYTES)
     except (OSError, ValueError) as exc:
-        raise RecordError(f"{what}: {one_line(exc)}") from None
+        return f"is not readable ({one_line(exc)})"
     if not data.startswith(PNG_SIGNATURE) or data[12:16] != b"IHDR" or len(data) < 24:
-        raise RecordError(f"{what} is not a PNG image")
+        return "is not a PNG image"
     width, height = struct.unpack(">II", data[16:24])
     if width * height > MAX_IMAGE_PIXELS or max(width, height) > MAX_IMAGE_SIDE:
-        raise RecordError(f"{what} declares {width:,} x {height:,} pixels (at most "
-                          f"{MAX_IMAGE_PIXELS:,} pixels, {MAX_IMAGE_SIDE:,} on a side)")
+        return (f"declares {width:,} x {height:,} pixels (at most {MAX_IMAGE_PIXELS:,} "
+                f"pixels, {MAX_IMAGE_SIDE:,} on a side)")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -395,7 +423,8 @@ def check_png(path: Path, what: str) -> None:
                 image.load()
                 image.convert("RGB")
     except (Exception, Image.DecompressionBombWarning) as exc:
-        raise RecordError(f"{what} cannot be read as a PNG image ({one_line(exc)})") from None
+        return f"cannot be read as a PNG image ({one_line(exc)})"
+    return None
 
 
 _JSON_CACHE: dict[tuple[str, int, int], Any] = {}
@@ -446,7 +475,7 @@ def relative(path: Path, root: Path) -> str:
     base = root if root.is_dir() else root.parent
     try:
         name = path.resolve().relative_to(base.resolve()).as_posix()
-    except ValueError:
+    except (OSError, RuntimeError, ValueError):
         name = path.as_posix()
     return os.fsencode(name).decode("utf-8", "replace")
 
@@ -472,6 +501,8 @@ def _check_sizes(question: str, text: Sequence[TextChunk],
         if len(said) > MAX_QUESTION_CHARS:
             raise RecordError(f"statement {n} has {len(said):,} characters "
                               f"(at most {MAX_QUESTION_CHARS:,}): {excerpt(said, length=False)}")
+    if len(text) > MAX_PARAGRAPHS:
+        raise RecordError(f"the text has {len(text):,} paragraphs (at most {MAX_PARAGRAPHS:,})")
     total = sum(len(chunk.text) for chunk in text)
     if total > MAX_TEXT_CHARS:
         raise RecordError(f"the text has {total:,} characters (at most {MAX_TEXT_CHARS:,})")
@@ -492,6 +523,9 @@ def make_item(*, fmt: str, base_id: str, kind: str, question: str, answer: Any,
     if fields:
         provenance["fields"] = fields
     _check_sizes(question, text, statements)
+    if isinstance(answer, list) and len(answer) > MAX_ANSWER_VALUES:
+        raise RecordError(f"the answer lists {len(answer):,} values (at most "
+                          f"{MAX_ANSWER_VALUES})")
     check_values({"question": question, "answer": answer, "statements": list(statements),
                   "text": [chunk.text for chunk in text],
                   "table": [table.caption or "", table.header, *table.rows],

@@ -33,6 +33,7 @@ import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from hopvista.errors import UserError
 from hopvista.model.inputs import GridTable, TextChunk
@@ -175,21 +176,30 @@ def _records(root: Path, files: list[tuple[str, Path]]) -> Iterator[Imported | S
             continue
         reader = csv.DictReader(io.StringIO(text, newline=""))
         start = 2
-        try:
-            for row in reader:
-                where = f"{file.name}:{start}"
+        while True:
+            where = f"{file.name}:{start}"
+            try:
+                row = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as exc:  # the row costs only itself: the reader goes on after it
                 start = reader.line_num + 1
-                if None in row or any(v is None for v in row.values()):
-                    yield Skipped(where, f"{len(reader.fieldnames or [])} columns in the "
-                                         "header, another number in this row")
-                    continue
-                try:
-                    check_values(row)
-                    yield _record(root, level, row, where, ids)
-                except (RecordError, OSError, ValueError) as exc:
-                    yield Skipped(where, one_line(exc))
-        except csv.Error as exc:
-            yield Skipped(f"{file.name}:{start}", f"unreadable CSV: {one_line(exc)}")
+                yield Skipped(where, f"unreadable CSV: {one_line(exc)}")
+                continue
+            start = reader.line_num + 1
+            yield _row(root, level, row, where, len(reader.fieldnames or []), ids)
+
+
+def _row(root: Path, level: str, row: dict[str | Any, str | Any], where: str, columns: int,
+         ids: Ids) -> Imported | Skipped:
+    """One row of a data file as its item, or why it is skipped."""
+    if None in row or any(v is None for v in row.values()):
+        return Skipped(where, f"{columns} columns in the header, another number in this row")
+    try:
+        check_values(row)
+        return _record(root, level, row, where, ids)
+    except (RecordError, OSError, ValueError) as exc:
+        return Skipped(where, one_line(exc))
 
 
 def read(path: Path) -> Iterator[Imported | Skipped]:

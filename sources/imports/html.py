@@ -41,6 +41,10 @@ _SPACE = re.compile(r"\s+")
 MAX_PASSES = 5
 MAX_SPAN = 1000
 """Largest rowspan/colspan honoured (a larger one is cut to this)."""
+MAX_ROWS = 5_000
+"""Most rows of a table, the header included."""
+MAX_COLUMNS = 200
+"""Most columns of a table."""
 
 
 def looks_like_markup(text: str) -> bool:
@@ -148,6 +152,8 @@ def table_grid(html: str) -> tuple[list[list[str]], str | None]:
     caption = _text(captions[0]) if captions else None
     grid: dict[tuple[int, int], str] = {}
     rows = _rows(table)
+    if len(rows) > MAX_ROWS:
+        raise ValueError(f"the table has {len(rows):,} rows (at most {MAX_ROWS:,})")
     for r, row in enumerate(rows):
         c = 0
         for cell in row:
@@ -155,6 +161,8 @@ def table_grid(html: str) -> tuple[list[list[str]], str | None]:
                 continue
             while (r, c) in grid:
                 c += 1
+            if c + _span(cell, "colspan") > MAX_COLUMNS:
+                raise ValueError(f"row {r + 1} is wider than {MAX_COLUMNS} columns")
             text = plain_text(_text(cell))
             for dr in range(min(_span(cell, "rowspan"), len(rows) - r)):
                 for dc in range(_span(cell, "colspan")):

@@ -5,7 +5,8 @@ Every cell and the caption pass through :func:`~hopvista.sources.imports.html.pl
 no markup from an input reaches a grid. The first row is the header. A row shorter than the
 header is padded with empty cells; a row longer than the header widens the table (the header
 gets empty names for the extra columns), so no cell is lost. A table beyond what can be shown
-(:data:`MAX_CELL_CHARS`, :data:`MAX_ROWS`, :data:`MAX_COLUMNS`) or holding a refused number
+(:data:`MAX_CELL_CHARS`, :data:`MAX_CELLS`, ``MAX_ROWS`` and ``MAX_COLUMNS`` of
+:mod:`~hopvista.sources.imports.html`) or holding a refused number
 (``NaN``, ``Infinity``, 400 digits) is a :class:`TableError`. Rows are split at line breaks
 (``\n``, ``\r\n``, ``\r``) only: a Unicode line separator stays inside its cell.
 """
@@ -26,14 +27,12 @@ from hopvista.sources.imports.common import (
     excerpt,
     number_problem,
 )
-from hopvista.sources.imports.html import plain_text, table_grid
+from hopvista.sources.imports.html import MAX_COLUMNS, MAX_ROWS, plain_text, table_grid
 
 MAX_CELL_CHARS = 2_000
 """Longest text of a cell or caption (after markup is reduced to text)."""
-MAX_ROWS = 5_000
-"""Most rows of a table, the header included."""
-MAX_COLUMNS = 200
-"""Most columns of a table."""
+MAX_CELLS = 100_000
+"""Most cells of a table."""
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -84,6 +83,9 @@ def _check_shape(rows: Sequence[Sequence[Any]]) -> None:
     widest = max((len(row) for row in rows), default=0)
     if widest > MAX_COLUMNS:
         raise TableError(f"the table has {widest:,} columns (at most {MAX_COLUMNS:,})")
+    if widest * len(rows) > MAX_CELLS:
+        raise TableError(f"the table has {len(rows):,} rows of up to {widest:,} cells (at most "
+                         f"{MAX_CELLS:,} cells)")
 
 
 def grid(rows: Sequence[Sequence[Any]], header: Sequence[Any] | None = None,
