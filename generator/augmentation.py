@@ -207,6 +207,7 @@ class Source:
                     self.skipped.append({"where": item.id, "why": str(why)})
             return
         from hopvista.sources.imports import Skipped, read_records
+        from hopvista.sources.imports.common import MAX_IMAGE_BYTES, one_line, read_bytes
 
         for record in read_records(self.path, self.format)[1]:
             if isinstance(record, Skipped):
@@ -217,10 +218,11 @@ class Source:
                 self.skipped.append({"where": where, "why": "no table"})
                 continue
             try:
-                chart = record.chart_image.read_bytes() if record.chart_image else None
-            except OSError as exc:
+                chart = read_bytes(record.chart_image, MAX_IMAGE_BYTES) \
+                    if record.chart_image else None
+            except (OSError, ValueError) as exc:
                 self.skipped.append({"where": where,
-                                     "why": f"chart image unreadable: {exc.strerror}"})
+                                     "why": f"chart image unreadable: {one_line(exc)}"})
                 continue
             protected = {(p.row, p.col): p.why for p in record.protected}
             yield Base(record.item, grid_of_table(table, {}), protected, chart_png=chart,
@@ -234,6 +236,8 @@ KEPT_SKIPS = 1000
 """How many skipped records (and skipped variants) the manifest lists."""
 SHOWN_REASONS = 4
 """How many kinds of reason a summary of skipped records names."""
+SHOWN_REASON_CHARS = 160
+"""Longest reason a summary quotes (a longer one is cut)."""
 _DETAILS = re.compile(r"'[^']*'|\"[^\"]*\"|\S*[/\\]\S*|\d[\d,.]*")
 
 
@@ -245,12 +249,16 @@ def skip_summary(skipped: Sequence[dict[str, str]]) -> str:
     for skip in skipped:
         kinds.setdefault(_DETAILS.sub("…", skip["why"]), []).append(skip)
     ranked = sorted(kinds.values(), key=lambda group: -len(group))
-    parts = [f"{len(group)} like {group[0]['where']}: {group[0]['why']}"
+    parts = [f"{len(group)} like {group[0]['where']}: {_cut(group[0]['why'])}"
              for group in ranked[:SHOWN_REASONS]]
     if len(ranked) > SHOWN_REASONS:
         rest = sum(len(group) for group in ranked[SHOWN_REASONS:])
         parts.append(f"{rest} more for {len(ranked) - SHOWN_REASONS} other reason(s)")
     return "; ".join(parts)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SHOWN_REASON_CHARS else f"{text[:SHOWN_REASON_CHARS - 1]}…"
 
 
 def report_skipped(skipped: Sequence[dict[str, str]], notice: Notice) -> None:

@@ -38,7 +38,6 @@ from hopvista.model.item import variant_id
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _PLAIN_NUMBER = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
-_JSON_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 MAX_ID_CHARS = 80
@@ -199,14 +198,14 @@ def json_problem(exc: json.JSONDecodeError, *, line: bool = False) -> str:
     value; L and C just after its last character) or ``not JSON: <what> at line L, column C``
     (``at column C`` for one ``line``)."""
     doc, pos = exc.doc, exc.pos
+    if not doc.strip():
+        return "empty: no JSON value"
     truncated = pos >= len(doc.rstrip()) or exc.msg.startswith("Unterminated string")
     if truncated:
         pos = len(doc.rstrip())
     number = doc.count("\n", 0, pos) + 1
     column = pos - doc.rfind("\n", 0, pos)
     at = f"column {column}" if line else f"line {number}, column {column}"
-    if not doc.strip():
-        return "empty: no JSON value"
     return f"truncated JSON at {at}" if truncated else f"not JSON: {exc.msg} at {at}"
 
 
@@ -217,12 +216,12 @@ def _undecodable(text: str, match: re.Match[str]) -> str:
     return f"a lone surrogate U+{code:04X} at character {match.start() + 1} is not text"
 
 
-def check_values(value: Any, field: str = "") -> None:
+def check_values(value: Any) -> None:
     """A :class:`RecordError` naming the field (``table.rows[2][1]``) of ``value`` that holds a
     refused number (:class:`BadNumber`, a non-finite or huge float), text that is not valid
     Unicode (an invalid UTF-8 byte read with ``surrogateescape``, a lone surrogate), or
     nesting deeper than :data:`MAX_DEPTH`."""
-    todo: list[tuple[Any, str, int]] = [(value, field, 0)]
+    todo: list[tuple[Any, str, int]] = [(value, "", 0)]
     while todo:
         node, at, depth = todo.pop()
         where = f"{at}: " if at else ""
@@ -373,7 +372,7 @@ def first_line(path: Path) -> str:
 
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-MAX_IMAGE_BYTES = 64 << 20
+MAX_IMAGE_BYTES = 16 << 20
 """Largest image file a record may name."""
 MAX_IMAGE_PIXELS = 40_000_000
 """Most pixels an image a record names may declare (Pillow refuses more than 179 million

@@ -140,7 +140,7 @@ def _header_problem(path: Path) -> str | None:
 
 def diagnose(path: Path) -> Mismatch | None:
     """Why ``path`` is not a WTQ release folder or a question TSV with WTQ's header."""
-    root, files = _layout(path)
+    _, files = _layout(path)
     if not files:
         if path.is_dir() and (path / "data").is_dir() and (path / "csv").is_dir():
             return Mismatch("no question file (data/*.tsv)")
