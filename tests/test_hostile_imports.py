@@ -596,6 +596,8 @@ def test_many_records_with_one_id_get_unique_ids_at_once() -> None:
     ids = Ids("jsonl")
     made = [ids.new("same") for _ in range(50_000)]
     assert len(set(made)) == 50_000 and made[:3] == ["jsonl-same", "jsonl-same-2", "jsonl-same-3"]
+    assert [ids.new("Case"), ids.new("case"), ids.new("CASE")] == [
+        "jsonl-Case", "jsonl-case-2", "jsonl-CASE-3"]  # one file name on a case-blind disk
 
 
 def test_an_empty_json_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

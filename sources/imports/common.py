@@ -84,7 +84,8 @@ class Ids:
     """Base ids of one import: ``{format}-{record id}``, every character outside
     ``[A-Za-z0-9_-]`` replaced by ``-``, at most :data:`MAX_ID_CHARS` long (a longer one is cut
     and ends with 12 hex digits of the record id's SHA-256), made unique with ``-2``, ``-3``,
-    ... on collision, in reading order."""
+    ... on collision, in reading order. Ids that differ only in case collide too: image file
+    names are made from ids, and some file systems do not tell ``A`` from ``a``."""
 
     def __init__(self, fmt: str) -> None:
         self.fmt = fmt
@@ -100,11 +101,11 @@ class Ids:
         found, n = base, self._suffix.get(base, 1)
         if n > 1:
             found = f"{base}-{n}"
-        while found in self._taken:
+        while found.lower() in self._taken:
             n += 1
             found = f"{base}-{n}"
         self._suffix[base] = n
-        self._taken.add(found)
+        self._taken.add(found.lower())
         return found
 
 
