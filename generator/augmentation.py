@@ -11,6 +11,7 @@ skipped. Output goes through :func:`hopvista.outdir.claim_output`: staged, then 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from collections import Counter
@@ -79,8 +80,8 @@ def parse_variants(text: str) -> list[VariantSpec]:
             known = ", ".join(VARIANTS.names())
             raise UserError(f"--variants: unknown variant {recipe!r} in {raw!r} (known: {known})")
         if not _valid_name(name):
-            raise UserError(f"--variants: {name!r} is not a variant name (lower-case letters, "
-                            "digits, - and _)")
+            raise UserError(f"--variants: {name[:MAX_VARIANT_NAME]!r} is not a variant name "
+                            f"(lower-case letters, digits, - and _; at most {MAX_VARIANT_NAME})")
         spec: dict[str, Any] = {"name": name, "recipe": recipe, "params": {}}
         if rest:
             _set(spec["params"], rest, raw)
@@ -122,10 +123,13 @@ def _is_alias(head: str) -> bool:
     return recipe in VARIANTS and _valid_name(name)
 
 
-def _valid_name(name: str) -> bool:
-    import re
+MAX_VARIANT_NAME = 40
+"""Longest variant name (it is part of every image file name of the variant)."""
 
-    return bool(re.fullmatch(VARIANT_PATTERN, name)) and name != BASE_VARIANT
+
+def _valid_name(name: str) -> bool:
+    return (bool(re.fullmatch(VARIANT_PATTERN, name)) and name != BASE_VARIANT
+            and len(name) <= MAX_VARIANT_NAME)
 
 
 def _set(params: dict[str, Any], pair: str, raw: str) -> None:
@@ -152,7 +156,11 @@ def _set(params: dict[str, Any], pair: str, raw: str) -> None:
 
 class Source:
     """An input: its bases (with the base items to copy, for a hopvista dataset), the records
-    skipped while reading, and what the manifest says of it."""
+    skipped while reading, and what the manifest says of it.
+
+    An imported input is read twice (to count its records, then to make their variants);
+    the records it skips are known after the first reading, and an input whose every record
+    is skipped is refused then, with the reasons."""
 
     def __init__(self, path: Path, fmt: str | None) -> None:
         self.path = path
@@ -172,10 +180,18 @@ class Source:
         else:
             from hopvista.sources.imports import Skipped, read_records
 
-            self.format, _ = read_records(path, fmt)
-            self.count = sum(1 for r in read_records(path, self.format)[1]
-                             if not isinstance(r, Skipped))
+            self.format, records = read_records(path, fmt)
+            self.count = 0
+            for record in records:
+                if isinstance(record, Skipped):
+                    self.skipped.append({"where": record.where, "why": record.why})
+                else:
+                    self.count += 1
             self.seed = 0
+        if self.count == 0:
+            because = (f": all {len(self.skipped)} record(s) skipped: "
+                       f"{skip_summary(self.skipped)}") if self.skipped else ""
+            raise UserError(f"{path}: no record to augment ({self.format}){because}")
 
     def _hopvista(self) -> Iterator[Item]:
         assert self.dataset is not None
@@ -191,20 +207,68 @@ class Source:
                     self.skipped.append({"where": item.id, "why": str(why)})
             return
         from hopvista.sources.imports import Skipped, read_records
+        from hopvista.sources.imports.common import MAX_IMAGE_BYTES, one_line, read_bytes
 
         for record in read_records(self.path, self.format)[1]:
             if isinstance(record, Skipped):
-                self.skipped.append({"where": record.where, "why": record.why})
-                continue
+                continue  # noted by the first reading
+            where = record.item.provenance.source
             table = record.item.inputs.table
             if table is None:
-                self.skipped.append({"where": record.item.provenance.source,
-                                     "why": "no table"})
+                self.skipped.append({"where": where, "why": "no table"})
                 continue
-            chart = record.chart_image.read_bytes() if record.chart_image else None
+            try:
+                chart = read_bytes(record.chart_image, MAX_IMAGE_BYTES) \
+                    if record.chart_image else None
+            except (OSError, ValueError) as exc:
+                self.skipped.append({"where": where,
+                                     "why": f"chart image unreadable: {one_line(exc)}"})
+                continue
             protected = {(p.row, p.col): p.why for p in record.protected}
             yield Base(record.item, grid_of_table(table, {}), protected, chart_png=chart,
                        chart_render={"kind": "image", "source": "imported"})
+
+
+SHOWN_SKIPS = 20
+"""How many skipped records are named one by one on stderr (all are in the manifest, up to
+:data:`KEPT_SKIPS`)."""
+KEPT_SKIPS = 1000
+"""How many skipped records (and skipped variants) the manifest lists."""
+SHOWN_REASONS = 4
+"""How many kinds of reason a summary of skipped records names."""
+SHOWN_REASON_CHARS = 160
+"""Longest reason a summary quotes (a longer one is cut)."""
+_DETAILS = re.compile(r"'[^']*'|\"[^\"]*\"|\S*[/\\]\S*|\d[\d,.]*")
+
+
+def skip_summary(skipped: Sequence[dict[str, str]]) -> str:
+    """Skipped records summarised on one line: for each kind of reason (the reason less its
+    names, numbers and quotes) how many, with the first record of that kind (``2 like
+    easy_data.csv:2: chart image ... not found; 1 like easy_data.csv:4: ...``)."""
+    kinds: dict[str, list[dict[str, str]]] = {}
+    for skip in skipped:
+        kinds.setdefault(_DETAILS.sub("…", skip["why"]), []).append(skip)
+    ranked = sorted(kinds.values(), key=lambda group: -len(group))
+    parts = [f"{len(group)} like {group[0]['where']}: {_cut(group[0]['why'])}"
+             for group in ranked[:SHOWN_REASONS]]
+    if len(ranked) > SHOWN_REASONS:
+        rest = sum(len(group) for group in ranked[SHOWN_REASONS:])
+        parts.append(f"{rest} more for {len(ranked) - SHOWN_REASONS} other reason(s)")
+    return "; ".join(parts)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SHOWN_REASON_CHARS else f"{text[:SHOWN_REASON_CHARS - 1]}…"
+
+
+def report_skipped(skipped: Sequence[dict[str, str]], notice: Notice) -> None:
+    """Name the first :data:`SHOWN_SKIPS` skipped records one by one, then sum them all up."""
+    for skip in skipped[:SHOWN_SKIPS]:
+        notice(f"skipped {skip['where']}: {skip['why']}")
+    if len(skipped) > SHOWN_SKIPS:
+        notice(f"... and {len(skipped) - SHOWN_SKIPS} more skipped record(s) (manifest.json, "
+               f"records_skipped, lists the first {KEPT_SKIPS})")
+    notice(f"{len(skipped)} record(s) of the input skipped: {skip_summary(skipped)}")
 
 
 # -- workers ---------------------------------------------------------------------------------
@@ -258,8 +322,6 @@ def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | N
         raise UserError(f"{path}: no such file or folder")
     source = Source(path, fmt)
     seed = source.seed if seed is None else seed
-    if source.count == 0:
-        raise UserError(f"{path}: no record to augment ({source.format})")
     from hopvista.pipeline import cap_workers
 
     workers = cap_workers(workers, notice)
@@ -313,8 +375,7 @@ def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | N
                    f"({100 * (wanted - made_count) / wanted:.1f}%): " +
                    ", ".join(f"{n} {k}" for n, k in sorted(skips.items())))
         if source.skipped:
-            notice(f"{len(source.skipped)} record(s) of the input skipped; the first: "
-                   f"{source.skipped[0]['where']}: {source.skipped[0]['why']}")
+            report_skipped(source.skipped, notice)
         manifest: dict[str, Any] = {
             "format": DATASET_FORMAT,
             "format_version": FORMAT_VERSION,
@@ -332,8 +393,8 @@ def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | N
                        "records_skipped": len(source.skipped)},
             "variants": {"made": dict(sorted(per_variant.items())),
                          "skipped": dict(sorted(skips.items()))},
-            "skipped": skip_list[:1000],
-            "records_skipped": source.skipped[:1000],
+            "skipped": skip_list[:KEPT_SKIPS],
+            "records_skipped": source.skipped[:KEPT_SKIPS],
         }
         write_atomic(stage / "README.md", augment_card(manifest).encode())
         output.seal(manifest)

@@ -91,7 +91,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
             "jsonl-r1-2": ("table_qa", "number", 285, (2, 1)),
             "jsonl-a-b-c-d": ("table_qa", "text", "4", (2, 2)),
         },
-        "skipped": {"questions.jsonl:5": "give one", "questions.jsonl:6": "not JSON"},
+        "skipped": {"questions.jsonl:5": "give one", "questions.jsonl:6": "truncated JSON"},
     },
 }
 
@@ -352,7 +352,7 @@ def test_whole_input_problems_are_user_errors(tmp_path: Path) -> None:
         detect_format(broken)
     with pytest.raises(UserError, match="unknown import format 'nope'"):
         read_records(DATA / "wtq", "nope")
-    with pytest.raises(UserError, match="not a tatqa dataset"):
+    with pytest.raises(UserError, match=r"wtq: TAT-QA: no tatqa_dataset_\*.json file"):
         read_records(DATA / "wtq", "tatqa")
     with pytest.raises(UserError, match="no TabFact tables folder"):
         alone = tmp_path / "r1.json"

@@ -19,22 +19,42 @@ program; modalities text, table and chart for ``hard``, unknown otherwise), labe
 ``none`` / ``[]`` for no true statement (any case); an index outside 1-3, a repeated index,
 another word or an empty value skips the row. Every column of the row is kept in
 ``provenance.fields``. ``difficulty`` is the level, ``hops`` 1, 2 or 3.
+
+A row costs only itself: an invalid UTF-8 byte in it, a table, text or chart file that is
+missing, unreadable, outside the release folder or a symbolic link, a chart that is not a PNG
+image that reads whole (truncated, or declaring more than 40 million pixels) skip that row
+with the reason.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from hopvista.errors import UserError
 from hopvista.model.inputs import GridTable, TextChunk
-from hopvista.sources.imports import IMPORTERS, Imported, Importer, Skipped
-from hopvista.sources.imports.common import Ids, RecordError, make_item, one_line, read_text
+from hopvista.sources.imports import IMPORTERS, Imported, Importer, Mismatch, Skipped
+from hopvista.sources.imports.common import (
+    Ids,
+    RecordError,
+    check_png,
+    check_values,
+    excerpt,
+    file_in,
+    first_line,
+    is_regular,
+    make_item,
+    one_line,
+    read_lenient,
+    read_text,
+)
 from hopvista.sources.imports.html import plain_text
 from hopvista.sources.imports.protect import protect_statements
-from hopvista.sources.imports.tables import TableError, from_csv
+from hopvista.sources.imports.tables import from_csv
 
 NAME = "fcmr"
 LEVELS = {"easy": 1, "medium": 2, "hard": 3}
@@ -53,9 +73,9 @@ def parse_answer(text: str) -> list[int]:
         return []
     tokens = [t for t in _SEPARATORS.split(inner) if t]
     if not tokens or not all(t in ("1", "2", "3") for t in tokens):
-        raise RecordError(f"correct_answer {text!r} is not indices 1-3 or 'none'")
+        raise RecordError(f"correct_answer {excerpt(text)} is not indices 1-3 or 'none'")
     if len(set(tokens)) != len(tokens):
-        raise RecordError(f"correct_answer {text!r} repeats an index")
+        raise RecordError(f"correct_answer {excerpt(text)} repeats an index")
     return sorted(int(t) for t in tokens)
 
 
@@ -67,18 +87,36 @@ def _data_files(path: Path) -> list[tuple[str, Path]]:
     return [(level, path)] if level in LEVELS and path.name.endswith("_data.csv") else []
 
 
-def _header(path: Path) -> list[str]:
+def _header_problem(path: Path) -> str | None:
+    """Why the first line of ``path`` is not a header with FCMR's columns (``None`` when it
+    is)."""
+    if not is_regular(path):
+        return "not a regular file"
     try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            return next(csv.reader(handle), [])
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return []
+        header = next(csv.reader([first_line(path)]), [])
+    except (OSError, ValueError, csv.Error) as exc:
+        return one_line(exc)
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        return f"the header (line 1) lacks the column(s) {', '.join(missing)}"
+    return None
+
+
+def diagnose(path: Path) -> Mismatch | None:
+    """Why ``path`` is not an FCMR release folder (``<level>_data.csv``) or one of its data
+    files."""
+    files = _data_files(path)
+    if not files:
+        return Mismatch("no easy_data.csv, medium_data.csv or hard_data.csv in the folder"
+                        if path.is_dir() else "expected easy_data.csv, medium_data.csv or "
+                        "hard_data.csv", shaped=False)
+    problem = _header_problem(files[0][1])
+    return None if problem is None else Mismatch(f"{files[0][1].name}: {problem}")
 
 
 def detect(path: Path) -> bool:
     """An FCMR release folder (``<level>_data.csv``), or one of its data files."""
-    files = _data_files(path)
-    return bool(files) and all(c in _header(files[0][1]) for c in REQUIRED)
+    return diagnose(path) is None
 
 
 def _text(path: Path) -> list[TextChunk]:
@@ -89,11 +127,8 @@ def _text(path: Path) -> list[TextChunk]:
 
 def _file(root: Path, folder: str, name: str, what: str) -> Path:
     if Path(name).name != name or not name:
-        raise RecordError(f"{what} file name {name!r} is not a plain file name")
-    path = root / folder / name
-    if not path.is_file():
-        raise RecordError(f"{what} file {folder}/{name} not found")
-    return path
+        raise RecordError(f"{what} file name {excerpt(name)} is not a plain file name")
+    return file_in(root, f"{folder}/{name}", what)
 
 
 def _record(root: Path, level: str, row: dict[str, str], source: str, ids: Ids) -> Imported:
@@ -102,14 +137,21 @@ def _record(root: Path, level: str, row: dict[str, str], source: str, ids: Ids) 
         raise RecordError(f"empty {', '.join(missing)}")
     anchor = row["anchor_num"].strip()
     answer = parse_answer(row.get("correct_answer") or "")
+    table_file = _file(root, f"{level}_test_table_modality", f"table_modality_{anchor}.csv",
+                       "table")
     try:
-        table: GridTable = from_csv(read_text(_file(
-            root, f"{level}_test_table_modality", f"table_modality_{anchor}.csv", "table")))
-    except (OSError, UnicodeDecodeError, TableError) as exc:
+        table: GridTable = from_csv(read_text(table_file))
+    except (OSError, ValueError) as exc:
         raise RecordError(f"table: {one_line(exc)}") from None
-    text = _text(_file(root, f"{level}_test_text_modality_chunk",
-                       f"anchor_table_test_{anchor}_text.txt", "text"))
-    chart = _file(root, "chart_images", row["filename"].strip(), "chart image")
+    text_file = _file(root, f"{level}_test_text_modality_chunk",
+                      f"anchor_table_test_{anchor}_text.txt", "text")
+    try:
+        text = _text(text_file)
+    except (OSError, ValueError) as exc:
+        raise RecordError(f"text: {one_line(exc)}") from None
+    name = row["filename"].strip()
+    chart = _file(root, "chart_images", name, "chart image")
+    check_png(chart, f"chart image chart_images/{name if len(name) <= 80 else excerpt(name)}")
     options = [row[f"option{n}"].strip() for n in (1, 2, 3)]
     modalities = ["text", "table", "chart"] if level == "hard" else []
     statements = [{"text": o, "label": n in answer, "type": "imported",
@@ -128,27 +170,36 @@ def _records(root: Path, files: list[tuple[str, Path]]) -> Iterator[Imported | S
     ids = Ids(NAME)
     for level, file in files:
         try:
-            handle = file.open(encoding="utf-8-sig", newline="")
-        except OSError as exc:
+            text = read_lenient(file)
+        except (OSError, ValueError) as exc:
             yield Skipped(file.name, f"unreadable: {one_line(exc)}")
             continue
-        with handle:
-            reader = csv.DictReader(handle)
-            start = 2
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        start = 2
+        while True:
+            where = f"{file.name}:{start}"
             try:
-                for row in reader:
-                    where = f"{file.name}:{start}"
-                    start = reader.line_num + 1
-                    if None in row or any(v is None for v in row.values()):
-                        yield Skipped(where, f"{len(reader.fieldnames or [])} columns in the "
-                                             "header, another number in this row")
-                        continue
-                    try:
-                        yield _record(root, level, row, where, ids)
-                    except (RecordError, OSError, UnicodeDecodeError, ValueError) as exc:
-                        yield Skipped(where, one_line(exc))
-            except (csv.Error, UnicodeDecodeError) as exc:
-                yield Skipped(f"{file.name}:{start}", f"unreadable CSV: {one_line(exc)}")
+                row = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as exc:  # the row costs only itself: the reader goes on after it
+                start = reader.line_num + 1
+                yield Skipped(where, f"unreadable CSV: {one_line(exc)}")
+                continue
+            start = reader.line_num + 1
+            yield _row(root, level, row, where, len(reader.fieldnames or []), ids)
+
+
+def _row(root: Path, level: str, row: dict[str | Any, str | Any], where: str, columns: int,
+         ids: Ids) -> Imported | Skipped:
+    """One row of a data file as its item, or why it is skipped."""
+    if None in row or any(v is None for v in row.values()):
+        return Skipped(where, f"{columns} columns in the header, another number in this row")
+    try:
+        check_values(row)
+        return _record(root, level, row, where, ids)
+    except (RecordError, OSError, ValueError) as exc:
+        return Skipped(where, one_line(exc))
 
 
 def read(path: Path) -> Iterator[Imported | Skipped]:
@@ -163,4 +214,4 @@ def read(path: Path) -> Iterator[Imported | Skipped]:
 
 IMPORTERS.register(NAME, Importer(
     name=NAME, description="FCMR release (<level>_data.csv + table, text and chart folders)",
-    detect=detect, read=read))
+    detect=detect, read=read, diagnose=diagnose, title="FCMR"))

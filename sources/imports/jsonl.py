@@ -16,11 +16,15 @@ typed (``"1,234"`` with type ``number`` becomes ``1234``). Paragraphs become tex
 (entity ``""``, chunk ``p<n>``, section ``paragraph``, period 0). Other top-level keys are
 kept in ``provenance.fields``; an unknown key inside ``table`` skips the line (a typo would
 otherwise lose the table). Blank lines are ignored.
+
+Lines end at ``\n`` only and are decoded one by one: an invalid UTF-8 byte, a line that is not
+JSON, a refused number (``NaN``, ``Infinity``, more than 30 digits) anywhere in the record
+skip that line alone (``file:line``, with the record's id when it has one). A U+2028 or other
+Unicode line separator is part of its string.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,12 +32,18 @@ from typing import Any
 from hopvista.errors import UserError
 from hopvista.model.answers import read_boolean
 from hopvista.model.inputs import GridTable, TextChunk
-from hopvista.sources.imports import IMPORTERS, Imported, Importer, Skipped
+from hopvista.sources.imports import IMPORTERS, Imported, Importer, Mismatch, Skipped
 from hopvista.sources.imports.common import (
     Ids,
     RecordError,
+    check_values,
+    excerpt,
+    found,
+    is_regular,
+    lines,
     make_item,
     one_line,
+    parse_json,
     plain_number,
     relative,
     typed_answer,
@@ -63,34 +73,60 @@ def _files(path: Path) -> list[Path]:
     return [path] if path.suffix == ".jsonl" else []
 
 
-def _sniff(path: Path) -> bool:
-    """Whether one of the first non-blank lines of ``path`` is an object with a question and
-    a table (a broken first line does not hide the format)."""
-    seen = 0
+def _line_problem(text: str) -> str | None:
+    """Why one line is not a record with a question and a table (``None`` when it is)."""
     try:
-        with path.open(encoding="utf-8-sig") as handle:
-            for line in handle:
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    record = None
-                if isinstance(record, dict) and "question" in record and "table" in record:
-                    return True
-                seen += 1
-                if seen >= SNIFF_LINES:
-                    break
-    except (OSError, UnicodeDecodeError):
-        return False
-    return False
+        record = parse_json(text, line=True)
+    except ValueError as exc:
+        return one_line(exc)
+    if not isinstance(record, dict):
+        return f"expected an object, found {found(record)}"
+    if "question" not in record or "table" not in record:
+        return "an object without question or table"
+    return None
+
+
+def _sniff(path: Path) -> str | None:
+    """``None`` when one of the first non-blank lines of ``path`` is an object with a question
+    and a table (a broken first line does not hide the format), else what the first of them
+    is."""
+    problems: list[str] = []
+    try:
+        for line in lines(path):
+            if line.text is not None and not line.text.strip():
+                continue
+            problem = line.problem or _line_problem(line.text or "")
+            if problem is None:
+                return None
+            problems.append(f"line {line.number}: {problem}")
+            if len(problems) >= SNIFF_LINES:
+                break
+    except (OSError, ValueError) as exc:
+        return one_line(exc)
+    if not problems:
+        return "no record (the file is empty)"
+    return (f"no record with a question and a table in the first {len(problems)} non-blank "
+            f"line(s) ({problems[0]})")
+
+
+def diagnose(path: Path) -> Mismatch | None:
+    """Why ``path`` is not a ``.jsonl`` file (or a folder of them) with a record holding a
+    question and a table among its first lines."""
+    files = _files(path)
+    if not files:
+        return Mismatch("no *.jsonl file in the folder" if path.is_dir()
+                        else "expected a .jsonl file", shaped=False)
+    first = next((file for file in files if is_regular(file)), None)
+    if first is None:
+        return Mismatch(f"{relative(files[0], path)}: not a regular file")
+    problem = _sniff(first)
+    return None if problem is None else Mismatch(f"{relative(first, path)}: {problem}")
 
 
 def detect(path: Path) -> bool:
     """A ``.jsonl`` file (or a folder of them) with a record holding a question and a table
     among its first lines."""
-    files = _files(path)
-    return bool(files) and _sniff(files[0])
+    return diagnose(path) is None
 
 
 def table_of(record: dict[str, Any]) -> GridTable:
@@ -123,7 +159,7 @@ def answer_of(record: dict[str, Any]) -> tuple[Any, str]:
     """The record's answer, typed (see the module's docstring)."""
     answer, given = record.get("answer"), record.get("answer_type")
     if given is not None and given not in ANSWER_TYPES:
-        raise RecordError(f"answer_type {given!r} is not one of {list(ANSWER_TYPES)}")
+        raise RecordError(f"answer_type {excerpt(given)} is not one of {list(ANSWER_TYPES)}")
     if isinstance(answer, bool):
         typed: tuple[Any, str] = (answer, "boolean")
     elif isinstance(answer, (int, float)):
@@ -149,7 +185,7 @@ def answer_of(record: dict[str, Any]) -> tuple[Any, str]:
         return read_boolean(answer), "boolean"
     if given == "list" and not isinstance(answer, list):
         return [answer], "list"
-    raise RecordError(f"answer {answer!r} is not of answer_type {given!r}")
+    raise RecordError(f"answer {excerpt(answer)} is not of answer_type {given!r}")
 
 
 def text_of(record: dict[str, Any]) -> list[TextChunk]:
@@ -164,19 +200,26 @@ def text_of(record: dict[str, Any]) -> list[TextChunk]:
 
 
 def _record(line: str, number: int, where: str, ids: Ids) -> Imported:
-    try:
-        record = json.loads(line)
-    except ValueError as exc:
-        raise RecordError(f"not JSON: {one_line(exc)}") from None
+    record = parse_json(line, line=True)
     if not isinstance(record, dict):
-        raise RecordError("not a JSON object")
-    question = record.get("question")
-    if not isinstance(question, str) or not question.strip():
-        raise RecordError("question is missing or empty")
+        raise RecordError(f"expected a JSON object, found {found(record)}")
     record_id = record.get("id", number)
     if not isinstance(record_id, (str, int)) or isinstance(record_id, bool) \
             or not str(record_id).strip():
         raise RecordError("id is not a text or an integer")
+    try:
+        check_values(record)
+        return _checked(record, record_id, where, ids)
+    except (RecordError, TableError, ValueError) as exc:
+        if "id" in record:
+            raise RecordError(f"id {excerpt(record_id)}: {one_line(exc)}") from None
+        raise
+
+
+def _checked(record: dict[str, Any], record_id: str | int, where: str, ids: Ids) -> Imported:
+    question = record.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise RecordError("question is missing or empty")
     answer, answer_type = answer_of(record)
     table = table_of(record)
     extra = {key: value for key, value in record.items() if key not in RECORD_KEYS}
@@ -192,22 +235,19 @@ def _records(path: Path, files: list[Path]) -> Iterator[Imported | Skipped]:
     for file in files:
         name = relative(file, path)
         try:
-            handle = file.open(encoding="utf-8-sig")
-        except OSError as exc:
+            for line in lines(file):
+                where = f"{name}:{line.number}"
+                if line.text is None:
+                    yield Skipped(where, line.problem or "unreadable")
+                    continue
+                if not line.text.strip():
+                    continue
+                try:
+                    yield _record(line.text, line.number, where, ids)
+                except (RecordError, TableError, ValueError) as exc:
+                    yield Skipped(where, one_line(exc))
+        except (OSError, ValueError) as exc:
             yield Skipped(name, f"unreadable: {one_line(exc)}")
-            continue
-        with handle:
-            try:
-                for number, line in enumerate(handle, start=1):
-                    if not line.strip():
-                        continue
-                    where = f"{name}:{number}"
-                    try:
-                        yield _record(line, number, where, ids)
-                    except (RecordError, TableError, ValueError) as exc:
-                        yield Skipped(where, one_line(exc))
-            except UnicodeDecodeError as exc:
-                yield Skipped(name, f"not UTF-8: {one_line(exc)}")
 
 
 def read(path: Path) -> Iterator[Imported | Skipped]:
@@ -220,4 +260,5 @@ def read(path: Path) -> Iterator[Imported | Skipped]:
 
 IMPORTERS.register(NAME, Importer(
     name=NAME, description="generic JSONL: question, answer, table (rows, html, markdown or "
-                           "csv), optional text", detect=detect, read=read))
+                           "csv), optional text", detect=detect, read=read,
+    diagnose=diagnose, title="JSONL"))

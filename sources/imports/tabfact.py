@@ -10,32 +10,44 @@ The input is a statements file, a JSON object mapping a table file name to
 One item per statement: kind ``table_qa``, ``answer_type`` ``boolean`` (label 1 is true),
 the question asks whether the statement is true of the table (the statement is quoted
 verbatim and kept in ``provenance.fields``); the caption is the table's caption.
+
+A statements file is parsed whole, but an invalid UTF-8 byte or a refused number (``NaN``,
+``Infinity``, more than 30 digits) skips only the statement (or the table entry) holding it.
+Table files are read line by line (lines end at ``\n``); one that cannot be read skips the
+statements of its table.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from hopvista.errors import UserError
 from hopvista.model.inputs import GridTable
-from hopvista.sources.imports import IMPORTERS, Imported, Importer, Skipped
+from hopvista.sources.imports import IMPORTERS, Imported, Importer, Mismatch, Skipped
 from hopvista.sources.imports.common import (
     Ids,
     RecordError,
+    check_values,
+    excerpt,
+    file_in,
+    found,
+    is_regular,
     load_json,
     make_item,
     one_line,
     read_text,
     relative,
-    require_json,
 )
 from hopvista.sources.imports.protect import protect_claim
 from hopvista.sources.imports.tables import TableError, grid
 
 NAME = "tabfact"
 QUESTION = 'Is the following statement true of the table? "{statement}"'
+SHAPE = "an object mapping table file names to [statements, labels, caption]"
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 SEARCH_UP = 3
 """How many folders above a statements file are searched for ``data/all_csv``."""
 
@@ -55,21 +67,51 @@ def _statement_files(path: Path) -> list[Path]:
     return []
 
 
-def _looks_like(path: Path) -> bool:
+def _file_problem(path: Path) -> str | None:
+    """Why the file ``path`` is not a JSON object (``None`` when it is)."""
+    if not is_regular(path):
+        return "not a regular file"
     try:
         content = load_json(path)
-    except (OSError, ValueError):
-        return False
-    return (isinstance(content, dict) and bool(content)
-            and _is_entry(next(iter(content.values()))))
+    except (OSError, ValueError) as exc:
+        return one_line(exc)
+    if not isinstance(content, dict):
+        return f"expected {SHAPE}, found {found(content)}"
+    return None
+
+
+def _content_problem(path: Path) -> str | None:
+    """Why the file ``path`` is not TabFact's statements object, judged by its first entry
+    (``None`` when it is)."""
+    problem = _file_problem(path)
+    if problem is not None:
+        return problem
+    content = load_json(path)
+    if not content:
+        return f"expected {SHAPE}, found an empty object"
+    key, value = next(iter(content.items()))
+    if not _is_entry(value):
+        return f"entry {excerpt(key)} is not [statements, labels, caption]"
+    return None
+
+
+def diagnose(path: Path) -> Mismatch | None:
+    """Why ``path`` is not a TabFact statements JSON, or a release folder with
+    ``data/all_csv``."""
+    files = _statement_files(path)
+    if not files:
+        return Mismatch("no collected_data/*.json or tokenized_data/*.json in the folder"
+                        if path.is_dir() else "expected a .json file", shaped=False)
+    if path.is_dir() and not (path / "data" / "all_csv").is_dir():
+        return Mismatch("no tables folder data/all_csv")
+    problem = _content_problem(files[0])
+    return None if problem is None else Mismatch(
+        problem if files[0] == path else f"{relative(files[0], path)}: {problem}")
 
 
 def detect(path: Path) -> bool:
     """A TabFact statements JSON, or a release folder with ``data/all_csv``."""
-    if path.is_dir():
-        files = _statement_files(path)
-        return (path / "data" / "all_csv").is_dir() and bool(files) and _looks_like(files[0])
-    return path.suffix == ".json" and _looks_like(path)
+    return diagnose(path) is None
 
 
 def tables_folder(path: Path) -> Path | None:
@@ -83,22 +125,19 @@ def tables_folder(path: Path) -> Path | None:
 
 
 def read_table(path: Path, caption: str | None) -> GridTable:
-    """A TabFact table file (``#``-separated)."""
-    lines = [line for line in read_text(path).splitlines() if line.strip()]
+    """A TabFact table file (``#``-separated; lines end at line breaks only, never at a
+    Unicode line separator inside a cell)."""
+    lines = [line for line in _LINE_BREAK.split(read_text(path)) if line.strip()]
     return grid([line.split("#") for line in lines], caption=caption)
 
 
 def _entries(path: Path, file: Path) -> Iterator[tuple[str, Any] | Skipped]:
     name = relative(file, path)
-    try:
-        content = load_json(file)
-    except (OSError, ValueError) as exc:
-        yield Skipped(name, f"not readable as JSON: {one_line(exc)}")
+    problem = _file_problem(file)
+    if problem is not None:
+        yield Skipped(name, problem)
         return
-    if not isinstance(content, dict):
-        yield Skipped(name, "not a JSON object of table name -> [statements, labels, caption]")
-        return
-    yield from content.items()
+    yield from load_json(file).items()
 
 
 def _records(path: Path, files: list[Path], tables: Path) -> Iterator[Imported | Skipped]:
@@ -113,25 +152,39 @@ def _records(path: Path, files: list[Path], tables: Path) -> Iterator[Imported |
             yield from _table_records(name, table_name, value, tables, ids)
 
 
+def _table_file(tables: Path, table_name: str) -> Path:
+    """The table file ``table_name`` of the ``all_csv`` folder ``tables``."""
+    if Path(table_name).name != table_name:
+        raise RecordError(f"table file {excerpt(table_name)} is not a plain file name")
+    try:
+        return file_in(tables, table_name, "table")
+    except RecordError as exc:
+        raise RecordError(f"{exc} (in {tables.name}/)") from None
+
+
 def _table_records(name: str, table_name: str, value: Any, tables: Path,
                    ids: Ids) -> Iterator[Imported | Skipped]:
-    where = f"{name}: id {table_name}"
+    shown = table_name if len(table_name) <= 80 else excerpt(table_name)
+    where = f"{name}: id {shown}"
     if not _is_entry(value) or len(value[0]) != len(value[1]):
         yield Skipped(where, "not [statements, labels, caption] with one label per statement")
         return
     statements, labels, caption = value
-    file = tables / table_name
-    if Path(table_name).name != table_name or not file.is_file():
-        yield Skipped(where, f"table file {table_name} not found in {tables.name}/")
+    try:
+        check_values({"table": table_name, "caption": caption})
+        file = _table_file(tables, table_name)
+    except RecordError as exc:
+        yield Skipped(where, one_line(exc))
         return
     try:
         table = read_table(file, caption if isinstance(caption, str) else None)
-    except (OSError, UnicodeDecodeError, TableError, ValueError) as exc:
-        yield Skipped(where, f"table file {table_name}: {one_line(exc)}")
+    except (OSError, TableError, ValueError) as exc:
+        yield Skipped(where, f"table file {shown}: {one_line(exc)}")
         return
     for k, (statement, label) in enumerate(zip(statements, labels, strict=True)):
-        at = f"{name}: id {table_name}#{k}"
+        at = f"{name}: id {shown}#{k}"
         try:
+            check_values({"statement": statement, "label": label})
             yield _record(statement, label, table, f"{name}#{table_name}/{k}",
                           ids.new(f"{table_name}-{k}"), table_name)
         except (RecordError, ValueError) as exc:
@@ -143,7 +196,7 @@ def _record(statement: Any, label: Any, table: GridTable, source: str, base_id: 
     if not isinstance(statement, str) or not statement.strip():
         raise RecordError("the statement is not a non-empty text")
     if label not in (0, 1) or isinstance(label, bool):
-        raise RecordError(f"label {label!r} is not 0 or 1")
+        raise RecordError(f"label {excerpt(label)} is not 0 or 1")
     item = make_item(fmt=NAME, base_id=base_id, kind="table_qa",
                      question=QUESTION.format(statement=statement), answer=label == 1,
                      answer_type="boolean", table=table, source=source,
@@ -156,7 +209,10 @@ def read(path: Path) -> Iterator[Imported | Skipped]:
     files = _statement_files(path)
     if not files:
         raise UserError(f"{path}: no TabFact statements file (*.json) found")
-    require_json(path)
+    if path.is_file():
+        problem = _file_problem(path)
+        if problem is not None:
+            raise UserError(f"{path}: TabFact: {problem}")
     tables = tables_folder(path)
     if tables is None:
         raise UserError(f"{path}: no TabFact tables folder (data/all_csv) found near it")
@@ -165,4 +221,4 @@ def read(path: Path) -> Iterator[Imported | Skipped]:
 
 IMPORTERS.register(NAME, Importer(
     name=NAME, description="TabFact release (statements JSON + data/all_csv/*.html.csv)",
-    detect=detect, read=read))
+    detect=detect, read=read, diagnose=diagnose, title="TabFact"))

@@ -16,6 +16,10 @@ cells), and when the scale is set and the answer is a number or a list, the ques
 with the unit asked for: ``"... (Answer in millions.)"``. The source's question, scale and
 other fields are in ``provenance.fields``. Questions without an answer (the unlabelled test
 split) are skipped.
+
+A file is parsed whole, but an invalid UTF-8 byte or a refused number (``NaN``, ``Infinity``,
+more than 30 digits) skips only the question holding it (or, in a table or paragraph, the
+questions of that document).
 """
 
 from __future__ import annotations
@@ -26,15 +30,18 @@ from typing import Any
 
 from hopvista.errors import UserError
 from hopvista.model.inputs import GridTable, TextChunk
-from hopvista.sources.imports import IMPORTERS, Imported, Importer, Skipped
+from hopvista.sources.imports import IMPORTERS, Imported, Importer, Mismatch, Skipped
 from hopvista.sources.imports.common import (
     Ids,
     RecordError,
+    check_values,
+    excerpt,
+    found,
+    is_regular,
     load_json,
     make_item,
     one_line,
     relative,
-    require_json,
     typed_answer,
 )
 from hopvista.sources.imports.html import plain_text
@@ -55,22 +62,52 @@ def _files(path: Path) -> list[Path]:
     return [path] if path.suffix == ".json" else []
 
 
-def _looks_like(path: Path) -> bool:
+def _file_problem(path: Path) -> str | None:
+    """Why the file ``path`` is not a JSON list (``None`` when it is)."""
+    if not is_regular(path):
+        return "not a regular file"
     try:
         content = load_json(path)
-    except (OSError, ValueError):
-        return False
-    return (isinstance(content, list) and bool(content) and isinstance(content[0], dict)
-            and {"table", "paragraphs", "questions"} <= set(content[0]))
+    except (OSError, ValueError) as exc:
+        return one_line(exc)
+    if not isinstance(content, list):
+        return f"expected a list of documents, found {found(content)}"
+    return None
+
+
+def _content_problem(path: Path) -> str | None:
+    """Why the file ``path`` is not a TAT-QA dataset, judged by its first document (``None``
+    when it is)."""
+    problem = _file_problem(path)
+    if problem is not None:
+        return problem
+    content = load_json(path)
+    if not content:
+        return "expected a list of documents, found an empty list"
+    if not isinstance(content[0], dict) or \
+            not {"table", "paragraphs", "questions"} <= set(content[0]):
+        return "document 0 is not an object with table, paragraphs and questions"
+    return None
+
+
+def diagnose(path: Path) -> Mismatch | None:
+    """Why ``path`` is not a TAT-QA dataset JSON, or a folder of ``tatqa_dataset_*.json``."""
+    files = _files(path)
+    if not files:
+        return Mismatch("no tatqa_dataset_*.json file in the folder" if path.is_dir()
+                        else "expected a .json file", shaped=False)
+    problem = _content_problem(files[0])
+    return None if problem is None else Mismatch(
+        problem if files[0] == path else f"{relative(files[0], path)}: {problem}")
 
 
 def detect(path: Path) -> bool:
     """A TAT-QA dataset JSON, or a folder of ``tatqa_dataset_*.json``."""
-    files = _files(path)
-    return bool(files) and _looks_like(files[0])
+    return diagnose(path) is None
 
 
 def _table(context: dict[str, Any]) -> tuple[str, GridTable]:
+    check_values({key: value for key, value in context.items() if key != "questions"})
     block = context.get("table")
     if not isinstance(block, dict) or not isinstance(block.get("uid"), str):
         raise RecordError("table is not {uid, table}")
@@ -96,7 +133,7 @@ def typed(answer: Any) -> tuple[Any, str]:
     if answer is None or answer == "" or answer == []:
         raise RecordError("no answer (an unlabelled split?)")
     if isinstance(answer, bool):
-        raise RecordError(f"answer {answer!r} is not a span, a list or a number")
+        raise RecordError(f"answer {excerpt(answer)} is not a span, a list or a number")
     if isinstance(answer, (int, float)):
         return answer, "number"
     if isinstance(answer, list):
@@ -116,13 +153,14 @@ def _question(q: Any, table: GridTable, text: list[TextChunk], source: str,
     if not isinstance(q, dict) or not isinstance(q.get("question"), str) \
             or not q["question"].strip():
         raise RecordError("not a question object with a question text")
+    check_values(q)
     kind = q.get("answer_type")
     if kind not in ANSWER_TYPES:
-        raise RecordError(f"answer_type {kind!r} is not one of {list(ANSWER_TYPES)}")
+        raise RecordError(f"answer_type {excerpt(kind)} is not one of {list(ANSWER_TYPES)}")
     answer, answer_type = typed(q.get("answer"))
     scale = q.get("scale") or ""
     if not isinstance(scale, str) or (scale and scale not in SCALES):
-        raise RecordError(f"scale {scale!r} is not one of {['', *SCALES]}")
+        raise RecordError(f"scale {excerpt(scale)} is not one of {['', *SCALES]}")
     question = q["question"]
     if scale and answer_type in ("number", "list"):
         question = f"{question} (Answer in {SCALES[scale]}.)"
@@ -146,7 +184,8 @@ def _context(name: str, c: int, context: Any, ids: Ids) -> Iterator[Imported | S
         return
     for k, q in enumerate(questions):
         qid = q.get("uid") if isinstance(q, dict) and isinstance(q.get("uid"), str) else None
-        where = f"{name}: id {qid}" if qid else f"{name}: id context {c} question {k}"
+        shown = qid if qid is None or len(qid) <= 80 else excerpt(qid)
+        where = f"{name}: id {shown}" if qid else f"{name}: id context {c} question {k}"
         try:
             yield _question(q, table, text, f"{name}#{qid or f'{c}/{k}'}",
                             ids.new(qid or f"{c}-{k}"))
@@ -158,15 +197,11 @@ def _records(path: Path, files: list[Path]) -> Iterator[Imported | Skipped]:
     ids = Ids(NAME)
     for file in files:
         name = relative(file, path)
-        try:
-            content = load_json(file)
-        except (OSError, ValueError) as exc:
-            yield Skipped(name, f"not readable as JSON: {one_line(exc)}")
+        problem = _file_problem(file)
+        if problem is not None:
+            yield Skipped(name, problem)
             continue
-        if not isinstance(content, list):
-            yield Skipped(name, "not a JSON list of contexts")
-            continue
-        for c, context in enumerate(content):
+        for c, context in enumerate(load_json(file)):
             yield from _context(name, c, context, ids)
 
 
@@ -175,10 +210,12 @@ def read(path: Path) -> Iterator[Imported | Skipped]:
     files = _files(path)
     if not files:
         raise UserError(f"{path}: no TAT-QA dataset file (tatqa_dataset_*.json) found")
-    require_json(path)
+    problem = _file_problem(path) if path.is_file() else None
+    if problem is not None:
+        raise UserError(f"{path}: TAT-QA: {problem}")
     return _records(path, files)
 
 
 IMPORTERS.register(NAME, Importer(
     name=NAME, description="TAT-QA release (tatqa_dataset_*.json: table, paragraphs, questions)",
-    detect=detect, read=read))
+    detect=detect, read=read, diagnose=diagnose, title="TAT-QA"))

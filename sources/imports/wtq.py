@@ -13,6 +13,11 @@ Tables are read from the ``.csv`` version (every field quoted; ``\\"`` a quote, 
 backslash, ``\\n`` a line break; quoted line breaks too); the first row is the header. The
 answer is a ``number`` when it is one plain number, a ``list`` when several values, else
 ``text``.
+
+Question files are read line by line (lines end at ``\n``; a U+2028 or another Unicode line
+separator inside an utterance stays in it), each line decoded on its own: an invalid UTF-8
+byte skips its line only. A table file that cannot be read (not UTF-8, not a regular file in
+the release folder, a symbolic link) skips the questions that name it.
 """
 
 from __future__ import annotations
@@ -22,10 +27,15 @@ from pathlib import Path
 
 from hopvista.errors import UserError
 from hopvista.model.inputs import GridTable
-from hopvista.sources.imports import IMPORTERS, Imported, Importer, Skipped
+from hopvista.sources.imports import IMPORTERS, Imported, Importer, Mismatch, Skipped
 from hopvista.sources.imports.common import (
     Ids,
     RecordError,
+    excerpt,
+    file_in,
+    first_line,
+    is_regular,
+    lines,
     make_item,
     one_line,
     read_text,
@@ -114,18 +124,35 @@ def _layout(path: Path) -> tuple[Path, list[Path]]:
     return root, [path] if path.suffix == ".tsv" else []
 
 
-def _header_ok(path: Path) -> bool:
+def _header_problem(path: Path) -> str | None:
+    """Why the first line of ``path`` is not WTQ's header (``None`` when it is)."""
+    if not is_regular(path):
+        return "not a regular file"
     try:
-        with path.open(encoding="utf-8-sig") as handle:
-            return tuple(handle.readline().rstrip("\r\n").split("\t")) == HEADER
-    except (OSError, UnicodeDecodeError):
-        return False
+        header = first_line(path)
+    except (OSError, ValueError) as exc:
+        return one_line(exc)
+    if tuple(header.split("\t")) != HEADER:
+        return (f"line 1 is not the header {chr(9).join(HEADER)!r} (tab-separated), "
+                f"found {excerpt(header)}")
+    return None
+
+
+def diagnose(path: Path) -> Mismatch | None:
+    """Why ``path`` is not a WTQ release folder or a question TSV with WTQ's header."""
+    _, files = _layout(path)
+    if not files:
+        if path.is_dir() and (path / "data").is_dir() and (path / "csv").is_dir():
+            return Mismatch("no question file (data/*.tsv)")
+        return Mismatch("no data/ and csv/ folders in the folder" if path.is_dir()
+                        else "expected a .tsv question file", shaped=False)
+    problem = _header_problem(files[0])
+    return None if problem is None else Mismatch(f"{relative(files[0], path)}: {problem}")
 
 
 def detect(path: Path) -> bool:
     """A WTQ release folder, or a question TSV with WTQ's header."""
-    _, files = _layout(path)
-    return bool(files) and _header_ok(files[0])
+    return diagnose(path) is None
 
 
 class _Tables:
@@ -144,15 +171,17 @@ class _Tables:
         return found
 
     def _load(self, context: str) -> GridTable | str:
-        path = self.root / context
-        if path.suffix in (".tsv", ".table", ".html"):
-            path = path.with_suffix(".csv")
-        if Path(context).is_absolute() or ".." in Path(context).parts or not path.is_file():
-            return f"table file {context} not found"
+        name = context
+        if Path(name).suffix in (".tsv", ".table", ".html"):
+            name = str(Path(name).with_suffix(".csv"))
+        try:
+            path = file_in(self.root, name, "table")
+        except ValueError as exc:
+            return one_line(exc)
         try:
             return grid(parse_csv(read_text(path)))
-        except (OSError, UnicodeDecodeError, ValueError, TableError) as exc:
-            return f"table file {context}: {one_line(exc)}"
+        except (OSError, ValueError, TableError) as exc:
+            return f"table file {excerpt(context, 80)}: {one_line(exc)}"
 
 
 def _records(path: Path, root: Path, files: list[Path]) -> Iterator[Imported | Skipped]:
@@ -160,18 +189,19 @@ def _records(path: Path, root: Path, files: list[Path]) -> Iterator[Imported | S
     for file in files:
         name = relative(file, path)
         try:
-            lines = read_text(file).splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
+            for line in lines(file):
+                where = f"{name}:{line.number}"
+                if line.number == 1:
+                    continue
+                if line.text is None:
+                    yield Skipped(where, line.problem or "unreadable")
+                elif line.text.strip():
+                    try:
+                        yield _record(line.text, where, ids, tables)
+                    except (RecordError, ValueError) as exc:
+                        yield Skipped(where, one_line(exc))
+        except (OSError, ValueError) as exc:
             yield Skipped(name, f"unreadable: {one_line(exc)}")
-            continue
-        for number, line in enumerate(lines[1:], start=2):
-            if not line.strip():
-                continue
-            where = f"{name}:{number}"
-            try:
-                yield _record(line, where, ids, tables)
-            except (RecordError, ValueError) as exc:
-                yield Skipped(where, one_line(exc))
 
 
 def _record(line: str, where: str, ids: Ids, tables: _Tables) -> Imported:
@@ -181,6 +211,14 @@ def _record(line: str, where: str, ids: Ids, tables: _Tables) -> Imported:
     record_id, utterance, context, target = fields
     if not record_id.strip() or not utterance.strip():
         raise RecordError("no id or no question")
+    try:
+        return _question(record_id, utterance, context, target, where, ids, tables)
+    except (RecordError, ValueError) as exc:
+        raise RecordError(f"id {excerpt(record_id)}: {one_line(exc)}") from None
+
+
+def _question(record_id: str, utterance: str, context: str, target: str, where: str,
+              ids: Ids, tables: _Tables) -> Imported:
     question = unescape_tsv(utterance)
     answer, answer_type = typed_answer([unescape_tsv(v) for v in target.split("|")])
     table = tables.get(context)
@@ -200,4 +238,4 @@ def read(path: Path) -> Iterator[Imported | Skipped]:
 
 IMPORTERS.register(NAME, Importer(
     name=NAME, description="WikiTableQuestions release (data/*.tsv + csv/*-csv/*.csv)",
-    detect=detect, read=read))
+    detect=detect, read=read, diagnose=diagnose, title="WikiTableQuestions"))
