@@ -69,10 +69,10 @@ class ResponseCache:
             record = json.loads(data.decode("utf-8", "replace"))
         except (ValueError, RecursionError):
             return None
-        if not isinstance(record, dict):
+        if not isinstance(record, dict) or not isinstance(record.get("text"), str):
             return None
         try:
-            return checked_reply(Reply(record.get("text"), record.get("input_tokens"),
+            return checked_reply(Reply(record["text"], record.get("input_tokens"),
                                        record.get("output_tokens")))
         except ModelError:
             return None

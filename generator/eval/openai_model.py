@@ -113,8 +113,9 @@ def option_value(options: Mapping[str, str], key: str) -> int | float | None:
 def endpoint(value: str, where: str = "--base-url") -> str:
     """``value`` if it is an http(s) URL with a valid host and no credentials, query or
     fragment; ``UserError`` naming ``where`` and what is wrong otherwise."""
-    def refuse(why: str) -> UserError:
-        return UserError(f"{where} {_shown(value)!r}: {why}")
+    def refuse(why: str, shown: str | None = value) -> UserError:
+        return UserError(f"{where} {_shown(shown)!r}: {why}" if shown is not None
+                         else f"{where}: {why}")
 
     if not value or any(c.isspace() or not c.isprintable() for c in value):
         raise refuse("not a URL (empty, or with spaces or control characters)")
@@ -126,9 +127,11 @@ def endpoint(value: str, where: str = "--base-url") -> str:
     if parts.scheme.lower() not in ("http", "https"):
         raise refuse("not an http:// or https:// URL (e.g. http://localhost:8000/v1)")
     if parts.username is not None or parts.password is not None:
-        raise refuse("holds a user name or password; give the key in OPENAI_API_KEY")
+        raise refuse("holds a user name or password (not shown here); give the key in "
+                     "OPENAI_API_KEY", None)
     if parts.query or parts.fragment or value.endswith(("?", "#")):
-        raise refuse("has a query or a fragment; give the endpoint only")
+        raise refuse("has a query or a fragment (not shown here); give the endpoint only",
+                     value.split("?")[0].split("#")[0])
     if not _valid_host(parts.hostname or ""):
         raise refuse("has no valid host name or IP address")
     return value

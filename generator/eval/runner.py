@@ -177,7 +177,7 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
         final = _answer_all(job, items, max(1, request.concurrency), progress)
         write_file(folder, out, RESULTS_FILE,
                    "".join(json_line(r) + "\n" for r in final).encode())
-        summary = plain(summarise(final, run))
+        summary: dict[str, Any] = plain(summarise(final, run))
         write_file(folder, out, SUMMARY_FILE, (json.dumps(
             summary, indent=1, ensure_ascii=False, sort_keys=True, allow_nan=False)
             + "\n").encode())
@@ -340,7 +340,8 @@ class _Job:
         if reply is not None:
             result |= _scored(item, reply, None if cached else self.prices.cost(self.spec,
                                                                                  reply))
-        return plain(self.redactor.value(result))
+        written: dict[str, Any] = plain(self.redactor.value(result))
+        return written
 
     def _clean(self, answer: Any) -> Reply:
         """``answer`` checked (``ModelError`` if malformed), secrets redacted."""
