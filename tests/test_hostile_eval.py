@@ -469,7 +469,7 @@ def test_files_gen_eval_reads_are_regular_and_sane(tiny: Path, tmp_path: Path,
 @pytest.mark.parametrize("target,code", [
     ("run.json", errno.EROFS), ("results.jsonl", errno.ENOSPC),
     ("summary.json", errno.ENOSPC), ("report.html", errno.EROFS),
-    ("cache", errno.ENOSPC), ("external-cache", errno.EROFS),
+    ("cache", errno.ENOSPC), ("external-cache", errno.EROFS), ("any-write", errno.ENOSPC),
 ])
 def test_a_full_or_read_only_disk_is_one_line(
         tiny: Path, tmp_path: Path, target: str, code: int, monkeypatch: pytest.MonkeyPatch,
@@ -486,11 +486,16 @@ def test_a_full_or_read_only_disk_is_one_line(
             raise OSError(code, os.strerror(code))
         real(source, destination, *args, **kwargs)
 
+    def full(path: Path, data: bytes) -> None:
+        raise OSError(code, os.strerror(code))
+
     script = Script({"": ["Answer: 1"]})
     with serve(script) as url:
-        monkeypatch.setattr(os, "replace", failing)
-        assert _eval(tiny, run, url, *extra) == 2
-        monkeypatch.setattr(os, "replace", real)
+        with monkeypatch.context() as disk:
+            if target == "any-write":
+                disk.setattr("hopvista.atomic.write_atomic", full)
+            disk.setattr(os, "replace", failing)
+            assert _eval(tiny, run, url, *extra) == 2
         line = _one_error_line(capsys.readouterr().err)
         assert os.strerror(code) in line
         assert ("--cache" if target == "external-cache" else "--out") in line

@@ -23,7 +23,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from hopvista.atomic import write_atomic
+from hopvista import atomic
 from hopvista.errors import UserError
 from hopvista.eval.replies import MAX_REPLY_CHARS, checked_reply
 from hopvista.models import ModelError, Prompt, Reply
@@ -85,7 +85,7 @@ class ResponseCache:
         data = json.dumps(record, ensure_ascii=False).encode("utf-8", "replace")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, data)
+            atomic.write_atomic(path, data)
         except IsADirectoryError:
             return
         except OSError as exc:  # a full disk, a read-only folder

@@ -14,7 +14,7 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
-from hopvista.atomic import write_atomic
+from hopvista import atomic
 from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
@@ -77,7 +77,7 @@ def draw_pages(items: Sequence[Item], dataset: Dataset, folder: Path) -> None:
             page = context.new_page()
             for item in todo:
                 page.set_content(page_html(item, dataset), wait_until="load")
-                write_atomic(folder / f"{item.id}.png", page.screenshot(full_page=True))
+                atomic.write_atomic(folder / f"{item.id}.png", page.screenshot(full_page=True))
             context.close()
         finally:
             browser.close()

@@ -35,6 +35,8 @@ def writable_folder(path: Path, flag: str) -> Path:
         found = os.stat(path)
     except FileNotFoundError:
         found = None
+    except ValueError:  # a NUL in the name
+        raise UserError(f"{flag} {path!r}: not a valid path") from None
     except OSError as exc:  # a loop, a file on the way, a name too long
         if exc.errno == errno.ELOOP:
             raise UserError(f"{shown}: a symlink loop") from None

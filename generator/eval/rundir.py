@@ -28,7 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from hopvista.atomic import FileLock, LockHeld, write_atomic
+from hopvista import atomic
+from hopvista.atomic import FileLock, LockHeld
 from hopvista.errors import UserError
 
 LOCK_FILE = ".lock"
@@ -168,7 +169,7 @@ def write_file(folder: Path, shown: Path, name: str, data: bytes) -> None:
     """Write ``folder/name`` atomically; ``UserError`` naming it when the disk is full or
     the folder read-only."""
     try:
-        write_atomic(folder / name, data)
+        atomic.write_atomic(folder / name, data)
     except OSError as exc:
         raise UserError(f"--out {shown}: cannot write {name}: {exc.strerror or exc}") from None
 
