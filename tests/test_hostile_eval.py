@@ -72,7 +72,7 @@ def _files(root: Path) -> dict[str, bytes]:
 
 def _one_error_line(err: str) -> str:
     lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("gen: error: "), err
+    assert len(lines) == 1 and lines[0].startswith(("gen: error: ", "gen eval: error: ")), err
     assert "Traceback" not in err
     return lines[0]
 
@@ -259,6 +259,7 @@ def test_out_and_cache_must_be_folders_outside_any_dataset(
     ("--option", "seed=1.5", "--option seed"),
     ("--option", "seed=" + "9" * 40, "--option seed"),
     ("--option", "colour=blue", "--option colour"),
+    ("--concurrency", "100000", "--concurrency"),
     ("--base-url", "not a url", "--base-url"),
     ("--base-url", "file:///etc/passwd", "--base-url"),
     ("--base-url", "ftp://example.com/v1", "--base-url"),
@@ -275,8 +276,12 @@ def test_bad_options_and_endpoints_are_refused_before_anything(
         capsys: pytest.CaptureFixture[str]) -> None:
     base = [] if flag == "--base-url" else ["--base-url", CLOSED]
     run = tmp_path / "run"
-    assert main(["eval", str(tiny), "--model", "openai:m", "--out", str(run), "--setting",
-                 "no-chart", "--quiet", *base, flag, value]) == 2
+    try:
+        code = main(["eval", str(tiny), "--model", "openai:m", "--out", str(run), "--setting",
+                     "no-chart", "--quiet", *base, flag, value])
+    except SystemExit as exc:  # argparse's own refusal
+        code = int(str(exc.code))
+    assert code == 2
     line = _one_error_line(capsys.readouterr().err)
     assert named in line and KEY not in line
     assert not run.exists()

@@ -30,6 +30,17 @@ OPENAI_API_KEY), random, majority, oracle, and any model a plug-in registers.
 settings: interleaved, table-json (default), chart-as-table, no-chart, image-only."""
 
 
+MAX_CONCURRENCY = 256
+"""The most requests at once (one thread each)."""
+
+
+def _concurrency(text: str) -> int:
+    value = positive_int(text)
+    if value > MAX_CONCURRENCY:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_CONCURRENCY}, got {value}")
+    return value
+
+
 def _option(text: str) -> tuple[str, str]:
     key, equals, value = text.partition("=")
     if not equals or not key.strip():
@@ -52,8 +63,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--setting", choices=sorted(SETTINGS), default=DEFAULT_SETTING,
                    help=f"how the inputs are shown (default {DEFAULT_SETTING})")
     p.add_argument("--limit", type=positive_int, metavar="N", help="the first N items only")
-    p.add_argument("--concurrency", type=positive_int, default=4, metavar="C",
-                   help="requests at once (default 4)")
+    p.add_argument("--concurrency", type=_concurrency, default=4, metavar="C",
+                   help=f"requests at once (default 4, at most {MAX_CONCURRENCY})")
     p.add_argument("--variants", metavar="A,B", help="only items of these variants")
     p.add_argument("--base-url", metavar="URL",
                    help="endpoint of an openai:NAME model (http:// or https://, a host)")
