@@ -127,9 +127,6 @@ def run_eval(request: EvalRequest, out: Path, progress: Progress | None = None,
 
 def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
               notice: Notice | None, secrets: _Secrets) -> dict[str, Any]:
-    from hopvista.eval.report import write_report
-    from hopvista.eval.summary import summarise
-
     folder = writable_folder(out, "--out")
     cache_folder = writable_folder(request.cache, "--cache") if request.cache is not None \
         else folder / CACHE_DIR
@@ -151,21 +148,8 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
             if not isinstance(model, ItemModel) else []
         if hasattr(model, "prepare"):
             model.prepare(items, dataset)
-        run = {
-            "format": RUN_FORMAT, "format_version": RUN_VERSION,
-            "dataset": {"path": str(request.dataset.resolve()),
-                        "items_sha256": sha256_file(dataset.root / ITEMS),
-                        "domain": dataset.manifest.config.get("domain"),
-                        "items": len(items)},
-            "model": request.model,
-            "options": {k: v for k, v in sorted(request.options.items())},
-            "identity": _identity(model),
-            "setting": how.name,
-            "limit": request.limit,
-            "variants": list(request.variants) if request.variants else None,
-            "prompts": templates,
-        }
-        run = plain(redactor.value(run))
+        run = _run_record(request, dataset, items, model, how, templates)
+        run = plain(redactor.value(run))  # what run.json says: compared on a rerun
         held.claim(run, notice)
         if to_draw:
             from hopvista.eval.page import draw_pages
@@ -175,17 +159,47 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
         job = _Job(dataset, model, how.name, templates, ResponseCache(cache_folder, shown),
                    request.prices or Prices.builtin(), request.model, pages, redactor)
         final = _answer_all(job, items, max(1, request.concurrency), progress)
-        write_file(folder, out, RESULTS_FILE,
-                   "".join(json_line(r) + "\n" for r in final).encode())
-        summary: dict[str, Any] = plain(summarise(final, run))
-        write_file(folder, out, SUMMARY_FILE, (json.dumps(
-            summary, indent=1, ensure_ascii=False, sort_keys=True, allow_nan=False)
-            + "\n").encode())
-        try:
-            write_report([(out, run, final, summary)], folder / REPORT_FILE)
-        except OSError as exc:
-            raise UserError(f"--out {out}: cannot write {REPORT_FILE}: "
-                            f"{exc.strerror or exc}") from None
+        summary = _write_outputs(folder, out, run, final)
+    return summary
+
+
+def _run_record(request: EvalRequest, dataset: Dataset, items: Sequence[Item],
+                model: Model | ItemModel, how: Setting, templates: dict[str, str]
+                ) -> dict[str, Any]:
+    """What ``run.json`` records: what was asked, of which dataset, how."""
+    return {
+        "format": RUN_FORMAT, "format_version": RUN_VERSION,
+        "dataset": {"path": str(request.dataset.resolve()),
+                    "items_sha256": sha256_file(dataset.root / ITEMS),
+                    "domain": dataset.manifest.config.get("domain"),
+                    "items": len(items)},
+        "model": request.model,
+        "options": {k: v for k, v in sorted(request.options.items())},
+        "identity": _identity(model),
+        "setting": how.name,
+        "limit": request.limit,
+        "variants": list(request.variants) if request.variants else None,
+        "prompts": templates,
+    }
+
+
+def _write_outputs(folder: Path, out: Path, run: dict[str, Any],
+                   final: list[dict[str, Any]]) -> dict[str, Any]:
+    """Write ``results.jsonl``, ``summary.json`` and ``report.html``; the summary."""
+    from hopvista.eval.report import write_report
+    from hopvista.eval.summary import summarise
+
+    write_file(folder, out, RESULTS_FILE,
+               "".join(json_line(r) + "\n" for r in final).encode())
+    summary: dict[str, Any] = plain(summarise(final, run))
+    write_file(folder, out, SUMMARY_FILE, (json.dumps(
+        summary, indent=1, ensure_ascii=False, sort_keys=True, allow_nan=False)
+        + "\n").encode())
+    try:
+        write_report([(out, run, final, summary)], folder / REPORT_FILE)
+    except OSError as exc:
+        raise UserError(f"--out {out}: cannot write {REPORT_FILE}: "
+                        f"{exc.strerror or exc}") from None
     return summary
 
 
