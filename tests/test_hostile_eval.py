@@ -192,6 +192,19 @@ def test_a_run_with_no_answer_yet_is_taken_over_by_the_corrected_command(
     assert all(r["error"] is None for r in _results(run))
 
 
+def test_a_rerun_may_raise_the_timeout_that_failed_it(tiny: Path, tmp_path: Path) -> None:
+    cues = [item["statements"][0]["text"] for item in read_items(tiny)]
+    script = Script({cue: ["Answer: 1"] if k % 2 else [("sleep", 1.5, "Answer: 2")]
+                     for k, cue in enumerate(cues)})
+    run = tmp_path / "run"
+    with serve(script) as url:
+        assert _eval(tiny, run, url, "--option", "timeout=0.5") == 0
+        assert [r["error"] for r in _results(run)].count("timed out") == 3
+        assert _eval(tiny, run, url, "--option", "timeout=10", "--option", "max_retries=1") == 0
+    assert all(r["error"] is None for r in _results(run))
+    assert json.loads((run / "run.json").read_text())["options"]["timeout"] == "10"
+
+
 # 4. No run inside a dataset, nor anywhere that is not a folder --------------------------------
 
 def _target(kind: str, tiny: Path, tmp_path: Path) -> Path:

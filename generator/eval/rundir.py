@@ -8,7 +8,8 @@ folders it made if the run never claimed them. :func:`claim` (called with the lo
 everything the run needs has been checked) makes the folder the run's:
 
 * an empty folder gets the run's ``run.json``;
-* a folder holding a run of the same evaluation is resumed;
+* a folder holding a run of the same evaluation is resumed (with another ``timeout`` or
+  ``max_retries`` too: they change how requests are sent, not what is answered);
 * a folder holding a run of another evaluation that has **no answer yet** (a run that failed
   before any request succeeded: no result line without an error, no entry in its ``cache/``)
   is taken over: its ``results.jsonl``, ``summary.json``, ``report.html`` and ``pages/`` go
@@ -40,6 +41,8 @@ REPORT_FILE = "report.html"
 CACHE_DIR = "cache"
 PAGES_DIR = "pages"
 RUN_FORMAT = "hopvista-eval-run"
+TRANSPORT_OPTIONS = ("timeout", "max_retries")
+"""Options that change how requests are sent, not what is answered: a rerun may change them."""
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 """The largest ``run.json`` read."""
 
@@ -151,8 +154,11 @@ def claim(folder: Path, shown: Path, run: dict[str, Any], notice: Notice | None)
     refuse_foreign(folder, shown)
     found = run_record(folder)
     if found is not None:
-        different = [key for key in run if found.get(key) != run[key]]
+        different = [key for key in run if _answers_differ(key, found.get(key), run[key])]
         if not different:
+            if found != run:  # another timeout or retry count: recorded, nothing else
+                write_file(folder, shown, RUN_FILE,
+                           (json.dumps(run, indent=1, ensure_ascii=False) + "\n").encode())
             return
         if holds_answers(folder):
             raise UserError(f"--out {shown}: holds a run with another {different[0]} "
@@ -172,6 +178,15 @@ def write_file(folder: Path, shown: Path, name: str, data: bytes) -> None:
         atomic.write_atomic(folder / name, data)
     except OSError as exc:
         raise UserError(f"--out {shown}: cannot write {name}: {exc.strerror or exc}") from None
+
+
+def _answers_differ(key: str, found: Any, wanted: Any) -> bool:
+    """Whether two runs differing in ``key`` may get different answers (a timeout or a
+    retry count changes how requests are sent, not what is answered)."""
+    if key == "options" and isinstance(found, dict) and isinstance(wanted, dict):
+        return {k: v for k, v in found.items() if k not in TRANSPORT_OPTIONS} != \
+            {k: v for k, v in wanted.items() if k not in TRANSPORT_OPTIONS}
+    return bool(found != wanted)
 
 
 def holds_answers(folder: Path) -> bool:
