@@ -308,7 +308,8 @@ def test_an_endpoint_from_the_environment_is_checked_too(
     assert "OPENAI_BASE_URL" in _one_error_line(capsys.readouterr().err)
 
 
-@pytest.mark.parametrize("value", ["abc", "nan", "1.5", "9" * 5000])
+@pytest.mark.parametrize("value", ["abc", "nan", "1.5", "9" * 5000],
+                         ids=["text", "nan", "fraction", "5000-digits"])
 def test_a_baseline_refuses_bad_options_too(tiny: Path, tmp_path: Path, value: str,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     assert _eval(tiny, tmp_path / "r", None, "--option", f"seed={value}", model="random") == 2
