@@ -28,15 +28,24 @@ audit's proxies) is an :class:`ItemModel`: ``answer_item(item)``; if it has a
 ``prepare(items, dataset)`` method, the evaluator calls it once with every item of the run
 and the :class:`~hopvista.model.dataset.Dataset` (its manifest, its image files) first.
 
+A model that sends secrets with its requests (an API key, a token in a header) lists them in
+a ``secrets()`` method; the evaluator redacts them, and ``OPENAI_API_KEY``, from everything
+it writes (results, cache, summary, report, run record, messages), answers included
+(:mod:`hopvista.eval.clean`). Whatever a model answers is checked before it is scored or
+stored (:func:`hopvista.eval.replies.checked_reply`): text that is not a string or is
+longer than a million characters, or token counts that are not counts, make an error of the
+item, and lone surrogates become U+FFFD.
+
 A factory raises :class:`~hopvista.errors.UserError` for missing or bad options (an unset API
-key, say). Third-party packages register theirs through the ``hopvista.models`` entry-point
-group. On the command line a model is ``NAME`` or ``NAME:ARGUMENT`` (``openai:gpt-4o``,
-``proxy:no-chart``); the argument reaches the factory as ``options["model"]``.
+key, say; :func:`check_options` refuses the options a model does not take). Third-party
+packages register theirs through the ``hopvista.models`` entry-point group. On the command
+line a model is ``NAME`` or ``NAME:ARGUMENT`` (``openai:gpt-4o``, ``proxy:no-chart``); the
+argument reaches the factory as ``options["model"]``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -47,7 +56,7 @@ if TYPE_CHECKING:
     from hopvista.model import Item
 
 __all__ = ["MODELS", "ItemModel", "Model", "ModelError", "ModelFactory", "Prompt",
-           "PromptImage", "Reply", "load_model", "split_spec"]
+           "PromptImage", "Reply", "check_options", "load_model", "split_spec"]
 
 
 @dataclass(frozen=True)
@@ -136,3 +145,17 @@ def load_model(name: str, options: Mapping[str, str] | None = None) -> Model | I
         raise TypeError(f"model {name!r}: the factory returned {type(model).__name__}, "
                         "which has no answer(prompt) or answer_item(item) method")
     return model
+
+
+def check_options(model: str, options: Mapping[str, str], known: Iterable[str] = ()) -> None:
+    """``UserError`` naming the first of ``options`` that model ``model`` does not take
+    (``known`` lists those it does; ``"model"`` is the argument after ``NAME:``)."""
+    allowed = set(known)
+    for key in sorted(set(options) - allowed):
+        if key == "model":
+            raise UserError(f"--model {model}:{options[key]}: {model} takes no argument "
+                            "after the colon")
+        takes = ", ".join(sorted(allowed - {"model"})) or "none"
+        flag = "--base-url" if key == "base_url" else f"--option {key}"
+        raise UserError(f"{flag}: the model {model} has no such option (its options: "
+                        f"{takes})")

@@ -8,6 +8,10 @@ repeats. A behaviour is a reply text, or one of:
 ``("sleep", SECONDS, TEXT)``     answer TEXT after SECONDS (past the client's timeout)
 ``("malformed",)``               a 200 whose body is not JSON
 ``("echo-key", CODE)``           an error whose message repeats the request's Authorization
+``("echo-header", NAME)``        a 200 whose answer is the request's header NAME
+``("raw", CODE, BODY, HEADERS)`` exactly BODY (bytes) with that status, as JSON unless HEADERS
+                                 say otherwise; ``@HEADER@`` in BODY becomes the request's
+                                 header HEADER (e.g. ``@Authorization@``)
 
 Every request is counted per cue, with its headers, so tests can say what was asked.
 """
@@ -15,6 +19,7 @@ Every request is counted per cue, with its headers, so tests can say what was as
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections import defaultdict
@@ -104,6 +109,24 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
             elif kind == "echo-key":
                 self._json(behaviour[1], {"error": {
                     "message": f"bad key {self.headers.get('Authorization')}"}})
+            elif kind == "echo-header":
+                self._reply(body, str(self.headers.get(behaviour[1])))
+            elif kind == "raw":
+                self._raw(behaviour[1], behaviour[2],
+                          behaviour[3] if len(behaviour) > 3 else {})
+
+        def _raw(self, code: int, data: bytes, headers: dict[str, str]) -> None:
+            for name in re.findall(rb"@([A-Za-z-]+)@", data):
+                value = str(self.headers.get(name.decode())).encode()
+                data = data.replace(b"@" + name + b"@", value)
+            self.send_response(code)
+            sent = {"Content-Type": "application/json", "Content-Length": str(len(data)),
+                    **headers}
+            for key, value in sent.items():
+                self.send_header(key, value)
+            self.end_headers()
+            with suppress(BrokenPipeError, ConnectionResetError):
+                self.wfile.write(data)
 
         def _reply(self, body: dict[str, Any], text: str) -> None:
             self._json(200, {

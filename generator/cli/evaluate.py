@@ -1,9 +1,13 @@
 """``gen eval DATASET --model MODEL --out RUN``: score a model (or a baseline) on a dataset.
 
-Exit 0: the run is complete (failed requests are errors of their items, counted in the
-summary; rerunning the command asks them again). Exit 2: a bad option, a dataset that cannot
-be read, a setting the dataset cannot give (images it does not have), or a run folder that
-holds something else.
+Exit 0: the run is complete (failed requests and malformed replies are errors of their
+items, counted in the summary; rerunning the command asks them again). Exit 2, with one line
+and nothing written: a bad option or ``--base-url`` (checked before anything is asked), a
+dataset that cannot be read, a setting the dataset cannot give (images it does not have), a
+prompt template that fails, an ``--out`` or ``--cache`` that is a file, lies inside a dataset
+or cannot be reached, a run folder that holds something else or another run's answers, or
+one another ``gen eval`` is writing. Exit 2 too when the disk fills or a folder is read-only
+during the run (the answers cached so far are kept). See :mod:`hopvista.eval.runner`.
 """
 
 from __future__ import annotations
@@ -17,11 +21,24 @@ from hopvista.cli.arguments import positive_int
 
 DESCRIPTION = """Ask MODEL about every item of DATASET (or the first N), parse and score the
 answers, and write the run folder: run.json, results.jsonl, summary.json, report.html, and a
-cache of every answer (a rerun into the same folder asks only what is missing).
+cache of every answer (a rerun into the same folder asks only what is missing). Everything is
+checked before anything is written; one gen eval at a time per run folder; the API key is
+redacted from everything written, answers included.
 
 models: openai:NAME (any OpenAI-compatible endpoint: --base-url or OPENAI_BASE_URL, key from
 OPENAI_API_KEY), random, majority, oracle, and any model a plug-in registers.
 settings: interleaved, table-json (default), chart-as-table, no-chart, image-only."""
+
+
+MAX_CONCURRENCY = 256
+"""The most requests at once (one thread each)."""
+
+
+def _concurrency(text: str) -> int:
+    value = positive_int(text)
+    if value > MAX_CONCURRENCY:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_CONCURRENCY}, got {value}")
+    return value
 
 
 def _option(text: str) -> tuple[str, str]:
@@ -41,16 +58,19 @@ def register(subparsers: Any) -> None:
     p.add_argument("path", type=Path, help="dataset folder")
     p.add_argument("--model", required=True, metavar="MODEL",
                    help="openai:NAME, random, majority, oracle, ...")
-    p.add_argument("--out", type=Path, required=True, metavar="RUN", help="run folder")
+    p.add_argument("--out", type=Path, required=True, metavar="RUN",
+                   help="run folder (outside any dataset)")
     p.add_argument("--setting", choices=sorted(SETTINGS), default=DEFAULT_SETTING,
                    help=f"how the inputs are shown (default {DEFAULT_SETTING})")
     p.add_argument("--limit", type=positive_int, metavar="N", help="the first N items only")
-    p.add_argument("--concurrency", type=positive_int, default=4, metavar="C",
-                   help="requests at once (default 4)")
+    p.add_argument("--concurrency", type=_concurrency, default=4, metavar="C",
+                   help=f"requests at once (default 4, at most {MAX_CONCURRENCY})")
     p.add_argument("--variants", metavar="A,B", help="only items of these variants")
-    p.add_argument("--base-url", metavar="URL", help="endpoint of an openai:NAME model")
+    p.add_argument("--base-url", metavar="URL",
+                   help="endpoint of an openai:NAME model (http:// or https://, a host)")
     p.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
-                   help="a model option (temperature, max_tokens, seed, timeout, max_retries)")
+                   help="a model option: temperature (0-2), max_tokens (>= 1), seed "
+                        "(integer), timeout (seconds > 0), max_retries (0-20)")
     p.add_argument("--prompt", type=Path, metavar="FILE",
                    help="a Jinja2 prompt template instead of the built-in one")
     p.add_argument("--prices", type=Path, metavar="FILE",
@@ -63,6 +83,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Evaluate and print the headline figures."""
+    from hopvista.cli.main import one_line
     from hopvista.eval.prices import Prices
     from hopvista.eval.prompts import read_template
     from hopvista.eval.runner import EvalRequest, run_eval
@@ -80,19 +101,26 @@ def run(args: argparse.Namespace) -> int:
         cache=args.cache)
     bar = None if args.quiet else _bar()
     try:
-        summary = run_eval(request, args.out, progress=bar)
+        summary = run_eval(request, args.out, progress=bar, notice=_notice)
     finally:
         if bar is not None:
             bar.close()
     acc = summary["accuracy"]
     value = "–" if acc["value"] is None else \
         f"{100 * acc['value']:.1f}% [{100 * acc['low']:.1f}, {100 * acc['high']:.1f}]"
-    print(f"{args.model} on {args.path} ({args.setting}): accuracy {value}, "
-          f"{summary['answered']}/{summary['items']} answered, {summary['errors']} errors, "
-          f"{summary['unparseable']} unparseable"
-          + ("" if summary["cost"] is None else f", ${summary['cost']:.4f}"))
-    print(f"wrote {args.out / 'report.html'}")
+    print(one_line(f"{summary['run']['model']} on {args.path} ({args.setting}): accuracy "
+                   f"{value}, {summary['answered']}/{summary['items']} answered, "
+                   f"{summary['errors']} errors, {summary['unparseable']} unparseable"
+                   + ("" if summary["cost"] is None else f", ${summary['cost']:.4f}")))
+    print(one_line(f"wrote {args.out / 'report.html'}"))
     return 0
+
+
+def _notice(line: str) -> None:
+    from hopvista.cli.main import one_line
+
+    print(f"gen eval: {one_line(line)}", file=sys.stderr)
+
 
 
 class _bar:

@@ -5,7 +5,8 @@
     statements equally likely (FCMR's random row is 12.46% on three-statement items); for a
     short-answer item, a uniformly drawn cell of its table; for a markup task, a JSON object
     with the answer's keys and random values of their types (cells for texts). Seeded by the
-    item's id and the option ``seed`` (default 0): the same run gives the same answers.
+    item's id and the option ``seed`` (an integer of 64 bits, default 0): the same run gives
+    the same answers.
 ``majority``
     The answer given most often among the evaluated items (ties: the first in sorted order).
 ``oracle``
@@ -14,20 +15,25 @@
     score 100%, so it is a guard on the dataset itself. An item kind without programs
     (short-answer questions) is answered with its reference answer; a markup task with the
     result of its program (:mod:`hopvista.verify.markup`).
+
+Options other than these are refused (:func:`~hopvista.models.check_options`).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
 from hopvista.model.kinds import ITEM_KINDS
-from hopvista.models import MODELS
+from hopvista.models import MODELS, check_options
 from hopvista.rng import derive
 from hopvista.verify.executor import Context, Undecidable, decide
 
@@ -36,12 +42,39 @@ def _reference(item: Item) -> str:
     return ITEM_KINDS.get(item.kind).reference(item)
 
 
+def chart_margins(dataset: Dataset) -> tuple[float, float]:
+    """The build's ``config.decidability`` margins (rank gap, trend step), 0 where unset;
+    ``UserError`` naming the field when one is not a finite number of at least 0."""
+    decidability = dataset.manifest.config.get("decidability") or {}
+    if not isinstance(decidability, dict):
+        raise UserError(f"{dataset.root}/manifest.json: config.decidability is not an object")
+    margins = []
+    for field in ("min_rank_gap", "min_trend_step"):
+        value = decidability.get(field, 0.0)
+        try:
+            number = float(value)
+        except (TypeError, ValueError, OverflowError):
+            number = math.nan
+        if isinstance(value, bool) or not math.isfinite(number) or number < 0:
+            raise UserError(f"{dataset.root}/manifest.json: config.decidability.{field}: "
+                            "not a number of at least 0")
+        margins.append(number)
+    return margins[0], margins[1]
+
+
+SEED = re.compile(r"[+-]?[0-9]{1,19}")
+
+
 @MODELS.register("random")
 class RandomBaseline:
     """A uniform draw among the valid answers (see the module docstring)."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
-        self.seed = int(options.get("seed", "0") or 0)
+        check_options("random", options, ("seed",))
+        text = options.get("seed", "0").strip() or "0"
+        if not SEED.fullmatch(text) or not -(2**63) <= int(text) < 2**63:
+            raise UserError(f"--option seed={text[:40]}: must be an integer of 64 bits")
+        self.seed = int(text)
 
     def answer_item(self, item: Item) -> str:
         """A random answer for ``item``."""
@@ -83,6 +116,7 @@ class MajorityBaseline:
     """The most frequent answer of the evaluated items."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
+        check_options("majority", options)
         self.answer = "none"
 
     def prepare(self, items: Sequence[Item], dataset: Dataset) -> None:
@@ -102,13 +136,12 @@ class OracleBaseline:
     """The answer the stored programs prove (the reference answer where there are none)."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
+        check_options("oracle", options)
         self.margins = (0.0, 0.0)
 
     def prepare(self, items: Sequence[Item], dataset: Dataset) -> None:
         """Take the chart margins of the build (``config.decidability``)."""
-        decidability = dataset.manifest.config.get("decidability") or {}
-        self.margins = (float(decidability.get("min_rank_gap", 0.0)),
-                        float(decidability.get("min_trend_step", 0.0)))
+        self.margins = chart_margins(dataset)
 
     def answer_item(self, item: Item) -> str:
         """The statements whose programs are true, as ``"1, 3"`` or ``"none"``; a markup

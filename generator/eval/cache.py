@@ -7,17 +7,29 @@ SHA-256) — never of an API key. Only models with a ``cache_identity`` are cach
 per response (``ab/abcdef….json``), written atomically as the response arrives, so a run
 killed at any moment loses at most the requests then in flight. Only answers are kept: a
 request that failed is asked again by the next run.
+
+An entry is trusted no more than a reply: one that is not a regular file, is larger than
+:data:`MAX_ENTRY_BYTES`, is not JSON or does not hold what :func:`checked_reply` accepts
+(written by another version, damaged, or put there by hand) counts as missing, and is
+replaced by the next answer.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
-from hopvista.atomic import write_atomic
-from hopvista.models import Prompt, Reply
+from hopvista import atomic
+from hopvista.errors import UserError
+from hopvista.eval.replies import MAX_REPLY_CHARS, checked_reply
+from hopvista.models import ModelError, Prompt, Reply
+
+MAX_ENTRY_BYTES = 8 * MAX_REPLY_CHARS
+"""The largest cache file read (a reply of the longest length, every character escaped)."""
 
 
 def prompt_digest(prompt: Prompt) -> str:
@@ -26,7 +38,7 @@ def prompt_digest(prompt: Prompt) -> str:
                                            "sha256": hashlib.sha256(p.png).hexdigest()}
              for p in prompt.parts]
     material = json.dumps(parts, ensure_ascii=False)
-    return hashlib.sha256(material.encode()).hexdigest()
+    return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def request_key(identity: dict[str, Any], digest: str) -> str:
@@ -39,27 +51,63 @@ def request_key(identity: dict[str, Any], digest: str) -> str:
 
 
 class ResponseCache:
-    """Cached replies under ``folder``."""
+    """Cached replies under ``folder``; ``shown`` names it in messages (``--cache DIR``)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, shown: str | None = None) -> None:
         self.folder = folder
+        self.shown = shown or str(folder)
 
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> Reply | None:
         """The reply stored under ``key``, or ``None`` (a damaged entry counts as missing)."""
+        data = _read_regular(self._path(key), MAX_ENTRY_BYTES)
+        if data is None:
+            return None
         try:
-            record = json.loads(self._path(key).read_text(encoding="utf-8"))
-            return Reply(str(record["text"]), record.get("input_tokens"),
-                         record.get("output_tokens"))
-        except (OSError, ValueError, KeyError, TypeError):
+            record = json.loads(data.decode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(record, dict) or not isinstance(record.get("text"), str):
+            return None
+        try:
+            return checked_reply(Reply(record["text"], record.get("input_tokens"),
+                                       record.get("output_tokens")))
+        except ModelError:
             return None
 
     def put(self, key: str, reply: Reply) -> None:
-        """Store ``reply`` under ``key``."""
+        """Store ``reply`` under ``key`` (not where a folder took the entry's place)."""
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         record = {"text": reply.text, "input_tokens": reply.input_tokens,
                   "output_tokens": reply.output_tokens}
-        write_atomic(path, json.dumps(record, ensure_ascii=False).encode())
+        data = json.dumps(record, ensure_ascii=False).encode("utf-8", "replace")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic.write_atomic(path, data)
+        except IsADirectoryError:
+            return
+        except OSError as exc:  # a full disk, a read-only folder
+            raise UserError(f"{self.shown}: cannot write {path.relative_to(self.folder)}: "
+                            f"{exc.strerror or exc}") from None
+
+
+def _read_regular(path: Path, limit: int) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file (not followed through a symlink) of at
+    most ``limit`` bytes; ``None`` otherwise, or when it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read(limit + 1)
+        return data if len(data) <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

@@ -31,10 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.errors import UserError
+from hopvista.eval.baselines import chart_margins
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import Table
-from hopvista.models import MODELS, ModelError
+from hopvista.models import MODELS, ModelError, check_options
 from hopvista.verify.executor import Context, Undecidable, decide
 
 _NUMBER = re.compile(r"^\(?[-−–]?[$€£]?\d[\d,]*(\.\d+)?%?\)?$")
@@ -152,6 +153,7 @@ class OcrBaseline:
     """Reads the table image, answers with the programs (see the module docstring)."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
+        check_options("ocr", options)
         try:
             from rapidocr import RapidOCR
         except ImportError:
@@ -166,9 +168,7 @@ class OcrBaseline:
     def prepare(self, items: Sequence[Item], dataset: Dataset) -> None:
         """Remember where the images are, and the build's chart margins."""
         self._dataset = dataset
-        decidability = dataset.manifest.config.get("decidability") or {}
-        self._margins = (float(decidability.get("min_rank_gap", 0.0)),
-                         float(decidability.get("min_trend_step", 0.0)))
+        self._margins = chart_margins(dataset)
 
     def read(self, path: Path) -> list[Word]:
         """The words OCR finds in the image at ``path``."""

@@ -14,7 +14,7 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
-from hopvista.atomic import write_atomic
+from hopvista import atomic
 from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
@@ -44,16 +44,23 @@ def page_html(item: Item, dataset: Dataset) -> str:
     return "".join(parts)
 
 
-def draw_pages(items: Sequence[Item], dataset: Dataset, folder: Path) -> None:
-    """Draw the page of each item that has no page image of its own and no page in
-    ``folder`` yet (``folder/ID.png``)."""
+def pages_to_draw(items: Sequence[Item], dataset: Dataset, folder: Path) -> list[Item]:
+    """The items that have no page image of their own and no page in ``folder`` yet
+    (``folder/ID.png``); ``UserError`` when one of them has no table image to draw it from."""
     todo = [item for item in items if dataset.image_path(item, "page") is None
             and not (folder / f"{item.id}.png").is_file()]
-    if not todo:
-        return
     if any(dataset.image_path(item, "table") is None for item in todo):
         raise UserError(f"{dataset.root}: image-only needs the items' table and chart images "
                         "to draw their pages (built with --no-images?)")
+    return todo
+
+
+def draw_pages(items: Sequence[Item], dataset: Dataset, folder: Path) -> None:
+    """Draw the page of each item that has no page image of its own and no page in
+    ``folder`` yet (``folder/ID.png``)."""
+    todo = pages_to_draw(items, dataset, folder)
+    if not todo:
+        return
     from hopvista.render.browser import (
         acquire_playwright,
         launch_browser,
@@ -70,7 +77,7 @@ def draw_pages(items: Sequence[Item], dataset: Dataset, folder: Path) -> None:
             page = context.new_page()
             for item in todo:
                 page.set_content(page_html(item, dataset), wait_until="load")
-                write_atomic(folder / f"{item.id}.png", page.screenshot(full_page=True))
+                atomic.write_atomic(folder / f"{item.id}.png", page.screenshot(full_page=True))
             context.close()
         finally:
             browser.close()

@@ -31,16 +31,16 @@ from typing import Any
 
 STATEMENTS = 3
 
-_FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
+_FENCE = re.compile(r"```(?:json)?\s*(\{[^`]*?\})\s*```")
 _OBJECT = re.compile(r"\{[^{}]*\}", re.S)
 _BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
 _MARKER = re.compile(
     r"(?:final\s+answer|the\s+true\s+statements?\s+(?:is|are)|true\s+statements?|answer)"
     r"\s*(?:is|are)?\s*[:：=\-–—]?\s*(?P<rest>[^\n]*)", re.I)
 _EMPHASIS = re.compile(r"\*\*|__|`")
-_NONE = re.compile(
-    r"\b(none|no\s+statements?|neither|nothing)\b|\ball\b[^.;\n]*\bfalse\b|\ball\s+false\b",
-    re.I)
+_NONE = re.compile(r"\b(none|no\s+statements?|neither|nothing)\b", re.I)
+_ALL_WORD = re.compile(r"\ball\b", re.I)
+_FALSE_WORD = re.compile(r"\bfalse\b", re.I)
 _ALL = re.compile(r"\b(all\s+three|all\s+of\s+them|every\s+statement|all)\b", re.I)
 _FALSE = re.compile(r"\b(false|incorrect|not\s+true|wrong|untrue)\b", re.I)
 _WORDS = {"one": 1, "two": 2, "three": 3, "first": 1, "second": 2, "third": 3}
@@ -87,7 +87,7 @@ def answer_segment(text: str) -> tuple[str, str]:
 def _json_answer(text: str) -> str | None:
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, too deep, or an over-long number
         return None
     if not isinstance(value, dict):
         return None
@@ -119,7 +119,7 @@ def _indices(segment: str) -> list[int] | None:
             if not _FALSE.search(clause):
                 true.update(n for n in numbers if n is not None)
             continue
-        if _NONE.search(clause):
+        if _NONE.search(clause) or _all_false(clause):
             found = True
         elif _ALL.search(clause) and not _FALSE.search(clause):
             found = True
@@ -127,10 +127,21 @@ def _indices(segment: str) -> list[int] | None:
     return sorted(true) if found else None
 
 
+def _all_false(clause: str) -> bool:
+    """Whether a stretch of ``clause`` without ``.``, ``;`` or a line break says "all …
+    false" (the first "all" of a stretch is the one to try: any later one sees less)."""
+    for stretch in re.split(r"[.;\n]", clause):
+        first = _ALL_WORD.search(stretch)
+        if first is not None and _FALSE_WORD.search(stretch, first.end()):
+            return True
+    return False
+
+
 def _number(match: re.Match[str]) -> int | None:
     digits, word, ordinal = match.groups()
     if digits is not None:
-        return int(digits)
+        significant = digits.lstrip("0")
+        return int(significant or "0") if len(significant) <= 3 else STATEMENTS + 1
     return _WORDS[(word or ordinal).lower()]
 
 

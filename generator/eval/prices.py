@@ -4,10 +4,13 @@ The built-in table (``prices.yaml`` next to this module) lists a few hosted mode
 prices their providers published; ``gen eval --prices FILE`` replaces it with a YAML or JSON
 mapping of the same shape (``{NAME: {input: 2.5, output: 10}}``, NAME as after
 ``openai:``). A model missing from the table has no cost (``null``), not a cost of zero.
+Prices are finite numbers from 0 to :data:`MAX_PRICE`; anything else is refused with the
+entry's name, so a cost is never negative, NaN or infinite.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -16,7 +19,11 @@ from typing import Any
 import yaml
 
 from hopvista.errors import UserError
+from hopvista.eval.paths import read_text_file
 from hopvista.models import Reply
+
+MAX_PRICE = 1_000_000.0
+"""The highest price taken, dollars per million tokens."""
 
 
 @dataclass(frozen=True)
@@ -34,11 +41,12 @@ class Prices:
     @classmethod
     def read(cls, path: Path) -> Prices:
         """A table from a YAML or JSON file (a ``UserError`` naming the entry if malformed)."""
+        text = read_text_file(path, "--prices")
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            raise UserError(f"--prices {path}: cannot be read ({str(exc).splitlines()[0]})") \
-                from None
+            data = yaml.safe_load(text)
+        except (yaml.YAMLError, RecursionError, ValueError) as exc:
+            first = (str(exc).splitlines() or [type(exc).__name__])[0]
+            raise UserError(f"--prices {path}: cannot be read ({first})") from None
         return cls.parse(data, str(path))
 
     @classmethod
@@ -49,10 +57,14 @@ class Prices:
         table = {}
         for name, entry in data.items():
             try:
-                table[str(name)] = (float(entry["input"]), float(entry["output"]))
-            except (TypeError, KeyError, ValueError):
+                price = (float(entry["input"]), float(entry["output"]))
+            except (TypeError, KeyError, ValueError, OverflowError):
                 raise UserError(f"{where}: {name}: give input and output, dollars per "
                                 "million tokens") from None
+            if not all(math.isfinite(p) and 0 <= p <= MAX_PRICE for p in price):
+                raise UserError(f"{where}: {name}: prices are dollars per million tokens, "
+                                f"from 0 to {MAX_PRICE:,.0f}")
+            table[str(name)] = price
         return cls(table)
 
     def cost(self, spec: str, reply: Reply) -> float | None:

@@ -15,8 +15,9 @@ setting            table                          chart
 The text passages are given as text in every setting but ``image-only``. Markup is shown as
 drawn: a markup task or markup variant gets its table image (a chart-markup variant its chart
 image) whatever the setting (:func:`marked_images`). A prompt is a
-Jinja2 template (sandboxed) per item kind: ``templates/prompts/KIND.j2`` unless the run
-names another file. It sees ``question`` (the item's own question, statements included),
+Jinja2 template per item kind: ``templates/prompts/KIND.j2`` unless the run names another
+file, rendered in :class:`hopvista.sandbox.PackEnvironment` (no code runs; work, time and size
+are bounded). It sees ``question`` (the item's own question, statements included),
 ``names``, ``texts`` (``name``, ``text``), ``table_json``, ``chart_json``, ``setting`` and two
 functions, ``has(role)`` (whether the setting shows an image of that role) and
 ``image(role)`` (the image, placed there in the prompt). The run records the template text.
@@ -33,13 +34,14 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from jinja2.sandbox import SandboxedEnvironment
 
 from hopvista.errors import UserError
+from hopvista.eval.paths import read_text_file
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
 from hopvista.models import Prompt, PromptImage
+from hopvista.sandbox import PackEnvironment, exposed
 
 
 @dataclass(frozen=True)
@@ -91,30 +93,31 @@ def default_template(kind: str) -> str:
 
 
 def read_template(path: str | Path) -> str:
-    """A prompt template file, checked to compile (a ``UserError`` naming the line if not)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"--prompt {path}: cannot be read ({exc})") from None
+    """A prompt template file (a regular UTF-8 file), checked to compile (a ``UserError``
+    naming the line if not)."""
+    text = read_text_file(Path(path), "--prompt")
     try:
         _ENV.from_string(text)
     except jinja2.TemplateSyntaxError as exc:
         raise UserError(f"{path}:{exc.lineno}: {exc.message}") from None
+    except (jinja2.TemplateError, RecursionError, MemoryError) as exc:
+        raise UserError(f"--prompt {path}: cannot be compiled ({exc})") from None
     return text
 
 
-_ENV = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False,
-                            keep_trailing_newline=False, trim_blocks=False)
+_ENV = PackEnvironment(keep_trailing_newline=False, trim_blocks=False)
 
 
 def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
-                 pages: Path | None = None) -> Prompt:
+                 pages: Path | None = None, check_only: bool = False) -> Prompt:
     """The prompt ``item`` gets in setting ``how`` from ``template``.
 
     ``UserError`` when the setting needs an image the dataset does not have (a build with
-    ``--no-images``, or no page image for ``image-only``). An item whose inputs exist only as
-    a page image (a ``screenshot`` variant) is shown that page in every setting that shows
-    images.
+    ``--no-images``, or no page image for ``image-only``), or the template fails. An item
+    whose inputs exist only as a page image (a ``screenshot`` variant) is shown that page in
+    every setting that shows images. With ``check_only``, images are looked for but not read
+    (the prompt's images are empty), and a page the evaluator is to draw into ``pages``
+    counts as there: a run checks every prompt this way before it writes anything.
     """
     nonce = secrets.token_hex(8)
     if how.table != "page" and item.image("page") is not None and \
@@ -124,21 +127,24 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
     shown = how.roles()
     images: dict[str, PromptImage] = {}
 
+    @exposed
     def image(role: str) -> str:
         if role not in shown:
             return ""
         if role not in images:
             path = dataset.image_path(item, role)
-            if path is None and role == "page" and pages is not None:
-                path = pages / f"{item.id}.png"  # drawn by the evaluator (hopvista.eval.page)
-            if path is None or not path.is_file():
+            drawn = path is None and role == "page" and pages is not None
+            if drawn:
+                path = pages / f"{item.id}.png"  # type: ignore[operator]  # hopvista.eval.page
+            if path is None or not (path.is_file() or (drawn and check_only)):
                 raise UserError(
                     f"{item.id}: the setting {how.name!r} shows its {role} image, which the "
                     f"dataset does not have" + (" (built with --no-images?)"
                                                 if role != "page" else ""))
-            images[role] = PromptImage(path.read_bytes(), role)
+            images[role] = PromptImage(b"" if check_only else path.read_bytes(), role)
         return f"\0{nonce}:{role}\0"
 
+    @exposed
     def has(role: str) -> bool:
         return role in shown
 
@@ -156,8 +162,8 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
     }
     try:
         text = _ENV.from_string(template).render(**variables)
-    except jinja2.TemplateError as exc:
-        raise UserError(f"prompt template: {exc}") from None
+    except (jinja2.TemplateError, RecursionError) as exc:
+        raise UserError(f"prompt template, item {item.id}: {exc}") from None
     parts: list[str | PromptImage] = []
     for k, piece in enumerate(re.split(f"\0{nonce}:([a-z][a-z0-9-]*)\0", text)):
         if k % 2:

@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from hopvista.errors import UserError
+from hopvista.eval.baselines import chart_margins
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
-from hopvista.models import MODELS, ModelError
+from hopvista.models import MODELS, ModelError, check_options
 
 FOLDS = 5
 SEED = 0
@@ -28,6 +29,7 @@ class ProxyBaseline:
     """One of ``gen audit``'s solvers."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
+        check_options("proxy", options, ("model",))
         self.name = options.get("model", "")
         if self.name not in NAMES:
             raise UserError(f"--model proxy:NAME: NAME is one of {', '.join(NAMES)}, "
@@ -44,9 +46,7 @@ class ProxyBaseline:
             solve_prior,
         )
 
-        decidability = dataset.manifest.config.get("decidability") or {}
-        margins = Margins(float(decidability.get("min_rank_gap", 0.0)),
-                          float(decidability.get("min_trend_step", 0.0)))
+        margins = Margins(*chart_margins(dataset))
         audited = with_folds([item.model_dump(mode="json") for item in items], FOLDS, SEED)
         if len(audited) < FOLDS:
             raise UserError(f"proxy:{self.name}: needs at least {FOLDS} three-statement "

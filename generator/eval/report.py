@@ -19,6 +19,7 @@ from typing import Any
 
 from hopvista.atomic import write_atomic
 from hopvista.errors import UserError
+from hopvista.eval.clean import plain_text
 from hopvista.eval.compare import paired
 from hopvista.output import OutputFile, html_generator_tag, html_written_by, reason
 
@@ -49,7 +50,7 @@ def read_run(folder: Path) -> RunData:
     except FileNotFoundError as exc:
         raise UserError(f"{folder}: not a finished evaluation run (no "
                         f"{Path(str(exc.filename)).name})") from None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise UserError(f"{folder}: cannot be read ({exc})") from None
     return folder, run, results, summary
 
@@ -80,7 +81,7 @@ def write_report(runs: Sequence[RunData], path: Path | OutputFile) -> None:
 
 
 def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value))
+    return html.escape(plain_text("" if value is None else str(value)))
 
 
 def _pct(value: float | None) -> str:

@@ -4,10 +4,28 @@ A run folder holds ``run.json`` (what was asked: dataset and its items' SHA-256,
 options, setting, the prompt templates verbatim), ``cache/`` (every answer as it arrives,
 :mod:`hopvista.eval.cache`), ``results.jsonl`` (one line per item: prompt id, raw response,
 parsed answer, score, tokens, cost, error), ``summary.json`` (:mod:`hopvista.eval.summary`) and
-``report.html`` (:mod:`hopvista.eval.report`). ``run.json`` is written first, the rest when
-every item has an answer or an error; rerunning the same command into the same folder asks
-only what is not cached yet (the errors, and whatever an interrupted run had not reached).
-A folder that holds something else, or a run of another evaluation, is refused.
+``report.html`` (:mod:`hopvista.eval.report`); ``.lock`` while a run writes it.
+
+A run goes in three steps:
+
+1. **Check everything, write nothing**: ``--out`` and ``--cache`` (:mod:`hopvista.eval.paths`:
+   folders outside any dataset), the dataset, the setting, the model and its options, and
+   every item's prompt (its images there, its template rendering) — so a mistake leaves no
+   trace that would refuse the corrected command.
+2. **Hold the folder**: one ``gen eval`` per run folder (:mod:`hopvista.eval.rundir`; a
+   second is refused at once with the pid of the first). ``run.json`` is written; a folder
+   holding another run with no answer yet is taken over, one with answers refused.
+3. **Ask and write**: every answer goes to the cache as it arrives; ``results.jsonl``,
+   ``summary.json`` and ``report.html`` when every item has an answer or an error.
+   Rerunning the same command into the same folder asks only what is not cached yet (the
+   errors, and whatever an interrupted run had not reached).
+
+Whatever a model sends is checked (:func:`~hopvista.eval.replies.checked_reply`) and cannot
+crash the run: a malformed reply is an error of its item, one that cannot be scored is an
+unparseable answer. Secrets (the API key, and what the model lists in ``secrets()``) are
+redacted from everything written, answers included, before they are cached
+(:mod:`hopvista.eval.clean`). A full disk or a read-only folder stops the run with one line
+naming the file; the answers cached until then are kept.
 """
 
 from __future__ import annotations
@@ -15,31 +33,51 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hopvista.atomic import sha256_file, write_atomic
+from hopvista.atomic import sha256_file
 from hopvista.errors import UserError
 from hopvista.eval.cache import ResponseCache, prompt_digest, request_key
+from hopvista.eval.clean import Redactor, json_line, plain, secrets_of
 from hopvista.eval.parse import parse_short, parse_statements
+from hopvista.eval.paths import writable_folder
 from hopvista.eval.prices import Prices
-from hopvista.eval.prompts import DEFAULT_SETTING, build_prompt, default_template, setting
+from hopvista.eval.prompts import (
+    DEFAULT_SETTING,
+    Setting,
+    build_prompt,
+    default_template,
+    setting,
+)
+from hopvista.eval.replies import checked_reply
+from hopvista.eval.rundir import (
+    CACHE_DIR,
+    PAGES_DIR,
+    REPORT_FILE,
+    RESULTS_FILE,
+    RUN_FILE,
+    RUN_FORMAT,
+    SUMMARY_FILE,
+    held_run_folder,
+    refuse_foreign,
+    write_file,
+)
 from hopvista.model import Item
 from hopvista.model.answers import normalise_text, read_json_object, same_field
 from hopvista.model.dataset import ITEMS, Dataset, load
 from hopvista.model.kinds import ITEM_KINDS, Score
 from hopvista.models import ItemModel, Model, ModelError, Reply, load_model, split_spec
-from hopvista.outdir import declared_format
 
-RUN_FORMAT = "hopvista-eval-run"
+__all__ = ["CACHE_DIR", "PAGES_DIR", "REPORT_FILE", "RESULTS_FILE", "RUN_FILE", "RUN_FORMAT",
+           "RUN_VERSION", "SUMMARY_FILE", "EvalRequest", "markup_failure", "run_eval",
+           "score_response"]
+
 RUN_VERSION = 1
-RUN_FILE = "run.json"
-RESULTS_FILE = "results.jsonl"
-SUMMARY_FILE = "summary.json"
-REPORT_FILE = "report.html"
-CACHE_DIR = "cache"
-PAGES_DIR = "pages"
+MAX_ERROR_CHARS = 300
+"""The longest error message recorded for an item."""
 
 
 @dataclass(frozen=True)
@@ -62,23 +100,74 @@ class EvalRequest:
 
 Progress = Callable[[int, int, float | None, float], None]
 """``progress(done, total, accuracy so far, cost so far)``."""
+Notice = Callable[[str], None]
+"""``notice(line)``: something the user should know (a run folder taken over)."""
 
 
-def run_eval(request: EvalRequest, out: Path, progress: Progress | None = None
-             ) -> dict[str, Any]:
-    """Evaluate, write the run folder ``out`` and return its summary."""
-    from hopvista.eval.report import write_report
-    from hopvista.eval.summary import summarise
+class _Secrets:
+    """The redactor of a run: the environment's secrets first, the model's once it exists."""
 
+    def __init__(self) -> None:
+        self.redactor = Redactor(secrets_of(None))
+
+    def add(self, model: object) -> None:
+        self.redactor = Redactor(secrets_of(model))
+
+
+def run_eval(request: EvalRequest, out: Path, progress: Progress | None = None,
+             notice: Notice | None = None) -> dict[str, Any]:
+    """Evaluate, write the run folder ``out`` and return its summary (see the module
+    docstring). ``UserError`` (secrets redacted) for what the user must fix."""
+    secrets = _Secrets()
+    try:
+        return _run_eval(request, out, progress, notice, secrets)
+    except UserError as exc:
+        raise UserError(secrets.redactor.text(str(exc))) from None
+
+
+def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
+              notice: Notice | None, secrets: _Secrets) -> dict[str, Any]:
+    folder = writable_folder(out, "--out")
+    cache_folder = writable_folder(request.cache, "--cache") if request.cache is not None \
+        else folder / CACHE_DIR
+    refuse_foreign(folder, out)
     dataset = load(request.dataset)
     how = setting(request.setting)
     items = _selected(dataset, request)
     name, options = split_spec(request.model)
     model = load_model(name, {**options, **request.options})
+    secrets.add(model)
+    redactor = secrets.redactor
     kinds = sorted({item.kind for item in items})
     templates = {kind: request.prompt or default_template(kind) for kind in kinds} \
         if not isinstance(model, ItemModel) else {}
-    run = {
+    with _environment_failures(out, folder, request.cache, cache_folder), \
+            held_run_folder(folder, out) as held:
+        pages = folder / PAGES_DIR
+        to_draw = _check_prompts(items, dataset, how, templates, pages) \
+            if not isinstance(model, ItemModel) else []
+        if hasattr(model, "prepare"):
+            model.prepare(items, dataset)
+        run = _run_record(request, dataset, items, model, how, templates)
+        run = plain(redactor.value(run))  # what run.json says: compared on a rerun
+        held.claim(run, notice)
+        if to_draw:
+            from hopvista.eval.page import draw_pages
+
+            draw_pages(to_draw, dataset, pages)
+        shown = f"--cache {request.cache}" if request.cache is not None else f"--out {out}"
+        job = _Job(dataset, model, how.name, templates, ResponseCache(cache_folder, shown),
+                   request.prices or Prices.builtin(), request.model, pages, redactor)
+        final = _answer_all(job, items, max(1, request.concurrency), progress)
+        summary = _write_outputs(folder, out, run, final)
+    return summary
+
+
+def _run_record(request: EvalRequest, dataset: Dataset, items: Sequence[Item],
+                model: Model | ItemModel, how: Setting, templates: dict[str, str]
+                ) -> dict[str, Any]:
+    """What ``run.json`` records: what was asked, of which dataset, how."""
+    return {
         "format": RUN_FORMAT, "format_version": RUN_VERSION,
         "dataset": {"path": str(request.dataset.resolve()),
                     "items_sha256": sha256_file(dataset.root / ITEMS),
@@ -92,25 +181,35 @@ def run_eval(request: EvalRequest, out: Path, progress: Progress | None = None
         "variants": list(request.variants) if request.variants else None,
         "prompts": templates,
     }
-    _claim(out, run)
-    cache = ResponseCache(request.cache or out / CACHE_DIR)
-    if hasattr(model, "prepare"):
-        model.prepare(items, dataset)
-    prices = request.prices or Prices.builtin()
-    pages = out / PAGES_DIR
-    if how.table == "page" and not isinstance(model, ItemModel):
-        from hopvista.eval.page import draw_pages
 
-        draw_pages(items, dataset, pages)
 
-    def evaluate(item: Item) -> dict[str, Any]:
-        return _evaluate(item, dataset, model, how.name, templates, cache, prices,
-                         request.model, pages)
+def _write_outputs(folder: Path, out: Path, run: dict[str, Any],
+                   final: list[dict[str, Any]]) -> dict[str, Any]:
+    """Write ``results.jsonl``, ``summary.json`` and ``report.html``; the summary."""
+    from hopvista.eval.report import write_report
+    from hopvista.eval.summary import summarise
 
+    write_file(folder, out, RESULTS_FILE,
+               "".join(json_line(r) + "\n" for r in final).encode())
+    summary: dict[str, Any] = plain(summarise(final, run))
+    write_file(folder, out, SUMMARY_FILE, (json.dumps(
+        summary, indent=1, ensure_ascii=False, sort_keys=True, allow_nan=False)
+        + "\n").encode())
+    try:
+        write_report([(out, run, final, summary)], folder / REPORT_FILE)
+    except OSError as exc:
+        raise UserError(f"--out {out}: cannot write {REPORT_FILE}: "
+                        f"{exc.strerror or exc}") from None
+    return summary
+
+
+def _answer_all(job: _Job, items: Sequence[Item], concurrency: int,
+                progress: Progress | None) -> list[dict[str, Any]]:
+    """Every item's result line, in dataset order."""
     results: list[dict[str, Any] | None] = [None] * len(items)
     correct = answered = 0
     cost = 0.0
-    for index, result in _in_parallel(evaluate, items, max(1, request.concurrency)):
+    for index, result in _in_parallel(job.evaluate, items, concurrency):
         results[index] = result
         if result["error"] is None:
             answered += 1
@@ -119,14 +218,45 @@ def run_eval(request: EvalRequest, out: Path, progress: Progress | None = None
         if progress is not None:
             done = sum(r is not None for r in results)
             progress(done, len(items), correct / answered if answered else None, cost)
-    final = [r for r in results if r is not None]
-    write_atomic(out / RESULTS_FILE, "".join(
-        json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in final).encode())
-    summary = summarise(final, run)
-    write_atomic(out / SUMMARY_FILE, (json.dumps(summary, indent=1, ensure_ascii=False,
-                                                 sort_keys=True) + "\n").encode())
-    write_report([(out, run, final, summary)], out / REPORT_FILE)
-    return summary
+    return [r for r in results if r is not None]
+
+
+def _check_prompts(items: Sequence[Item], dataset: Dataset, how: Setting,
+                   templates: dict[str, str], pages: Path) -> list[Item]:
+    """Render every item's prompt without reading its images (``UserError`` for a missing
+    image or a failing template); the items whose page the evaluator must draw."""
+    to_draw: list[Item] = []
+    if how.table == "page":
+        from hopvista.eval.page import pages_to_draw
+
+        to_draw = pages_to_draw(items, dataset, pages)
+    for item in items:
+        build_prompt(item, dataset, how, templates[item.kind], pages, check_only=True)
+    return to_draw
+
+
+@contextmanager
+def _environment_failures(out: Path, folder: Path, cache: Path | None, cache_folder: Path
+                          ) -> Iterator[None]:
+    """Turn a failing file-system call (a full disk, a read-only folder) into a
+    ``UserError`` naming the file and the flag of the folder it lies in."""
+    try:
+        yield
+    except OSError as exc:
+        why = exc.strerror or str(exc) or type(exc).__name__
+        name = None if exc.filename is None else Path(str(exc.filename))
+        flag, shown = "--out", out
+        if cache is not None and name is not None and _under(name, cache_folder):
+            flag, shown = "--cache", cache
+        where = f"{name}: " if name is not None else ""
+        raise UserError(f"{flag} {shown}: {where}{why}") from None
+
+
+def _under(path: Path, folder: Path) -> bool:
+    try:
+        return path.resolve() == folder or folder in path.resolve().parents
+    except (OSError, RuntimeError):
+        return False
 
 
 def _selected(dataset: Dataset, request: EvalRequest) -> list[Item]:
@@ -146,25 +276,6 @@ def _selected(dataset: Dataset, request: EvalRequest) -> list[Item]:
 def _identity(model: Model | ItemModel) -> dict[str, Any] | None:
     identity = getattr(model, "cache_identity", None)
     return identity() if callable(identity) else None
-
-
-def _claim(out: Path, run: dict[str, Any]) -> None:
-    """Make ``out`` this run's folder: new, or a run of the same evaluation (resumed)."""
-    if out.exists() and not out.is_dir():
-        raise UserError(f"--out {out}: exists and is not a folder")
-    record = out / RUN_FILE
-    if out.is_dir() and any(out.iterdir()):
-        if declared_format(record) != RUN_FORMAT:
-            raise UserError(f"--out {out}: exists and is not an evaluation run; "
-                            "nothing was changed (choose another folder)")
-        found = json.loads(record.read_text(encoding="utf-8"))
-        different = [key for key in run if found.get(key) != run[key]]
-        if different:
-            raise UserError(f"--out {out}: holds a run with another {different[0]} "
-                            "(choose another folder to keep both)")
-        return
-    out.mkdir(parents=True, exist_ok=True)
-    write_atomic(record, (json.dumps(run, indent=1, ensure_ascii=False) + "\n").encode())
 
 
 def _in_parallel(work: Callable[[Item], dict[str, Any]], items: Sequence[Item],
@@ -194,37 +305,75 @@ def _in_parallel(work: Callable[[Item], dict[str, Any]], items: Sequence[Item],
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _evaluate(item: Item, dataset: Dataset, model: Model | ItemModel, setting_name: str,
-              templates: dict[str, str], cache: ResponseCache, prices: Prices,
-              spec: str, pages: Path) -> dict[str, Any]:
-    """One item's result line."""
-    prompt_id = None
-    cached = False
-    error = None
-    reply: Reply | None = None
-    if isinstance(model, ItemModel):
-        try:
-            reply = _as_reply(model.answer_item(item))
-        except ModelError as exc:
-            error = str(exc) or type(exc).__name__
-    else:
-        prompt = build_prompt(item, dataset, setting(setting_name), templates[item.kind],
-                              pages)
-        identity = _identity(model)
-        digest = prompt_digest(prompt)
-        key = request_key(identity or {"model": spec}, digest)
-        prompt_id = digest[:16]
-        reply = cache.get(key) if identity is not None else None
-        cached = reply is not None
-        if reply is None:
+@dataclass(frozen=True)
+class _Job:
+    """What every item of a run is asked and scored with."""
+
+    dataset: Dataset
+    model: Model | ItemModel
+    setting_name: str
+    templates: dict[str, str]
+    cache: ResponseCache
+    prices: Prices
+    spec: str
+    pages: Path
+    redactor: Redactor
+
+    def evaluate(self, item: Item) -> dict[str, Any]:
+        """One item's result line (plain JSON, secrets redacted)."""
+        prompt_id = None
+        cached = False
+        error = None
+        reply: Reply | None = None
+        if isinstance(self.model, ItemModel):
             try:
-                reply = _as_reply(model.answer(prompt))
+                reply = self._clean(self.model.answer_item(item))
             except ModelError as exc:
-                error = str(exc) or type(exc).__name__
-            else:
-                if identity is not None:
-                    cache.put(key, reply)
-    result: dict[str, Any] = {
+                error = self._error(exc)
+        else:
+            prompt = build_prompt(item, self.dataset, setting(self.setting_name),
+                                  self.templates[item.kind], self.pages)
+            identity = _identity(self.model)
+            digest = prompt_digest(prompt)
+            key = request_key(identity or {"model": self.spec}, digest)
+            prompt_id = digest[:16]
+            found = self.cache.get(key) if identity is not None else None
+            reply = None if found is None else self._clean(found)
+            if reply is not None and found is not None and reply.text != found.text:
+                self.cache.put(key, reply)  # cached by a run that kept a secret in it
+            cached = reply is not None
+            if reply is None:
+                try:
+                    reply = self._clean(self.model.answer(prompt))
+                except ModelError as exc:
+                    error = self._error(exc)
+                else:
+                    if identity is not None:
+                        self.cache.put(key, reply)
+        result = _result(item, self.setting_name, prompt_id, cached, error)
+        if reply is not None:
+            result |= _scored(item, reply, None if cached else self.prices.cost(self.spec,
+                                                                                 reply))
+        written: dict[str, Any] = plain(self.redactor.value(result))
+        return written
+
+    def _clean(self, answer: Any) -> Reply:
+        """``answer`` checked (``ModelError`` if malformed), secrets redacted."""
+        reply = checked_reply(answer)
+        text = self.redactor.text(reply.text)
+        return reply if text == reply.text else Reply(text, reply.input_tokens,
+                                                      reply.output_tokens)
+
+    def _error(self, exc: ModelError) -> str:
+        text = " ".join(plain(str(exc) or type(exc).__name__).split())
+        text = "".join(c if c.isprintable() else "\ufffd" for c in text)
+        return self.redactor.text(text)[:MAX_ERROR_CHARS]
+
+
+def _result(item: Item, setting_name: str, prompt_id: str | None, cached: bool,
+            error: str | None) -> dict[str, Any]:
+    """An item's result line before its answer is scored."""
+    return {
         "id": item.id, "base_id": item.base_id, "variant": item.variant.name,
         "kind": item.kind, "difficulty": item.difficulty, "setting": setting_name,
         "prompt_id": prompt_id, "cached": cached, "error": error,
@@ -232,24 +381,29 @@ def _evaluate(item: Item, dataset: Dataset, model: Model | ItemModel, setting_na
         "metrics": {}, "tokens": {"input": None, "output": None}, "cost": None,
         **_facets(item),
     }
-    if reply is None:
-        return result
+
+
+def _scored(item: Item, reply: Reply, cost: float | None) -> dict[str, Any]:
+    """The fields of a result line that an answer fills."""
     score, parsed, rule = score_response(item, reply.text)
-    result |= {
+    fields: dict[str, Any] = {
         "response": reply.text, "parsed": parsed, "parse_rule": rule,
         "correct": score.correct, "metrics": score.metrics,
         "tokens": {"input": reply.input_tokens, "output": reply.output_tokens},
-        "cost": None if cached else prices.cost(spec, reply),
+        "cost": cost,
     }
-    failure = markup_failure(item, parsed, score.correct)
+    try:
+        failure = markup_failure(item, parsed, score.correct)
+    except (ValueError, ArithmeticError, RecursionError):
+        failure = LOGICAL_FAILURE
     if failure is not None:
-        result["markup_failure"] = failure
+        fields["markup_failure"] = failure
     if item.statements:
         truth = [s.label for s in item.statements]
         predicted = [None if parsed is None else (n + 1) in parsed for n in range(len(truth))]
-        result["statements"] = [{"type": s.type, "label": s.label, "predicted": p}
+        fields["statements"] = [{"type": s.type, "label": s.label, "predicted": p}
                                 for s, p in zip(item.statements, predicted, strict=True)]
-    return result
+    return fields
 
 
 MARKER_HIJACKED, LOGICAL_FAILURE = "marker hijacked", "logical failure"
@@ -305,31 +459,45 @@ def _task_failure(item: Item, said: Any) -> str:
     return LOGICAL_FAILURE
 
 
-def _as_reply(answer: str | Reply) -> Reply:
-    if isinstance(answer, Reply):
-        return answer
-    if not isinstance(answer, str):
-        raise ModelError(f"the model answered {type(answer).__name__}, not text")
-    return Reply(answer)
+UNSCORABLE = "unscorable"
+"""The parse rule of an answer the item kind's scorer cannot take (a number of 40 digits
+where two decimals are compared, JSON nested past Python's limit): a wrong answer, counted
+as unparseable."""
 
 
 def score_response(item: Item, text: str) -> tuple[Score, Any, str]:
-    """The score of answer ``text``, what was read from it and the parsing rule used."""
+    """The score of answer ``text``, what was read from it and the parsing rule used. Never
+    raises on what ``text`` holds: an answer that cannot be scored is wrong and unparseable
+    (rule :data:`UNSCORABLE`)."""
+    try:
+        return _score(item, text)
+    except (ValueError, ArithmeticError, RecursionError):
+        return _unparsed(item.kind), None, UNSCORABLE
+
+
+def _unparsed(kind: str) -> Score:
+    """The score of an answer of an item of ``kind`` that could not be read."""
+    if kind == "three_statement":
+        return Score(False, {"set_accuracy": 0.0, "statement_accuracy": 0.0, "parsed": 0.0})
+    if kind == "markup_task":
+        return Score(False, {"em": 0.0, "fields": 0.0, "parsed": 0.0})
+    return Score(False, {"em": 0.0, "ss": 0.0, "f1": 0.0, "parsed": 0.0})
+
+
+def _score(item: Item, text: str) -> tuple[Score, Any, str]:
     if item.kind == "three_statement":
         parsed = parse_statements(text)
         if parsed.answer is None:
-            return (Score(False, {"set_accuracy": 0.0, "statement_accuracy": 0.0,
-                                  "parsed": 0.0}), None, parsed.rule)
+            return _unparsed(item.kind), None, parsed.rule
         return ITEM_KINDS.get(item.kind).score(item, parsed.answer), parsed.answer, parsed.rule
     if item.kind == "markup_task":
         said = read_json_object(text)
         if said is None:
-            return (Score(False, {"em": 0.0, "fields": 0.0, "parsed": 0.0}), None,
-                    "unparseable")
+            return _unparsed(item.kind), None, "unparseable"
         return ITEM_KINDS.get(item.kind).score(item, said), said, "json"
     short = parse_short(text)
     if short.answer is None:
-        return Score(False, {"em": 0.0, "ss": 0.0, "f1": 0.0, "parsed": 0.0}), None, short.rule
+        return _unparsed(item.kind), None, short.rule
     score = ITEM_KINDS.get(item.kind).score(item, short.answer)
     return Score(score.correct, {**score.metrics, "parsed": 1.0}), short.answer, short.rule
 
