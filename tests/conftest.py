@@ -43,7 +43,8 @@ def build_dataset(out: Path, *args: str) -> None:
 
 def read_items(path: Path) -> list[dict[str, Any]]:
     """The items of a dataset folder."""
-    return [json.loads(line) for line in (path / "items.jsonl").read_text().splitlines()]
+    return [json.loads(line) for line in
+            (path / "items.jsonl").read_text(encoding="utf-8").split("\n") if line]
 
 
 def reseal(root: Path, items: list[dict[str, Any]]) -> None:

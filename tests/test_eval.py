@@ -77,7 +77,7 @@ def _summary(run: Path) -> dict[str, Any]:
 
 
 def _results(run: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    return [json.loads(line) for line in (run / "results.jsonl").read_text().split("\n") if line]
 
 
 def test_the_oracle_scores_every_item_and_the_baselines_run(easy: Path, tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ def read_run(folder: Path) -> RunData:
     try:
         run = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
         results = [json.loads(line) for line in
-                   (folder / RESULTS_FILE).read_text(encoding="utf-8").splitlines() if line]
+                   (folder / RESULTS_FILE).read_text(encoding="utf-8").split("\n") if line]
         summary = json.loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise UserError(f"{folder}: not a finished evaluation run (no "

@@ -45,7 +45,7 @@ def read_texts(path: Path, panel: Panel) -> list[TextLine]:
     """The passages of ``texts.jsonl`` at ``path``, checked against ``panel``'s entities."""
     text, _ = read_utf8(path)
     out: list[TextLine] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
