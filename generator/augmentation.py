@@ -30,7 +30,7 @@ from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.format import DATASET_FORMAT, FORMAT_VERSION
 from hopvista.model.item import BASE_VARIANT, VARIANT_PATTERN
-from hopvista.outdir import claim_output, is_hopvista_dataset
+from hopvista.outdir import check_out, claim_output, is_hopvista_dataset
 from hopvista.variants import Skip, VariantMaker, VariantSpec, base_of_item
 
 Notice = Callable[[str], None]
@@ -178,8 +178,14 @@ class Source:
             self.seed = 0
 
     def _hopvista(self) -> Iterator[Item]:
-        assert self.dataset is not None
-        return (item for item in self.dataset if item.variant.name == BASE_VARIANT)
+        """The base items, each with its image files checked (regular files in the input)."""
+        dataset = self.dataset
+        assert dataset is not None
+        for item in dataset:
+            if item.variant.name == BASE_VARIANT:
+                for image in item.images:
+                    dataset.image_file(image)
+                yield item
 
     def bases(self) -> Iterator[Base]:
         """The bases, in input order (skipped records are noted in :attr:`skipped`)."""
@@ -256,6 +262,8 @@ def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | N
     manifest. ``seed`` defaults to the input dataset's (0 for an imported one)."""
     if not path.exists():
         raise UserError(f"{path}: no such file or folder")
+    check_out(out, inputs=[path])  # before the input is read
+    _refuse_special_manifest(path)
     source = Source(path, fmt)
     seed = source.seed if seed is None else seed
     if source.count == 0:
@@ -266,7 +274,7 @@ def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | N
     per_variant: Counter[str] = Counter()
     skips: Counter[str] = Counter()
     skip_list: list[dict[str, str]] = []
-    with claim_output(out, overwrite, notice) as output:
+    with claim_output(out, overwrite, notice, inputs=[path]) as output:
         output.begin()
         stage = output.dataset
         (stage / "images").mkdir(exist_ok=True)
@@ -338,6 +346,16 @@ def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | N
         write_atomic(stage / "README.md", augment_card(manifest).encode())
         output.seal(manifest)
     return manifest
+
+
+def _refuse_special_manifest(path: Path) -> None:
+    """Refuse a folder whose ``manifest.json`` is there but is no regular file (a named pipe,
+    a device, a symbolic link): it is neither read as a dataset nor taken for an import."""
+    from hopvista.model.dataset import MANIFEST, MISSING, dataset_file_problem
+
+    why = dataset_file_problem(path, MANIFEST) if path.is_dir() else None
+    if why is not None and why != MISSING:
+        raise UserError(f"{path / MANIFEST}: {why}")
 
 
 def _input_manifest(source: Source) -> dict[str, Any] | None:
