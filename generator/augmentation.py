@@ -29,8 +29,9 @@ from hopvista.export import ParquetShards, item_line
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.format import DATASET_FORMAT, FORMAT_VERSION
-from hopvista.model.item import BASE_VARIANT, VARIANT_PATTERN
-from hopvista.outdir import check_out, claim_output, is_hopvista_dataset
+from hopvista.model.image import longest_image_name
+from hopvista.model.item import BASE_VARIANT, VARIANT_PATTERN, variant_id
+from hopvista.outdir import check_out, claim_output, image_name_limit, is_hopvista_dataset
 from hopvista.variants import Skip, VariantMaker, VariantSpec, base_of_item
 
 Notice = Callable[[str], None]
@@ -285,8 +286,11 @@ def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | N
                    file=sys.stderr)
         bases: list[Base] = []
 
+        limit = image_name_limit(stage)
+
         def tasks() -> Iterator[tuple[Base, Sequence[VariantSpec]]]:
             for base in source.bases():
+                _check_image_names(path, base.item.base_id, specs, limit)
                 bases.append(base)
                 yield base, specs
 
@@ -346,6 +350,18 @@ def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | N
         write_atomic(stage / "README.md", augment_card(manifest).encode())
         output.seal(manifest)
     return manifest
+
+
+def _check_image_names(path: Path, base_id: str, specs: Sequence[VariantSpec],
+                       limit: int) -> None:
+    """Refuse a base whose variants' image file names (``images/ID.VARIANT.ROLE.png``) would
+    be longer than ``limit`` bytes, naming it."""
+    longest = max(longest_image_name(variant_id(base_id, spec.name)) for spec in specs)
+    if longest > limit:
+        shown = base_id if len(base_id) <= 60 else f"{base_id[:40]}...{base_id[-12:]}"
+        raise UserError(f"{path}: item {shown}: its variants' image file names would be "
+                        f"{longest} bytes, more than the {limit} the output folder allows "
+                        f"(its id is {len(base_id)} characters)")
 
 
 def _refuse_special_manifest(path: Path) -> None:

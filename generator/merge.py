@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from hopvista.atomic import sha256_file
 from hopvista.errors import UserError
 from hopvista.model import Item
@@ -53,7 +55,33 @@ def read_shard(path: Path) -> dict[str, Any]:
         raise UserError(f"{path}/manifest.json: cannot be read ({exc})") from None
     if not isinstance(manifest, dict) or manifest.get("kind") != SHARD_KIND:
         raise UserError(f"{path}: not a shard (build one with gen build ... --shard I/N)")
+    problem = _shard_shape_problem(manifest)
+    if problem is not None:
+        raise UserError(f"{path}/manifest.json: {problem}")
     return manifest
+
+
+def _shard_shape_problem(manifest: dict[str, Any]) -> str | None:
+    """What of the fields a merge reads is missing or malformed in a shard's manifest."""
+    info, config = manifest.get("shard"), manifest.get("config")
+    if not isinstance(info, dict) or not all(
+            type(info.get(k)) is int for k in ("index", "of", "first", "stop")):
+        return "'shard' must hold the integers index, of, first and stop"
+    if not 1 <= info["index"] <= info["of"]:
+        return f"'shard' says {info['index']}/{info['of']}"
+    if not isinstance(config, dict) or type(config.get("count")) is not int:
+        return "'config.count' must be an integer"
+    margins = manifest.get("margins")
+    if not isinstance(margins, list) or len(margins) != 2 or not all(
+            type(m) in (int, float) for m in margins):
+        return "'margins' must be two numbers"
+    if not isinstance(manifest.get("files", {}), dict):
+        return "'files' must be an object of path -> sha256"
+    if not isinstance(manifest.get("render") or {}, dict):
+        return "'render' must be an object"
+    missing = [k for k in ("source", "seed", "plan_shares", "packages", "title")
+               if k not in manifest]
+    return f"no {missing[0]!r}" if missing else None
 
 
 def check_shards(paths: Sequence[Path]) -> list[tuple[Path, dict[str, Any]]]:
@@ -88,10 +116,7 @@ def check_shards(paths: Sequence[Path]) -> list[tuple[Path, dict[str, Any]]]:
                         "their images would not be one build's")
     ordered = sorted(shards, key=lambda pair: pair[1]["shard"]["index"])
     for path, manifest in ordered:
-        files = manifest.get("files", {})
-        if not isinstance(files, dict):
-            raise UserError(f"{path}/manifest.json: 'files' is not an object of path -> sha256")
-        for name, digest in files.items():
+        for name, digest in manifest.get("files", {}).items():
             if name == MANIFEST:
                 continue
             why = dataset_file_problem(path, name)
@@ -120,8 +145,8 @@ def merge(paths: Sequence[Path], out: Path, *, overwrite: bool = False,
         parquet = ParquetShards(stage, count)
         with (stage / ITEMS).open("w", encoding="utf-8", newline="\n") as lines:
             for path, _ in shards:
-                for text in _item_lines(path):
-                    item = Item.model_validate_json(text)
+                for number, text in enumerate(_item_lines(path), start=1):
+                    item = _parse_item(path, number, text)
                     for image in item.images:
                         why = dataset_file_problem(path, image.path)
                         if why is not None:
@@ -146,10 +171,27 @@ def merge(paths: Sequence[Path], out: Path, *, overwrite: bool = False,
     return manifest
 
 
+def _parse_item(shard: Path, number: int, text: str) -> Item:
+    """Line ``number`` of a shard's ``items.jsonl`` as an item; ``UserError`` naming it."""
+    try:
+        return Item.model_validate_json(text)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "item"
+        raise UserError(f"{shard / ITEMS}:{number}: field {where!r}: {error['msg']}") from None
+
+
 def _item_lines(shard: Path) -> list[str]:
-    """The lines of a shard's ``items.jsonl`` (a regular file, checked before it is read)."""
+    """The lines of a shard's ``items.jsonl`` (a regular file, checked before it is read),
+    split at newlines only: a U+2028 inside a JSON string is part of its line."""
     with open_dataset_file(shard, ITEMS) as fh:
-        return fh.read().decode("utf-8").splitlines()
+        data = fh.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{shard / ITEMS}: not UTF-8 text ({exc.reason} at byte "
+                        f"{exc.start})") from None
+    return [line for line in text.split("\n") if line.strip()]
 
 
 def _place(source: Path, target: Path) -> None:

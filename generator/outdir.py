@@ -144,6 +144,12 @@ def name_max(folder: Path) -> int:
         return NAME_MAX
 
 
+def image_name_limit(folder: Path) -> int:
+    """The longest image file name (in bytes) a dataset in ``folder`` may hold: it is first
+    written as ``.NAME.XXXXXXXX`` (:func:`hopvista.atomic.write_atomic`)."""
+    return name_max(folder) - 2 - TEMP_RANDOM
+
+
 def nearest_existing(path: Path) -> Path:
     """``path`` or its nearest ancestor that exists (symlinks followed)."""
     for folder in [path, *path.parents]:

@@ -19,14 +19,14 @@ from hopvista.errors import UserError
 from hopvista.feasibility import Availability, texts_without_facts
 from hopvista.model import Item
 from hopvista.model.format import FORMAT_VERSION
-from hopvista.model.image import image_path
+from hopvista.model.image import longest_image_name
 from hopvista.model.item import base_item_id, variant_id
 from hopvista.outdir import (
     DATASET_FORMAT,
-    TEMP_RANDOM,
     Output,
     check_out,
     claim_output,
+    image_name_limit,
     name_max,
     nearest_existing,
     storage_problem,
@@ -151,10 +151,8 @@ def check_image_names(domain: str, seed: int, count: int, out: Path) -> None:
     """Refuse a build with images whose image file names would be longer than the file
     system of ``out`` allows: they carry the item ids, and so the domain's name and the
     seed (``images/financial-s7-000003.base.table.png``)."""
-    last = variant_id(base_item_id(domain, seed, count - 1))
-    longest = max(len(os.fsencode(Path(image_path(last, role)).name))
-                  for role in ("table", "chart"))
-    limit = name_max(out.parent) - 2 - TEMP_RANDOM  # written as ".NAME.XXXXXXXX" first
+    longest = longest_image_name(variant_id(base_item_id(domain, seed, count - 1)))
+    limit = image_name_limit(out.parent)
     if longest <= limit:
         return
     digits = len(str(seed))
@@ -165,7 +163,7 @@ def check_image_names(domain: str, seed: int, count: int, out: Path) -> None:
                         f"most {room} digits (or build with --no-images)")
     raise UserError(f"domain {_shown_name(domain)}: its name is {len(os.fsencode(domain))} "
                     f"bytes; item ids carry it and image file names the ids, which would be "
-                    f"longer than the {limit + 2 + TEMP_RANDOM} bytes a file name may have; "
+                    f"longer than the {name_max(out.parent)} bytes a file name may have; "
                     "give the pack a shorter name (or build with --no-images)")
 
 

@@ -564,3 +564,66 @@ def test_a_named_pipe_as_panel_data_is_refused_not_waited_on(tmp_path: Path, cap
                             "--out", str(tmp_path / "ds")], [fifo])
     assert code == 2
     assert name in _one_line_error(capsys)
+
+
+@pytest.mark.slow
+def test_augment_refuses_a_dataset_whose_ids_are_too_long_for_image_names(
+        tmp_path: Path, capsys) -> None:
+    """A --no-images build takes any seed; its ids are then too long for the image file
+    names of its variants, which augment says before drawing any."""
+    source = tmp_path / "long-seed"
+    build_dataset(source, "-n", "2", "--no-images", "--seed", SEED)
+    capsys.readouterr()
+    assert main(["augment", str(source), "--variants", "web", "--out",
+                 str(tmp_path / "variants")]) == 2
+    err = _one_line_error(capsys)
+    assert "image file names would be" in err and "financial-s1000" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["long-seed"]
+
+
+def _reseal_shard(shard: Path, lines: list[str]) -> None:
+    """Write a shard's items.jsonl back with the sha256 its manifest lists."""
+    import hashlib
+
+    data = "".join(line + "\n" for line in lines).encode()
+    (shard / "items.jsonl").write_bytes(data)
+    manifest = json.loads((shard / "manifest.json").read_text())
+    manifest["files"]["items.jsonl"] = hashlib.sha256(data).hexdigest()
+    (shard / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_merge_keeps_a_line_separator_inside_an_item(shard_copies: tuple[Path, Path],
+                                                     tmp_path: Path) -> None:
+    first, second = shard_copies
+    lines = (first / "items.jsonl").read_text(encoding="utf-8").split("\n")[:-1]
+    item = json.loads(lines[0])
+    item["provenance"]["source"] = f"{item['provenance'].get('source')}\u2028more"
+    lines[0] = json.dumps(item, ensure_ascii=False)
+    _reseal_shard(first, lines)
+    assert main(["merge", str(first), str(second), "--out", str(tmp_path / "all")]) == 0
+    text = (tmp_path / "all" / "items.jsonl").read_text(encoding="utf-8")
+    merged = [json.loads(line) for line in text.split("\n")[:-1]]
+    assert len(merged) == 6 and merged[0]["provenance"]["source"].endswith("\u2028more")
+
+
+@pytest.mark.parametrize("forge", ["no-shard", "bad-index", "no-title", "files-list",
+                                   "bad-line"])
+def test_merge_refuses_a_forged_shard_in_one_line(shard_copies: tuple[Path, Path],
+                                                  tmp_path: Path, capsys, forge: str) -> None:
+    first, second = shard_copies
+    manifest = json.loads((first / "manifest.json").read_text())
+    if forge == "bad-line":
+        _reseal_shard(first, ['{"id": "x"}'])
+    else:
+        if forge == "no-shard":
+            del manifest["shard"]
+        elif forge == "bad-index":
+            manifest["shard"]["index"] = 0
+        elif forge == "no-title":
+            del manifest["title"]
+        else:
+            manifest["files"] = ["items.jsonl"]
+        (first / "manifest.json").write_text(json.dumps(manifest))
+    assert main(["merge", str(first), str(second), "--out", str(tmp_path / "all")]) == 2
+    assert str(first) in _one_line_error(capsys)
+    assert not (tmp_path / "all").exists()
