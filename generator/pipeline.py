@@ -205,7 +205,7 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
     resumed build counts as done).
     """
     pack = config.pack()  # an unknown domain or a broken pack is reported before anything else
-    sources = [pack.path, *([config.data] if config.data else [])]
+    sources: list[Path | str] = [pack.path, *([config.data] if config.data else [])]
     target = check_out(out, sources=sources)
     if config.images:
         check_image_names(pack.name, config.seed, config.count, target)
