@@ -30,6 +30,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -78,10 +79,11 @@ def _checkpoint(step: str) -> None:
 
 
 def _read_record(record: Path) -> Any:
-    """The JSON in the regular file ``record`` (symlinks followed; a named pipe or a device is
-    never opened), or ``None`` when it is missing, not a regular file or not JSON."""
+    """The JSON in the regular file ``record``, or ``None`` when it is missing, not a regular
+    file (a symbolic link is not followed: a record proves who wrote its folder only in it;
+    a named pipe or a device is never opened) or not JSON."""
     try:
-        with open_regular(record) as fh:
+        with open_regular(record, follow_symlinks=False) as fh:
             return json.loads(fh.read().decode("utf-8"))
     except (UserError, OSError, ValueError, RecursionError):
         return None
@@ -176,7 +178,7 @@ def _check_lengths(target: Path, shown: Path) -> None:
                         f"{PATH_MAX - ROOM_INSIDE})")
 
 
-def _short(path: Path, keep: int = 40) -> str:
+def _short(path: Path, keep: int = 120) -> str:
     """``path`` for a message: its first and last characters when it is long."""
     text = str(path)
     return text if len(text) <= 2 * keep else f"{text[:keep]}…{text[-keep:]}"
@@ -339,6 +341,40 @@ def _why_not_written(folder: Path, exc: OSError) -> str:
     where = nearest_existing(folder)
     problem = storage_problem(where) if where.is_dir() else None
     return f"{where} {problem}" if problem else str(exc.strerror)
+
+
+LOCK_TEXT = re.compile(rb"(pid \d+\n)?")
+"""What a lock file hopvista wrote holds: its owner's pid, or nothing yet."""
+
+
+def _check_lock_file(lock: Path, shown: Path) -> None:
+    """Refuse a lock file hopvista did not make, which taking the lock would overwrite: a
+    symbolic link (to a file elsewhere), a special file, a file with other names (hard
+    links), or a file holding anything but an owner's pid."""
+    try:
+        found = os.lstat(lock)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UserError(f"--out {_short(shown)}: cannot inspect {lock}: {exc.strerror}") from None
+    why = None
+    if stat.S_ISLNK(found.st_mode):
+        why = "a symbolic link"
+    elif not stat.S_ISREG(found.st_mode):
+        why = "not a regular file"
+    elif found.st_nlink > 1:
+        why = "a file with other names (hard links)"
+    else:
+        try:
+            with open_regular(lock, follow_symlinks=False) as fh:
+                text = fh.read(64)
+        except UserError:
+            text = b"?"
+        if not LOCK_TEXT.fullmatch(text):
+            why = "a file hopvista did not write"
+    if why is not None:
+        raise UserError(f"--out {_short(shown)}: {lock} is {why}, not a lock file of hopvista;"
+                        " it was left as it is (remove it if it is not yours)")
 
 
 def _remove_empty(folders: list[Path]) -> None:
@@ -565,6 +601,7 @@ def claim_output(out: Path, overwrite: bool, notice: Notice,
     committed = False
     try:
         try:
+            _check_lock_file(lock.path, out)
             lock.acquire()
         except LockHeld as held:
             raise UserError(f"--out {out}: another build is writing it ({held.owner}); wait "

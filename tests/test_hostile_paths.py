@@ -627,3 +627,49 @@ def test_merge_refuses_a_forged_shard_in_one_line(shard_copies: tuple[Path, Path
     assert main(["merge", str(first), str(second), "--out", str(tmp_path / "all")]) == 2
     assert str(first) in _one_line_error(capsys)
     assert not (tmp_path / "all").exists()
+
+
+# -- beside --out: nothing there is written through ----------------------------------------------
+
+def _lock_as(kind: str, lock: Path, victim: Path) -> None:
+    if kind == "symlink":
+        lock.symlink_to(victim)
+    elif kind == "hard-link":
+        os.link(victim, lock)
+    elif kind == "fifo":
+        os.mkfifo(lock)
+    else:
+        lock.write_text("my notes\n")
+
+
+@pytest.mark.parametrize("kind", ["symlink", "hard-link", "fifo", "user-file"])
+def test_a_lock_file_hopvista_did_not_make_is_never_written(tmp_path: Path, capsys,
+                                                           kind: str) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    lock = tmp_path / ".ds.lock"
+    _lock_as(kind, lock, victim)
+    assert main(["build", "financial", *QUICK, "--out", str(tmp_path / "ds")]) == 2
+    err = _one_line_error(capsys)
+    assert f"{lock} is " in err and "not a lock file of hopvista" in err
+    assert victim.read_text() == "precious\n"
+    assert os.path.lexists(lock) and not (tmp_path / "ds").exists()
+
+
+def test_a_stale_lock_file_of_a_killed_build_is_taken(tmp_path: Path) -> None:
+    (tmp_path / ".ds.lock").write_text("pid 999999\n")
+    build_dataset(tmp_path / "ds", *QUICK)
+    assert not (tmp_path / ".ds.lock").exists()
+
+
+def test_overwrite_needs_the_folders_own_manifest_not_a_link_to_one(
+        built: Path, tmp_path: Path, capsys) -> None:
+    """A folder whose manifest.json is a symbolic link to a dataset's is not a dataset:
+    --overwrite leaves it (and the files in it) alone."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("mine")
+    (mine / "manifest.json").symlink_to(built / "manifest.json")
+    assert main(["build", "financial", *QUICK, "--out", str(mine), "--overwrite"]) == 2
+    assert "not a hopvista dataset" in _one_line_error(capsys)
+    assert (mine / "thesis.tex").read_text() == "mine"
