@@ -50,7 +50,7 @@ from hopvista.atomic import (
     write_atomic,
 )
 from hopvista.errors import UserError
-from hopvista.model.dataset import open_regular
+from hopvista.model.dataset import MISSING, dataset_file_problem, open_regular
 from hopvista.model.format import DATASET_FORMAT
 
 __all__ = ["DATASET_FORMAT", "Output", "check_out", "claim_output", "dataset_containing",
@@ -427,6 +427,16 @@ def _resume_key(stage: Path) -> str | None:
     return key if isinstance(key, str) else None
 
 
+def _resumable(stage: Path) -> bool:
+    """Whether a killed build's staging folder can be taken up: its dataset is a folder
+    (not a link) whose ``items.jsonl``, if any, is a regular file, and it holds no previous
+    dataset."""
+    dataset = stage / "dataset"
+    return dataset.is_dir() and not dataset.is_symlink() and \
+        dataset_file_problem(dataset, "items.jsonl") in (None, MISSING) and \
+        not os.path.lexists(stage / PREVIOUS)
+
+
 def _clean_stale(out: Path, shown: Path, notice: Notice, resume: str | None = None
                  ) -> Path | None:
     """Recover from and remove what dead builds into ``out`` left behind; keep and return the
@@ -439,7 +449,7 @@ def _clean_stale(out: Path, shown: Path, notice: Notice, resume: str | None = No
             notice(f"restored {shown} from {stage.name}, where a build that was killed while "
                    "replacing it had left the previous dataset")
         if kept is None and resume is not None and _resume_key(stage) == resume and \
-                (stage / "dataset").is_dir() and not (stage / PREVIOUS).exists():
+                _resumable(stage):
             kept = stage
             continue
         size = _size(stage)
