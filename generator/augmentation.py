@@ -30,8 +30,9 @@ from hopvista.export import ParquetShards, item_line
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.format import DATASET_FORMAT, FORMAT_VERSION
-from hopvista.model.item import BASE_VARIANT, VARIANT_PATTERN
-from hopvista.outdir import claim_output, is_hopvista_dataset
+from hopvista.model.image import longest_image_name
+from hopvista.model.item import BASE_VARIANT, VARIANT_PATTERN, variant_id
+from hopvista.outdir import check_out, claim_output, image_name_limit, is_hopvista_dataset
 from hopvista.variants import Skip, VariantMaker, VariantSpec, base_of_item
 
 Notice = Callable[[str], None]
@@ -194,8 +195,14 @@ class Source:
             raise UserError(f"{path}: no record to augment ({self.format}){because}")
 
     def _hopvista(self) -> Iterator[Item]:
-        assert self.dataset is not None
-        return (item for item in self.dataset if item.variant.name == BASE_VARIANT)
+        """The base items, each with its image files checked (regular files in the input)."""
+        dataset = self.dataset
+        assert dataset is not None
+        for item in dataset:
+            if item.variant.name == BASE_VARIANT:
+                for image in item.images:
+                    dataset.image_file(image)
+                yield item
 
     def bases(self) -> Iterator[Base]:
         """The bases, in input order (skipped records are noted in :attr:`skipped`)."""
@@ -320,6 +327,8 @@ def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | N
     manifest. ``seed`` defaults to the input dataset's (0 for an imported one)."""
     if not path.exists():
         raise UserError(f"{path}: no such file or folder")
+    check_out(out, inputs=[path])  # before the input is read
+    _refuse_special_manifest(path)
     source = Source(path, fmt)
     seed = source.seed if seed is None else seed
     from hopvista.pipeline import cap_workers
@@ -328,7 +337,7 @@ def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | N
     per_variant: Counter[str] = Counter()
     skips: Counter[str] = Counter()
     skip_list: list[dict[str, str]] = []
-    with claim_output(out, overwrite, notice) as output:
+    with claim_output(out, overwrite, notice, inputs=[path]) as output:
         output.begin()
         stage = output.dataset
         (stage / "images").mkdir(exist_ok=True)
@@ -339,8 +348,11 @@ def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | N
                    file=sys.stderr)
         bases: list[Base] = []
 
+        limit = image_name_limit(stage)
+
         def tasks() -> Iterator[tuple[Base, Sequence[VariantSpec]]]:
             for base in source.bases():
+                _check_image_names(path, base.item.base_id, specs, limit)
                 bases.append(base)
                 yield base, specs
 
@@ -399,6 +411,28 @@ def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | N
         write_atomic(stage / "README.md", augment_card(manifest).encode())
         output.seal(manifest)
     return manifest
+
+
+def _check_image_names(path: Path, base_id: str, specs: Sequence[VariantSpec],
+                       limit: int) -> None:
+    """Refuse a base whose variants' image file names (``images/ID.VARIANT.ROLE.png``) would
+    be longer than ``limit`` bytes, naming it."""
+    longest = max(longest_image_name(variant_id(base_id, spec.name)) for spec in specs)
+    if longest > limit:
+        shown = base_id if len(base_id) <= 60 else f"{base_id[:40]}...{base_id[-12:]}"
+        raise UserError(f"{path}: item {shown}: its variants' image file names would be "
+                        f"{longest} bytes, more than the {limit} the output folder allows "
+                        f"(its id is {len(base_id)} characters)")
+
+
+def _refuse_special_manifest(path: Path) -> None:
+    """Refuse a folder whose ``manifest.json`` is there but is no regular file (a named pipe,
+    a device, a symbolic link): it is neither read as a dataset nor taken for an import."""
+    from hopvista.model.dataset import MANIFEST, MISSING, dataset_file_problem
+
+    why = dataset_file_problem(path, MANIFEST) if path.is_dir() else None
+    if why is not None and why != MISSING:
+        raise UserError(f"{path / MANIFEST}: {why}")
 
 
 def _input_manifest(source: Source) -> dict[str, Any] | None:

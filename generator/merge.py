@@ -18,9 +18,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from hopvista.atomic import sha256_file
 from hopvista.errors import UserError
 from hopvista.model import Item
+from hopvista.model.dataset import (
+    ITEMS,
+    MANIFEST,
+    MISSING,
+    dataset_file_problem,
+    open_dataset_file,
+)
+from hopvista.outdir import check_out, claim_output
 
 Notice = Callable[[str], None]
 SAME = ("format", "format_version", "config", "source", "seed", "packages", "plan_shares",
@@ -36,15 +46,42 @@ def read_shard(path: Path) -> dict[str, Any]:
     """A shard's manifest, checked to be one (``UserError`` naming the folder otherwise)."""
     from hopvista.pipeline import SHARD_KIND
 
+    if dataset_file_problem(path, MANIFEST) == MISSING:
+        raise UserError(f"{path}: no manifest.json (not a finished shard)")
     try:
-        manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{path}: no manifest.json (not a finished shard)") from None
-    except (OSError, ValueError) as exc:
+        with open_dataset_file(path, MANIFEST) as fh:
+            manifest = json.loads(fh.read().decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
         raise UserError(f"{path}/manifest.json: cannot be read ({exc})") from None
     if not isinstance(manifest, dict) or manifest.get("kind") != SHARD_KIND:
         raise UserError(f"{path}: not a shard (build one with gen build ... --shard I/N)")
+    problem = _shard_shape_problem(manifest)
+    if problem is not None:
+        raise UserError(f"{path}/manifest.json: {problem}")
     return manifest
+
+
+def _shard_shape_problem(manifest: dict[str, Any]) -> str | None:
+    """What of the fields a merge reads is missing or malformed in a shard's manifest."""
+    info, config = manifest.get("shard"), manifest.get("config")
+    if not isinstance(info, dict) or not all(
+            type(info.get(k)) is int for k in ("index", "of", "first", "stop")):
+        return "'shard' must hold the integers index, of, first and stop"
+    if not 1 <= info["index"] <= info["of"]:
+        return f"'shard' says {info['index']}/{info['of']}"
+    if not isinstance(config, dict) or type(config.get("count")) is not int:
+        return "'config.count' must be an integer"
+    margins = manifest.get("margins")
+    if not isinstance(margins, list) or len(margins) != 2 or not all(
+            type(m) in (int, float) for m in margins):
+        return "'margins' must be two numbers"
+    if not isinstance(manifest.get("files", {}), dict):
+        return "'files' must be an object of path -> sha256"
+    if not isinstance(manifest.get("render") or {}, dict):
+        return "'render' must be an object"
+    missing = [k for k in ("source", "seed", "plan_shares", "packages", "title")
+               if k not in manifest]
+    return f"no {missing[0]!r}" if missing else None
 
 
 def check_shards(paths: Sequence[Path]) -> list[tuple[Path, dict[str, Any]]]:
@@ -80,11 +117,13 @@ def check_shards(paths: Sequence[Path]) -> list[tuple[Path, dict[str, Any]]]:
     ordered = sorted(shards, key=lambda pair: pair[1]["shard"]["index"])
     for path, manifest in ordered:
         for name, digest in manifest.get("files", {}).items():
-            if name == "manifest.json":
+            if name == MANIFEST:
                 continue
-            file = path / name
-            if not file.is_file() or sha256_file(file) != digest:
-                raise UserError(f"{file}: missing or not as the shard's manifest says")
+            why = dataset_file_problem(path, name)
+            if why is not None:
+                raise UserError(f"{path / name[:200]}: {why} (listed in the shard's manifest)")
+            if sha256_file(path / name) != digest:
+                raise UserError(f"{path / name}: not as the shard's manifest says")
     return ordered
 
 
@@ -93,22 +132,26 @@ def merge(paths: Sequence[Path], out: Path, *, overwrite: bool = False,
     """Join the shards at ``paths`` into the dataset ``out``; return its manifest."""
     from hopvista.build_audit import build_audit
     from hopvista.export import ParquetShards, item_line
-    from hopvista.outdir import claim_output
     from hopvista.pipeline import Written, _finish, dataset_manifest
 
+    check_out(out, inputs=paths)  # before the shards' files are read and hashed
     shards = check_shards(paths)
     first = shards[0][1]
     count = first["config"]["count"]
-    with claim_output(out, overwrite, notice) as output:
+    with claim_output(out, overwrite, notice, inputs=paths) as output:
         output.begin()
         stage = output.dataset
         written = Written()
         parquet = ParquetShards(stage, count)
-        with (stage / "items.jsonl").open("w", encoding="utf-8", newline="\n") as lines:
+        with (stage / ITEMS).open("w", encoding="utf-8", newline="\n") as lines:
             for path, _ in shards:
-                for text in (path / "items.jsonl").read_text(encoding="utf-8").splitlines():
-                    item = Item.model_validate_json(text)
+                for number, text in enumerate(_item_lines(path), start=1):
+                    item = _parse_item(path, number, text)
                     for image in item.images:
+                        why = dataset_file_problem(path, image.path)
+                        if why is not None:
+                            raise UserError(f"{path / ITEMS}: item {item.id}: image "
+                                            f"{image.path[:200]!r}: {why}")
                         _place(path / image.path, stage / image.path)
                     line = item_line(item)
                     lines.write(line + "\n")
@@ -119,13 +162,36 @@ def merge(paths: Sequence[Path], out: Path, *, overwrite: bool = False,
             raise UserError(f"gen merge: the shards hold {written.items} items, the build "
                             f"{count}")
         render = _merged_render([m.get("render") for _, m in shards])
-        audit = build_audit(stage / "items.jsonl", written.items,
+        audit = build_audit(stage / ITEMS, written.items,
                             (float(first["margins"][0]), float(first["margins"][1])))
         manifest = dataset_manifest(first["config"], first["source"], first["seed"], render,
                                     written, first["plan_shares"], audit)
         manifest["packages"] = first["packages"]
         _finish(output, manifest, first["title"])
     return manifest
+
+
+def _parse_item(shard: Path, number: int, text: str) -> Item:
+    """Line ``number`` of a shard's ``items.jsonl`` as an item; ``UserError`` naming it."""
+    try:
+        return Item.model_validate_json(text)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "item"
+        raise UserError(f"{shard / ITEMS}:{number}: field {where!r}: {error['msg']}") from None
+
+
+def _item_lines(shard: Path) -> list[str]:
+    """The lines of a shard's ``items.jsonl`` (a regular file, checked before it is read),
+    split at newlines only: a U+2028 inside a JSON string is part of its line."""
+    with open_dataset_file(shard, ITEMS) as fh:
+        data = fh.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{shard / ITEMS}: not UTF-8 text ({exc.reason} at byte "
+                        f"{exc.start})") from None
+    return [line for line in text.split("\n") if line.strip()]
 
 
 def _place(source: Path, target: Path) -> None:

@@ -19,7 +19,18 @@ from hopvista.errors import UserError
 from hopvista.feasibility import Availability, texts_without_facts
 from hopvista.model import Item
 from hopvista.model.format import FORMAT_VERSION
-from hopvista.outdir import DATASET_FORMAT, Output, claim_output, resolve_out
+from hopvista.model.image import longest_image_name
+from hopvista.model.item import base_item_id, variant_id
+from hopvista.outdir import (
+    DATASET_FORMAT,
+    Output,
+    check_out,
+    claim_output,
+    image_name_limit,
+    name_max,
+    nearest_existing,
+    storage_problem,
+)
 from hopvista.plan import (
     LEVEL_NAMES,
     agreement_shares,
@@ -114,22 +125,55 @@ def cap_workers(workers: int, notice: Callable[[str], None]) -> int:
     return workers
 
 
-def _nearest_existing(path: Path) -> Path:
-    for folder in [path, *path.parents]:
-        if folder.exists():
-            return folder
-    return Path("/")
-
-
-def check_disk_space(config: BuildConfig, out: Path) -> None:
-    """Refuse a build whose estimated size exceeds the free space where it would be written."""
+def check_disk_space(config: BuildConfig, out: Path, shown: Path | None = None) -> None:
+    """Refuse a build whose output folder ``out`` (resolved; ``shown`` as the user named it)
+    cannot be written (no file system that stores files, read-only, not writable) or whose
+    estimated size exceeds the free space where it would be written."""
+    shown = out if shown is None else shown
+    where = nearest_existing(out.parent)
+    problem = storage_problem(where)
+    if problem is not None:
+        raise UserError(f"--out {shown}: cannot be created: {where} {problem}")
     per_item = ITEM_BYTES_WITH_IMAGES if config.images else ITEM_BYTES_WITHOUT_IMAGES
     needed = config.count * per_item
-    where = _nearest_existing(out.parent)
-    free = shutil.disk_usage(where).free
+    try:
+        free = shutil.disk_usage(where).free
+    except OSError as exc:
+        raise UserError(f"--out {shown}: cannot tell the free space of {where}: "
+                        f"{exc.strerror}") from None
     if needed > free:
         raise UserError(f"-n {config.count}: the dataset would take about {_human(needed)} "
-                        f"(~{_human(per_item)} per item) but {where} has {_human(free)} free")
+                        f"(~{_human(per_item)} per item) but {where} (where --out {shown} "
+                        f"goes) has {_human(free)} free")
+
+
+def check_image_names(domain: str, seed: int, count: int, out: Path) -> None:
+    """Refuse a build with images whose image file names would be longer than the file
+    system of ``out`` allows: they carry the item ids, and so the domain's name and the
+    seed (``images/financial-s7-000003.base.table.png``)."""
+    longest = longest_image_name(variant_id(base_item_id(domain, seed, count - 1)))
+    limit = image_name_limit(out.parent)
+    if longest <= limit:
+        return
+    digits = len(str(seed))
+    room = limit - (longest - digits)
+    if room >= SHORT_SEED_DIGITS:
+        raise UserError(f"--seed {str(seed)[:12]}... ({digits} digits): item ids carry the "
+                        f"seed and image file names the ids, so with images it may have at "
+                        f"most {room} digits (or build with --no-images)")
+    raise UserError(f"domain {_shown_name(domain)}: its name is {len(os.fsencode(domain))} "
+                    f"bytes; item ids carry it and image file names the ids, which would be "
+                    f"longer than the {name_max(out.parent)} bytes a file name may have; "
+                    "give the pack a shorter name (or build with --no-images)")
+
+
+#: Digits a seed may always have (a 64-bit seed): a domain name that leaves less room for
+#: the seed in a file name is the one to shorten.
+SHORT_SEED_DIGITS = 20
+
+
+def _shown_name(name: str) -> str:
+    return repr(name if len(name) <= 60 else f"{name[:40]}...{name[-12:]}")
 
 
 def _human(size: float) -> str:
@@ -161,10 +205,14 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
     resumed build counts as done).
     """
     pack = config.pack()  # an unknown domain or a broken pack is reported before anything else
-    check_disk_space(config, resolve_out(out))
+    sources: list[Path | str] = [pack.path, *([config.data] if config.data else [])]
+    target = check_out(out, sources=sources)
+    if config.images:
+        check_image_names(pack.name, config.seed, config.count, target)
+    check_disk_space(config, target, out)
     workers = cap_workers(workers, notice)
     key = resume_key(config.to_json(pack), _versions(), shard)
-    with claim_output(out, overwrite, notice, resume=key) as output:
+    with claim_output(out, overwrite, notice, resume=key, sources=sources) as output:
         pack, world = load_state(config, pack)
         if pack.has_periods and len(world.periods) < pack.spec.instance.periods:
             raise UserError(f"the source's window has {len(world.periods)} periods "

@@ -93,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
 def _markup(args: argparse.Namespace, out: Path) -> int:
     """``gen build markup``: tasks T1–T5 on marked tables (hopvista.markup)."""
     from hopvista.markup.build import build_markup
+    from hopvista.outdir import check_out
+    from hopvista.pipeline import check_image_names
 
     unused = [flag for flag, given in (
         ("--hops", args.hops != (1, 2, 3)), ("--years", args.years is not None),
@@ -100,8 +102,12 @@ def _markup(args: argparse.Namespace, out: Path) -> int:
         ("--no-defences", not args.defences)) if given]
     if unused:
         raise UserError(f"{unused[0]} does not apply to 'gen build {MARKUP}'")
+    tables = args.tables or "financial"
+    target = check_out(out, inputs=[tables] if Path(tables).exists() else [],
+                       sources=[args.data] if args.data else [])
+    check_image_names(MARKUP, args.seed, args.count, target)  # markup tasks have images
     manifest = build_markup(out, count=args.count, seed=args.seed,
-                            tables=args.tables or "financial", fmt=args.fmt,
+                            tables=tables, fmt=args.fmt,
                             source=args.source, data=args.data, workers=args.workers,
                             overwrite=args.overwrite, progress=sys.stderr.isatty())
     families = ", ".join(f"{k} {v}" for k, v in manifest["shares"]["families"].items())

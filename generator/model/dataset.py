@@ -5,21 +5,28 @@ they are iterated; ``dataset[i]`` seeks to line i through an index of line offse
 one pass over the file the first time it is needed (8 bytes a line, no item held), and
 ``dataset.get(id)`` scans. A dataset of an older format version is migrated as it is read
 (:mod:`hopvista.model.migrate`); the files are not changed.
+
+A dataset's files are read only when they are regular files reached through no symbolic link
+below the dataset folder (the rule ``gen verify`` applies): a named pipe, a device or a socket
+in their place is refused with one line naming it, never waited on.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from array import array
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import Field, ValidationError
 
 from hopvista.errors import UserError
 from hopvista.model.base import Model
 from hopvista.model.format import DATASET_FORMAT, FORMAT_VERSION
+from hopvista.model.image import Image
 from hopvista.model.item import Item
 from hopvista.model.migrate import (
     OLDEST,
@@ -31,6 +38,95 @@ from hopvista.model.migrate import (
 
 MANIFEST = "manifest.json"
 ITEMS = "items.jsonl"
+MISSING = "missing"
+"""What :func:`dataset_file_problem` says of a file that is not there."""
+
+
+def _kind_problem(mode: int) -> str | None:
+    """Why a file of ``mode`` is not a regular file, or ``None``."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder, not a file"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link (not allowed in a dataset)"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe, not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a regular file"
+    return "a device, not a regular file"
+
+
+def unsafe_name(name: str) -> str | None:
+    """Why ``name`` is not a plain relative path inside a dataset (``images/x.png``), or
+    ``None``: absolute, with a backslash, a NUL, or an empty, ``.`` or ``..`` part."""
+    if not name or "\\" in name or "\x00" in name:
+        return "not a plain relative path"
+    if name.startswith("/"):
+        return "an absolute path"
+    if any(part in ("", ".", "..") for part in name.split("/")):
+        return "not a plain relative path (empty, '.' or '..' part)"
+    return None
+
+
+def dataset_file_problem(root: Path, name: str) -> str | None:
+    """Why the file ``name`` of the dataset ``root`` cannot be read, or ``None``:
+    :data:`MISSING`, an unsafe name, a symbolic link on the way (``root`` itself may be one),
+    or not a regular file."""
+    why = unsafe_name(name)
+    if why is not None:
+        return why
+    current = root
+    parts = name.split("/")
+    for depth, part in enumerate(parts, start=1):
+        current = current / part
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError:
+            return MISSING
+        except OSError as exc:
+            return f"cannot be read ({exc.strerror})"
+        if depth < len(parts):
+            if stat.S_ISLNK(mode):
+                return f"{'/'.join(parts[:depth])} is a symbolic link (not allowed in a dataset)"
+            if not stat.S_ISDIR(mode):
+                return MISSING
+    return _kind_problem(mode)
+
+
+def open_regular(path: Path, *, follow_symlinks: bool = True) -> BinaryIO:
+    """``path`` opened for reading (binary) if it is a regular file; :class:`UserError`
+    naming it otherwise. A named pipe is never waited on: it is refused before it is opened,
+    and should it take the file's place meanwhile, the non-blocking open returns at once and
+    the descriptor's own type is checked."""
+    flags = os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK
+    if not follow_symlinks:
+        flags |= os.O_NOFOLLOW
+    try:
+        mode = (os.stat if follow_symlinks else os.lstat)(path).st_mode
+        why = _kind_problem(mode)
+        if why is None:
+            descriptor = os.open(path, flags)
+            why = _kind_problem(os.fstat(descriptor).st_mode)
+            if why is not None:
+                os.close(descriptor)
+    except FileNotFoundError:
+        raise UserError(f"{path}: {MISSING}") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot be read ({exc.strerror})") from None
+    if why is not None:
+        raise UserError(f"{path}: {why}")
+    os.set_blocking(descriptor, True)
+    return os.fdopen(descriptor, "rb")
+
+
+def open_dataset_file(root: Path, name: str) -> BinaryIO:
+    """The file ``name`` of the dataset ``root``, opened for reading, if
+    :func:`dataset_file_problem` finds nothing wrong; :class:`UserError` naming it otherwise."""
+    why = dataset_file_problem(root, name)
+    if why is not None:
+        raise UserError(f"{root / name}: {why}")
+    return open_regular(root / name, follow_symlinks=False)
 
 
 class Manifest(Model):
@@ -95,15 +191,18 @@ class Dataset:
         except (ValueError, RecursionError) as exc:  # JSON or a migration step
             raise UserError(f"{where}: {str(exc)[:200]}") from None
 
+    def _items(self) -> BinaryIO:
+        return open_dataset_file(self.root, ITEMS)
+
     def __iter__(self) -> Iterator[Item]:
-        with (self.root / ITEMS).open("rb") as fh:
+        with self._items() as fh:
             for number, raw in enumerate(fh, start=1):
                 yield self._parse(raw, number)
 
     def _index(self) -> array[int]:
         if self._offsets is None:
             offsets = array("q")
-            with (self.root / ITEMS).open("rb") as fh:
+            with self._items() as fh:
                 position = 0
                 for raw in fh:
                     offsets.append(position)
@@ -117,7 +216,7 @@ class Dataset:
             index += len(offsets)
         if not 0 <= index < len(offsets):
             raise IndexError(f"item {index} of {len(offsets)}")
-        with (self.root / ITEMS).open("rb") as fh:
+        with self._items() as fh:
             fh.seek(offsets[index])
             return self._parse(fh.readline(), index + 1)
 
@@ -126,7 +225,7 @@ class Dataset:
         parses only the line that holds it."""
         needle = json.dumps(item_id, ensure_ascii=False).encode()
         current = self.format_version == FORMAT_VERSION  # older ids change in migration
-        with (self.root / ITEMS).open("rb") as fh:
+        with self._items() as fh:
             for number, raw in enumerate(fh, start=1):
                 if not current or needle in raw:
                     item = self._parse(raw, number)
@@ -135,9 +234,26 @@ class Dataset:
         return None
 
     def image_path(self, item: Item, role: str) -> Path | None:
-        """The file of ``item``'s first image of ``role`` in this folder, or ``None``."""
+        """The file of ``item``'s first image of ``role`` in this folder, or ``None`` when the
+        item has none. :class:`UserError` naming the file when something other than a regular
+        file is there (a missing file is left to the caller)."""
         image = item.image(role)
-        return None if image is None else self.root / image.path
+        if image is None:
+            return None
+        why = dataset_file_problem(self.root, image.path)
+        if why is not None and why != MISSING:
+            raise UserError(f"{self.root / ITEMS}: item {item.id}: image {image.path[:200]!r}: "
+                            f"{why}")
+        return self.root / image.path
+
+    def image_file(self, image: Image) -> Path:
+        """The file of ``image`` (one of an item's images) in this folder, checked to be a
+        regular file at a plain relative path; :class:`UserError` naming it otherwise."""
+        why = dataset_file_problem(self.root, image.path)
+        if why is not None:
+            raise UserError(f"{self.root / image.path[:200]}: {why} (an image of "
+                            f"{self.root / ITEMS})")
+        return self.root / image.path
 
 
 def load(path: str | Path) -> Dataset:
@@ -147,10 +263,11 @@ def load(path: str | Path) -> Dataset:
     format version.
     """
     root = Path(path)
+    if dataset_file_problem(root, MANIFEST) == MISSING:
+        raise UserError(f"{root}: no {MANIFEST} (not a hopvista dataset)")
     try:
-        text = (root / MANIFEST).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{root}: no {MANIFEST} (not a hopvista dataset)") from None
+        with open_dataset_file(root, MANIFEST) as fh:
+            text = fh.read().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{root / MANIFEST}: cannot be read ({exc})") from None
     try:

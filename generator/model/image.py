@@ -53,6 +53,13 @@ def image_path(item_id: str, role: str, number: int | None = None) -> str:
     return f"{IMAGES_DIR}/{item_id}.{role}{suffix}.png"
 
 
+def longest_image_name(item_id: str) -> int:
+    """Bytes of the longest file name :func:`image_path` gives an image of the item
+    ``item_id`` (of any role in :data:`ROLES`): what must fit the file system's limit."""
+    return max(len(image_path(item_id, role).rsplit("/", 1)[1].encode("utf-8", "surrogatepass"))
+               for role in ROLES)
+
+
 def by_role(images: tuple[Image, ...], role: str) -> list[Image]:
     """The images of ``role``, in item order."""
     return [image for image in images if image.role == role]

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from hopvista.display import parse_shown
+from hopvista.errors import UserError
 from hopvista.themes.chart_kinds import CHART_KINDS
 
 CATEGORY_AXIS_TITLE = "Year"
@@ -43,6 +45,30 @@ TITLE_WIDTH_SHARE = 0.92
 
 RIGHT_LEGEND_SHARE = 0.28
 """Legend text to the right of the plot wraps at this share of the image width."""
+
+
+def undrawable(text: str) -> str | None:
+    """Why the chart libraries cannot draw ``text``, or ``None``: a control character (plotly's
+    SVG cannot hold one), a lone surrogate (matplotlib cannot encode one) or a Unicode
+    noncharacter."""
+    for char in text:
+        code = ord(char)
+        category = unicodedata.category(char)
+        if category == "Cc":
+            return f"has a control character (U+{code:04X})"
+        if category == "Cs":
+            return f"has a lone surrogate (U+{code:04X})"
+        if 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE:
+            return f"has a Unicode noncharacter (U+{code:04X})"
+    return None
+
+
+def _check_drawable(what: str, text: str) -> None:
+    """Refuse a text a chart cannot draw, naming it (its source should have refused it)."""
+    why = undrawable(text)
+    if why is not None:
+        shown = text if len(text) <= 60 else f"{text[:40]}...{text[-12:]}"
+        raise UserError(f"chart: the {what} {shown!r} {why}, which a chart cannot draw")
 
 
 def points_to_pixels(points: float, dpi: int) -> float:
@@ -76,7 +102,8 @@ class ChartData:
 
         Raises ``ValueError`` naming the field when the chart cannot be drawn as asked: an
         unknown kind or entity, misaligned values, a pie over several years or with a
-        non-positive slice.
+        non-positive slice; :class:`~hopvista.errors.UserError` naming a text no chart
+        library can draw (:func:`undrawable`).
         """
         if kind not in CHART_KINDS:
             raise ValueError(f"chart kind must be one of {CHART_KINDS.names()}, got {kind!r}")
@@ -107,6 +134,12 @@ class ChartData:
             raise ValueError(f"chart entities share a display name: {labels}")
         label = str(column["label"])
         unit = str(column.get("unit") or "")
+        category_title = str(chart.get("period_label") or CATEGORY_AXIS_TITLE)
+        for what, texts in (("entity name", labels), ("column label", [label]),
+                            ("unit", [unit]), ("period label", [category_title]),
+                            ("period", shown)):
+            for text in texts:
+                _check_drawable(what, text)
         title = label
         if kind == "pie":
             if len(years) != 1:
@@ -116,7 +149,7 @@ class ChartData:
                                  f"{[v[0] for v in values]}")
             title = f"{label} ({unit}), {shown[0]}" if unit else f"{label}, {shown[0]}"
         return cls(kind=kind, title=title, value_title=unit or label,
-                   category_title=str(chart.get("period_label") or CATEGORY_AXIS_TITLE),
+                   category_title=category_title,
                    years=years, names=tuple(labels), values=tuple(values), period_labels=shown)
 
     def flat_values(self) -> list[float]:

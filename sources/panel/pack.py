@@ -23,6 +23,7 @@ the user's ``domain.yaml`` names its line and field.
 from __future__ import annotations
 
 import copy
+import os
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,10 @@ def data_folder(pack: DomainPack, options: SourceOptions) -> Path:
     problem = entry_problem(folder, "folder")
     if problem is not None:
         raise UserError(one_line(f"--data {folder}: {problem}"))
-    if entry_problem(folder / PANEL_FILE) is not None:
+    problem = entry_problem(folder / PANEL_FILE)
+    if problem is not None and os.path.lexists(folder / PANEL_FILE):
+        raise UserError(one_line(f"{folder / PANEL_FILE}: {problem}"))
+    if problem is not None:
         raise UserError(one_line(f"{folder}: no {PANEL_FILE} (the panel source reads "
                                  f"{PANEL_FILE}, optionally {TEXTS_FILE} and {DOMAIN_FILE})"))
     return folder

@@ -34,8 +34,8 @@ from hopvista.errors import UserError
 from hopvista.sources.sec.files import one_line, read_data_file
 from hopvista.sources.sec.model import SourceFileError
 
-__all__ = ["MAX_PRECISION", "MISSING", "PERIOD_NAMES", "Panel", "PanelColumn", "read_panel",
-           "slug_key", "slug_id"]
+__all__ = ["MAX_NAME_CHARS", "MAX_PRECISION", "MISSING", "PERIOD_NAMES", "Panel", "PanelColumn",
+           "name_problem", "read_panel", "slug_key", "slug_id"]
 
 #: Headers that make the second column the period column.
 PERIOD_NAMES = frozenset((
@@ -50,6 +50,40 @@ MISSING = frozenset({"na", "n/a", "nan"})
 MAX_PRECISION = 6
 
 MIN_NUMERIC_COLUMNS = 3
+
+#: Characters an entity name or a header label may have: they are shown in tables and charts.
+MAX_NAME_CHARS = 200
+
+#: Bidirectional embeddings, overrides and isolates: they reorder what follows them, so a name
+#: holding one can display as another text.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def name_problem(text: str) -> str | None:
+    """Why ``text`` cannot be an entity name or a header label (plain text shown in tables
+    and charts), or ``None``: a control character (NUL included), a lone surrogate, a
+    Unicode noncharacter or a bidirectional control, or more than :data:`MAX_NAME_CHARS`
+    characters."""
+    for char in text:
+        code = ord(char)
+        category = unicodedata.category(char)
+        if category == "Cc":
+            return f"has a control character (U+{code:04X})"
+        if category == "Cs":
+            return f"has a lone surrogate (U+{code:04X})"
+        if 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE:
+            return f"has a Unicode noncharacter (U+{code:04X})"
+        if char in BIDI_CONTROLS:
+            return f"has a bidirectional control (U+{code:04X}), which reorders the text shown"
+    if len(text) > MAX_NAME_CHARS:
+        return f"is {len(text)} characters long (at most {MAX_NAME_CHARS})"
+    return None
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for a message (unprintable characters escaped), its head and tail
+    when it is long."""
+    return repr(text if len(text) <= 60 else f"{text[:40]}...{text[-12:]}")
 
 
 @dataclass(frozen=True)
@@ -191,6 +225,9 @@ def _rows(path: Path, text: str) -> tuple[list[str], int, list[_Row]]:
     for i, label in enumerate(header):
         if not label:
             raise UserError(f"{path}:{header_line}: header column {i + 1} has no label")
+        why = name_problem(label)
+        if why is not None:
+            raise UserError(f"{path}:{header_line}: header label {_shown(label)} {why}")
         earlier = [h for h in header[:i] if h.casefold() == label.casefold()]
         if earlier:
             raise UserError(f"{path}:{header_line}: header label {one_line(label)!r} "
@@ -272,6 +309,10 @@ def read_panel(path: Path, period: str | bool | None = None) -> Panel:
         name = " ".join(row.fields[0].split())
         if not name:
             raise UserError(f"{path}:{row.line}: the {header[0]!r} cell is empty")
+        why = name_problem(name)
+        if why is not None:
+            raise UserError(f"{path}:{row.line}: the {header[0]!r} cell {_shown(name)} "
+                            f"{why}; entity names are shown as plain text")
         if name not in ids:
             ids[name] = slug_id(name, taken_ids)
         when = 0
