@@ -8,15 +8,23 @@ from collections.abc import Callable
 from hopvista.plan import parse_levels
 
 
+def excerpt(text: str, limit: int = 40) -> str:
+    """``text`` quoted for an error message, cut to about ``limit`` characters."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"
+
+
 def int_at_least(minimum: int, hint: str) -> Callable[[str], int]:
     """A parser of whole numbers of at least ``minimum`` (``hint`` says so in the error)."""
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+            raise argparse.ArgumentTypeError(
+                f"expected a whole number, got {excerpt(text)}") from None
         if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be {hint}, got {value}")
+            raise argparse.ArgumentTypeError(f"must be {hint}, got {excerpt(text)}")
         return value
     return parse
 
@@ -35,10 +43,11 @@ def years(text: str) -> tuple[int, int]:
     values; the source says whether its data covers them."""
     parts = text.split("-")
     if len(parts) != 2 or not all(p.strip().isdigit() and len(p.strip()) <= 6 for p in parts):
-        raise argparse.ArgumentTypeError(f"expected FIRST-LAST like 2020-2024, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected FIRST-LAST like 2020-2024, got {excerpt(text)}")
     first, last = int(parts[0]), int(parts[1])
     if not 0 <= first <= last <= MAX_PERIOD:
-        raise argparse.ArgumentTypeError(f"not a window of periods (FIRST <= LAST): {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"not a window of periods (FIRST <= LAST): {excerpt(text)}")
     return first, last
 
 
@@ -56,7 +65,7 @@ def shard(text: str) -> tuple[int, int]:
     try:
         index, total = int(left), int(right)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected I/N such as 2/4, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected I/N such as 2/4, got {excerpt(text)}") from None
     if not slash or total < 1 or not 1 <= index <= total:
-        raise argparse.ArgumentTypeError(f"expected I/N with 1 <= I <= N, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected I/N with 1 <= I <= N, got {excerpt(text)}")
     return index, total

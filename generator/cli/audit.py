@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hopvista.cli.arguments import int_at_least, seed_int
+from hopvista.cli.arguments import excerpt, int_at_least, seed_int
 
 if TYPE_CHECKING:
     from hopvista.output import OutputFile
@@ -30,7 +30,7 @@ def _fraction(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number, got {excerpt(text)}") from None
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"must be a fraction from 0 to 1, got {text}")
     return value

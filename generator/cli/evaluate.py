@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hopvista.cli.arguments import positive_int
+from hopvista.cli.arguments import excerpt, positive_int
 
 DESCRIPTION = """Ask MODEL about every item of DATASET (or the first N), parse and score the
 answers, and write the run folder: run.json, results.jsonl, summary.json, report.html, and a
@@ -44,7 +44,7 @@ def _concurrency(text: str) -> int:
 def _option(text: str) -> tuple[str, str]:
     key, equals, value = text.partition("=")
     if not equals or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {excerpt(text)}")
     return key.strip(), value.strip()
 
 

@@ -18,7 +18,7 @@ import re
 import string
 import unicodedata
 from collections import Counter
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -28,6 +28,11 @@ _CURRENCY = "$€£¥"
 TRUE_WORDS = ("yes", "true")
 FALSE_WORDS = ("no", "false")
 HUNDREDTH = Decimal("0.01")
+MAX_DIGITS = 60
+"""Digits before the point of the largest number an answer is read as (a longer one is text)."""
+_ROUNDING = Context(prec=MAX_DIGITS + 8, rounding=ROUND_HALF_UP)
+MAX_JSON_ATTEMPTS = 200
+"""Places :func:`read_json_object` tries to read an object at, before it gives up."""
 
 
 def normalise_text(text: str) -> str:
@@ -40,12 +45,9 @@ def read_number(value: Any) -> Decimal | None:
     """``value`` as an exact decimal, or ``None`` when it is not a single number."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)):
-        try:
-            return Decimal(str(value))
-        except InvalidOperation:
-            return None
-    if not isinstance(value, str):
+    if isinstance(value, int | float):
+        return _bounded(Decimal(value) if isinstance(value, int) else Decimal(str(value)))
+    if not isinstance(value, str) or len(value) > 4 * MAX_DIGITS:
         return None
     text = unicodedata.normalize("NFKC", value).strip().replace("\u2212", "-")
     negative = text.startswith("(") and text.endswith(")")
@@ -54,13 +56,26 @@ def read_number(value: Any) -> Decimal | None:
         "-" + text[1:].lstrip(_CURRENCY)
     if not _NUMBER.fullmatch(text):
         return None
-    number = Decimal(text)
-    return -number if negative else number
+    number = _bounded(Decimal(text))
+    return -number if negative and number is not None else number
+
+
+def _bounded(number: Decimal) -> Decimal | None:
+    """``number`` when it is finite and has at most :data:`MAX_DIGITS` digits before the
+    point."""
+    if not number.is_finite() or number.adjusted() >= MAX_DIGITS:
+        return None
+    return number
+
+
+def rounded(number: Decimal) -> Decimal:
+    """``number`` rounded half-up to two decimals."""
+    return number.quantize(HUNDREDTH, context=_ROUNDING)
 
 
 def same_number(a: Decimal, b: Decimal) -> bool:
     """Equal after rounding half-up to two decimals."""
-    return a.quantize(HUNDREDTH, ROUND_HALF_UP) == b.quantize(HUNDREDTH, ROUND_HALF_UP)
+    return rounded(a) == rounded(b)
 
 
 def read_boolean(value: Any) -> bool | None:
@@ -81,7 +96,7 @@ def read_list(value: Any) -> list[str]:
     if text.startswith("["):
         try:
             parsed = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             text = text.strip("[]")
         else:
             if isinstance(parsed, list):
@@ -93,7 +108,7 @@ def element_key(text: str) -> str:
     """The comparison key of a list element: its rounded number, or its normalised text."""
     number = read_number(text)
     if number is not None:
-        return "#" + format(number.quantize(HUNDREDTH, ROUND_HALF_UP), "f")
+        return "#" + format(rounded(number), "f")
     return normalise_text(text)
 
 
@@ -117,11 +132,13 @@ def read_json_object(value: Any) -> dict[str, Any] | None:
         return None
     decoder = json.JSONDecoder()
     found: dict[str, Any] | None = None
+    attempts = 0
     i = value.find("{")
-    while i != -1:
+    while i != -1 and attempts < MAX_JSON_ATTEMPTS:
+        attempts += 1
         try:
             parsed, end = decoder.raw_decode(value, i)
-        except ValueError:
+        except (ValueError, RecursionError):
             i = value.find("{", i + 1)
             continue
         if isinstance(parsed, dict):
