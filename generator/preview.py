@@ -11,6 +11,7 @@ from typing import Any
 import jinja2
 
 from hopvista.errors import UserError
+from hopvista.model.dataset import MISSING, dataset_file_problem
 from hopvista.output import OutputFile, html_generator_tag, html_written_by
 
 PREVIEW_NAME = "preview.html"
@@ -211,8 +212,12 @@ def write_preview(root: Path, out: Path | None = None, limit: int = 100) -> Path
     if limit < 1:
         raise UserError(f"--limit {limit}: must be at least 1")
     items_path = root / "items.jsonl"
-    if not items_path.is_file():
-        raise UserError(f"{root}: no items.jsonl (not a hopvista dataset)")
+    for name in ("items.jsonl", "manifest.json"):
+        why = dataset_file_problem(root, name)
+        if why == MISSING and name == "items.jsonl":
+            raise UserError(f"{root}: no items.jsonl (not a hopvista dataset)")
+        if why is not None and why != MISSING:
+            raise UserError(f"{root / name}: {why}")
     output = preview_target(root, out)
     if _has_variants(items_path):
         return _write_sheet(root, items_path, output, limit)

@@ -444,10 +444,11 @@ def _readers(dataset: Path, runs: Path) -> dict[str, list[str]]:
         "augment": ["augment", str(dataset), "--variants", "web", "--out",
                     str(runs / "augment")],
         "verify": ["verify", str(dataset)],
+        "preview": ["preview", str(dataset), "--out", str(runs / "preview.html")],
     }
 
 
-READERS = ["audit", "eval", "export", "augment", "verify"]
+READERS = ["audit", "eval", "export", "augment", "verify", "preview"]
 
 
 @pytest.mark.parametrize("reader", READERS)
