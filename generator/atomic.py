@@ -9,6 +9,7 @@ import errno
 import fcntl
 import hashlib
 import os
+import stat
 import sys
 import tempfile
 from functools import cache
@@ -114,9 +115,22 @@ class FileLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        """Take the lock now or raise :class:`LockHeld`."""
+        """Take the lock now or raise :class:`LockHeld`; ``OSError`` when the path is a
+        symbolic link, a special file or a file with other names (never written through)."""
         for _ in range(20):
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+                             | os.O_NONBLOCK, 0o644)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise OSError(errno.ELOOP, "it is a symbolic link", str(self.path)) \
+                        from None
+                raise
+            found = os.fstat(fd)
+            if not stat.S_ISREG(found.st_mode) or found.st_nlink != 1:
+                os.close(fd)
+                raise OSError(errno.EPERM, "it is not a lock file of hopvista's (a special "
+                              "file, or a file with other names)", str(self.path))
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

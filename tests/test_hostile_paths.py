@@ -674,3 +674,23 @@ def test_overwrite_needs_the_folders_own_manifest_not_a_link_to_one(
     assert main(["build", "financial", *QUICK, "--out", str(mine), "--overwrite"]) == 2
     assert "not a hopvista dataset" in _one_line_error(capsys)
     assert (mine / "thesis.tex").read_text() == "mine"
+
+
+@pytest.mark.parametrize("kind", ["symlink", "hardlink", "fifo"])
+def test_a_lock_is_never_taken_through_a_link_or_a_special_file(tmp_path: Path,
+                                                                  kind: str) -> None:
+    """Even when a path changes after the commands' own checks, the lock itself never
+    truncates or writes a file it did not make."""
+    from hopvista.atomic import FileLock
+
+    target, lock = tmp_path / "user.txt", tmp_path / ".out.lock"
+    target.write_text("the user's words\n")
+    if kind == "symlink":
+        lock.symlink_to(target)
+    elif kind == "hardlink":
+        os.link(target, lock)
+    else:
+        os.mkfifo(lock)
+    with pytest.raises(OSError):
+        FileLock(lock).acquire()
+    assert target.read_text() == "the user's words\n"
