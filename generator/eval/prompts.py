@@ -27,14 +27,16 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import stat
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jinja2
-from jinja2.sandbox import SandboxedEnvironment
 
+from hopvista import sandbox
 from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
@@ -91,20 +93,46 @@ def default_template(kind: str) -> str:
 
 
 def read_template(path: str | Path) -> str:
-    """A prompt template file, checked to compile (a ``UserError`` naming the line if not)."""
+    """A prompt template file, checked to compile and to render (on stand-in values) in the
+    sandbox: a ``UserError`` naming the file and the line if not."""
+    path = Path(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise UserError(f"--prompt {path}: not a regular file")
+        with path.open("rb") as handle:
+            data = handle.read(sandbox.MAX_SOURCE_CHARS * 4 + 1)
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"--prompt {path}: cannot be read ({exc})") from None
+    if len(text) > sandbox.MAX_SOURCE_CHARS:
+        raise UserError(f"--prompt {path}: longer than the {sandbox.MAX_SOURCE_CHARS:,} "
+                        "characters a template may have")
     try:
-        _ENV.from_string(text)
-    except jinja2.TemplateSyntaxError as exc:
-        raise UserError(f"{path}:{exc.lineno}: {exc.message}") from None
+        _ENV.from_string(text).render(**_stand_in_variables())
+    except sandbox.TEMPLATE_ERRORS as exc:
+        line = sandbox.template_line(exc)
+        raise UserError(f"{path}{f':{line}' if line else ''}: "
+                        f"{sandbox.describe(exc, sorted(_stand_in_variables()))}") from None
     return text
 
 
-_ENV = SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False,
-                            keep_trailing_newline=False, trim_blocks=False)
+_ENV = sandbox.PackEnvironment(keep_trailing_newline=False, trim_blocks=False)
+
+
+def _stand_in_variables() -> dict[str, Any]:
+    """Variables of the shape :func:`build_prompt` gives, to try a template on."""
+    @sandbox.exposed
+    def image(role: str) -> str:
+        return ""
+
+    @sandbox.exposed
+    def has(role: str) -> bool:
+        return False
+
+    return {"question": "<question>", "names": "<names>",
+            "texts": [{"name": "<name>", "text": "<text>"}], "table_json": "<table_json>",
+            "chart_json": "<chart_json>", "setting": DEFAULT_SETTING, "image": image,
+            "has": has}
 
 
 def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
@@ -124,6 +152,7 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
     shown = how.roles()
     images: dict[str, PromptImage] = {}
 
+    @sandbox.exposed
     def image(role: str) -> str:
         if role not in shown:
             return ""
@@ -139,6 +168,7 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
             images[role] = PromptImage(path.read_bytes(), role)
         return f"\0{nonce}:{role}\0"
 
+    @sandbox.exposed
     def has(role: str) -> bool:
         return role in shown
 
@@ -155,9 +185,10 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
         "has": has,
     }
     try:
-        text = _ENV.from_string(template).render(**variables)
-    except jinja2.TemplateError as exc:
-        raise UserError(f"prompt template: {exc}") from None
+        text = _template(template).render(**variables)
+    except sandbox.TEMPLATE_ERRORS as exc:
+        raise UserError(f"{item.id}: prompt template: {sandbox.describe(exc, sorted(variables))}"
+                        ) from None
     parts: list[str | PromptImage] = []
     for k, piece in enumerate(re.split(f"\0{nonce}:([a-z][a-z0-9-]*)\0", text)):
         if k % 2:
@@ -165,6 +196,11 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
         elif piece:
             parts.append(piece)
     return Prompt(tuple(parts))
+
+
+@lru_cache(maxsize=16)
+def _template(source: str) -> jinja2.Template:
+    return _ENV.from_string(source)
 
 
 def marked_images(item: Item, how: Setting) -> Setting:
