@@ -50,9 +50,10 @@ from jinja2.exceptions import SecurityError
 from jinja2.runtime import LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment, safe_range
 
-MAX_STEPS = 1_000_000
-"""Calls, loop steps and intercepted operators per render."""
-MAX_SECONDS = 10.0
+MAX_STEPS = 100_000
+"""Calls, filters, loop steps and intercepted operators per render (a statement form takes
+tens, a text macro or a prompt hundreds)."""
+MAX_SECONDS = 2.0
 """Wall-clock time per render, a backstop: the step budget binds first on any sane machine."""
 MAX_CHARS = 1_000_000
 """Characters of a render's output, and of any string or list a template builds."""
@@ -363,6 +364,13 @@ class PackEnvironment(ImmutableSandboxedEnvironment):
         except (RecursionError, SyntaxError):
             raise _too_deep(None, filename) from None
 
+    def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
+        """An internal attribute of an undefined name is that name, still undefined (so the
+        error says ``'cycler' is undefined``); of anything else, a refusal."""
+        if isinstance(obj, jinja2.Undefined):
+            return obj
+        return super().unsafe_undefined(obj, attribute)
+
     def is_safe_callable(self, obj: Any) -> bool:
         """Only macros, the environment's own helpers, :func:`exposed` functions, ``dict``,
         and a few methods of strings, mappings and lists may be called."""
@@ -468,11 +476,12 @@ access, a typo, ``1 // 0``): a user's mistake, never a bug of hopvista."""
 _LONGEST_REASON = 300
 
 
-def describe(exc: BaseException, available: Iterable[str] = ()) -> str:
+def describe(exc: BaseException, available: Iterable[str] = (), with_line: bool = True) -> str:
     """One line saying why a template failed: ``template syntax: …``, ``refused: …`` (a bound
     or an access the sandbox does not allow), ``'x' is undefined (available: …)`` or
-    ``cannot render: …``; with the template's line when it has more than one."""
-    line = template_line(exc)
+    ``cannot render: …``; ``with_line``: with the template's line when it has more than one
+    (callers that name the line themselves leave it out)."""
+    line = template_line(exc) if with_line else None
     at = f" (line {line} of the template)" if line is not None and line > 1 else ""
     if isinstance(exc, jinja2.TemplateSyntaxError):
         text = f"template syntax{at}: {exc.message or exc}"

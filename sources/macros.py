@@ -24,16 +24,16 @@ class Templates:
         if not folder.is_dir():
             raise UserError(f"{folder}: the source needs this folder of text templates")
         self.folder = folder
-        env = sandbox.PackEnvironment(lstrip_blocks=True)
         self.modules: dict[str, Any] = {}
         words: set[str] = set()
         for name in files:
             source = self._read(name)
             words.update(re.findall(r"[a-z]+", source.lower()))
             try:
-                self.modules[name] = sandbox.module_of(env.from_string(source))
+                self.modules[name] = sandbox.module_of(_compiled(source))
             except sandbox.TEMPLATE_ERRORS as exc:
-                raise UserError(f"{self._where(name, exc)}: {sandbox.describe(exc)}") from None
+                raise UserError(f"{self._where(name, exc)}: "
+                                f"{sandbox.describe(exc, with_line=False)}") from None
         #: every lower-case word of the files, comments included (coined brand names must
         #: avoid them; the world depends on this set, so it is kept exactly as it was)
         self.vocabulary = frozenset(words)
@@ -82,12 +82,21 @@ class Templates:
             out = sandbox.call_macro(fn, *args)
         except sandbox.TEMPLATE_ERRORS as exc:
             raise UserError(f"{self._where(file, exc)}: macro {macro!r}: "
-                            f"{sandbox.describe(exc)}") from None
+                            f"{sandbox.describe(exc, with_line=False)}") from None
         lines = [" ".join(line.split()) for line in out.splitlines()]
         lines = [line for line in lines if line]
         if not lines:
             raise UserError(f"{self.path(file)}: macro {macro!r} renders nothing")
         return lines
+
+
+_ENV = sandbox.PackEnvironment(lstrip_blocks=True)
+
+
+@functools.lru_cache(maxsize=32)
+def _compiled(source: str) -> jinja2.Template:
+    """A text template compiled in the sandbox (once per source text and process)."""
+    return _ENV.from_string(source)
 
 
 @functools.lru_cache(maxsize=8)
