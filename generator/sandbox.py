@@ -406,8 +406,15 @@ class PackEnvironment(ImmutableSandboxedEnvironment):
 
 
 def _finalize(value: Any) -> Any:
-    _check_size(value, "a printed value")
-    _budget().print(len(value) if isinstance(value, str) else _weight(value))
+    if type(value) is str:  # the common case, kept quick
+        size = len(value)
+        if size > MAX_CHARS:
+            raise TemplateLimit(f"a printed value would be longer than {MAX_CHARS:,} "
+                                "characters")
+    else:
+        _check_size(value, "a printed value")
+        size = _weight(value)
+    _budget().print(size)
     return value
 
 

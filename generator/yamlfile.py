@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 from yaml.composer import Composer, ComposerError
-from yaml.constructor import SafeConstructor
+from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.resolver import Resolver
 
 from hopvista.errors import UserError
@@ -87,6 +87,30 @@ class _BoundedComposer(Composer):
                                 "values (an alias bomb?)", mark)
 
 
+class _CheckedConstructor(SafeConstructor):
+    """PyYAML's safe constructor, turning a value it cannot build (a 5,000-digit integer, the
+    13th month, ``!!int 'x'``) into a :class:`yaml.YAMLError` at the value's line."""
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            value = super().construct_object(node, deep=deep)
+        except (ValueError, TypeError, AttributeError, ArithmeticError) as exc:
+            raise ConstructorError(None, None, f"cannot read this {_kind(node)} ({exc})",
+                                   node.start_mark) from None
+        if isinstance(value, int) and value.bit_length() > _LONGEST_INT_BITS:
+            raise ConstructorError(None, None, "cannot read this int (more than 4,000 digits)",
+                                   node.start_mark)
+        return value
+
+
+_LONGEST_INT_BITS = 13_000  # about 4,000 decimal digits: Python prints no longer ints
+
+
+def _kind(node: yaml.Node) -> str:
+    return node.tag.rsplit(":", 1)[-1] if node.tag.startswith("tag:yaml.org,2002:") \
+        else "value"
+
+
 def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
@@ -98,13 +122,14 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 if getattr(yaml, "__with_libyaml__", False):
     from yaml.cyaml import CParser
 
-    class _Loader(_BoundedComposer, CParser, SafeConstructor, Resolver):  # type: ignore[misc]
+    class _Loader(_BoundedComposer, CParser, _CheckedConstructor,  # type: ignore[misc]
+                  Resolver):
         """Events from libyaml's parser (fast), composed in Python (bounded)."""
 
         def __init__(self, text: str) -> None:
             CParser.__init__(self, text)
             _BoundedComposer.__init__(self)
-            SafeConstructor.__init__(self)
+            _CheckedConstructor.__init__(self)
             Resolver.__init__(self)
 else:  # pragma: no cover - PyYAML built without libyaml
     from yaml.parser import Parser
@@ -112,13 +137,13 @@ else:  # pragma: no cover - PyYAML built without libyaml
     from yaml.scanner import Scanner
 
     class _Loader(_BoundedComposer, Reader, Scanner, Parser,  # type: ignore[misc,no-redef]
-                  SafeConstructor, Resolver):
+                  _CheckedConstructor, Resolver):
         def __init__(self, text: str) -> None:
             Reader.__init__(self, text)
             Scanner.__init__(self)
             Parser.__init__(self)
             _BoundedComposer.__init__(self)
-            SafeConstructor.__init__(self)
+            _CheckedConstructor.__init__(self)
             Resolver.__init__(self)
 
 
@@ -167,7 +192,13 @@ def yaml_problem(exc: yaml.YAMLError) -> tuple[int | None, str]:
     """The 1-based line (if known) and the one-line problem of a YAML error."""
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or (str(exc).splitlines() or ["invalid"])[0]
-    return (mark.line + 1 if mark is not None else None), " ".join(str(problem).split())
+    text = " ".join(str(problem).split())
+    if len(text) > _LONGEST_PROBLEM:
+        text = text[:_LONGEST_PROBLEM - 1] + "…"
+    return (mark.line + 1 if mark is not None else None), text
+
+
+_LONGEST_PROBLEM = 200
 
 
 @dataclass(frozen=True)

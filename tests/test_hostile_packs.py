@@ -20,7 +20,7 @@ import yaml
 
 import hopvista.templates
 from hopvista.cli.main import main
-from hopvista.domain import PackSpec, resolve_pack
+from hopvista.domain import PackSpec, load_pack, resolve_pack
 from hopvista.models import MODELS, Prompt
 from hopvista.sources.materials.text import TEMPLATE_FILES
 from hopvista.sources.synthetic.plan import CLAIMS, load_plan
@@ -374,13 +374,14 @@ def test_a_form_refused_only_on_real_values_fails_the_build_naming_the_field(
     the values of a real statement fails the build: one line naming the file, the line and
     the field; nothing is written."""
     folder = _custom_pack(tmp_path, "financial")
-    bomb = "{% for i in range(entity|length * 9000) %}{% for j in range(99) %}{% endfor %}" \
-           "{% endfor %}"
+    bomb = "{% if entity|length > 9 %}{% for i in range(99999) %}{% for j in range(9) %}" \
+           "{% endfor %}{% endfor %}{% endif %}"  # the stand-in value is '<entity>'
     line = _set_field(folder / "domain.yaml", ("forms", "RK", 0), bomb)
     data = yaml.load((folder / "domain.yaml").read_text(), Loader=yaml.CSafeLoader)
     data["forms"]["RK"] = data["forms"]["RK"][:1]
     (folder / "domain.yaml").write_text(yaml.dump(data, Dumper=yaml.CSafeDumper,
                                                   sort_keys=False, width=1 << 30))
+    load_pack(folder)  # the load-time check passes
     out = tmp_path / "out"
     _refused(capsys, ["build", str(folder), "-n", "6", "--hops", "1", "--no-images", "--out",
                       str(out)], tmp_path / "PWNED", out,
@@ -515,6 +516,26 @@ def test_a_yaml_nested_too_deeply_or_recursive_is_refused(
         domain.write_text(extra + original)
         _yaml_refused(capsys, ["build", str(folder), "-n", "3", "--no-images", "--out",
                                str(tmp_path / "out")], domain, words)
+
+
+@pytest.mark.parametrize("value,words", [
+    ("9" * 5000, "cannot read this int"),
+    ("0b" + "1" * 20000, "cannot read this int"),
+    ("2001-13-45", "cannot read this timestamp"),
+    ("!!int 'x'", "cannot read this int"),
+    ("!!timestamp 'x'", "cannot read this timestamp"),
+    ("\"a\x00b\"", "invalid YAML"),
+], ids=["long-int", "long-binary-int", "13th-month", "tagged-int", "tagged-time", "nul"])
+def test_a_yaml_value_that_cannot_be_built_is_one_line(
+        value: str, words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = _custom_pack(tmp_path, "financial")
+    domain = folder / "domain.yaml"
+    text = domain.read_text()
+    line = text[:text.index("\ntitle:")].count("\n") + 2
+    domain.write_text(re.sub(r"\ntitle:[^\n]*", lambda _: f"\ntitle: {value}", text, count=1))
+    _yaml_refused(capsys, ["build", str(folder), "-n", "3", "--no-images", "--out",
+                           str(tmp_path / "out")], domain, words,
+                  None if words == "invalid YAML" else line)
 
 
 def test_a_fifo_for_a_yaml_file_is_refused(tmp_path: Path,
