@@ -120,10 +120,9 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 
 
 if getattr(yaml, "__with_libyaml__", False):
-    from yaml.cyaml import CParser
+    from yaml._yaml import CParser
 
-    class _Loader(_BoundedComposer, CParser, _CheckedConstructor,  # type: ignore[misc]
-                  Resolver):
+    class _Loader(_BoundedComposer, CParser, _CheckedConstructor, Resolver):
         """Events from libyaml's parser (fast), composed in Python (bounded)."""
 
         def __init__(self, text: str) -> None:
@@ -136,7 +135,7 @@ else:  # pragma: no cover - PyYAML built without libyaml
     from yaml.reader import Reader
     from yaml.scanner import Scanner
 
-    class _Loader(_BoundedComposer, Reader, Scanner, Parser,  # type: ignore[misc,no-redef]
+    class _Loader(_BoundedComposer, Reader, Scanner, Parser,  # type: ignore[no-redef]
                   _CheckedConstructor, Resolver):
         def __init__(self, text: str) -> None:
             Reader.__init__(self, text)
