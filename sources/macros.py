@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import re
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import jinja2
 
 from hopvista import sandbox
 from hopvista.errors import UserError
+from hopvista.yamlfile import read_text
 
 
 class Templates:
@@ -40,25 +40,8 @@ class Templates:
 
     def _read(self, name: str) -> str:
         """The source of template ``name``; a :class:`UserError` when it is no regular file,
-        not UTF-8 or too long."""
-        path = self.path(name)
-        try:
-            if not stat.S_ISREG(path.stat().st_mode):
-                raise UserError(f"{path}: not a regular file")
-            with path.open("rb") as handle:
-                data = handle.read(sandbox.MAX_SOURCE_CHARS * 4 + 1)
-        except FileNotFoundError:
-            raise UserError(f"{path}: file not found") from None
-        except OSError as exc:
-            raise UserError(f"{path}: cannot read it: {exc.strerror}") from None
-        try:
-            source = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise UserError(f"{path}: not UTF-8 text ({exc.reason})") from None
-        if len(source) > sandbox.MAX_SOURCE_CHARS:
-            raise UserError(f"{path}: longer than the {sandbox.MAX_SOURCE_CHARS:,} characters "
-                            "a template may have")
-        return source.replace("\r\n", "\n").replace("\r", "\n")
+        too large or not UTF-8."""
+        return read_text(self.path(name), sandbox.MAX_SOURCE_CHARS * 4, "template")
 
     def _where(self, file: str, exc: BaseException) -> str:
         line = sandbox.template_line(exc)

@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import stat
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
@@ -42,6 +41,7 @@ from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
 from hopvista.models import Prompt, PromptImage
+from hopvista.yamlfile import read_text
 
 
 @dataclass(frozen=True)
@@ -97,16 +97,9 @@ def read_template(path: str | Path) -> str:
     sandbox: a ``UserError`` naming the file and the line if not."""
     path = Path(path)
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            raise UserError(f"--prompt {path}: not a regular file")
-        with path.open("rb") as handle:
-            data = handle.read(sandbox.MAX_SOURCE_CHARS * 4 + 1)
-        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"--prompt {path}: cannot be read ({exc})") from None
-    if len(text) > sandbox.MAX_SOURCE_CHARS:
-        raise UserError(f"--prompt {path}: longer than the {sandbox.MAX_SOURCE_CHARS:,} "
-                        "characters a template may have")
+        text = read_text(path, sandbox.MAX_SOURCE_CHARS * 4, "prompt template")
+    except UserError as exc:
+        raise UserError(f"--prompt {exc}") from None
     try:
         _ENV.from_string(text).render(**_stand_in_variables())
     except sandbox.TEMPLATE_ERRORS as exc:
