@@ -16,7 +16,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-import jinja2
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from hopvista.errors import UserError
@@ -217,19 +216,12 @@ class DomainPack:
                 "period_format": period.format if period is not None else None}
 
 
-_ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
-
-
 def _check_template(where: str, text: str, variables: dict[str, Any]) -> None:
-    try:
-        _ENV.from_string(text).render(**variables)
-    except jinja2.TemplateSyntaxError as exc:
-        raise UserError(f"{where}: template syntax: {exc.message}") from None
-    except jinja2.UndefinedError as exc:
-        raise UserError(f"{where}: {exc.message} (available: "
-                        f"{', '.join(sorted(variables))})") from None
-    except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError) as exc:
-        raise UserError(f"{where}: cannot render: {exc}") from None
+    """Render ``text`` once in the sandbox; a :class:`UserError` beginning with ``where`` if
+    it cannot be."""
+    from hopvista.statements.wording import render_template
+
+    render_template(text, variables, where)
 
 
 def _enabled_types(spec: PackSpec, lines: Lines) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ from hopvista.proxy import ProxyModels, ProxyReader
 from hopvista.rng import Streams, derive
 from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.statements.types import Statement, make_statement
-from hopvista.statements.wording import template
+from hopvista.statements.wording import render_question
 from hopvista.themes.style import sample_style, shown_chart
 from hopvista.world import World
 
@@ -177,10 +177,10 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
                              decide.min_rank_gap, table_text=shown_text)
         inputs["chart"] = shown_chart(inputs["chart"], style["chart"]["kind"], statements,
                                       decide.min_rank_gap)
-        question = template(pack.spec.question).render(
-            names=", ".join(e.name for e in instance.entities).rstrip("."),
-            statements=[s.text for s in statements], singular=pack.spec.entity.singular,
-            plural=pack.spec.entity.plural, noun=pack.spec.entity.singular)
+        question = render_question(pack, {
+            "names": ", ".join(e.name for e in instance.entities).rstrip("."),
+            "statements": [s.text for s in statements], "singular": pack.spec.entity.singular,
+            "plural": pack.spec.entity.plural, "noun": pack.spec.entity.singular})
         return Item.model_validate({
             "id": variant_id(base_id, variant),
             "base_id": base_id,

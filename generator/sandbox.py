@@ -11,16 +11,21 @@ render in :class:`PackEnvironment`, Jinja2's immutable sandbox narrowed further:
   attribute path reaches it (the sandbox already refuses ``__``-attributes and internals);
 * **no file is read**: ``include``, ``import``, ``extends`` and recursive loops are refused at
   compile time; ``cycler``, ``joiner``, ``namespace`` and ``lipsum`` are not there;
-* **bounded work**: every call, loop step and intercepted operator counts against
-  :data:`MAX_STEPS` per render, with a wall-clock backstop of :data:`MAX_SECONDS`;
-* **bounded size**: a render's output, and every string or list it builds (``*``, ``+``,
-  ``~``, ``join``, ``replace``, a call's result), stay under :data:`MAX_CHARS` characters;
-  ``**`` and ``*`` on numbers stay under :data:`MAX_INT_BITS` bits; ``%`` formatting of
-  strings and the filters that pad or format (``center``, ``indent``, ``format``, …) are not
-  there.
+* **bounded work**: every call, filter, loop step and intercepted operator counts against
+  :data:`MAX_STEPS` per render, with a wall-clock backstop of :data:`MAX_SECONDS` (looked at
+  on every step, so a filter that works on a large value cannot run long unseen);
+* **bounded size**: a template's source stays under :data:`MAX_SOURCE_CHARS` characters and
+  nests no deeper than Python can compile; a render's output, and every string or list it
+  builds (``*``, ``+``, ``~``, ``join``, ``replace``, a filter's or a call's result, a macro's
+  or a block's output), stay under :data:`MAX_CHARS` characters, and all it prints, macros and
+  blocks included, under :data:`MAX_PRINTED` characters; ``**`` and ``*`` on numbers stay
+  under :data:`MAX_INT_BITS` bits; ``%`` formatting of strings and the filters that pad or
+  format (``center``, ``indent``, ``format``, …) are not there.
 
 A limit crossed raises :class:`TemplateLimit`, a :class:`jinja2.sandbox.SecurityError` (so a
-``jinja2.TemplateError`` handler sees it); an unsafe call raises ``SecurityError`` itself.
+``jinja2.TemplateError`` handler sees it); an unsafe call raises ``SecurityError`` itself; a
+source too long or too deeply nested is a :class:`jinja2.TemplateSyntaxError`.
+:func:`template_line` finds the line of the template an error was raised on.
 
 Renders must be bounded: :meth:`BoundedTemplate.render` is; Python code that calls a
 template's macros or builds its module does so inside :func:`bounded` (or with
@@ -31,6 +36,7 @@ an unbounded render is a bug, found by the tests that render every pack field.
 from __future__ import annotations
 
 import contextvars
+import functools
 import operator
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -44,9 +50,10 @@ from jinja2.exceptions import SecurityError
 from jinja2.runtime import LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment, safe_range
 
-MAX_STEPS = 1_000_000
-"""Calls, loop steps and intercepted operators per render."""
-MAX_SECONDS = 10.0
+MAX_STEPS = 100_000
+"""Calls, filters, loop steps and intercepted operators per render (a statement form takes
+tens, a text macro or a prompt hundreds)."""
+MAX_SECONDS = 2.0
 """Wall-clock time per render, a backstop: the step budget binds first on any sane machine."""
 MAX_CHARS = 1_000_000
 """Characters of a render's output, and of any string or list a template builds."""
@@ -54,6 +61,12 @@ MAX_INT_BITS = 4096
 """Bits of an integer a template computes with ``*`` or ``**``."""
 MAX_DEPTH = 50
 """Calls in progress at once (a macro that calls itself)."""
+CHARS_PER_STEP = 16
+"""Characters of its operands a filter, method call or operator may walk through per step."""
+MAX_PRINTED = 10 * MAX_CHARS
+"""Characters a render prints in all, its macros' and blocks' output included."""
+MAX_SOURCE_CHARS = 256 * 1024
+"""Characters of a template's source."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -65,20 +78,27 @@ class TemplateLimit(SecurityError):
 class _Budget:
     """The work one render may still do."""
 
-    __slots__ = ("deadline", "depth", "steps")
+    __slots__ = ("deadline", "depth", "printed", "steps")
 
     def __init__(self) -> None:
         self.steps = MAX_STEPS
         self.deadline = time.monotonic() + MAX_SECONDS
         self.depth = 0
+        self.printed = MAX_PRINTED
 
     def tick(self, count: int = 1) -> None:
         self.steps -= count
         if self.steps < 0:
             raise TemplateLimit(f"the template does too much work (more than {MAX_STEPS:,} "
                                 "calls and loop steps)")
-        if self.steps & 0x3FF == 0 and time.monotonic() > self.deadline:
+        if time.monotonic() > self.deadline:
             raise TemplateLimit(f"the template ran for more than {MAX_SECONDS:g} s")
+
+    def print(self, characters: int) -> None:
+        self.printed -= characters
+        if self.printed < 0:
+            raise TemplateLimit(f"the template prints more than {MAX_PRINTED:,} characters "
+                                "in all")
 
 
 _BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar(
@@ -120,18 +140,35 @@ def _weight(value: Any, limit: int = MAX_CHARS) -> int:
     """About how many characters ``value`` prints as; stops counting past ``limit``."""
     if isinstance(value, str):
         return len(value)
-    if isinstance(value, Mapping):
-        items: Iterable[Any] = (x for pair in value.items() for x in pair)
-    elif isinstance(value, list | tuple | set | frozenset):
-        items = value
-    else:
-        return 8
-    total = 2
-    for element in items:
-        total += _weight(element, limit - total) + 2
-        if total > limit:
-            break
+    total = 0
+    pending = [value]
+    while pending and total <= limit:
+        item = pending.pop()
+        if isinstance(item, str):
+            total += len(item) + 2
+        elif isinstance(item, Mapping):
+            total += 2
+            pending.extend(x for pair in item.items() for x in pair)
+        elif isinstance(item, list | tuple | set | frozenset):
+            total += 2
+            pending.extend(item)
+        else:
+            total += 8
     return total
+
+
+def _charge(values: Iterable[Any]) -> None:
+    """One step, and one more per :data:`CHARS_PER_STEP` characters of ``values``: what a
+    filter, a method or an operator walks through. Any of them too large is refused."""
+    weight = 0
+    for value in values:
+        if isinstance(value, int) and not isinstance(value, bool) and \
+                value.bit_length() > MAX_INT_BITS:
+            raise TemplateLimit(f"a value would be a number of more than {MAX_INT_BITS} bits")
+        weight += _weight(value)
+        if weight > MAX_CHARS:
+            raise TemplateLimit(f"a value would be longer than {MAX_CHARS:,} characters")
+    _tick(1 + weight // CHARS_PER_STEP)
 
 
 def _check_size(value: Any, what: str) -> Any:
@@ -190,6 +227,25 @@ def _replace(s: Any, old: str, new: str, count: int | None = None) -> str:
 
 def _string(value: Any) -> str:
     return str(_check_size(value, "a string"))
+
+
+def _counted(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` as a filter of pack templates: one step of the budget per use, its result
+    bounded in size (Jinja2's ``pass_environment`` and the like are kept)."""
+    @functools.wraps(function)
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        _charge(args)
+        return _check_size(function(*args, **kwargs), "a filter's result")
+    return counted
+
+
+def _bounded_concat(parts: Iterable[str]) -> str:
+    """The output of a macro or a block, refused when it would be too long."""
+    texts = list(parts)
+    if sum(len(t) for t in texts) > MAX_CHARS:
+        raise TemplateLimit(f"a macro's or a block's output would be longer than "
+                            f"{MAX_CHARS:,} characters")
+    return "".join(texts)
 
 
 _SAFE_FILTERS = ("abs", "attr", "capitalize", "count", "d", "default", "dictsort", "e",
@@ -280,12 +336,40 @@ class PackEnvironment(ImmutableSandboxedEnvironment):
         self.globals.clear()
         self.globals.update({"range": _range, "dict": dict, "_hv_loop": _loop,
                              "_hv_concat": _concat})
-        self.filters = {name: jinja2.filters.FILTERS[name] for name in _SAFE_FILTERS}
-        self.filters.update(_OWN_FILTERS)
+        self.filters = {name: _counted(jinja2.filters.FILTERS[name]) for name in _SAFE_FILTERS}
+        self.filters.update({name: _counted(f) for name, f in _OWN_FILTERS.items()})
+
+    concat = staticmethod(_bounded_concat)
 
     def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
-        tree = super()._parse(source, name, filename)
-        return _bounded_tree(tree, name, filename)
+        if len(source) > MAX_SOURCE_CHARS:
+            raise jinja2.TemplateSyntaxError(
+                f"the template is longer than {MAX_SOURCE_CHARS:,} characters", 1, name,
+                filename)
+        try:
+            return _bounded_tree(super()._parse(source, name, filename), name, filename)
+        except RecursionError:
+            raise _too_deep(name, filename) from None
+
+    def _generate(self, source: nodes.Template, name: str | None, filename: str | None,
+                  defer_init: bool = False) -> str:
+        try:
+            return super()._generate(source, name, filename, defer_init=defer_init)
+        except RecursionError:
+            raise _too_deep(name, filename) from None
+
+    def _compile(self, source: str, filename: str) -> Any:
+        try:
+            return super()._compile(source, filename)
+        except (RecursionError, SyntaxError):
+            raise _too_deep(None, filename) from None
+
+    def unsafe_undefined(self, obj: Any, attribute: str) -> jinja2.Undefined:
+        """An internal attribute of an undefined name is that name, still undefined (so the
+        error says ``'cycler' is undefined``); of anything else, a refusal."""
+        if isinstance(obj, jinja2.Undefined):
+            return obj
+        return super().unsafe_undefined(obj, attribute)
 
     def is_safe_callable(self, obj: Any) -> bool:
         """Only macros, the environment's own helpers, :func:`exposed` functions, ``dict``,
@@ -299,12 +383,10 @@ class PackEnvironment(ImmutableSandboxedEnvironment):
         """Call ``__obj`` when it is safe, counting the call and bounding its arguments,
         result and depth."""
         budget = _budget()
-        budget.tick()
+        _charge((*args, *kwargs.values()))
         if not __self.is_safe_callable(__obj):
             raise SecurityError(f"{getattr(__obj, '__name__', type(__obj).__name__)!r} cannot "
                                 "be called from a pack template")
-        for value in (*args, *kwargs.values()):
-            _check_size(value, "an argument")
         if getattr(__obj, "__name__", "") == "replace" and isinstance(
                 getattr(__obj, "__self__", None), str) and len(args) >= 2:
             return _replace(__obj.__self__, *args[:3])
@@ -319,12 +401,25 @@ class PackEnvironment(ImmutableSandboxedEnvironment):
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         """``left operator right``, counted and bounded."""
-        _tick()
+        _charge((left, right))
         return _check_size(_intercepted_binop(operator, left, right), "a computed value")
 
 
 def _finalize(value: Any) -> Any:
-    return _check_size(value, "a printed value")
+    if type(value) is str:  # the common case, kept quick
+        size = len(value)
+        if size > MAX_CHARS:
+            raise TemplateLimit(f"a printed value would be longer than {MAX_CHARS:,} "
+                                "characters")
+    else:
+        _check_size(value, "a printed value")
+        size = _weight(value)
+    _budget().print(size)
+    return value
+
+
+def _too_deep(name: str | None, filename: str | None) -> jinja2.TemplateSyntaxError:
+    return jinja2.TemplateSyntaxError("the template nests too deeply", 1, name, filename)
 
 
 def _bounded_tree(tree: nodes.Template, name: str | None, filename: str | None
@@ -360,6 +455,52 @@ def _replace_node(tree: nodes.Node, old: nodes.Node, new: nodes.Node) -> None:
                     if element is old:
                         value[i] = new
                         return
+
+
+def template_line(exc: BaseException) -> int | None:
+    """The line of the template where ``exc`` was raised (a syntax error's line, or the
+    innermost template line of its traceback), or ``None``."""
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        return exc.lineno
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        scope = tb.tb_frame.f_globals
+        template = scope.get("__jinja_template__")
+        if isinstance(template, jinja2.Template):
+            line = template.get_corresponding_lineno(tb.tb_lineno)
+        elif "__jinja_exception__" in scope:  # a frame Jinja2 rewrote to the template's line
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+TEMPLATE_ERRORS: tuple[type[Exception], ...] = (
+    jinja2.TemplateError, TypeError, ValueError, ArithmeticError, LookupError, AttributeError)
+"""What rendering a user's template may raise for a reason of its own (a bound, a refused
+access, a typo, ``1 // 0``): a user's mistake, never a bug of hopvista."""
+
+_LONGEST_REASON = 300
+
+
+def describe(exc: BaseException, available: Iterable[str] = (), with_line: bool = True) -> str:
+    """One line saying why a template failed: ``template syntax: …``, ``refused: …`` (a bound
+    or an access the sandbox does not allow), ``'x' is undefined (available: …)`` or
+    ``cannot render: …``; ``with_line``: with the template's line when it has more than one
+    (callers that name the line themselves leave it out)."""
+    line = template_line(exc) if with_line else None
+    at = f" (line {line} of the template)" if line is not None and line > 1 else ""
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        text = f"template syntax{at}: {exc.message or exc}"
+    elif isinstance(exc, SecurityError):
+        text = f"refused{at}: {exc}"
+    elif isinstance(exc, jinja2.UndefinedError):
+        names = ", ".join(available)
+        text = f"{exc.message}{at}" + (f" (available: {names})" if names else "")
+    else:
+        text = f"cannot render{at}: {exc}"
+    text = " ".join(text.split())
+    return text if len(text) <= _LONGEST_REASON else text[:_LONGEST_REASON - 1] + "…"
 
 
 def call_macro(macro: Macro, *args: Any) -> str:

@@ -1,6 +1,7 @@
 """A pack's Jinja2 text templates (``<pack>/text/<file>.j2``) for sources that write text:
 macros whose output lines are the alternatives of one sentence (the synthetic financial and
-materials worlds use them)."""
+materials worlds use them). They are data: they render in
+:class:`hopvista.sandbox.PackEnvironment`, each module and each macro call within its bounds."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from typing import Any
 
 import jinja2
 
+from hopvista import sandbox
 from hopvista.errors import UserError
+from hopvista.yamlfile import read_text
 
 
 class Templates:
@@ -21,29 +24,28 @@ class Templates:
         if not folder.is_dir():
             raise UserError(f"{folder}: the source needs this folder of text templates")
         self.folder = folder
-        env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(folder)),
-                                 autoescape=False, undefined=jinja2.StrictUndefined,
-                                 lstrip_blocks=True)
         self.modules: dict[str, Any] = {}
         words: set[str] = set()
         for name in files:
-            path = self.path(name)
+            source = self._read(name)
+            words.update(re.findall(r"[a-z]+", source.lower()))
             try:
-                words.update(re.findall(r"[a-z]+", path.read_text(encoding="utf-8").lower()))
-                self.modules[name] = env.get_template(f"{name}.j2").module
-            except (jinja2.TemplateNotFound, FileNotFoundError):
-                raise UserError(f"{path}: file not found") from None
-            except jinja2.TemplateSyntaxError as exc:
-                raise UserError(f"{path}:{exc.lineno}: {exc.message}") from None
-            except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError) as exc:
-                raise UserError(f"{path}: {exc}") from None
-            except UnicodeDecodeError as exc:
-                raise UserError(f"{path}: not UTF-8 text ({exc.reason})") from None
-            except OSError as exc:
-                raise UserError(f"{path}: cannot read it: {exc.strerror}") from None
+                self.modules[name] = sandbox.module_of(_compiled(source))
+            except sandbox.TEMPLATE_ERRORS as exc:
+                raise UserError(f"{self._where(name, exc)}: "
+                                f"{sandbox.describe(exc, with_line=False)}") from None
         #: every lower-case word of the files, comments included (coined brand names must
         #: avoid them; the world depends on this set, so it is kept exactly as it was)
         self.vocabulary = frozenset(words)
+
+    def _read(self, name: str) -> str:
+        """The source of template ``name``; a :class:`UserError` when it is no regular file,
+        too large or not UTF-8."""
+        return read_text(self.path(name), sandbox.MAX_SOURCE_CHARS * 4, "template")
+
+    def _where(self, file: str, exc: BaseException) -> str:
+        line = sandbox.template_line(exc)
+        return f"{self.path(file)}{f':{line}' if line else ''}"
 
     def path(self, file: str) -> Path:
         """The path of template ``file`` (a name without ``.j2``)."""
@@ -60,14 +62,24 @@ class Templates:
         if fn is None:
             raise UserError(f"{self.path(file)}: no macro {macro!r}")
         try:
-            out = str(fn(*args))
-        except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError) as exc:
-            raise UserError(f"{self.path(file)}: macro {macro!r}: {exc}") from None
+            out = sandbox.call_macro(fn, *args)
+        except sandbox.TEMPLATE_ERRORS as exc:
+            raise UserError(f"{self._where(file, exc)}: macro {macro!r}: "
+                            f"{sandbox.describe(exc, with_line=False)}") from None
         lines = [" ".join(line.split()) for line in out.splitlines()]
         lines = [line for line in lines if line]
         if not lines:
             raise UserError(f"{self.path(file)}: macro {macro!r} renders nothing")
         return lines
+
+
+_ENV = sandbox.PackEnvironment(lstrip_blocks=True)
+
+
+@functools.lru_cache(maxsize=32)
+def _compiled(source: str) -> jinja2.Template:
+    """A text template compiled in the sandbox (once per source text and process)."""
+    return _ENV.from_string(source)
 
 
 @functools.lru_cache(maxsize=8)

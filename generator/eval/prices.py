@@ -19,8 +19,8 @@ from typing import Any
 import yaml
 
 from hopvista.errors import UserError
-from hopvista.eval.paths import read_text_file
 from hopvista.models import Reply
+from hopvista.yamlfile import load_yaml, read_text, yaml_problem
 
 MAX_PRICE = 1_000_000.0
 """The highest price taken, dollars per million tokens."""
@@ -36,17 +36,23 @@ class Prices:
     def builtin(cls) -> Prices:
         """The table shipped with hopvista."""
         text = resources.files("hopvista.eval").joinpath("prices.yaml").read_text("utf-8")
-        return cls.parse(yaml.safe_load(text), "prices.yaml")
+        return cls.parse(load_yaml(text), "prices.yaml")
 
     @classmethod
     def read(cls, path: Path) -> Prices:
-        """A table from a YAML or JSON file (a ``UserError`` naming the entry if malformed)."""
-        text = read_text_file(path, "--prices")
+        """A table from a YAML or JSON file, read within the bounds of
+        :func:`hopvista.yamlfile.load_yaml` (a ``UserError`` naming the file, the line or the
+        entry if it cannot be read or is malformed)."""
         try:
-            data = yaml.safe_load(text)
-        except (yaml.YAMLError, RecursionError, ValueError) as exc:
-            first = (str(exc).splitlines() or [type(exc).__name__])[0]
-            raise UserError(f"--prices {path}: cannot be read ({first})") from None
+            text = read_text(path, kind="price table")
+        except UserError as exc:
+            raise UserError(f"--prices {exc}") from None
+        try:
+            data = load_yaml(text)
+        except yaml.YAMLError as exc:
+            line, problem = yaml_problem(exc)
+            raise UserError(f"--prices {path}{f':{line}' if line else ''}: not a YAML or JSON "
+                            f"table: {problem}") from None
         return cls.parse(data, str(path))
 
     @classmethod

@@ -29,19 +29,20 @@ import json
 import re
 import secrets
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
+from hopvista import sandbox
 from hopvista.errors import UserError
-from hopvista.eval.paths import read_text_file
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
 from hopvista.models import Prompt, PromptImage
-from hopvista.sandbox import PackEnvironment, exposed
+from hopvista.yamlfile import read_text
 
 
 @dataclass(frozen=True)
@@ -93,19 +94,39 @@ def default_template(kind: str) -> str:
 
 
 def read_template(path: str | Path) -> str:
-    """A prompt template file (a regular UTF-8 file), checked to compile (a ``UserError``
-    naming the line if not)."""
-    text = read_text_file(Path(path), "--prompt")
+    """A prompt template file, checked to compile and to render (on stand-in values) in the
+    sandbox: a ``UserError`` naming the file and the line if not."""
+    path = Path(path)
     try:
-        _ENV.from_string(text)
-    except jinja2.TemplateSyntaxError as exc:
-        raise UserError(f"{path}:{exc.lineno}: {exc.message}") from None
-    except (jinja2.TemplateError, RecursionError, MemoryError) as exc:
-        raise UserError(f"--prompt {path}: cannot be compiled ({exc})") from None
+        text = read_text(path, sandbox.MAX_SOURCE_CHARS * 4, "prompt template")
+    except UserError as exc:
+        raise UserError(f"--prompt {exc}") from None
+    try:
+        _ENV.from_string(text).render(**_stand_in_variables())
+    except sandbox.TEMPLATE_ERRORS as exc:
+        line = sandbox.template_line(exc)
+        raise UserError(f"{path}{f':{line}' if line else ''}: "
+                        f"{sandbox.describe(exc, sorted(_stand_in_variables()))}") from None
     return text
 
 
-_ENV = PackEnvironment(keep_trailing_newline=False, trim_blocks=False)
+_ENV = sandbox.PackEnvironment(keep_trailing_newline=False, trim_blocks=False)
+
+
+def _stand_in_variables() -> dict[str, Any]:
+    """Variables of the shape :func:`build_prompt` gives, to try a template on."""
+    @sandbox.exposed
+    def image(role: str) -> str:
+        return ""
+
+    @sandbox.exposed
+    def has(role: str) -> bool:
+        return False
+
+    return {"question": "<question>", "names": "<names>",
+            "texts": [{"name": "<name>", "text": "<text>"}], "table_json": "<table_json>",
+            "chart_json": "<chart_json>", "setting": DEFAULT_SETTING, "image": image,
+            "has": has}
 
 
 def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
@@ -127,7 +148,7 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
     shown = how.roles()
     images: dict[str, PromptImage] = {}
 
-    @exposed
+    @sandbox.exposed
     def image(role: str) -> str:
         if role not in shown:
             return ""
@@ -144,7 +165,7 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
             images[role] = PromptImage(b"" if check_only else path.read_bytes(), role)
         return f"\0{nonce}:{role}\0"
 
-    @exposed
+    @sandbox.exposed
     def has(role: str) -> bool:
         return role in shown
 
@@ -161,9 +182,10 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
         "has": has,
     }
     try:
-        text = _ENV.from_string(template).render(**variables)
-    except (jinja2.TemplateError, RecursionError) as exc:
-        raise UserError(f"prompt template, item {item.id}: {exc}") from None
+        text = _template(template).render(**variables)
+    except sandbox.TEMPLATE_ERRORS as exc:
+        raise UserError(f"{item.id}: prompt template: {sandbox.describe(exc, sorted(variables))}"
+                        ) from None
     parts: list[str | PromptImage] = []
     for k, piece in enumerate(re.split(f"\0{nonce}:([a-z][a-z0-9-]*)\0", text)):
         if k % 2:
@@ -171,6 +193,11 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
         elif piece:
             parts.append(piece)
     return Prompt(tuple(parts))
+
+
+@lru_cache(maxsize=16)
+def _template(source: str) -> jinja2.Template:
+    return _ENV.from_string(source)
 
 
 def marked_images(item: Item, how: Setting) -> Setting:

@@ -26,7 +26,7 @@ from hopvista.statements.fact import fact_node
 from hopvista.statements.openness import stays_open
 from hopvista.statements.registry import STATEMENT_TYPES, StatementType, proxied
 from hopvista.statements.selection import Margins, Selection, text_cells
-from hopvista.statements.wording import render
+from hopvista.statements.wording import render_form
 from hopvista.world import Fact, SharedFact
 
 
@@ -220,7 +220,7 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
         variables |= {"singular": entity_words.singular, "plural": entity_words.plural}
         return Statement(
             type=type_name,
-            text=render(pack.words.forms[type_name], variables, rng),
+            text=render_form(pack, type_name, variables, rng),
             label=label,
             modalities=list(kind.modalities),
             program=program,

@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from hopvista.errors import UserError
+from hopvista.yamlfile import read_yaml
 
 CATALOGUE_FILE = "materials.yaml"
 
@@ -155,18 +155,10 @@ def _message(path: Path, data: Any, exc: ValidationError) -> str:
 def load_catalogue(folder: str) -> tuple[Material, ...]:
     """The materials of the catalogue in the pack folder ``folder`` (validated, cached)."""
     path = Path(folder) / CATALOGUE_FILE
-    try:
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506
-    except FileNotFoundError:
+    if not path.exists():
         raise UserError(f"{path}: file not found (the materials source reads its catalogue "
-                        "from the pack folder)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read it: {exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise UserError(f"{path}{line}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+                        "from the pack folder)")
+    data, _ = read_yaml(path)
     try:
         catalogue = Catalogue.model_validate(data)
     except ValidationError as exc:

@@ -49,6 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from hopvista.errors import UserError
 from hopvista.registry import Registry
+from hopvista.yamlfile import load_yaml
 
 __all__ = ["PAGE_TEMPLATES", "PageTemplate", "page_names", "page_template", "read_page"]
 
@@ -98,7 +99,7 @@ def read_page(text: str, origin: str) -> PageTemplate:
         raise UserError(f"page template {origin}: the file must open with a "
                         f"'{{#- {FRONT_MATTER_TAG}' comment holding its YAML front matter")
     try:
-        data: Any = yaml.safe_load(textwrap.dedent(match.group(1)))
+        data: Any = load_yaml(textwrap.dedent(match.group(1)))
     except yaml.YAMLError as exc:
         problem = getattr(exc, "problem", None) or type(exc).__name__
         raise UserError(f"page template {origin}: front matter is not valid YAML: "

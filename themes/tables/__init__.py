@@ -63,6 +63,7 @@ from pydantic import (
 from hopvista.errors import UserError
 from hopvista.registry import Registry
 from hopvista.rng import Streams
+from hopvista.yamlfile import load_yaml, read_text
 
 SKELETON = "table.html.j2"
 
@@ -152,6 +153,9 @@ FRONT_MATTER_TAG = "hopvista-theme"
 
 THEMES_ENV = "HOPVISTA_THEMES"
 """Folders of user theme files (``os.pathsep``-separated), read when the registry loads."""
+THEME_FILE_BYTES = 1 << 22
+"""Bytes of one theme file in a user's folder (its front matter is YAML, bounded as every
+user's YAML is: :mod:`hopvista.yamlfile`)."""
 
 _FRONT_MATTER = re.compile(r"\A\s*/\*[ \t]*" + FRONT_MATTER_TAG + r"[ \t]*\r?\n(.*?)\*/\s*",
                            re.DOTALL)
@@ -206,7 +210,7 @@ def split_front_matter(text: str, origin: str) -> tuple[dict[str, Any], str]:
         raise UserError(f"table theme {origin}: the file must open with a "
                         f"'/* {FRONT_MATTER_TAG}' comment holding the theme's YAML front matter")
     try:
-        data = yaml.safe_load(textwrap.dedent(match.group(1)))
+        data = load_yaml(textwrap.dedent(match.group(1)))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""
@@ -258,7 +262,7 @@ def read_theme_folder(folder: str | os.PathLike[str]) -> list[Theme]:
     path = Path(folder)
     if not path.is_dir():
         raise UserError(f"table theme folder {str(path)!r} is not a directory")
-    return [theme_from_file(file.read_text(encoding="utf-8"), str(file))
+    return [theme_from_file(read_text(file, THEME_FILE_BYTES, "theme file"), str(file))
             for file in sorted(path.glob("*.css"))]
 
 
