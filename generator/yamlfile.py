@@ -16,6 +16,7 @@ indices, as pydantic reports ``loc``) to the line where it is written. Errors wh
 from __future__ import annotations
 
 import difflib
+import os
 import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -253,9 +254,16 @@ def _positions(path: Path, node: yaml.Node, loc: Loc, out: dict[Loc, int],
 def read_text(path: Path, limit: int = MAX_YAML_BYTES, kind: str = "YAML file") -> str:
     """The UTF-8 text of the user's file ``path`` (universal newlines); a :class:`UserError`
     naming it when it is missing, not a regular file (a folder, a FIFO, a device), larger than
-    ``limit`` bytes or not UTF-8."""
+    ``limit`` bytes or not UTF-8. The file is opened without waiting (a FIFO never blocks) and
+    checked on the open descriptor."""
     try:
-        info = path.stat()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise UserError(f"{path}: file not found") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read it: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
             raise UserError(f"{path}: is a folder, not a {kind}")
         if not stat.S_ISREG(info.st_mode):
@@ -263,12 +271,12 @@ def read_text(path: Path, limit: int = MAX_YAML_BYTES, kind: str = "YAML file") 
         if info.st_size > limit:
             raise UserError(f"{path}: too large ({info.st_size:,} bytes; a {kind} may have "
                             f"{limit:,})")
-        with path.open("rb") as handle:
+        with os.fdopen(os.dup(fd), "rb") as handle:
             data = handle.read(limit + 1)
-    except FileNotFoundError:
-        raise UserError(f"{path}: file not found") from None
     except OSError as exc:
         raise UserError(f"{path}: cannot read it: {exc.strerror}") from None
+    finally:
+        os.close(fd)
     if len(data) > limit:
         raise UserError(f"{path}: too large (more than {limit:,} bytes; a {kind} may have "
                         f"{limit:,})")

@@ -1,10 +1,10 @@
-"""The files and folders ``gen eval`` is given, checked before anything is read or written.
+"""The folders ``gen eval`` is given, checked before anything is read or written.
 
 A folder it writes (``--out``, ``--cache``) must be a folder or not exist yet, reachable
 (no symlink loop, no file on the way, a name the system accepts), and outside every dataset
 — a run inside a dataset would make ``gen verify`` fail on it — and not a dataset itself.
-A file it reads (``--prompt``, ``--prices``) must be a regular file of bounded size: a FIFO,
-a device or a folder is refused rather than waited on.
+(The files it reads, ``--prompt`` and ``--prices``, are read by
+:func:`hopvista.yamlfile.read_text`: regular files of bounded size only.)
 """
 
 from __future__ import annotations
@@ -16,9 +16,6 @@ from pathlib import Path
 
 from hopvista.errors import UserError
 from hopvista.outdir import dataset_containing, is_hopvista_dataset
-
-MAX_TEXT_BYTES = 4 * 1024 * 1024
-"""The largest ``--prompt`` or ``--prices`` file read."""
 
 
 def _why(exc: OSError) -> str:
@@ -74,31 +71,3 @@ def _check_parents(target: Path, shown: str) -> None:
         if not stat.S_ISDIR(found.st_mode):
             raise UserError(f"{shown}: {parent} is a file, not a folder")
         return
-
-
-def read_text_file(path: Path, flag: str, limit: int = MAX_TEXT_BYTES) -> str:
-    """The UTF-8 text of a regular file of at most ``limit`` bytes; ``UserError`` naming
-    ``flag`` otherwise (never waits on a FIFO or a device)."""
-    shown = f"{flag} {path}"
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise UserError(f"{shown}: cannot be read ({_why(exc)})") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UserError(f"{shown}: not a regular file")
-        if info.st_size > limit:
-            raise UserError(f"{shown}: larger than {limit:,} bytes")
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError as exc:
-        raise UserError(f"{shown}: cannot be read ({_why(exc)})") from None
-    finally:
-        os.close(fd)
-    if len(data) > limit:
-        raise UserError(f"{shown}: larger than {limit:,} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{shown}: not UTF-8 text (byte {exc.start})") from None
