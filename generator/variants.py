@@ -29,6 +29,7 @@ from hopvista.model.inputs import GridTable, Table
 from hopvista.model.item import BASE_VARIANT, Variant, variant_id
 from hopvista.render.browser import uninterrupted
 from hopvista.render.item_images import BrowserPages, write_image
+from hopvista.render.png import png_size
 from hopvista.rng import Streams
 
 __all__ = ["Base", "Skip", "VariantMaker", "VariantSpec", "bases_of_dataset", "protected_cells"]
@@ -131,6 +132,23 @@ def perturb(png: bytes, steps: tuple[tuple[str, dict[str, Any]], ...], streams: 
             layout = _moved(layout, done.warp, image.size)
         records.append(done.record | {"role": role})
     return _png(image), records, layout
+
+
+MAX_SIDE = 16_384
+"""Pixels a variant's table or page image may have on a side (what JPEG, OpenCV and the
+photo and noise perturbations handle, and more than any reader can use)."""
+MAX_PIXELS = 40_000_000
+"""Pixels a variant's table or page image may have in all."""
+
+
+def _shown(png: bytes, what: str) -> bytes:
+    """``png``, if it is small enough to be perturbed and read; a :class:`UserError` (the
+    variant is skipped with its reason) otherwise."""
+    width, height = png_size(png)
+    if max(width, height) > MAX_SIDE or width * height > MAX_PIXELS:
+        raise UserError(f"the {what} is {width:,} x {height:,} px as an image (at most "
+                        f"{MAX_SIDE:,} px a side and {MAX_PIXELS:,} px in all)")
+    return png
 
 
 def _scaled(png: bytes, zoom: float, layout: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
@@ -333,7 +351,7 @@ class VariantMaker:
                 continue
             try:
                 tables.append(self._shoot(base, job, chart))
-            except UserError as exc:  # a font that cannot show this table's text
+            except UserError as exc:  # a font that cannot show the text, a table too large
                 tables.append(str(exc))
         made: list[Item | tuple[str, str]] = []
         for job, chart, table in zip(jobs, charts, tables, strict=True):
@@ -390,6 +408,7 @@ class VariantMaker:
                                          "text": t.text} for t in item.inputs.text])
             with uninterrupted():  # an interrupt waits for the shot (~0.1 s)
                 png, layout = self._table.shoot(html, style, f"page:{plan.page['template']}")
+            _shown(png, "page")
             zoom = float(plan.page["zoom"])
 
             def finish_page() -> _Table:
@@ -401,6 +420,7 @@ class VariantMaker:
                                dict(plan.mark_look) if plan.mark_look is not None else None)
         with uninterrupted():
             png, layout = self._table.shoot(html, style, "panels")
+        _shown(png, "table")
 
         def finish_table() -> _Table:
             out, records, moved = perturb(png, plan.table_perturbations, job.streams, "table",

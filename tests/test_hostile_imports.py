@@ -660,3 +660,22 @@ def test_a_hostile_release_augments_and_reports_each_skipped_record(
     items = items_of(out)
     assert items and all(len(Path(i["images"][0]["path"]).name) < 160 for i in items)
     assert main(["verify", str(out)]) == 0
+
+
+@pytest.mark.slow
+def test_a_table_too_long_to_show_as_an_image_skips_its_variant(tmp_path: Path) -> None:
+    """A table of thousands of rows renders taller than any perturbation or reader can use:
+    its variant is skipped with the image's size, the rest of the input is augmented."""
+    rows = [[f"r{i}", str(i)] for i in range(3000)]
+    source = tmp_path / "long.jsonl"
+    source.write_text(
+        json.dumps({"id": "long", "question": "What is r5?", "answer": "5",
+                    "table": {"header": ["name", "v"], "rows": rows}}) + "\n"
+        + json.dumps({"id": "short", "question": "What is x?", "answer": "1",
+                      "table": {"header": ["name", "v"], "rows": [["x", "1"]]}}) + "\n")
+    out = tmp_path / "out"
+    assert main(["augment", str(source), "--variants", "photo", "--out", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    (skipped,) = manifest["skipped"]
+    assert skipped["base_id"] == "jsonl-long" and "px as an image" in skipped["why"]
+    assert main(["verify", str(out)]) == 0
