@@ -89,11 +89,12 @@ def build_on_ray(config: BuildConfig, out: Path, *, address: str | None = None,
                  progress: bool = False, notice: Notice = print) -> dict[str, Any]:
     """Build ``config`` as Ray tasks and merge the shards into ``out``; return the manifest."""
     from hopvista.merge import merge
-    from hopvista.outdir import _check_target, resolve_out
+    from hopvista.outdir import _check_target
+    from hopvista.pipeline import check_build_out
 
     ray = _import_ray()
     config.pack()  # an unknown domain or a broken pack is reported before Ray starts
-    path = resolve_out(out)
+    path, _ = check_build_out(config, out)
     _check_target(path, out, overwrite)  # refuse a non-empty --out before any work
     started = False
     if not ray.is_initialized():

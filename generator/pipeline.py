@@ -188,6 +188,18 @@ def _stderr_notice(text: str) -> None:
     print(f"gen: {text}", file=sys.stderr)
 
 
+def check_build_out(config: BuildConfig, out: Path) -> tuple[Path, list[Path | str]]:
+    """The folder a build of ``config`` may write to (``--out`` resolved), and the folders
+    the build reads from (its pack and data); ``UserError`` naming ``--out`` when it is one of
+    them, holds one, lies in a dataset, or cannot hold the build's file names."""
+    pack = config.pack()
+    sources: list[Path | str] = [pack.path, *([config.data] if config.data else [])]
+    target = check_out(out, sources=sources)
+    if config.images:
+        check_image_names(pack.name, config.seed, config.count, target)
+    return target, sources
+
+
 def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = False,
           progress: bool = False,
           notice: Callable[[str], None] = _stderr_notice,
@@ -205,10 +217,7 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
     resumed build counts as done).
     """
     pack = config.pack()  # an unknown domain or a broken pack is reported before anything else
-    sources: list[Path | str] = [pack.path, *([config.data] if config.data else [])]
-    target = check_out(out, sources=sources)
-    if config.images:
-        check_image_names(pack.name, config.seed, config.count, target)
+    target, sources = check_build_out(config, out)
     check_disk_space(config, target, out)
     workers = cap_workers(workers, notice)
     key = resume_key(config.to_json(pack), _versions(), shard)

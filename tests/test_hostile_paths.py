@@ -159,6 +159,18 @@ def test_build_refuses_an_out_inside_a_dataset(dataset: Path, capsys, inside: st
     assert not any(p.name.startswith(".") for p in dataset.iterdir())
 
 
+def test_a_ray_build_refuses_an_out_inside_a_dataset_before_any_shard(dataset: Path,
+                                                                      capsys) -> None:
+    pytest.importorskip("ray")
+    before = _snapshot(dataset)
+    assert main(["build", "financial", *QUICK, "--executor", "ray", "--out",
+                 str(dataset / "sub")]) == 2
+    assert "inside the hopvista dataset" in _one_line_error(capsys)
+    assert _snapshot(dataset) == before
+    assert not any(p.name.startswith(".") for p in dataset.parent.iterdir()
+                   if "ray" in p.name)
+
+
 def test_build_into_a_shard_inside_refused(shard_copies: tuple[Path, Path], capsys) -> None:
     first, _ = shard_copies
     assert main(["build", "financial", *QUICK, "--shard", "1/2", "--out",
