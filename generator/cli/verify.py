@@ -1,8 +1,10 @@
-"""``gen verify DIR``: re-prove every label of a dataset and check its files.
+"""``gen verify DIR [--source PATH]``: re-prove every label of a dataset and check its files.
 
 Exit 0: every check passed. Exit 1: one line per problem on stderr (the first
 ``--max-problems``, then how many more), then ``FAILED: N problem(s) in M items``. Exit 2:
-DIR is not a hopvista dataset (one ``gen: error:`` line).
+DIR is not a hopvista dataset, or PATH is not the input it names (one ``gen: error:`` line).
+Either way, what verify cannot prove is listed on stdout first, one ``not checked: …`` line
+each.
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ from hopvista.verify.dataset import one_line
 
 DEFAULT_MAX_PROBLEMS = 50
 DESCRIPTION = """Re-prove every label of a dataset folder and check its files, items, Parquet
-rows, images, counts and balance against each other.
+rows, images, counts and balance against each other. What it cannot prove (the images'
+pixels, wording it can only judge by its words, imported records without their source) is
+listed on stdout as "not checked: ..." lines.
 
 exit 0: every check passed. exit 1: one line per problem on stderr, then
-"FAILED: N problem(s) in M items". exit 2: the path is not a hopvista dataset."""
+"FAILED: N problem(s) in M items". exit 2: the path is not a hopvista dataset, or --source
+is not the input it was made from."""
 
 
 def register(subparsers: Any) -> None:
@@ -29,6 +34,9 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("verify", help="re-prove a dataset's labels", description=DESCRIPTION,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", type=Path, help="dataset folder")
+    p.add_argument("--source", type=Path, metavar="PATH",
+                   help="the input a gen augment dataset was made from (a release folder or "
+                        "file, or a hopvista dataset): every item is compared with its record")
     p.add_argument("--max-problems", type=non_negative_int, default=DEFAULT_MAX_PROBLEMS,
                    metavar="N",
                    help=f"print at most N problems (default {DEFAULT_MAX_PROBLEMS}; 0: all)")
@@ -53,10 +61,14 @@ class _Printer:
         return max(0, self.count - self.limit) if self.limit else 0
 
 
+def _unchecked(text: str) -> None:
+    print(f"not checked: {text}")
+
+
 def run(args: argparse.Namespace) -> int:
     """Print each problem on its own line; exit 1 if there is any."""
     printer = _Printer(args.max_problems)
-    checked = verify_into(args.path, printer)
+    checked = verify_into(args.path, printer, note=_unchecked, source=args.source)
     if printer.hidden:
         print(f"... and {printer.hidden} more problem(s) (--max-problems 0 prints all)",
               file=sys.stderr)
