@@ -116,11 +116,14 @@ def _matched_form(statement: dict[str, Any], variables: dict[str, str],
 
 
 def _reword(root: Path, form: Form | None = None, words: dict[str, dict[str, str]] | None = None,
-            question: str | None = None, nouns: dict[str, str] | None = None) -> None:
-    """Rewrite the recorded wording (forms, word maps, question, nouns) and every statement
-    text and question to match it: a consistent forgery, labels unchanged."""
+            question: str | None = None, nouns: dict[str, str] | None = None,
+            config: Callable[[dict[str, Any]], dict[str, Any]] = lambda m: m["config"]
+            ) -> None:
+    """Rewrite the recorded wording (forms, word maps, question, nouns; in the manifest's
+    ``config`` unless told) and every statement text and question to match it: a consistent
+    forgery, labels unchanged."""
     manifest = _manifest(root)
-    old = manifest["config"]["wording"]
+    old = config(manifest)["wording"]
     new = json.loads(json.dumps(old))
     if form is not None:
         new["forms"] = {t: [form(t, f) for f in forms] for t, forms in old["forms"].items()}
@@ -145,7 +148,7 @@ def _reword(root: Path, form: Form | None = None, words: dict[str, dict[str, str
         item["question"] = _RENDER.from_string(new["question"]).render(
             names=names, statements=[s["text"] for s in item["statements"]],
             singular=new["singular"], plural=new["plural"], noun=new["singular"])
-    manifest["config"]["wording"] = new
+    config(manifest)["wording"] = new
     _save(root, manifest, items)
 
 
@@ -533,3 +536,45 @@ def test_source_on_a_build_is_refused(custom: Path, capsys: pytest.CaptureFixtur
     code, _, err = _verify(custom, capsys, "--source", str(custom))
     assert code == 2 and err.startswith("gen: error: --source ")
     assert len(err.strip().splitlines()) == 1
+
+
+# -- variants of a hopvista input ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def varied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A small financial build and its ``web`` and ``missing`` variants."""
+    root = tmp_path_factory.mktemp("varied")
+    build_dataset(root / "fin", "--hops", "1", "-n", "3", "--no-images")
+    assert main(["augment", str(root / "fin"), "--variants", "web,missing",
+                 "--out", str(root / "variants")]) == 0
+    return root / "fin", root / "variants"
+
+
+@pytest.mark.slow
+def test_variants_of_a_negated_build_fail(varied: tuple[Path, Path], tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    source, out = varied
+    code, stdout, err = _verify(out, capsys, "--source", str(source))
+    assert code == 0, err
+    assert "not checked: the build checks of the input's base items" in stdout
+    root = _copy(out, tmp_path)
+    _reword(root, lambda t, f: "It is false that " + _lower_start(f),
+            config=lambda m: m["config"]["input"]["manifest"]["config"])
+    _fails_naming(root, capsys, "manifest.json: config.input.manifest.config.wording.forms.",
+                  "installed pack 'financial'")
+
+
+@pytest.mark.slow
+def test_a_base_changed_with_all_its_variants_fails_against_its_source(
+        varied: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source, out = varied
+    root = _copy(out, tmp_path)
+    items = read_items(root)
+    for item in items:
+        if item["base_id"] == items[0]["base_id"]:
+            item["provenance"]["attempts"] = 99
+    reseal(root, items)
+    assert _verify(root, capsys)[0] == 0  # the variants agree with their (forged) base
+    _fails_naming(root, capsys, f"item {items[0]['id']}: the base item differs from the "
+                  "source's record", source=source)

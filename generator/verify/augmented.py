@@ -47,6 +47,7 @@ from hopvista.model.inputs import Table
 from hopvista.model.item import BASE_VARIANT
 from hopvista.verify.images import png_problem, read_image
 from hopvista.verify.jsonl import parse_strict, read_lines
+from hopvista.verify.notes import BUILD_NOTE, FACT_NOTE, IMAGE_NOTE, IMPORTED_NOTE
 from hopvista.verify.paths import file_problem
 
 Report = Callable[[str], None]
@@ -236,7 +237,9 @@ class _Run:
         self.bases: dict[str, Item] = {}
         self.references: dict[str, _Reference] = {}
         self.wording: Any = None
+        self.input_format = _input(manifest).get("format")
         self.imported = 0
+        self.facts = False
         self.variants = {v["name"]: v["recipe"]
                          for v in manifest["config"].get("variants", [])}
         self.families: dict[str, int] = {}
@@ -271,11 +274,16 @@ class _Run:
             if item.task is not None:
                 self.families[item.task.family] = self.families.get(item.task.family, 0) + 1
         problems += _chart_markup_problems(item)
-        if self.wording is not None and item.statements and \
-                all(s.program is not None for s in item.statements):
+        if item.statements and all(s.program is not None for s in item.statements):
             from hopvista.verify.wording import check_wording
 
+            if self.input_format != "hopvista":
+                problems.append(f"a generated item (its statements have programs), but the "
+                                f"manifest names a {str(self.input_format)[:20]!r} input")
             problems += check_wording(raw, self.wording)
+            self.facts = self.facts or any(
+                "fact" in s["program"]["claim"] or s["program"]["select"]["op"] == "fact"
+                for s in raw["statements"])
         if item.provenance.generator.startswith("import:"):
             self.imported += 1
             recorded = _protected_cells(raw)
@@ -391,15 +399,6 @@ def _against_base(item: Item, base: Item, blanked: set[tuple[int, int]]) -> list
     return problems
 
 
-IMAGE_NOTE = "the images' pixels: each image's sha256, size and recorded layout are " \
-    "checked, not what it shows"
-IMPORTED_NOTE = "whether the imported answers are right: records without programs are " \
-    "proved to agree across their variants (and, with --source, with their source), not " \
-    "re-derived"
-BUILD_NOTE = "the build checks of the input's base items (balance, proxy readings, the " \
-    "chart's need, ids): run gen verify on the input dataset"
-
-
 def _input(manifest: dict[str, Any]) -> dict[str, Any]:
     config = manifest.get("config")
     found = config.get("input") if isinstance(config, dict) else None
@@ -413,6 +412,8 @@ def _input_wording(manifest: dict[str, Any], report: Report, notes: Report) -> A
     recorded = _input(manifest).get("manifest")
     config = recorded.get("config") if isinstance(recorded, dict) else None
     if not isinstance(config, dict):
+        report("manifest.json: field 'config.input.manifest.config': missing (the hopvista "
+               "input's config, whose wording proves the base items' texts)")
         return None
     packages = manifest.get("packages")
     version = recorded.get("format_version")
@@ -438,7 +439,11 @@ def _source_records(source: Path, fmt: Any) -> Iterator[Any]:
     if fmt == "hopvista":
         from hopvista.model.dataset import load
 
-        return iter(load(source))
+        dataset = load(source)
+        if dataset.manifest.kind in ("augmented", "markup", "shard"):
+            raise UserError(f"--source {source}: a dataset made by gen augment or gen build "
+                            "markup, or a shard; give the dataset the variants were made from")
+        return iter(dataset)
     from hopvista.sources.imports import read_records
 
     return read_records(source, fmt)[1]
@@ -592,6 +597,8 @@ def _notes(run: _Run, fmt: Any, source: Path | None, note: Report) -> None:
         note(IMPORTED_NOTE)
     if fmt == "hopvista":
         note(BUILD_NOTE)
+    if run.facts:
+        note(FACT_NOTE)
     if source is None and run.manifest.get("kind") == "augmented" and \
             (run.imported or fmt == "hopvista"):
         note(f"the items against the input they were made from (the {fmt} input {name!r}): "

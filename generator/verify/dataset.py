@@ -28,7 +28,7 @@ from hopvista import __version__
 from hopvista.errors import UserError
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
-from hopvista.verify.augmented import IMAGE_NOTE, is_augmented, verify_augmented
+from hopvista.verify.augmented import is_augmented, verify_augmented
 from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
 from hopvista.verify.checks import check_chart_needed, check_item, related_groups
 from hopvista.verify.consistency import (
@@ -42,6 +42,7 @@ from hopvista.verify.files import check_files
 from hopvista.verify.images import Images, check_images
 from hopvista.verify.jsonl import Line, parse_strict, read_lines
 from hopvista.verify.manifest import Expect, expectations, read_manifest
+from hopvista.verify.notes import FACT_NOTE, IMAGE_NOTE, PROXY_NOTE, Notes
 from hopvista.verify.parquet import Row, compare_row, iter_rows, shard_names
 from hopvista.verify.paths import FILE, file_problem, walk
 from hopvista.verify.proxies import check_proxies
@@ -52,32 +53,11 @@ from hopvista.verify.wording import (
     differences,
     judge_wording,
     pack_by_columns,
+    unheld_note,
 )
 
 ITEMS = "items.jsonl"
 Report = Callable[[str], None]
-
-#: What a build's verification never proves, whatever the dataset.
-PROXY_NOTE = "that the recorded proxy lines are the best the world offered (verify has no " \
-    "world; it re-reads the statements through them)"
-FACT_NOTE = "how a statement words a fact beyond its numbers, its proper names and its " \
-    "negations (the fact's wording is free text)"
-
-
-class Notes:
-    """What verification did not prove, each said once, in the order found."""
-
-    def __init__(self, note: Report | None) -> None:
-        self.note = note
-        self.said: set[str] = set()
-
-    def __call__(self, text: str) -> None:
-        """Say ``text`` unless it was said."""
-        if text not in self.said:
-            self.said.add(text)
-            if self.note is not None:
-                self.note(text)
-
 
 def one_line(text: str) -> str:
     """``text`` as one printable line: control characters (newlines, escapes) and lone
@@ -219,6 +199,8 @@ class _Run:
         if self.expect.version == FORMAT_VERSION and self.built_by == __version__:
             for problem in differences(self.wording, pack, self.expect.domain):
                 self.report(problem + " (its items show that pack's columns)")
+        else:
+            self.notes(unheld_note(pack.name, self.expect.version, self.built_by))
 
     def finish(self, extra_rows: int, manifest: dict[str, Any]) -> None:
         """What needs every item: row count, counts, shares, balance, the images folder."""

@@ -144,6 +144,8 @@ NEGATING = frozenset({
     "hoax", "rumor", "rumour", "rumored", "rumoured", "but", "instead", "unlike", "besides",
     "rather", "hardly", "barely", "scarcely", "seldom", "rarely", "misleading", "mistaken",
     "mistakenly", "erroneous", "erroneously", "bogus", "invalid", "refuted", "debunked",
+    "non", "anti", "pseudo", "supposed", "disproved", "disproven", "pretend", "pretends",
+    "pretended",
 })
 #: Words a noun (``noun``, ``singular``, ``plural``) may not hold: it would be a clause.
 CLAUSE_WORDS = frozenset({
@@ -273,6 +275,7 @@ class Installed:
 
     forms: Mapping[str, frozenset[str]]
     vocabulary: Mapping[str, frozenset[str]]
+    questions: frozenset[str]
     question_words: frozenset[str]
     word_phrases: Mapping[str, Mapping[str, frozenset[str]]]
 
@@ -314,6 +317,7 @@ def installed() -> Installed:
                 text = re.sub(r"\{\{.*?\}\}", " ", source)
                 vocabulary.setdefault(family_of(type_name), set()).update(words_of(text))
     question: set[str] = set()
+    questions: set[str] = set()
     phrases: dict[str, dict[str, set[str]]] = {
         key: {sense: set(found) for sense, found in senses.items()}
         for key, senses in WORD_SENSES.items()}
@@ -323,6 +327,7 @@ def installed() -> Installed:
         except UserError:
             continue
         question.update(words_of(re.sub(r"\{[{%].*?[}%]\}", " ", spec.question)))
+        questions.add(" ".join(spec.question.split()))
         for key, senses in phrases.items():
             for sense, found in senses.items():
                 value = spec.words.get(key, {}).get(sense)
@@ -331,7 +336,7 @@ def installed() -> Installed:
     return Installed(
         forms={t: frozenset(f) for t, f in forms.items()},
         vocabulary={f: frozenset(w) for f, w in vocabulary.items()},
-        question_words=frozenset(question),
+        questions=frozenset(questions), question_words=frozenset(question),
         word_phrases={k: {s: frozenset(p) for s, p in v.items()} for k, v in phrases.items()})
 
 
@@ -622,7 +627,7 @@ def judge(forms: Mapping[str, list[str]], words: Mapping[str, Mapping[str, str]]
     where = "manifest.json: config.wording"
     for key, value in (*((f"nouns[{i}]", n) for i, n in enumerate(nouns)),
                        ("singular", singular), ("plural", plural)):
-        if value:
+        if value or key.startswith("nouns"):
             why = noun_problem(value)
             if why:
                 verdict.problems.append(f"{where}.{key} {shown(value, 40)} {why}")
@@ -634,6 +639,8 @@ def judge(forms: Mapping[str, list[str]], words: Mapping[str, Mapping[str, str]]
     why = question_problem(question, own)
     if why:
         verdict.problems.append(f"{where}.question {shown(question)}: {why}")
+    elif " ".join(question.split()) not in installed().questions:
+        verdict.vouched.append("question")
     for type_name, sources in forms.items():
         accepted = []
         if not is_known_type(type_name):

@@ -46,6 +46,8 @@ NOUN, FACT = "\ue000", "\ue001"
 # never run code that a dataset brings, nor work without bound.
 _ENV = TEMPLATES
 MAX_TEMPLATE_CHARS = 4000
+#: Most forms a type, and most nouns, recorded wording may have (each is tried per statement).
+MAX_FORMS = 64
 _NUMERIC = ("threshold", "result")
 _PERIODS = ("period", "period1", "period2")
 _NAMES = ("entity", "anchor", "column", "cond_column", "cond_column2", "trend_column",
@@ -201,13 +203,19 @@ def judge_wording(config: dict[str, Any], domain: str | None, version: int,
         notes.append(f"the meaning of the {type_name} forms (a type no installed pack "
                      "words): checked for their slots and for negations only")
     if pack is not None:
-        notes.append(f"the recorded wording against the installed pack {pack.name!r} (the "
-                     f"dataset was made in format {version} by hopvista {str(built_by)[:20]}; "
-                     "the pack may have changed since): judged as a custom pack's")
+        notes.append(unheld_note(pack.name, version, built_by))
     question = recorded.question if not any("question" in p for p in verdict.problems) else ""
     accepted = replace(recorded, forms=verdict.forms, question=question)
     return WordingVerdict(accepted, tuple(problems), tuple(notes),
                           pack.name if pack else None)
+
+
+def unheld_note(pack: str, version: int, built_by: Any) -> str:
+    """What is not checked of a built-in pack's dataset made by another hopvista or in
+    another format: its recorded wording against the pack as installed."""
+    return f"the recorded wording against the installed pack {pack!r} (the dataset was " \
+        f"made in format {version} by hopvista {str(built_by)[:20]}; the pack may have " \
+        "changed since): judged by its words and slots, as a custom pack's"
 
 
 def pack_wording(expect: Expect, manifest: dict[str, Any]) -> Wording | None:
@@ -233,15 +241,15 @@ def read_recorded(recorded: Any, domain: str | None) -> tuple[Wording | None, li
     forms, words = recorded.get("forms"), recorded.get("words")
     nouns, question = recorded.get("nouns"), recorded.get("question")
     if not (isinstance(forms, dict) and all(isinstance(k, str) and _strings(v)
-                                            for k, v in forms.items())):
-        return None, [f"{where}.forms: expected lists of templates of at most "
-                      f"{MAX_TEMPLATE_CHARS} characters per type"]
+                                            and len(v) <= MAX_FORMS for k, v in forms.items())):
+        return None, [f"{where}.forms: expected lists of at most {MAX_FORMS} templates of at "
+                      f"most {MAX_TEMPLATE_CHARS} characters per type"]
     if not (isinstance(words, dict) and all(
             isinstance(k, str) and isinstance(m, dict) and
             all(isinstance(a, str) and isinstance(b, str) for a, b in m.items())
             for k, m in words.items())):
         return None, [f"{where}.words: expected word maps of strings"]
-    if not (_strings(nouns) and nouns and isinstance(question, str)
+    if not (_strings(nouns) and nouns and len(nouns) <= MAX_FORMS and isinstance(question, str)
             and len(question) <= MAX_TEMPLATE_CHARS):
         return None, [f"{where}: expected nouns and a question template"]
     extras = [recorded.get(k) or "" for k in ("singular", "plural")]
