@@ -409,8 +409,9 @@ def _input_wording(manifest: dict[str, Any], report: Report, notes: Report) -> A
     """The wording that proves a hopvista input's texts (judged as its build's would be)."""
     from hopvista.verify.wording import judge_wording
 
-    recorded = _input(manifest).get("manifest")
-    config = recorded.get("config") if isinstance(recorded, dict) else None
+    found = _input(manifest).get("manifest")
+    recorded: dict[str, Any] = found if isinstance(found, dict) else {}
+    config = recorded.get("config")
     if not isinstance(config, dict):
         report("manifest.json: field 'config.input.manifest.config': missing (the hopvista "
                "input's config, whose wording proves the base items' texts)")

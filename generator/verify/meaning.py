@@ -32,7 +32,7 @@ meaning (the verifier does not read English; it checks words and slots).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -59,7 +59,7 @@ FREE = frozenset({"noun", "singular", "plural"})
 CLAUSES: dict[str, tuple[frozenset[str], ...]] = {
     "CT": (frozenset({"column", "cmp", "threshold"}),),
     "AR": (frozenset({"column", "period1", "sign", "period2", "result"}),),
-    "TR": (frozenset({"column", "period1", "period2", "direction", "direction_verb"}),),
+    "TR": (frozenset({"column", "direction", "direction_verb"}),),
     "RK": (frozenset({"column", "order"}),),
     "CT+TR": (frozenset({"cond_column", "cmp", "threshold"}),
               frozenset({"trend_column", "direction", "direction_verb"})),
@@ -73,6 +73,7 @@ CLAUSES: dict[str, tuple[frozenset[str], ...]] = {
 #: Slots that set the scope of a whole claim (where they stand does not change it).
 SCOPE: dict[str, frozenset[str]] = {
     "CT": frozenset({"period"}), "RK": frozenset({"period"}),
+    "TR": frozenset({"period1", "period2"}),
     "CT+TR": frozenset({"first", "last"}), "AR+TR": frozenset({"first", "last"}),
 }
 #: Slots a form of the selector must write (the period and the condition's entity are
@@ -161,7 +162,7 @@ NEUTRAL = frozenset({
     "descriptions", "text", "texts", "filing", "filings", "record", "records", "document",
     "documents", "page", "pages", "article", "articles", "summary", "passage", "passages",
     "annual", "states", "says", "notes", "data", "reported", "recorded", "registered",
-    "posted", "measured", "logged"})
+    "posted", "measured", "logged", "is", "was", "are", "were", "has", "had", "have"})
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
 #: Characters the text of a form may hold besides letters and whitespace.
 _PUNCTUATION = set(".,;:'\u2019-")
@@ -556,7 +557,7 @@ def question_problem(source: str, extra_words: frozenset[str]) -> str | None:
     return None
 
 
-def _output_problem(children: list[nodes.Node], variables: frozenset[str],
+def _output_problem(children: Sequence[nodes.Node], variables: frozenset[str],
                     texts: list[str]) -> str | None:
     for child in children:
         if isinstance(child, nodes.TemplateData):

@@ -469,6 +469,10 @@ def check_wording(item: dict[str, Any], wording: Wording | None) -> list[str]:
         if why is not None:
             problems.append(f"{where}: {why}")
     problems += _check_question(item, wording)
+    shown_format = item["inputs"]["table"].get("period_format") or "{}"
+    if wording is not None and shown_format != (wording.period_format or "{}"):
+        problems.append(f"inputs.table.period_format {shown(str(shown_format), 30)} is not "
+                        f"the pack's {wording.period_format!r}")
     return problems
 
 
