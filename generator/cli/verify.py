@@ -3,8 +3,8 @@
 Exit 0: every check passed. Exit 1: one line per problem on stderr (the first
 ``--max-problems``, then how many more), then ``FAILED: N problem(s) in M items``. Exit 2:
 DIR is not a hopvista dataset, or PATH is not the input it names (one ``gen: error:`` line).
-Either way, what verify cannot prove is listed on stdout first, one ``not checked: …`` line
-each.
+An OK says what it did not prove: one ``not checked: …`` line each on stdout, before the
+``OK`` line.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from hopvista.verify.dataset import one_line
 
 DEFAULT_MAX_PROBLEMS = 50
 DESCRIPTION = """Re-prove every label of a dataset folder and check its files, items, Parquet
-rows, images, counts and balance against each other. What it cannot prove (the images'
-pixels, wording it can only judge by its words, imported records without their source) is
-listed on stdout as "not checked: ..." lines.
+rows, images, counts and balance against each other. With an OK, what it could not prove
+(the images' pixels, wording it can only judge by its words, imported records without their
+source) is listed first on stdout, as "not checked: ..." lines.
 
 exit 0: every check passed. exit 1: one line per problem on stderr, then
 "FAILED: N problem(s) in M items". exit 2: the path is not a hopvista dataset, or --source
@@ -61,19 +61,18 @@ class _Printer:
         return max(0, self.count - self.limit) if self.limit else 0
 
 
-def _unchecked(text: str) -> None:
-    print(f"not checked: {text}")
-
-
 def run(args: argparse.Namespace) -> int:
     """Print each problem on its own line; exit 1 if there is any."""
     printer = _Printer(args.max_problems)
-    checked = verify_into(args.path, printer, note=_unchecked, source=args.source)
+    unchecked: list[str] = []
+    checked = verify_into(args.path, printer, note=unchecked.append, source=args.source)
     if printer.hidden:
         print(f"... and {printer.hidden} more problem(s) (--max-problems 0 prints all)",
               file=sys.stderr)
     if printer.count:
         print(f"FAILED: {printer.count} problem(s) in {checked} items", file=sys.stderr)
         return 1
+    for text in unchecked:
+        print(f"not checked: {text}")
     print(f"OK: {checked} items verified in {one_line(str(args.path))}")
     return 0

@@ -165,7 +165,7 @@ NEUTRAL = frozenset({
     "posted", "measured", "logged", "is", "was", "are", "were", "has", "had", "have"})
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
 #: Characters the text of a form may hold besides letters and whitespace.
-_PUNCTUATION = set(".,;:'\u2019-")
+_PUNCTUATION = set(".,;:'\u2019-()")
 
 
 class Refused(ValueError):
@@ -498,7 +498,7 @@ def noun_problem(value: str) -> str | None:
     words = words_of(value)
     if not words or len(words) > 4:
         return "is not a noun of one to four words"
-    if any(not (c.isascii() and (c.isalpha() or c in " -'")) for c in value):
+    if any(not (c.isascii() and (c.isalnum() or c in " -'&.")) for c in value):
         return "holds characters a noun does not"
     bad = negating(words) or [w for w in words if w in CLAUSE_WORDS]
     if bad:
