@@ -421,7 +421,7 @@ def test_a_form_with_nested_loops_is_refused_at_once(where: str, custom: Path, t
     _save(root, manifest, read_items(root))
     started = time.monotonic()
     err = _fails_naming(root, capsys, f"manifest.json: config.wording.{where}")
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 3
     assert re.search(r"(for %\}|loop)", err), err
 
 

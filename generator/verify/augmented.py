@@ -240,8 +240,12 @@ class _Run:
         self.input_format = _input(manifest).get("format")
         self.imported = 0
         self.facts = False
-        self.variants = {v["name"]: v["recipe"]
-                         for v in manifest["config"].get("variants", [])}
+        config = manifest.get("config")
+        asked = config.get("variants") if isinstance(config, dict) else None
+        self.variants = {v.get("name"): v.get("recipe") for v in asked
+                         if isinstance(v, dict)} if isinstance(asked, list) else {}
+        if not isinstance(asked, list):
+            report("manifest.json: field 'config.variants': expected the variants asked for")
         self.families: dict[str, int] = {}
         self.lines = 0
         self.images = 0
@@ -399,6 +403,12 @@ def _against_base(item: Item, base: Item, blanked: set[tuple[int, int]]) -> list
     return problems
 
 
+def _field(manifest: dict[str, Any], key: str) -> dict[str, Any]:
+    """An object field of the manifest (empty when it is not one: the counts then differ)."""
+    found = manifest.get(key)
+    return found if isinstance(found, dict) else {}
+
+
 def _input(manifest: dict[str, Any]) -> dict[str, Any]:
     config = manifest.get("config")
     found = config.get("input") if isinstance(config, dict) else None
@@ -445,8 +455,12 @@ def _source_records(source: Path, fmt: Any) -> Iterator[Any]:
             raise UserError(f"--source {source}: a dataset made by gen augment or gen build "
                             "markup, or a shard; give the dataset the variants were made from")
         return iter(dataset)
-    from hopvista.sources.imports import read_records
+    from hopvista.sources.imports import IMPORTERS, read_records
 
+    if fmt not in IMPORTERS.names():
+        raise UserError(f"--source {source}: the manifest names the input format "
+                        f"{fmt[:40]!r}, which no installed reader reads (known: hopvista, "
+                        f"{', '.join(IMPORTERS.names())})")
     return read_records(source, fmt)[1]
 
 
@@ -509,7 +523,7 @@ def _against_source(run: _Run, records: Iterator[Any], source: Path, fmt: str,
     for base_id, ref in run.references.items():
         if base_id not in found:
             report(f"item {ref.item_id}: no record {base_id!r} in the source {source}")
-    counted = (run.manifest.get("counts") or {}).get("bases")
+    counted = _field(run.manifest, "counts").get("bases")
     if counted != read:
         report(f"manifest.json: counts.bases is {counted!r}, the source {source} has {read} "
                "record(s)")
@@ -569,14 +583,19 @@ def verify_augmented(root: Path, manifest: dict[str, Any], report: Report,
         row = next(rows, None)
         if row is None:
             report(f"{where}: no Parquet row")
-        else:
-            for problem in compare_row(row, raw, raw, images, version):
-                report(problem)
+            continue
+        try:
+            compared = compare_row(row, raw, raw, images, version)
+        except Exception as exc:  # noqa: BLE001 - reported as a problem of this row
+            compared = [f"{row.shard} row {row.index}: could not be compared "
+                        f"({type(exc).__name__})"]
+        for problem in compared:
+            report(problem)
     if next(rows, None) is not None:
         report(f"data: more Parquet rows than lines of {ITEMS}")
     if manifest.get("kind") == "markup":
         _balance_problems(run.families, manifest, report)
-    counts = manifest.get("counts", {})
+    counts = _field(manifest, "counts")
     if counts.get("items") != run.lines:
         report(f"manifest.json: counts.items is {counts.get('items')!r}, {ITEMS} has "
                f"{run.lines}")
@@ -609,7 +628,7 @@ def _notes(run: _Run, fmt: Any, source: Path | None, note: Report) -> None:
 def _balance_problems(families: dict[str, int], manifest: dict[str, Any],
                       report: Report) -> None:
     """A markup-task dataset: families equal ±1, as the manifest says."""
-    said = (manifest.get("shares") or {}).get("families")
+    said = _field(manifest, "shares").get("families")
     if said != dict(sorted(families.items())):
         report(f"manifest.json: shares.families is {said!r}, the items have "
                f"{dict(sorted(families.items()))!r}")

@@ -50,6 +50,7 @@ from hopvista.verify.schema import Malformed, check_shape
 from hopvista.verify.wording import (
     WordingVerdict,
     check_wording,
+    content_differences,
     differences,
     judge_wording,
     pack_by_columns,
@@ -197,7 +198,8 @@ class _Run:
             return
         self.verdict = WordingVerdict(self.wording, builtin=pack.name)
         if self.expect.version == FORMAT_VERSION and self.built_by == __version__:
-            for problem in differences(self.wording, pack, self.expect.domain):
+            found = content_differences(self.expect.config, pack, self.expect.domain)
+            for problem in found + differences(self.wording, pack, self.expect.domain):
                 self.report(problem + " (its items show that pack's columns)")
         else:
             self.notes(unheld_note(pack.name, self.expect.version, self.built_by))

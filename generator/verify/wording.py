@@ -177,6 +177,20 @@ def differences(recorded: Wording | None, pack: DomainPack, domain: str | None
     return problems
 
 
+def content_differences(config: dict[str, Any], pack: DomainPack, domain: str | None
+                        ) -> list[str]:
+    """The identities and related columns of a built-in pack's dataset must be the installed
+    pack's (the chart's need is checked with them)."""
+    problems = []
+    named = "" if domain == pack.name else f", named {str(domain)[:40]!r}"
+    for key, installed in (("identities", [i.text for i in pack.identities]),
+                           ("related", [list(g) for g in pack.spec.related])):
+        if config.get(key) != installed:
+            problems.append(f"manifest.json: config.{key} are not the installed pack "
+                            f"{pack.name!r}'s (the dataset is that pack{named})")
+    return problems
+
+
 def judge_wording(config: dict[str, Any], domain: str | None, version: int,
                   built_by: Any) -> WordingVerdict:
     """Decide which wording proves the texts of a dataset of ``config`` (see the module
@@ -184,6 +198,7 @@ def judge_wording(config: dict[str, Any], domain: str | None, version: int,
     recorded, problems = read_recorded(config.get("wording"), domain)
     pack = pack_by_content(config)
     if pack is not None and version == FORMAT_VERSION and built_by == __version__:
+        problems += content_differences(config, pack, domain)
         problems += differences(recorded, pack, domain)
         return WordingVerdict(_installed_wording(pack), tuple(problems), (), pack.name, True)
     notes = []
