@@ -601,10 +601,12 @@ def _loop_problem(loop: nodes.For, texts: list[str]) -> str | None:
 
 @dataclass
 class Judged:
-    """The verdict on recorded wording: the forms accepted per type, the problems (each
-    naming its field), and the forms accepted without being an installed pack's."""
+    """The verdict on recorded wording: the forms accepted per type, whether the question is,
+    the problems (each naming its field), and what was accepted without being an installed
+    pack's."""
 
     forms: dict[str, list[str]] = field(default_factory=dict)
+    question: bool = True
     problems: list[str] = field(default_factory=list)
     vouched: list[str] = field(default_factory=list)
     unknown_types: list[str] = field(default_factory=list)
@@ -639,6 +641,7 @@ def judge(forms: Mapping[str, list[str]], words: Mapping[str, Mapping[str, str]]
     own = pack_words(nouns, singular, plural)
     why = question_problem(question, own)
     if why:
+        verdict.question = False
         verdict.problems.append(f"{where}.question {shown(question)}: {why}")
     elif " ".join(question.split()) not in installed().questions:
         verdict.vouched.append("question")

@@ -26,7 +26,7 @@ pack, containing each statement text in order.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -90,8 +90,6 @@ class WordingVerdict:
     problems: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     builtin: str | None = None
-    held: bool = field(default=False)
-    """Whether the dataset is held to the installed pack's wording (made by this hopvista)."""
 
 
 @lru_cache(maxsize=8)
@@ -200,7 +198,7 @@ def judge_wording(config: dict[str, Any], domain: str | None, version: int,
     if pack is not None and version == FORMAT_VERSION and built_by == __version__:
         problems += content_differences(config, pack, domain)
         problems += differences(recorded, pack, domain)
-        return WordingVerdict(_installed_wording(pack), tuple(problems), (), pack.name, True)
+        return WordingVerdict(_installed_wording(pack), tuple(problems), (), pack.name)
     notes = []
     if recorded is None:
         return WordingVerdict(None, tuple(problems), (
@@ -219,8 +217,8 @@ def judge_wording(config: dict[str, Any], domain: str | None, version: int,
                      "words): checked for their slots and for negations only")
     if pack is not None:
         notes.append(unheld_note(pack.name, version, built_by))
-    question = recorded.question if not any("question" in p for p in verdict.problems) else ""
-    accepted = replace(recorded, forms=verdict.forms, question=question)
+    accepted = replace(recorded, forms=verdict.forms,
+                       question=recorded.question if verdict.question else "")
     return WordingVerdict(accepted, tuple(problems), tuple(notes),
                           pack.name if pack else None)
 
