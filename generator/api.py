@@ -83,10 +83,13 @@ def statement_types(domain: str, *, source: str | None = None,
 
 @dataclass(frozen=True)
 class VerifyReport:
-    """What :func:`verify` found: the items checked and every problem (empty when sound)."""
+    """What :func:`verify` found: the items checked, every problem (empty when sound), and
+    what it could not prove (``unchecked``: the images' pixels, wording it can only judge by
+    its words, imported records without their source)."""
 
     items: int
     problems: list[str] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -94,12 +97,19 @@ class VerifyReport:
         return not self.problems
 
 
-def verify(path: str | PathLike[str]) -> VerifyReport:
+def verify(path: str | PathLike[str], *, source: str | PathLike[str] | None = None
+           ) -> VerifyReport:
     """Re-prove every label of the dataset at ``path`` and check its files (``gen verify``).
 
-    Raises :class:`hopvista.errors.UserError` when ``path`` is not a hopvista dataset.
+    ``source`` is the input a ``gen augment`` dataset was made from (a release folder or
+    file, or a hopvista dataset): each item is then compared with its record there. Raises
+    :class:`hopvista.errors.UserError` when ``path`` is not a hopvista dataset, or ``source``
+    cannot be read as the input it names.
     """
-    from hopvista.verify.dataset import verify_dataset
+    from hopvista.verify import verify_into
 
-    items, problems = verify_dataset(Path(path))
-    return VerifyReport(items=items, problems=problems)
+    problems: list[str] = []
+    unchecked: list[str] = []
+    items = verify_into(Path(path), problems.append, note=unchecked.append,
+                        source=None if source is None else Path(source))
+    return VerifyReport(items=items, problems=problems, unchecked=unchecked)

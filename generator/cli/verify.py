@@ -1,8 +1,10 @@
-"""``gen verify DIR``: re-prove every label of a dataset and check its files.
+"""``gen verify DIR [--source PATH]``: re-prove every label of a dataset and check its files.
 
 Exit 0: every check passed. Exit 1: one line per problem on stderr (the first
 ``--max-problems``, then how many more), then ``FAILED: N problem(s) in M items``. Exit 2:
-DIR is not a hopvista dataset (one ``gen: error:`` line).
+DIR is not a hopvista dataset, or PATH is not the input it names (one ``gen: error:`` line).
+An OK says what it did not prove: one ``not checked: …`` line each on stdout, before the
+``OK`` line.
 """
 
 from __future__ import annotations
@@ -18,10 +20,13 @@ from hopvista.verify.dataset import one_line
 
 DEFAULT_MAX_PROBLEMS = 50
 DESCRIPTION = """Re-prove every label of a dataset folder and check its files, items, Parquet
-rows, images, counts and balance against each other.
+rows, images, counts and balance against each other. With an OK, what it could not prove
+(the images' pixels, wording it can only judge by its words, imported records without their
+source) is listed first on stdout, as "not checked: ..." lines.
 
 exit 0: every check passed. exit 1: one line per problem on stderr, then
-"FAILED: N problem(s) in M items". exit 2: the path is not a hopvista dataset."""
+"FAILED: N problem(s) in M items". exit 2: the path is not a hopvista dataset, or --source
+is not the input it was made from."""
 
 
 def register(subparsers: Any) -> None:
@@ -29,6 +34,9 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("verify", help="re-prove a dataset's labels", description=DESCRIPTION,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", type=Path, help="dataset folder")
+    p.add_argument("--source", type=Path, metavar="PATH",
+                   help="the input a gen augment dataset was made from (a release folder or "
+                        "file, or a hopvista dataset): every item is compared with its record")
     p.add_argument("--max-problems", type=non_negative_int, default=DEFAULT_MAX_PROBLEMS,
                    metavar="N",
                    help=f"print at most N problems (default {DEFAULT_MAX_PROBLEMS}; 0: all)")
@@ -56,12 +64,15 @@ class _Printer:
 def run(args: argparse.Namespace) -> int:
     """Print each problem on its own line; exit 1 if there is any."""
     printer = _Printer(args.max_problems)
-    checked = verify_into(args.path, printer)
+    unchecked: list[str] = []
+    checked = verify_into(args.path, printer, note=unchecked.append, source=args.source)
     if printer.hidden:
         print(f"... and {printer.hidden} more problem(s) (--max-problems 0 prints all)",
               file=sys.stderr)
     if printer.count:
         print(f"FAILED: {printer.count} problem(s) in {checked} items", file=sys.stderr)
         return 1
+    for text in unchecked:
+        print(f"not checked: {text}")
     print(f"OK: {checked} items verified in {one_line(str(args.path))}")
     return 0

@@ -10,32 +10,44 @@ What is re-proved, item by item, never trusting what the item says of itself:
 - a generated item's labels are re-derived from its programs on the inputs *as this variant
   shows them*, with the blanked cells removed: a program that read a blanked cell could not be
   executed, so a ``missing`` variant that hid a cell an answer depends on fails here;
-- a variant of a hopvista base shows the base's table: every cell equal to the base's but
-  the blanked ones, which no statement of the item reads; its chart data is the base's
-  (unless a style variant redrew it as another kind); and its answer and statements are the
-  base's;
+- the variants of one base agree with each other (with the base item, when the dataset has
+  it): question, answer, statements, entities, texts and provenance equal, every table cell
+  equal but the ones a ``missing`` variant blanked, chart data equal (unless a style variant
+  redrew it as another kind); a blanked cell is none a statement reads (a hopvista base) nor
+  one the variant records as protected (an imported record);
+- a generated item's texts say what its programs check, with the wording of the input's
+  pack judged as a build's is (:mod:`hopvista.verify.wording`);
+- with ``--source`` (the input the dataset was made from): every imported record is re-read
+  through the import readers and each variant agrees with it (question, answer, statements,
+  texts, every cell not blanked, no blanked cell one the reader protects); every base item of
+  a hopvista input is the input's item;
 - a chart markup variant's target and distractor are points of its chart, and its chart
   image emphasises exactly the point the variant marks (``render.emphasis``, with a box
   inside the image), or none for the control.
 
-Then the Parquet rows against the lines, and the counts against the manifest.
+Then the Parquet rows against the lines, and the counts against the manifest. What this
+cannot prove (pixels; imported records without their source) goes to the notes.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from hopvista.augment.grid import grid_of_table
+from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.inputs import Table
 from hopvista.model.item import BASE_VARIANT
 from hopvista.verify.images import png_problem, read_image
 from hopvista.verify.jsonl import parse_strict, read_lines
+from hopvista.verify.notes import BUILD_NOTE, FACT_NOTE, IMAGE_NOTE, IMPORTED_NOTE
 from hopvista.verify.paths import file_problem
 
 Report = Callable[[str], None]
@@ -137,13 +149,103 @@ def _label_problems(item: Item, blanked: set[tuple[int, int]],
     return check_item(shown, context)
 
 
+#: Fields of an item that its variants may change (the rest is the base's).
+_VARIANT_FIELDS = frozenset({"id", "variant", "images"})
+_VARIANT_INPUTS = frozenset({"table", "chart"})
+
+
+def _invariant(item: Item, with_place: bool = True) -> dict[str, Any]:
+    """What every variant of a base keeps, as JSON: everything but the id, the variant, the
+    images, the table (compared cell by cell) and the chart (compared by kind);
+    ``with_place`` False leaves out where the record was read (its input path)."""
+    data = item.model_dump(mode="json", exclude=set(_VARIANT_FIELDS))
+    data["inputs"] = {k: v for k, v in data["inputs"].items() if k not in _VARIANT_INPUTS}
+    table = item.inputs.table
+    data["caption"] = getattr(table, "caption", None)
+    if not with_place and isinstance(data.get("provenance"), dict):
+        data["provenance"] = {k: v for k, v in data["provenance"].items() if k != "source"}
+    return data
+
+
+@dataclass
+class _Reference:
+    """What the variants of one base must agree on, from the first of them seen."""
+
+    item_id: str
+    is_base: bool
+    invariant: dict[str, Any]
+    cells: dict[tuple[int, int], str]
+    unknown: set[tuple[int, int]] = field(default_factory=set)
+    """Cells every variant seen so far blanked (their value is not known yet)."""
+    blanked: set[tuple[int, int]] = field(default_factory=set)
+    """Cells any variant blanked."""
+    digest: str | None = None
+    """A hopvista base item's sha256 (of its JSON), for ``--source``."""
+
+    def whose(self) -> str:
+        """How a problem names this reference."""
+        return "the base's" if self.is_base else f"item {self.item_id}'s (of the same base)"
+
+
+def _differing(mine: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
+    return [key for key in sorted(set(mine) | set(theirs)) if mine.get(key) != theirs.get(key)]
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:59] + "\u2026"
+
+
+def _difference(mine: dict[str, Any], theirs: dict[str, Any], whose: str) -> str | None:
+    """One line naming the fields that differ from ``whose`` (with both values for an
+    answer or a question), or ``None``."""
+    fields = _differing(mine, theirs)
+    if not fields:
+        return None
+    shown = [f"{key} {_shown(mine.get(key))} (not {_shown(theirs.get(key))})"
+             if key in ("answer", "answer_type", "question") else key for key in fields]
+    return f"{', '.join(shown)} {'differs' if len(fields) == 1 else 'differ'} from {whose}"
+
+
+def _agreement(item: Item, ref: _Reference, blanked: set[tuple[int, int]]) -> list[str]:
+    """A variant against the reference of its base (which learns the cells it did not
+    know)."""
+    problems = []
+    differs = _difference(_invariant(item), ref.invariant, ref.whose())
+    if differs:
+        problems.append(differs)
+    mine = _table_cells(item)
+    if set(mine) != set(ref.cells):
+        problems.append(f"its table has other cells than {ref.whose()}")
+        return problems
+    changed = sorted(k for k in mine if k not in blanked and k not in ref.unknown
+                     and mine[k] != ref.cells[k])
+    if changed:
+        problems.append(f"table cells {changed[:3]} differ from {ref.whose()} but were not "
+                        "blanked")
+    for key in ref.unknown - blanked:
+        ref.cells[key] = mine[key]
+    ref.unknown &= blanked
+    ref.blanked |= blanked
+    return problems
+
+
 class _Run:
     def __init__(self, root: Path, manifest: dict[str, Any], report: Report) -> None:
         self.root, self.manifest, self.report = root, manifest, report
         self.ids: set[str] = set()
         self.bases: dict[str, Item] = {}
-        self.variants = {v["name"]: v["recipe"]
-                         for v in manifest["config"].get("variants", [])}
+        self.references: dict[str, _Reference] = {}
+        self.wording: Any = None
+        self.input_format = _input(manifest).get("format")
+        self.imported = 0
+        self.facts = False
+        config = manifest.get("config")
+        asked = config.get("variants") if isinstance(config, dict) else None
+        self.variants = {v.get("name"): v.get("recipe") for v in asked
+                         if isinstance(v, dict)} if isinstance(asked, list) else {}
+        if not isinstance(asked, list):
+            report("manifest.json: field 'config.variants': expected the variants asked for")
         self.families: dict[str, int] = {}
         self.lines = 0
         self.images = 0
@@ -176,10 +278,47 @@ class _Run:
             if item.task is not None:
                 self.families[item.task.family] = self.families.get(item.task.family, 0) + 1
         problems += _chart_markup_problems(item)
+        if item.statements and all(s.program is not None for s in item.statements):
+            from hopvista.verify.wording import check_wording
+
+            if self.input_format != "hopvista":
+                problems.append(f"a generated item (its statements have programs), but the "
+                                f"manifest names a {str(self.input_format)[:20]!r} input")
+            problems += check_wording(raw, self.wording)
+            self.facts = self.facts or any(
+                "fact" in s["program"]["claim"] or s["program"]["select"]["op"] == "fact"
+                for s in raw["statements"])
+        if item.provenance.generator.startswith("import:"):
+            self.imported += 1
+            recorded = _protected_cells(raw)
+            if blanked & recorded:
+                problems.append(f"blanked cells {sorted(blanked & recorded)[:3]} are cells "
+                                "the variant records as protected")
+        ref = self.references.get(item.base_id)
+        if ref is None:
+            self.references[item.base_id] = _Reference(
+                item.id, name == BASE_VARIANT, _invariant(item), _table_cells(item),
+                set(blanked), set(blanked), _digest(item) if name == BASE_VARIANT else None)
+        else:
+            problems += _agreement(item, ref, blanked)
         base = self.bases.get(item.base_id)
         if base is not None and name != BASE_VARIANT:
             problems += _against_base(item, base, blanked)
         return problems, images
+
+
+def _protected_cells(raw: dict[str, Any]) -> set[tuple[Any, Any]]:
+    """The cells an item's variant records as kept clear (``variant.protected``)."""
+    variant = raw.get("variant")
+    cells = variant.get("protected") if isinstance(variant, dict) else None
+    return {(p.get("row"), p.get("col")) for p in cells if isinstance(p, dict)} \
+        if isinstance(cells, list) else set()
+
+
+def _digest(item: Item) -> str:
+    """The sha256 of an item's JSON (keys sorted)."""
+    text = json.dumps(item.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _markup_task_problems(item: Item) -> list[str]:
@@ -249,15 +388,9 @@ def _chart_markup_problems(item: Item) -> list[str]:
 
 
 def _against_base(item: Item, base: Item, blanked: set[tuple[int, int]]) -> list[str]:
+    """A variant of a hopvista base: the chart data is the base's (unless redrawn as another
+    kind), and no blanked cell is one a statement reads."""
     problems = []
-    if item.answer != base.answer or [s.text for s in item.statements] != \
-            [s.text for s in base.statements] or item.question != base.question:
-        problems.append("question, statements or answer differ from the base item's")
-    mine, theirs = _table_cells(item), _table_cells(base)
-    changed = {k for k in theirs if mine.get(k) != theirs[k]}
-    if changed - blanked:
-        problems.append(f"table cells {sorted(changed - blanked)[:3]} differ from the base's "
-                        "but were not blanked")
     if item.inputs.chart is not None and base.inputs.chart is not None and \
             item.inputs.chart.kind == base.inputs.chart.kind and \
             item.inputs.chart != base.inputs.chart:
@@ -270,13 +403,151 @@ def _against_base(item: Item, base: Item, blanked: set[tuple[int, int]]) -> list
     return problems
 
 
-def verify_augmented(root: Path, manifest: dict[str, Any], report: Report) -> int:
-    """Re-prove an augmented dataset; return the number of lines of items.jsonl."""
+def _field(manifest: dict[str, Any], key: str) -> dict[str, Any]:
+    """An object field of the manifest (empty when it is not one: the counts then differ)."""
+    found = manifest.get(key)
+    return found if isinstance(found, dict) else {}
+
+
+def _input(manifest: dict[str, Any]) -> dict[str, Any]:
+    config = manifest.get("config")
+    found = config.get("input") if isinstance(config, dict) else None
+    return found if isinstance(found, dict) else {}
+
+
+def _input_wording(manifest: dict[str, Any], report: Report, notes: Report) -> Any:
+    """The wording that proves a hopvista input's texts (judged as its build's would be)."""
+    from hopvista.verify.wording import judge_wording
+
+    found = _input(manifest).get("manifest")
+    recorded: dict[str, Any] = found if isinstance(found, dict) else {}
+    config = recorded.get("config")
+    if not isinstance(config, dict):
+        report("manifest.json: field 'config.input.manifest.config': missing (the hopvista "
+               "input's config, whose wording proves the base items' texts)")
+        return None
+    packages = manifest.get("packages")
+    version = recorded.get("format_version")
+    verdict = judge_wording(
+        config, config.get("domain") if isinstance(config.get("domain"), str) else None,
+        version if type(version) is int else 0,
+        packages.get("hopvista") if isinstance(packages, dict) else None)
+    for problem in verdict.problems:
+        report(problem.replace("config.", "config.input.manifest.config.", 1))
+    for text in verdict.notes:
+        notes(text)
+    return verdict.wording
+
+
+def _source_records(source: Path, fmt: Any) -> Iterator[Any]:
+    """The records of the input ``source`` in the format the manifest names: typed items of
+    a hopvista dataset, or the import readers' records. A source that cannot be read as that
+    format is the user's mistake (:class:`~hopvista.errors.UserError`), found before any
+    item is checked."""
+    if not isinstance(fmt, str) or not fmt:
+        raise UserError(f"--source {source}: the manifest names no input format "
+                        "(config.input.format)")
+    if fmt == "hopvista":
+        from hopvista.model.dataset import load
+
+        dataset = load(source)
+        if dataset.manifest.kind in ("augmented", "markup", "shard"):
+            raise UserError(f"--source {source}: a dataset made by gen augment or gen build "
+                            "markup, or a shard; give the dataset the variants were made from")
+        return iter(dataset)
+    from hopvista.sources.imports import IMPORTERS, read_records
+
+    if fmt not in IMPORTERS.names():
+        raise UserError(f"--source {source}: the manifest names the input format "
+                        f"{fmt[:40]!r}, which no installed reader reads (known: hopvista, "
+                        f"{', '.join(IMPORTERS.names())})")
+    return read_records(source, fmt)[1]
+
+
+def _without_place(invariant: dict[str, Any]) -> dict[str, Any]:
+    provenance = invariant.get("provenance")
+    if not isinstance(provenance, dict):
+        return invariant
+    return invariant | {"provenance": {k: v for k, v in provenance.items() if k != "source"}}
+
+
+def _record_problems(record: Item, protected: set[tuple[int, int]], ref: _Reference
+                     ) -> list[str]:
+    """One base of the dataset against its record in the source."""
+    where = f"the source's record {record.provenance.source[:80]}"
+    if ref.digest is not None:
+        return [] if ref.digest == _digest(record) else \
+            [f"the base item differs from {where}: " +
+             (", ".join(_differing(_invariant(record), ref.invariant)) or "table, chart or "
+              "images")]
+    problems = []
+    differs = _difference(_without_place(ref.invariant), _invariant(record, with_place=False),
+                          where)
+    if differs:
+        problems.append(differs)
+    cells = _table_cells(record)
+    if set(cells) != set(ref.cells):
+        problems.append(f"its table has other cells than {where}")
+    else:
+        changed = sorted(k for k in cells if k not in ref.unknown and cells[k] != ref.cells[k])
+        if changed:
+            problems.append(f"table cells {changed[:3]} differ from {where}")
+    if ref.blanked & protected:
+        problems.append(f"blanked cells {sorted(ref.blanked & protected)[:3]} are cells "
+                        f"{where} protects")
+    return problems
+
+
+def _against_source(run: _Run, records: Iterator[Any], source: Path, fmt: str,
+                    report: Report) -> None:
+    """Every base of the dataset against the input it was made from."""
+    from hopvista.sources.imports import Skipped
+
+    found: set[str] = set()
+    read = 0
+    for record in records:
+        if isinstance(record, Skipped):
+            continue
+        item = record if isinstance(record, Item) else record.item
+        if fmt == "hopvista" and item.variant.name != BASE_VARIANT:
+            continue
+        read += 1
+        ref = run.references.get(item.base_id)
+        if ref is None:
+            continue
+        found.add(item.base_id)
+        protected = set() if isinstance(record, Item) else \
+            {(p.row, p.col) for p in record.protected}
+        for problem in _record_problems(item, protected, ref):
+            report(f"item {ref.item_id}: {problem}")
+    for base_id, ref in run.references.items():
+        if base_id not in found:
+            report(f"item {ref.item_id}: no record {base_id!r} in the source {source}")
+    counted = _field(run.manifest, "counts").get("bases")
+    if counted != read:
+        report(f"manifest.json: counts.bases is {counted!r}, the source {source} has {read} "
+               "record(s)")
+
+
+def verify_augmented(root: Path, manifest: dict[str, Any], report: Report,
+                     notes: Report | None = None, source: Path | None = None) -> int:
+    """Re-prove an augmented dataset; return the number of lines of items.jsonl. ``notes``
+    hears what cannot be proved; ``source`` is the input to compare the items with."""
     from hopvista.verify.files import check_files
     from hopvista.verify.parquet import compare_row, iter_rows, shard_names
 
+    note: Report = notes if notes is not None else (lambda text: None)
+    fmt = _input(manifest).get("format")
+    records = None
+    if source is not None:
+        if manifest.get("kind") != "augmented":
+            raise UserError(f"--source {source}: {root} is a dataset of markup tasks, made "
+                            "from no input")
+        records = _source_records(source, fmt)
     check_files(root, manifest, report)
     run = _Run(root, manifest, report)
+    if fmt == "hopvista":
+        run.wording = _input_wording(manifest, report, note)
     version = int(manifest["format_version"])
     try:
         rows = iter_rows(root, shard_names(root, report), version, report)
@@ -312,27 +583,52 @@ def verify_augmented(root: Path, manifest: dict[str, Any], report: Report) -> in
         row = next(rows, None)
         if row is None:
             report(f"{where}: no Parquet row")
-        else:
-            for problem in compare_row(row, raw, raw, images, version):
-                report(problem)
+            continue
+        try:
+            compared = compare_row(row, raw, raw, images, version)
+        except Exception as exc:  # noqa: BLE001 - reported as a problem of this row
+            compared = [f"{row.shard} row {row.index}: could not be compared "
+                        f"({type(exc).__name__})"]
+        for problem in compared:
+            report(problem)
     if next(rows, None) is not None:
         report(f"data: more Parquet rows than lines of {ITEMS}")
     if manifest.get("kind") == "markup":
         _balance_problems(run.families, manifest, report)
-    counts = manifest.get("counts", {})
+    counts = _field(manifest, "counts")
     if counts.get("items") != run.lines:
         report(f"manifest.json: counts.items is {counts.get('items')!r}, {ITEMS} has "
                f"{run.lines}")
     if counts.get("images") != run.images:
         report(f"manifest.json: counts.images is {counts.get('images')!r}, the items list "
                f"{run.images}")
+    if records is not None and isinstance(fmt, str):
+        _against_source(run, records, source or root, fmt, report)
+    _notes(run, fmt, source, note)
     return run.lines
+
+
+def _notes(run: _Run, fmt: Any, source: Path | None, note: Report) -> None:
+    """What the verification of an augmented dataset did not prove."""
+    if run.images:
+        note(IMAGE_NOTE)
+    name = str(_input(run.manifest).get("name"))[:80]
+    if run.imported:
+        note(IMPORTED_NOTE)
+    if fmt == "hopvista":
+        note(BUILD_NOTE)
+    if run.facts:
+        note(FACT_NOTE)
+    if source is None and run.manifest.get("kind") == "augmented" and \
+            (run.imported or fmt == "hopvista"):
+        note(f"the items against the input they were made from (the {fmt} input {name!r}): "
+             "give it with --source PATH")
 
 
 def _balance_problems(families: dict[str, int], manifest: dict[str, Any],
                       report: Report) -> None:
     """A markup-task dataset: families equal ±1, as the manifest says."""
-    said = (manifest.get("shares") or {}).get("families")
+    said = _field(manifest, "shares").get("families")
     if said != dict(sorted(families.items())):
         report(f"manifest.json: shares.families is {said!r}, the items have "
                f"{dict(sorted(families.items()))!r}")

@@ -10,9 +10,11 @@ A dataset of an older format version (see :mod:`hopvista.model.migrate`) is chec
 current version: each line is migrated before the item checks, while the Parquet rows and the
 files are compared with what that version wrote.
 
-Every problem goes to ``report`` as one printable line naming its file, line, item or field.
-Whatever a corrupt dataset holds, a check that fails unexpectedly becomes a problem of that
-item (or stage), never an exception out of :func:`verify_into`.
+Every problem goes to ``report`` as one printable line naming its file, line, item or field;
+what the verifier cannot prove (the images' pixels, wording it can only judge by its words)
+goes to ``note``, once each, so that an OK says exactly what was proved. Whatever a corrupt
+dataset holds, a check that fails unexpectedly becomes a problem of that item (or stage),
+never an exception out of :func:`verify_into`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from hopvista import __version__
 from hopvista.errors import UserError
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
@@ -39,15 +42,23 @@ from hopvista.verify.files import check_files
 from hopvista.verify.images import Images, check_images
 from hopvista.verify.jsonl import Line, parse_strict, read_lines
 from hopvista.verify.manifest import Expect, expectations, read_manifest
+from hopvista.verify.notes import FACT_NOTE, IMAGE_NOTE, PROXY_NOTE, Notes
 from hopvista.verify.parquet import Row, compare_row, iter_rows, shard_names
 from hopvista.verify.paths import FILE, file_problem, walk
 from hopvista.verify.proxies import check_proxies
 from hopvista.verify.schema import Malformed, check_shape
-from hopvista.verify.wording import Wording, check_wording, pack_wording
+from hopvista.verify.wording import (
+    WordingVerdict,
+    check_wording,
+    content_differences,
+    differences,
+    judge_wording,
+    pack_by_columns,
+    unheld_note,
+)
 
 ITEMS = "items.jsonl"
 Report = Callable[[str], None]
-
 
 def one_line(text: str) -> str:
     """``text`` as one printable line: control characters (newlines, escapes) and lone
@@ -66,9 +77,11 @@ def _guarded(stage: str, report: Report, check: Callable[[], None]) -> None:
 class _Run:
     """The state of one verification: what the manifest expects and what the items gave."""
 
-    def __init__(self, root: Path, expect: Expect, wording: Wording | None,
-                 report: Report) -> None:
-        self.root, self.expect, self.wording, self.report = root, expect, wording, report
+    def __init__(self, root: Path, expect: Expect, verdict: WordingVerdict,
+                 report: Report, notes: Notes) -> None:
+        self.root, self.expect, self.report, self.notes = root, expect, report, notes
+        self.verdict, self.wording = verdict, verdict.wording
+        self.built_by: Any = None
         self.manifest: dict[str, Any] = {}
         self.tally = Tally()
         self.ids: set[str] = set()
@@ -158,7 +171,11 @@ class _Run:
         return images
 
     def _proofs(self, item: dict[str, Any]) -> list[str]:
+        self._builtin_by_columns(item)
         problems = check_wording(item, self.wording)
+        if any("fact" in s["program"]["claim"] or s["program"]["select"]["op"] == "fact"
+               for s in item["statements"]):
+            self.notes(FACT_NOTE)
         if self.expect.margins is not None:
             try:
                 context = Context(item, *self.expect.margins)
@@ -170,6 +187,22 @@ class _Run:
             problems += check_chart_needed(item, self.expect.identities,
                                            related_groups(self.expect.config))
         return problems
+
+    def _builtin_by_columns(self, item: dict[str, Any]) -> None:
+        """The first item whose columns are an installed pack's: a dataset of this hopvista
+        and format is then held to that pack's wording, whatever it calls its domain."""
+        if self.verdict.builtin is not None:
+            return
+        pack = pack_by_columns(item)
+        if pack is None:
+            return
+        self.verdict = WordingVerdict(self.wording, builtin=pack.name)
+        if self.expect.version == FORMAT_VERSION and self.built_by == __version__:
+            found = content_differences(self.expect.config, pack, self.expect.domain)
+            for problem in found + differences(self.wording, pack, self.expect.domain):
+                self.report(problem + " (its items show that pack's columns)")
+        else:
+            self.notes(unheld_note(pack.name, self.expect.version, self.built_by))
 
     def finish(self, extra_rows: int, manifest: dict[str, Any]) -> None:
         """What needs every item: row count, counts, shares, balance, the images folder."""
@@ -222,27 +255,46 @@ def _safe_rows(rows: Iterator[Row], report: Report) -> Iterator[Row]:
                f"{str(exc)[:160]})")
 
 
-def verify_into(root: Path, report: Report) -> int:
-    """Re-prove the dataset folder ``root``, passing each problem to ``report`` as one line.
+def verify_into(root: Path, report: Report, *, note: Report | None = None,
+                source: Path | None = None) -> int:
+    """Re-prove the dataset folder ``root``, passing each problem to ``report`` as one line
+    and each thing it cannot prove to ``note`` (once each).
 
-    Returns the number of lines of items.jsonl. Raises :class:`~hopvista.errors.UserError`
-    only when ``root`` is not a hopvista dataset at all (no folder, no readable manifest of
-    a supported format version).
+    ``source`` is the input a ``gen augment`` dataset was made from, to compare its items
+    with. Returns the number of lines of items.jsonl. Raises
+    :class:`~hopvista.errors.UserError` only when ``root`` is not a hopvista dataset at all
+    (no folder, no readable manifest of a supported format version), or ``source`` cannot be
+    used with it.
     """
     def clean(problem: str) -> None:
         report(one_line(problem))
 
+    notes = Notes(None if note is None else lambda text: note(one_line(text)))
     manifest = read_manifest(root)
     if manifest.get("kind") == "shard":
         raise UserError(f"{root}: a shard of a build (gen build --shard); join the shards with "
                         "gen merge, then verify the dataset")
     if is_augmented(manifest):
-        return verify_augmented(root, manifest, clean)
+        return verify_augmented(root, manifest, clean, notes, source)
+    if source is not None:
+        raise UserError(f"--source {source}: {root} is a build, re-proved from its own "
+                        "programs; --source is for a dataset gen augment made from an "
+                        "existing one")
     _guarded("manifest.json files", clean, lambda: check_files(root, manifest, clean))
     expect = expectations(manifest, clean)
-    wording = pack_wording(expect, manifest)
-    run = _Run(root, expect, wording, clean)
-    run.manifest = manifest
+    packages = manifest.get("packages")
+    built_by = packages.get("hopvista") if isinstance(packages, dict) else None
+    verdict = judge_wording(expect.config, expect.domain, expect.version, built_by)
+    for problem in verdict.problems:
+        clean(problem)
+    for text in verdict.notes:
+        notes(text)
+    if expect.images:
+        notes(IMAGE_NOTE)
+    if expect.defences:
+        notes(PROXY_NOTE)
+    run = _Run(root, expect, verdict, clean, notes)
+    run.manifest, run.built_by = manifest, built_by
     rows = _safe_rows(iter_rows(root, shard_names(root, clean), expect.version, clean), clean)
     for line in _lines(root, clean):
         row = next(rows, None)

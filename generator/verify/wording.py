@@ -7,12 +7,17 @@ the program checks. Two checks, neither of which touches label computation:
 * **mentions** (always): every number, year, entity name and column label the program implies
   occurs in the text, with the pack's words for its comparison, sign, order and direction when
   the pack is known, and the fact's distinctive tokens (numbers, proper names) for a fact hop;
-* **rendering** (with the dataset's built-in pack when it is available, i.e. the domain is
-  built in, the manifest's hopvista version is this one, and its identities and margins
-  match; otherwise with the wording the manifest records, rendered in a sandbox): the text
-  is one of the pack's surface forms of the statement's type rendered with the program's
-  values, up to the two values a program does not fix (the noun, one of the pack's nouns, and
-  the fact's wording, a third-person predicate).
+* **rendering**: the text is one of the pack's surface forms of the statement's type rendered
+  with the program's values, up to the two values a program does not fix (the noun, one of the
+  pack's nouns, and the fact's wording, a third-person predicate, which may not negate or
+  hedge what the text it quotes says).
+
+Which wording the texts are rendered with is decided without trusting the dataset's word for
+it (:func:`judge_wording`): a dataset whose identities or related columns — or, item by item,
+whose columns — are those of an installed pack (whatever it calls its domain), made by this
+hopvista in this format, is held to that pack's wording; any other dataset's recorded wording
+(``config.wording``) is first judged by :mod:`hopvista.verify.meaning`, and only the forms it
+accepts prove a text. Templates render in :class:`hopvista.sandbox.PackEnvironment`.
 
 The question is checked the same way: re-rendered from the pack's template, or, without the
 pack, containing each statement text in order.
@@ -21,12 +26,11 @@ pack, containing each statement text in order.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 import jinja2
-import jinja2.sandbox
 
 from hopvista import __version__
 from hopvista.domain import DomainPack, builtin_pack_names, resolve_pack
@@ -34,14 +38,16 @@ from hopvista.errors import UserError
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.verify.executor import mentions
 from hopvista.verify.manifest import Expect
+from hopvista.verify.meaning import TEMPLATES, judge, negating, normalised, shown, words_of
 from hopvista.verify.operators import OPERATORS, View, nodes
 
 NOUN, FACT = "\ue000", "\ue001"
-# Sandboxed: a dataset's manifest may carry the wording it was built with, and verify must
-# never run code that a dataset brings.
-_ENV = jinja2.sandbox.SandboxedEnvironment(undefined=jinja2.StrictUndefined, autoescape=False,
-                                          keep_trailing_newline=False)
+# The sandbox: a dataset's manifest carries the wording it was built with, and verify must
+# never run code that a dataset brings, nor work without bound.
+_ENV = TEMPLATES
 MAX_TEMPLATE_CHARS = 4000
+#: Most forms a type, and most nouns, recorded wording may have (each is tried per statement).
+MAX_FORMS = 64
 _NUMERIC = ("threshold", "result")
 _PERIODS = ("period", "period1", "period2")
 _NAMES = ("entity", "anchor", "column", "cond_column", "cond_column2", "trend_column",
@@ -54,6 +60,8 @@ _WHAT = {"threshold": "threshold", "result": "result", "period": "period",
          "cond_column2": "second condition column", "trend_column": "chart column",
          "rank_column": "chart column", "cmp": "comparison", "sign": "sign",
          "order": "order", "direction": "direction"}
+_TEMPLATE_ERRORS = (jinja2.TemplateError, TypeError, ValueError, ArithmeticError,
+                    RecursionError, LookupError, AttributeError)
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,20 @@ class Wording:
     period_format: str = "{}"
 
 
+@dataclass(frozen=True)
+class WordingVerdict:
+    """Which wording proves the texts, and what was found deciding it.
+
+    ``wording`` is the installed pack's, the recorded wording's accepted part, or ``None``
+    (only mentions are checked); ``problems`` name ``manifest.json``'s fields; ``notes`` say
+    what is not checked; ``builtin`` is the installed pack the dataset's content is."""
+
+    wording: Wording | None
+    problems: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    builtin: str | None = None
+
+
 @lru_cache(maxsize=8)
 def _builtin_pack(name: str) -> DomainPack | None:
     """A built-in pack, loaded once per process (``None`` if it does not load)."""
@@ -79,26 +101,143 @@ def _builtin_pack(name: str) -> DomainPack | None:
         return None
 
 
+def _installed_packs() -> list[DomainPack]:
+    return [p for p in map(_builtin_pack, builtin_pack_names()) if p is not None]
+
+
+def _installed_wording(pack: DomainPack) -> Wording:
+    recorded = pack.wording_json()
+    return Wording(pack=pack.name, forms=recorded["forms"], words=recorded["words"],
+                   nouns=tuple(recorded["nouns"]), question=recorded["question"],
+                   singular=recorded["singular"], plural=recorded["plural"],
+                   period_format=recorded["period_format"] or "{}")
+
+
+def pack_by_content(config: dict[str, Any]) -> DomainPack | None:
+    """The installed pack whose identities or related columns the config records (each
+    list non-empty and equal), whatever the config calls its domain."""
+    for pack in _installed_packs():
+        identities = [i.text for i in pack.identities]
+        related = [list(g) for g in pack.spec.related]
+        if (identities and config.get("identities") == identities) or \
+                (related and config.get("related") == related):
+            return pack
+    return None
+
+
+def pack_by_columns(item: dict[str, Any]) -> DomainPack | None:
+    """The installed pack whose column catalogue names every column the item shows (three
+    or more, each with its key and label)."""
+    try:
+        inputs = item["inputs"]
+        shown_columns = {(c["key"], c["label"]) for c in inputs["table"]["columns"]}
+        shown_columns.add((inputs["chart"]["column"]["key"], inputs["chart"]["column"]["label"]))
+    except (KeyError, TypeError):
+        return None
+    if len(shown_columns) < 3:
+        return None
+    for pack in _installed_packs():
+        catalogue = {(c.key, c.label) for c in pack.spec.columns}
+        if shown_columns <= catalogue:
+            return pack
+    return None
+
+
+def differences(recorded: Wording | None, pack: DomainPack, domain: str | None
+                ) -> list[str]:
+    """How recorded wording strays from the installed pack's (forms of each type among the
+    pack's, the same words, nouns and question); one problem each."""
+    where = "manifest.json: config.wording"
+    said = "(the dataset is that pack" + \
+        ("" if domain == pack.name else f", named {str(domain)[:40]!r}") + \
+        "; its wording must be the pack's)"
+    if recorded is None:
+        return [f"{where}: missing or malformed, not the wording of the installed pack "
+                f"{pack.name!r} {said}"]
+    installed = pack.wording_json()
+    problems = []
+    known = {t: {normalised(f) for f in forms} for t, forms in pack.spec.forms.items()}
+    for type_name, forms in recorded.forms.items():
+        for i, form in enumerate(forms):
+            if normalised(form) not in known.get(type_name, set()):
+                problems.append(f"{where}.forms.{type_name}[{i}] {shown(form)} is not a "
+                                f"{type_name} form of the installed pack {pack.name!r} {said}")
+    for key, value in (("words", recorded.words), ("question", recorded.question),
+                       ("singular", recorded.singular), ("plural", recorded.plural)):
+        if value != installed[key]:
+            problems.append(f"{where}.{key} is not the installed pack {pack.name!r}'s {said}")
+    if not set(recorded.nouns) <= set(installed["nouns"]):
+        problems.append(f"{where}.nouns {list(recorded.nouns)[:4]} are not the installed "
+                        f"pack {pack.name!r}'s {said}")
+    if recorded.period_format != (installed["period_format"] or "{}"):
+        problems.append(f"{where}.period_format is not the installed pack {pack.name!r}'s "
+                        f"{said}")
+    return problems
+
+
+def content_differences(config: dict[str, Any], pack: DomainPack, domain: str | None
+                        ) -> list[str]:
+    """The identities and related columns of a built-in pack's dataset must be the installed
+    pack's (the chart's need is checked with them)."""
+    problems = []
+    named = "" if domain == pack.name else f", named {str(domain)[:40]!r}"
+    for key, installed in (("identities", [i.text for i in pack.identities]),
+                           ("related", [list(g) for g in pack.spec.related])):
+        if config.get(key) != installed:
+            problems.append(f"manifest.json: config.{key} are not the installed pack "
+                            f"{pack.name!r}'s (the dataset is that pack{named})")
+    return problems
+
+
+def judge_wording(config: dict[str, Any], domain: str | None, version: int,
+                  built_by: Any) -> WordingVerdict:
+    """Decide which wording proves the texts of a dataset of ``config`` (see the module
+    docstring); ``version`` is its format version, ``built_by`` the hopvista that made it."""
+    recorded, problems = read_recorded(config.get("wording"), domain)
+    pack = pack_by_content(config)
+    if pack is not None and version == FORMAT_VERSION and built_by == __version__:
+        problems += content_differences(config, pack, domain)
+        problems += differences(recorded, pack, domain)
+        return WordingVerdict(_installed_wording(pack), tuple(problems), (), pack.name)
+    notes = []
+    if recorded is None:
+        return WordingVerdict(None, tuple(problems), (
+            "statement wording beyond its mentions of the program's values (the manifest "
+            "records no usable wording)",), pack.name if pack else None)
+    verdict = judge(recorded.forms, recorded.words, recorded.nouns, recorded.singular,
+                    recorded.plural, recorded.question, recorded.period_format)
+    problems += verdict.problems
+    if verdict.vouched:
+        notes.append(f"the meaning of {len(verdict.vouched)} wording form(s) the manifest "
+                     f"records that no installed pack has ({', '.join(verdict.vouched[:4])}"
+                     f"{', …' if len(verdict.vouched) > 4 else ''}): verify checked their "
+                     "slots, their order and their words, it does not read English")
+    for type_name in verdict.unknown_types:
+        notes.append(f"the meaning of the {type_name} forms (a type no installed pack "
+                     "words): checked for their slots and for negations only")
+    if pack is not None:
+        notes.append(unheld_note(pack.name, version, built_by))
+    accepted = replace(recorded, forms=verdict.forms,
+                       question=recorded.question if verdict.question else "")
+    return WordingVerdict(accepted, tuple(problems), tuple(notes),
+                          pack.name if pack else None)
+
+
+def unheld_note(pack: str, version: int, built_by: Any) -> str:
+    """What is not checked of a built-in pack's dataset made by another hopvista or in
+    another format: its recorded wording against the pack as installed."""
+    return f"the recorded wording against the installed pack {pack!r} (the dataset was " \
+        f"made in format {version} by hopvista {str(built_by)[:20]}; the pack may have " \
+        "changed since): judged by its words and slots, as a custom pack's"
+
+
 def pack_wording(expect: Expect, manifest: dict[str, Any]) -> Wording | None:
-    """The wording the dataset was built with: the built-in pack when it is the one (same
-    domain, this hopvista version and dataset format version, same identities and margins),
-    else the wording the manifest records, else ``None`` (only the mentions are checked
-    then)."""
+    """The wording that proves the dataset's texts (:func:`judge_wording`): the installed
+    pack's, or the accepted part of the manifest's, or ``None`` (only the mentions are
+    checked then)."""
     packages = manifest.get("packages")
     built_by = packages.get("hopvista") if isinstance(packages, dict) else None
-    config = expect.config
-    if expect.domain in builtin_pack_names() and built_by == __version__ and \
-            expect.version == FORMAT_VERSION:
-        pack = _builtin_pack(expect.domain)
-        if pack is not None and [i.text for i in pack.identities] == config.get("identities") \
-                and pack.spec.decidability.model_dump() == config.get("decidability") \
-                and pack.wording_json() == config.get("wording"):
-            recorded = pack.wording_json()
-            return Wording(pack=pack.name, forms=recorded["forms"], words=recorded["words"],
-                           nouns=tuple(recorded["nouns"]), question=recorded["question"],
-                           singular=recorded["singular"], plural=recorded["plural"],
-                           period_format=recorded["period_format"] or "{}")
-    return recorded_wording(config.get("wording"), expect.domain)
+    return judge_wording(expect.config, expect.domain, expect.version, built_by).wording
 
 
 def _strings(value: Any) -> bool:
@@ -106,31 +245,39 @@ def _strings(value: Any) -> bool:
         isinstance(v, str) and len(v) <= MAX_TEMPLATE_CHARS for v in value)
 
 
-def recorded_wording(recorded: Any, domain: str | None) -> Wording | None:
-    """The manifest's ``config.wording``, when it is well formed (else ``None``)."""
+def read_recorded(recorded: Any, domain: str | None) -> tuple[Wording | None, list[str]]:
+    """The manifest's ``config.wording`` and, when it is not well formed, the problem."""
+    where = "manifest.json: field 'config.wording'"
     if not isinstance(recorded, dict):
-        return None
+        return None, [f"{where}: expected the wording the pack was built with, got "
+                      f"{type(recorded).__name__}"]
     forms, words = recorded.get("forms"), recorded.get("words")
     nouns, question = recorded.get("nouns"), recorded.get("question")
     if not (isinstance(forms, dict) and all(isinstance(k, str) and _strings(v)
-                                            for k, v in forms.items())):
-        return None
+                                            and len(v) <= MAX_FORMS for k, v in forms.items())):
+        return None, [f"{where}.forms: expected lists of at most {MAX_FORMS} templates of at "
+                      f"most {MAX_TEMPLATE_CHARS} characters per type"]
     if not (isinstance(words, dict) and all(
             isinstance(k, str) and isinstance(m, dict) and
             all(isinstance(a, str) and isinstance(b, str) for a, b in m.items())
             for k, m in words.items())):
-        return None
-    if not (_strings(nouns) and nouns and isinstance(question, str)
+        return None, [f"{where}.words: expected word maps of strings"]
+    if not (_strings(nouns) and nouns and len(nouns) <= MAX_FORMS and isinstance(question, str)
             and len(question) <= MAX_TEMPLATE_CHARS):
-        return None
+        return None, [f"{where}: expected nouns and a question template"]
     extras = [recorded.get(k) or "" for k in ("singular", "plural")]
     period_format = recorded.get("period_format") or "{}"
     if not all(isinstance(x, str) and len(x) <= MAX_TEMPLATE_CHARS
                for x in (*extras, period_format)) or period_format.count("{}") != 1:
-        return None
+        return None, [f"{where}: singular, plural or period_format is malformed"]
     return Wording(pack=f"{domain} (as recorded)", forms=forms, words=words,
                    nouns=tuple(nouns), question=question, singular=extras[0],
-                   plural=extras[1], period_format=period_format)
+                   plural=extras[1], period_format=period_format), []
+
+
+def recorded_wording(recorded: Any, domain: str | None) -> Wording | None:
+    """The manifest's ``config.wording``, when it is well formed (else ``None``)."""
+    return read_recorded(recorded, domain)[0]
 
 
 def _node_variables(node: dict[str, Any], view: View,
@@ -252,29 +399,70 @@ def _pattern(rendered: str, nouns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("".join(parts), re.DOTALL)
 
 
-def renders(statement: dict[str, Any], variables: dict[str, str], wording: Wording) -> bool:
-    """Whether the text is one of the pack's forms of its type, rendered with the program's
-    values (any pack noun; a fact wording that keeps the needle's distinctive tokens)."""
+def _quoted_negations(needle: str, item: dict[str, Any] | None) -> set[str]:
+    """The negating words of the text sentences that state the fact (``needle``)."""
+    found: set[str] = set()
+    chunks = item.get("inputs", {}).get("text", []) if isinstance(item, dict) else []
+    for chunk in chunks if isinstance(chunks, list) else []:
+        text = chunk.get("text") if isinstance(chunk, dict) else None
+        if not isinstance(text, str) or needle not in text:
+            continue
+        sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if needle in s]
+        for sentence in sentences or [text]:
+            found.update(negating(words_of(sentence)))
+    return found
+
+
+def fact_problem(fact: str, needle: str, item: dict[str, Any] | None) -> str | None:
+    """Why a statement's wording of a fact does not say what the text says: it loses the
+    needle's distinctive tokens, or it negates or hedges what no sentence stating the fact
+    negates."""
+    if not all(t.lower() in fact.lower() for t in needle_tokens(needle)):
+        return "loses the fact's numbers or names"
+    added = [w for w in negating(words_of(fact)) if w not in _quoted_negations(needle, item)]
+    if added:
+        return f"says {added[0]!r} of the fact, which no text stating it says"
+    return None
+
+
+def _rendering_problem(statement: dict[str, Any], variables: dict[str, str],
+                       wording: Wording, item: dict[str, Any] | None) -> str | None:
+    """``None`` when the text is one of the pack's forms of its type rendered with the
+    program's values (any pack noun; a wording of the fact that keeps the needle's
+    distinctive tokens and adds no negation), else why not."""
     needle = _needle(statement["program"])
     variables = variables | {"singular": wording.singular, "plural": wording.plural}
     # Wording recorded by format 2 (before domain-neutral packs) named periods "year".
     variables |= {old: variables[new] for old, new in
                   (("year", "period"), ("year1", "period1"), ("year2", "period2"))
                   if new in variables}
+    why = f"text is not a {statement['type']} form of pack {wording.pack!r} rendered with " \
+          "its program's values"
     for form in wording.forms.get(statement["type"], []):
         try:
             rendered = _template(form).render(**variables).strip()
-        except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError, RecursionError):
+        except _TEMPLATE_ERRORS:
             continue
         rendered = rendered[:1].upper() + rendered[1:]
         match = _pattern(rendered, wording.nouns).fullmatch(statement["text"])
         if match is None:
             continue
         fact = match.groupdict().get("fact")
-        if fact is None or needle is None or \
-                all(t.lower() in fact.lower() for t in needle_tokens(needle)):
-            return True
-    return False
+        if fact is None or needle is None:
+            return None
+        problem = fact_problem(fact, needle, item)
+        if problem is None:
+            return None
+        why = f"its wording of the fact {shown(fact, 50)} {problem}"
+    return why
+
+
+def renders(statement: dict[str, Any], variables: dict[str, str], wording: Wording,
+            item: dict[str, Any] | None = None) -> bool:
+    """Whether the text is one of the pack's forms of its type, rendered with the program's
+    values (any pack noun; a wording of the fact that keeps the needle's distinctive tokens
+    and adds no negation to what the item's texts say)."""
+    return _rendering_problem(statement, variables, wording, item) is None
 
 
 def check_wording(item: dict[str, Any], wording: Wording | None) -> list[str]:
@@ -288,10 +476,16 @@ def check_wording(item: dict[str, Any], wording: Wording | None) -> list[str]:
         if missing:
             problems.append(f"{where}: text does not mention {'; '.join(missing)} "
                             "of its program")
-        elif wording is not None and not renders(statement, variables, wording):
-            problems.append(f"{where}: text is not a {statement['type']} form of pack "
-                            f"{wording.pack!r} rendered with its program's values")
+            continue
+        why = None if wording is None else \
+            _rendering_problem(statement, variables, wording, item)
+        if why is not None:
+            problems.append(f"{where}: {why}")
     problems += _check_question(item, wording)
+    shown_format = item["inputs"]["table"].get("period_format") or "{}"
+    if wording is not None and shown_format != (wording.period_format or "{}"):
+        problems.append(f"inputs.table.period_format {shown(str(shown_format), 30)} is not "
+                        f"the pack's {wording.period_format!r}")
     return problems
 
 
@@ -303,8 +497,8 @@ def _check_question(item: dict[str, Any], wording: Wording | None) -> list[str]:
             wanted = _template(wording.question).render(
                 names=names, statements=texts, singular=wording.singular,
                 plural=wording.plural, noun=wording.singular)
-        except (jinja2.TemplateError, TypeError, ValueError, ArithmeticError, RecursionError):
-            return []
+        except _TEMPLATE_ERRORS:
+            wanted = None
         return [] if item["question"] == wanted else \
             ["question is not the pack's question with these entities and statements"]
     at = 0

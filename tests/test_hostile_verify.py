@@ -1,0 +1,580 @@
+"""``gen verify`` trusts only what it can re-derive: consistent forgeries of a dataset's own
+record of what its words mean fail, each with a line naming the form (or the item).
+
+A forger rewrites the wording the manifest records and every statement text (and question) to
+match it, keeps the labels, and re-hashes everything (``reseal``): a negated custom pack, a
+built-in pack under another name, a negated fact, an imported answer changed on every variant,
+a form whose loops would never end. Benign datasets (custom packs, the golden datasets, an
+augmented import) still verify, and what verify cannot prove is listed in its report.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import pytest
+
+from hopvista.cli.main import main
+from hopvista.verify.wording import _pattern, statement_variables
+from tests.conftest import build_dataset, read_items, reseal
+
+GOLDEN = Path(__file__).parent / "golden"
+EXAMPLE = Path(__file__).parent.parent / "examples" / "air-quality"
+Form = Callable[[str, str], str]
+"""A forger's rewrite of one form: (type, form) -> form."""
+
+
+# -- datasets --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def custom(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A dataset of a custom pack: the ``gen new-domain`` skeleton, every level."""
+    root = tmp_path_factory.mktemp("custom")
+    assert main(["new-domain", "orchards", "--dir", str(root)]) == 0
+    out = root / "ds"
+    assert main(["build", str(root / "orchards"), "--hops", "1-3", "-n", "12", "--seed", "1",
+                 "--no-images", "--out", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def financial(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A dataset of the built-in financial pack, every level."""
+    out = tmp_path_factory.mktemp("financial") / "ds"
+    build_dataset(out, "--hops", "1-3", "-n", "9", "--seed", "3", "--no-images")
+    return out
+
+
+def _copy(dataset: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "forged"
+    shutil.copytree(dataset, root)
+    return root
+
+
+def _manifest(root: Path) -> dict[str, Any]:
+    return dict(json.loads((root / "manifest.json").read_text(encoding="utf-8")))
+
+
+def _save(root: Path, manifest: dict[str, Any], items: list[dict[str, Any]]) -> None:
+    """Write the manifest, then the items with the Parquet rows and hashes to match."""
+    (root / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    reseal(root, items)
+
+
+def _verify(root: Path, capsys: pytest.CaptureFixture[str], *args: str
+            ) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(["verify", str(root), *args])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return code, captured.out, captured.err
+
+
+def _fails_naming(root: Path, capsys: pytest.CaptureFixture[str], *names: str,
+                  source: Path | None = None) -> str:
+    args = ("--source", str(source)) if source is not None else ()
+    code, _, err = _verify(root, capsys, "--max-problems", "0", *args)
+    assert code == 1, err
+    assert err.rstrip().splitlines()[-1].startswith("FAILED: ")
+    for name in names:
+        assert any(name in line for line in err.splitlines()), f"{name!r} not in:\n{err}"
+    return err
+
+
+# -- the forger's tool: rewrite the wording and re-render every text with it ------------------
+
+
+_RENDER = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+
+
+def _render(form: str, variables: dict[str, str]) -> str:
+    text = _RENDER.from_string(form).render(**variables).strip()
+    return text[:1].upper() + text[1:]
+
+
+def _matched_form(statement: dict[str, Any], variables: dict[str, str],
+                  wording: dict[str, Any]) -> tuple[int, dict[str, str | None]]:
+    """Which recorded form the text is, with the noun and fact it was written with."""
+    extra = {"singular": wording["singular"], "plural": wording["plural"]}
+    for i, form in enumerate(wording["forms"][statement["type"]]):
+        try:
+            rendered = _render(form, variables | extra)
+        except jinja2.TemplateError:
+            continue
+        match = _pattern(rendered, tuple(wording["nouns"])).fullmatch(statement["text"])
+        if match is not None:
+            return i, match.groupdict()
+    raise AssertionError(f"no form writes {statement['text']!r}")
+
+
+def _reword(root: Path, form: Form | None = None, words: dict[str, dict[str, str]] | None = None,
+            question: str | None = None, nouns: dict[str, str] | None = None,
+            config: Callable[[dict[str, Any]], dict[str, Any]] = lambda m: m["config"]
+            ) -> None:
+    """Rewrite the recorded wording (forms, word maps, question, nouns; in the manifest's
+    ``config`` unless told) and every statement text and question to match it: a consistent
+    forgery, labels unchanged."""
+    manifest = _manifest(root)
+    old = config(manifest)["wording"]
+    new = json.loads(json.dumps(old))
+    if form is not None:
+        new["forms"] = {t: [form(t, f) for f in forms] for t, forms in old["forms"].items()}
+    if words is not None:
+        new["words"] = {k: old["words"][k] | words.get(k, {}) for k in old["words"]}
+    if question is not None:
+        new["question"] = question
+    renamed = nouns or {}
+    new["nouns"] = [renamed.get(n, n) for n in old["nouns"]]
+    new["singular"] = renamed.get(old["singular"], old["singular"])
+    items = read_items(root)
+    for item in items:
+        for statement in item["statements"]:
+            before = statement_variables(statement, item, old["words"])
+            i, found = _matched_form(statement, before, old)
+            after = statement_variables(statement, item, new["words"])
+            noun = found.get("noun") or old["nouns"][0]
+            after |= {"noun": renamed.get(noun.lower(), noun), "fact": found.get("fact") or "",
+                      "singular": new["singular"], "plural": new["plural"]}
+            statement["text"] = _render(new["forms"][statement["type"]][i], after)
+        names = ", ".join(e["name"] for e in item["entities"]).rstrip(".")
+        item["question"] = _RENDER.from_string(new["question"]).render(
+            names=names, statements=[s["text"] for s in item["statements"]],
+            singular=new["singular"], plural=new["plural"], noun=new["singular"])
+    config(manifest)["wording"] = new
+    _save(root, manifest, items)
+
+
+def _lower_start(form: str) -> str:
+    return form if form.startswith("{{") else form[:1].lower() + form[1:]
+
+
+def _swap(form: str, a: str, b: str) -> str:
+    return form.replace(a, "\0").replace(b, a).replace("\0", b)
+
+
+# -- 1. a custom pack's wording is checked for meaning ---------------------------------------
+
+
+def test_a_custom_pack_verifies_as_built(custom: Path, capsys: pytest.CaptureFixture[str]
+                                         ) -> None:
+    code, out, err = _verify(custom, capsys)
+    assert code == 0, err
+    assert out.rstrip().splitlines()[-1].startswith("OK: 12 items verified")
+
+
+def test_a_negated_custom_pack_fails_naming_the_form(custom: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    root = _copy(custom, tmp_path)
+    _reword(root, lambda t, f: "It is false that " + _lower_start(f))
+    statement = read_items(root)[0]["statements"][0]
+    assert statement["text"].startswith("It is false that ")
+    err = _fails_naming(root, capsys, "manifest.json: config.wording.forms.")
+    line = next(x for x in err.splitlines() if "config.wording.forms." in x)
+    assert "It is false that" in line and "'false'" in line
+
+
+#: Consistent rewrites a hostile author could make of a custom pack's wording, each of which
+#: changes what the statements say while the labels stay: (forms, word maps, question, nouns),
+#: and the field the failure must name.
+HOSTILE: dict[str, tuple[Form | None, dict[str, dict[str, str]] | None, str | None,
+                         dict[str, str] | None, str]] = {
+    "not": (lambda t, f: f.replace(" is {{ entity }}", " is not {{ entity }}"), None, None,
+            None, "forms."),
+    "isn't": (lambda t, f: f.replace(" is {{ entity }}", " isn't {{ entity }}"), None, None,
+              None, "forms."),
+    "never": (lambda t, f: f.replace("{{ entity }} has", "{{ entity }} never has")
+              .replace("{{ entity }} had", "{{ entity }} never had"), None, None, None,
+              "forms."),
+    "hedged": (lambda t, f: "Allegedly, " + _lower_start(f), None, None, None, "forms."),
+    "conditional": (lambda t, f: "Only if the table is wrong, " + _lower_start(f), None,
+                    None, None, "forms."),
+    "the opposite": (lambda t, f: "The opposite of this holds: " + _lower_start(f), None,
+                     None, None, "forms."),
+    "fails to": (lambda t, f: f.replace("{{ entity }} is the", "{{ entity }} fails to be the"),
+                 None, None, None, "forms."),
+    "entity for anchor": (lambda t, f: _swap(f, "{{ entity }}", "{{ anchor }}")
+                          if t in ("CT+RK", "AR+RK") else f, None, None, None,
+                          "forms.CT+RK"),
+    "condition for ranking": (lambda t, f: f if "RK" not in t else
+                              _swap(f, "{{ cond_column }}", "{{ rank_column }}"), None, None,
+                              None, "forms.CT+RK"),
+    "periods reversed": (lambda t, f: _swap(f, "{{ period1 }}", "{{ period2 }}"), None, None,
+                         None, "forms."),
+    "threshold before comparison": (
+        lambda t, f: f.replace("{{ column }} {{ cmp }} {{ threshold }}",
+                               "{{ threshold }} {{ cmp }} {{ column }}"), None, None, None,
+        "forms."),
+    "a filter": (lambda t, f: f.replace("{{ entity }}", "{{ entity | lower | title }}"), None,
+                 None, None, "forms."),
+    "comparisons swapped": (None, {"cmp": {">": "less than", "<": "greater than"}}, None,
+                            None, "words.cmp"),
+    "orders swapped": (None, {"order": {"max": "lowest", "min": "highest"}}, None, None,
+                       "words.order"),
+    "directions negated": (None, {"direction_verb": {"increasing": "never increased",
+                                                     "decreasing": "never decreased"},
+                                  "direction": {"increasing": "non-increasing",
+                                                "decreasing": "non-decreasing"}},
+                           None, None, "words.direction"),
+    "question asks for false ones": (
+        None, None,
+        "Read the text, the table and the chart about {{ names }}. Which of the following "
+        "statements are false?\n{% for statement in statements %}{{ loop.index }}. "
+        "{{ statement }}\n{% endfor %}Answer with the numbers of all false statements.",
+        None, "question"),
+    "question with a condition on the statements": (
+        None, None,
+        "Which statements are true?\n{% for s in statements %}{{ loop.index }}. "
+        "{% if 'Appleton' in s %}(reversed) {% endif %}{{ s }}\n{% endfor %}",
+        None, "question"),
+    "a noun that negates": (None, None, None, {"orchard": "orchard that is not"}, "singular"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_rewordings_of_a_custom_pack_fail(case: str, custom: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    form, words, question, nouns, field = HOSTILE[case]
+    root = _copy(custom, tmp_path)
+    _reword(root, form, words, question, nouns)
+    assert _manifest(root)["config"]["wording"] != _manifest(custom)["config"]["wording"]
+    _fails_naming(root, capsys, f"manifest.json: config.wording.{field}")
+
+
+def test_a_custom_pack_of_other_words_verifies_and_says_what_it_did_not_check(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The example pack words some types in its own words: they prove their statements, and
+    the report says their meaning was judged by their words and slots only."""
+    out = tmp_path / "air"
+    assert main(["build", str(EXAMPLE), "--hops", "1-3", "-n", "9", "--seed", "2",
+                 "--no-images", "--out", str(out)]) == 0
+    code, stdout, err = _verify(out, capsys)
+    assert code == 0, err
+    lines = stdout.rstrip().splitlines()
+    assert lines[-1].startswith("OK: 9 items verified")
+    assert any(line.startswith("not checked: the meaning of") and "wording form" in line
+               for line in lines), stdout
+
+
+# -- 2. a built-in pack is held to the installed pack, whatever the dataset calls it --------
+
+
+def _rename(root: Path, name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The dataset with its domain renamed everywhere (ids, items, config)."""
+    manifest = _manifest(root)
+    old = manifest["config"]["domain"]
+    manifest["config"]["domain"] = name
+    items = read_items(root)
+    for item in items:
+        item["domain"] = name
+        item["base_id"] = item["base_id"].replace(old, name, 1)
+        item["id"] = item["id"].replace(old, name, 1)
+    return manifest, items
+
+
+def test_a_renamed_negated_builtin_fails_naming_the_form(financial: Path, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    root = _copy(financial, tmp_path)
+    manifest, items = _rename(root, "finance2")
+    _save(root, manifest, items)
+    assert _verify(root, capsys)[0] == 0  # a renamed copy of the pack is still that pack
+    _reword(root, lambda t, f: "It is false that " + _lower_start(f))
+    err = _fails_naming(root, capsys, "manifest.json: config.wording.forms.",
+                        "installed pack 'financial'")
+    assert "finance2" in err
+
+
+def test_a_renamed_builtin_is_held_to_the_installed_wording(financial: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
+    """A rewording made only of the pack's own words (dropping "only") passes any check of
+    words; the installed pack has no such form, so the renamed dataset fails."""
+    root = _copy(financial, tmp_path)
+    manifest, items = _rename(root, "acme-finance")
+    _save(root, manifest, items)
+    _reword(root, lambda t, f: f.replace(" the only ", " the "))
+    _fails_naming(root, capsys, "is not a CT form of the installed pack 'financial'")
+
+
+def test_a_renamed_builtin_without_its_identities_is_found_by_its_columns(
+        financial: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(financial, tmp_path)
+    manifest, items = _rename(root, "acme-finance")
+    manifest["config"]["identities"] = []
+    manifest["config"]["related"] = []
+    _save(root, manifest, items)
+    _reword(root, lambda t, f: f.replace(" the only ", " the "))
+    _fails_naming(root, capsys, "installed pack 'financial'", "columns")
+
+
+def test_a_builtin_dataset_claiming_another_version_is_still_judged(
+        financial: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(financial, tmp_path)
+    manifest = _manifest(root)
+    manifest["packages"]["hopvista"] = "0.0.1"
+    _save(root, manifest, read_items(root))
+    _reword(root, lambda t, f: "It is false that " + _lower_start(f))
+    _fails_naming(root, capsys, "manifest.json: config.wording.forms.", "'false'")
+
+
+def test_a_builtin_dataset_with_negated_forms_fails(financial: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(financial, tmp_path)
+    _reword(root, lambda t, f: "It is false that " + _lower_start(f))
+    _fails_naming(root, capsys, "manifest.json: config.wording.forms.",
+                  "installed pack 'financial'")
+
+
+def test_a_negated_wording_of_a_fact_fails(financial: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """The fact's wording is free text that must keep the needle's numbers and names; it may
+    not negate what the text stating it says."""
+    root = _copy(financial, tmp_path)
+    items = read_items(root)
+    item, statement = next((i, s) for i in items for s in i["statements"] if s["type"] == "FC")
+    name = next(e["name"] for e in item["entities"]
+                if e["id"] == statement["program"]["claim"]["entity"])
+    assert f"{name} " in statement["text"]
+    statement["text"] = statement["text"].replace(f"{name} ", f"{name} never ", 1)
+    names = ", ".join(e["name"] for e in item["entities"]).rstrip(".")
+    template = _manifest(root)["config"]["wording"]["question"]
+    item["question"] = _RENDER.from_string(template).render(
+        names=names, statements=[s["text"] for s in item["statements"]])
+    reseal(root, items)
+    err = _fails_naming(root, capsys, f"item {item['id']}: statement", "of the fact")
+    assert "'never'" in err
+
+
+@pytest.mark.parametrize("version", [2, 3, 4, 5, 6])
+def test_the_golden_datasets_verify(version: int, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _verify(GOLDEN / f"format{version}", capsys)
+    assert code == 0, err
+    assert out.rstrip().splitlines()[-1].startswith("OK: ")
+
+
+# -- 3. what verify cannot check is listed ---------------------------------------------------
+
+
+def test_an_ok_lists_what_was_not_checked(custom: Path, capsys: pytest.CaptureFixture[str]
+                                          ) -> None:
+    code, out, _ = _verify(custom, capsys)
+    lines = out.rstrip().splitlines()
+    assert code == 0 and lines[-1].startswith("OK: ")
+    notes = lines[:-1]
+    assert notes and all(line.startswith("not checked: ") for line in notes)
+    assert any("proxy lines" in line for line in notes)
+    assert any("fact" in line for line in notes)
+
+
+def test_the_api_reports_what_was_not_checked(custom: Path) -> None:
+    import hopvista
+
+    report = hopvista.verify(custom)
+    assert report.ok and report.items == 12
+    assert any("proxy lines" in line for line in report.unchecked)
+
+
+def test_a_plugin_like_type_is_listed_as_unchecked(custom: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Forms of a type no installed pack words are checked for slots and negations only,
+    and the report says so; a negated one fails."""
+    root = _copy(custom, tmp_path)
+    manifest = _manifest(root)
+    forms = manifest["config"]["wording"]["forms"]
+    forms["LOWEST"] = ["In {{ period }}, {{ entity }} had less {{ column }} than any other "
+                       "{{ noun }}."]
+    _save(root, manifest, read_items(root))
+    code, out, err = _verify(root, capsys)
+    assert code == 0, err
+    assert "not checked: the meaning of the LOWEST forms" in out
+    forms["LOWEST"] = ["In {{ period }}, {{ entity }} did not have the least {{ column }}."]
+    _save(root, manifest, read_items(root))
+    _fails_naming(root, capsys, "config.wording.forms.LOWEST[0]", "'not'")
+
+
+# -- 5. a hostile template is refused at once ------------------------------------------------
+
+
+NESTED = "{% for a in range(100000) %}{% for b in range(100000) %}{{ a }}{% endfor %}" \
+    "{% endfor %}{{ entity }}"
+
+
+@pytest.mark.parametrize("where", ["forms", "question"])
+def test_a_form_with_nested_loops_is_refused_at_once(where: str, custom: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(custom, tmp_path)
+    manifest = _manifest(root)
+    wording = manifest["config"]["wording"]
+    if where == "forms":
+        wording["forms"] = {t: [NESTED] for t in wording["forms"]}
+    else:
+        wording["question"] = "{% for s in statements %}" + NESTED + "{% endfor %}"
+    _save(root, manifest, read_items(root))
+    started = time.monotonic()
+    err = _fails_naming(root, capsys, f"manifest.json: config.wording.{where}")
+    assert time.monotonic() - started < 3
+    assert re.search(r"(for %\}|loop)", err), err
+
+
+@pytest.mark.parametrize("payload", [
+    "{{ ''.__class__.__mro__[1].__subclasses__() }}{{ entity }}",
+    "{{ cycler.__init__.__globals__.os.system('touch MARK') }}{{ entity }}",
+    "{% set x = entity %}{{ x }}",
+    "{{ entity if cmp else anchor }}",
+    "{% include 'x' %}{{ entity }}",
+])
+def test_template_code_in_a_form_is_refused(payload: str, custom: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(custom, tmp_path)
+    manifest = _manifest(root)
+    manifest["config"]["wording"]["forms"]["CT"] = [payload]
+    _save(root, manifest, read_items(root))
+    _fails_naming(root, capsys, "manifest.json: config.wording.forms.CT[0]")
+    assert not (Path.cwd() / "MARK").exists()
+
+
+# -- 4. imported variants: against each other and, with --source, against the source -------
+
+
+RECORDS = [
+    {"id": "r1", "question": "What is the population of Oslo?", "answer": "1,234",
+     "table": {"rows": [["City", "Population"], ["Oslo", "1,234"], ["Bergen", "285"],
+                        ["Tromso", "77"], ["Bodo", "52"]]}},
+    {"id": "r2", "question": "Which city has 285 people?", "answer": "Bergen",
+     "table": {"csv": "City,Population,Port\nOslo,1234,yes\nBergen,285,yes\nTromso,77,no\n"
+                      "Bodo,52,yes\n"}},
+]
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A generic JSONL of two records and its ``web`` and ``missing`` variants."""
+    root = tmp_path_factory.mktemp("imported")
+    source = root / "cities.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in RECORDS), encoding="utf-8")
+    out = root / "variants"
+    assert main(["augment", str(source), "--variants", "web,missing", "--out", str(out)]) == 0
+    return source, out
+
+
+@pytest.mark.slow
+def test_an_augmented_import_verifies_with_and_without_its_source(
+        imported: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    source, out = imported
+    code, stdout, err = _verify(out, capsys)
+    assert code == 0, err
+    assert "not checked: the items against the input they were made from" in stdout
+    assert "--source" in stdout and "not checked: the images' pixels" in stdout
+    code, stdout, err = _verify(out, capsys, "--source", str(source))
+    assert code == 0, err
+    assert "not checked: the items against the input" not in stdout
+    report = __import__("hopvista").verify(out, source=source)
+    assert report.ok and report.unchecked
+
+
+@pytest.mark.slow
+def test_an_imported_answer_changed_on_every_variant_fails_against_its_source(
+        imported: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source, out = imported
+    root = _copy(out, tmp_path)
+    items = read_items(root)
+    changed = [i for i in items if i["base_id"] == "jsonl-r1"]
+    assert changed
+    for item in changed:
+        item["answer"] = 285
+    reseal(root, items)
+    code, stdout, _ = _verify(root, capsys)
+    assert code == 0 and "give it with --source" in stdout  # said, not passed silently
+    code, _, err = _verify(root, capsys, "--source", str(source))
+    assert code == 1
+    line = next(x for x in err.splitlines() if x.startswith(f"item {changed[0]['id']}:"))
+    assert "answer 285 (not 1234)" in line and "cities.jsonl:1" in line
+
+
+@pytest.mark.slow
+def test_variants_of_one_base_that_disagree_fail(imported: tuple[Path, Path], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    _, out = imported
+    root = _copy(out, tmp_path)
+    items = read_items(root)
+    family = [i for i in items if i["base_id"] == "jsonl-r2"]
+    assert len(family) == 2
+    family[1]["answer"] = "Oslo"
+    family[1]["inputs"]["table"]["rows"][1][1] = "9"  # a cell the variant did not blank
+    for image in family[1]["images"]:
+        for cell in image["render"].get("cells", []):
+            if (cell["row"], cell["col"]) == (2, 1):
+                cell["text"] = "9"
+    reseal(root, items)
+    _fails_naming(root, capsys, f"item {family[1]['id']}: answer \"Oslo\"", "table cells")
+
+
+@pytest.mark.slow
+def test_a_source_that_is_not_the_input_is_refused(imported: tuple[Path, Path],
+                                                   tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    source, out = imported
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps(RECORDS[1] | {"id": "r9"}) + "\n", encoding="utf-8")
+    _fails_naming(out, capsys, "no record 'jsonl-r1'", source=other)
+    wtq = Path(__file__).parent / "data" / "imports" / "wtq"
+    code, _, err = _verify(out, capsys, "--source", str(wtq))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "not a jsonl" in err
+
+
+def test_source_on_a_build_is_refused(custom: Path, capsys: pytest.CaptureFixture[str]
+                                      ) -> None:
+    code, _, err = _verify(custom, capsys, "--source", str(custom))
+    assert code == 2 and err.startswith("gen: error: --source ")
+    assert len(err.strip().splitlines()) == 1
+
+
+# -- variants of a hopvista input ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def varied(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A small financial build and its ``web`` and ``missing`` variants."""
+    root = tmp_path_factory.mktemp("varied")
+    build_dataset(root / "fin", "--hops", "1", "-n", "3", "--no-images")
+    assert main(["augment", str(root / "fin"), "--variants", "web,missing",
+                 "--out", str(root / "variants")]) == 0
+    return root / "fin", root / "variants"
+
+
+@pytest.mark.slow
+def test_variants_of_a_negated_build_fail(varied: tuple[Path, Path], tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    source, out = varied
+    code, stdout, err = _verify(out, capsys, "--source", str(source))
+    assert code == 0, err
+    assert "not checked: the build checks of the input's base items" in stdout
+    root = _copy(out, tmp_path)
+    _reword(root, lambda t, f: "It is false that " + _lower_start(f),
+            config=lambda m: m["config"]["input"]["manifest"]["config"])
+    _fails_naming(root, capsys, "manifest.json: config.input.manifest.config.wording.forms.",
+                  "installed pack 'financial'")
+
+
+@pytest.mark.slow
+def test_a_base_changed_with_all_its_variants_fails_against_its_source(
+        varied: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source, out = varied
+    root = _copy(out, tmp_path)
+    items = read_items(root)
+    for item in items:
+        if item["base_id"] == items[0]["base_id"]:
+            item["provenance"]["attempts"] = 99
+    reseal(root, items)
+    assert _verify(root, capsys)[0] == 0  # the variants agree with their (forged) base
+    _fails_naming(root, capsys, f"item {items[0]['id']}: the base item differs from the "
+                  "source's record", source=source)
