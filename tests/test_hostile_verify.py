@@ -236,6 +236,11 @@ HOSTILE: dict[str, tuple[Form | None, dict[str, dict[str, str]] | None, str | No
         "{% if 'Appleton' in s %}(reversed) {% endif %}{{ s }}\n{% endfor %}",
         None, "question"),
     "a noun that negates": (None, None, None, {"orchard": "orchard that is not"}, "singular"),
+    "untrue": (lambda t, f: "It is untrue that " + _lower_start(f), None, None, None,
+               "forms."),
+    "a question of it": (lambda t, f: f.rstrip(".") + "?", None, None, None, "forms."),
+    "a contraction": (lambda t, f: f.replace(" is {{ entity }}", " wasn't {{ entity }}"), None,
+                      None, None, "forms."),
 }
 
 
@@ -262,6 +267,29 @@ def test_a_custom_pack_of_other_words_verifies_and_says_what_it_did_not_check(
     assert lines[-1].startswith("OK: 9 items verified")
     assert any(line.startswith("not checked: the meaning of") and "wording form" in line
                for line in lines), stdout
+
+
+def test_a_custom_pack_in_its_own_words_verifies_and_names_the_words_it_did_not_check(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A pack author's own phrasing, with words the built-in packs never use, proves its
+    statements; the report names the words whose meaning verify could not vouch for."""
+    assert main(["new-domain", "orchards", "--dir", str(tmp_path)]) == 0
+    pack = tmp_path / "orchards" / "domain.yaml"
+    text = pack.read_text()
+    ct = re.search(r"\n  CT:\n(    - .*\n)+", text)
+    assert ct is not None
+    pack.write_text(text.replace(ct.group(0), '\n  CT:\n    - "Looking across the orchards, the '
+                                 '{{ noun }} with {{ column }} {{ cmp }} {{ threshold }} in '
+                                 '{{ period }} turns out to be {{ entity }}."\n'))
+    out = tmp_path / "ds"
+    assert main(["build", str(tmp_path / "orchards"), "--hops", "1", "-n", "16", "--seed", "1",
+                 "--no-images", "--out", str(out)]) == 0
+    assert any("Looking across" in s["text"] for item in read_items(out)
+               for s in item["statements"])
+    code, stdout, err = _verify(out, capsys)
+    assert code == 0, err
+    doubt = next(line for line in stdout.splitlines() if "do not use" in line)
+    assert doubt.startswith("not checked:") and "'looking'" in doubt
 
 
 # -- 2. a built-in pack is held to the installed pack, whatever the dataset calls it --------

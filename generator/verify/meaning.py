@@ -13,16 +13,19 @@ against what the verifier knows without the dataset — the installed packs:
   type states (each once, nothing the type does not fill), keep each clause of the claim
   together in the order that gives its meaning (the comparison word just before its threshold,
   the periods of a difference or a trend in program order, the sign between its operands, the
-  claimed entity outside the condition that picks it, the fact last), and be made of words the
-  installed packs use to word that type (plus articles, period and source nouns, and the pack's
-  own nouns): a negation, a hedge, a condition or any other word whose meaning the verifier
-  cannot vouch for is refused. A form of a type no installed pack words (a plug-in's) is held
-  to the syntax and to having no negating or hedging word, and listed as unchecked;
+  claimed entity outside the condition that picks it, the fact last), and hold no word or sign
+  that negates, hedges or conditions the claim ("not", "false", "allegedly", "unless", "?", …)
+  and no number of its own: such a form is refused. A word the installed packs do not use to
+  word that type (besides articles, period and source nouns, and the pack's own nouns) is a
+  *doubt*: the form is used, and the report lists the word as not checked for meaning. A form
+  of a type no installed pack words (a plug-in's) is held to the syntax and to having no
+  negating or hedging word, and listed as unchecked;
 * the **word maps** (``cmp``, ``sign``, ``order``, ``direction``, ``direction_verb``) must give
-  each key a phrase of that key's meaning ("greater than" for ``>``, never "less than");
+  each key a phrase of that key's meaning: a phrase of another sense ("less than" for ``>``)
+  or with a negating word is refused, a phrase verify does not know is a doubt;
 * the **nouns**, ``singular``, ``plural`` and the period format must be nouns, not clauses;
-* the **question** must be text, ``{{ names }}`` and one loop numbering the statements, made of
-  the words the installed packs' questions use, and ask which statements are *true*.
+* the **question** must be text, ``{{ names }}`` and one loop numbering the statements, with no
+  negating word, and ask which statements are *true* (other words are doubts).
 
 A refused form is reported naming it and is not used: a statement written with it is not
 proved. What is accepted without being an installed pack's is listed as not checked for
@@ -166,6 +169,8 @@ NEUTRAL = frozenset({
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
 #: Characters the text of a form may hold besides letters and whitespace.
 _PUNCTUATION = set(".,;:'\u2019-()")
+#: Signs that negate or qualify what a form claims: never in a form.
+_CONTRADICTING = set("?!\u2260\u00ac~\u2248\u2209")
 
 
 class Refused(ValueError):
@@ -344,22 +349,29 @@ def installed() -> Installed:
 # -- judging a form -------------------------------------------------------------------------
 
 
-def _text_problem(text: str, allowed: frozenset[str] | None) -> str | None:
-    """Why the literal text of a form cannot be vouched for (``allowed`` ``None``: only
-    negations are refused)."""
+def _text_verdict(text: str, allowed: frozenset[str] | None) -> tuple[str | None, str | None]:
+    """What the literal text of a form says against it: a problem (a word or sign that
+    negates, hedges or conditions the claim, a character that is no wording) and a doubt (a
+    word or sign the installed packs do not word the type with, whose meaning verify cannot
+    vouch for; ``allowed`` ``None``: no doubt is raised)."""
+    doubt = None
     for char in text:
-        if not (char.isspace() or (char.isascii() and char.isalpha()) or char in _PUNCTUATION):
-            return f"the character {char!r} is not plain wording"
+        if char in _CONTRADICTING:
+            return f"the sign {char!r} negates or qualifies the claim", None
+        if not char.isprintable() and not char.isspace():
+            return f"the character {char!r} is not wording", None
+        if doubt is None and not (char.isspace() or char.isalpha() or char in _PUNCTUATION):
+            doubt = f"the sign {char!r}"
     words = words_of(text)
     bad = negating(words)
     if bad:
-        return f"the word {bad[0]!r} negates, hedges or conditions the claim"
-    if allowed is not None:
-        unknown = [w for w in words if w not in allowed]
-        if unknown:
-            return f"the word {unknown[0]!r} is not one the installed packs word this type " \
-                   "with (verify cannot vouch for its meaning)"
-    return None
+        return f"the word {bad[0]!r} negates, hedges or conditions the claim", None
+    if allowed is None:
+        return None, None
+    unknown = [w for w in words if w not in allowed]
+    if unknown:
+        doubt = f"the word {unknown[0]!r}"
+    return None, doubt
 
 
 def _allowed_slots(type_name: str) -> frozenset[str]:
@@ -446,26 +458,34 @@ def _order_problem(type_name: str, parts: list[Part]) -> str | None:
 def form_problem(type_name: str, source: str, extra_words: frozenset[str]) -> str | None:
     """Why the recorded form ``source`` of ``type_name`` is refused (``None``: accepted).
     ``extra_words`` are the pack's own nouns, which any form may use."""
+    return form_verdict(type_name, source, extra_words)[0]
+
+
+def form_verdict(type_name: str, source: str, extra_words: frozenset[str]
+                 ) -> tuple[str | None, str | None]:
+    """Why the recorded form ``source`` of ``type_name`` is refused, and what of it verify
+    cannot vouch for (each ``None`` when there is nothing). ``extra_words`` are the pack's own
+    nouns, which any form may use."""
     try:
         parts = form_parts(source)
     except Refused as exc:
-        return str(exc)
+        return str(exc), None
     slots = [p.name for p in parts if isinstance(p, Slot)]
     text = " ".join(p for p in parts if isinstance(p, str))
     if not is_known_type(type_name):
         if not {"entity", "fact"} & set(slots):
-            return "writes neither {{ entity }} nor {{ fact }}"
-        return _text_problem(text, None)
+            return "writes neither {{ entity }} nor {{ fact }}", None
+        return _text_verdict(text, None)
     problem = _slot_problem(type_name, slots) or _order_problem(type_name, parts)
     if problem is not None:
-        return problem
+        return problem, None
     vocabulary = installed().vocabulary
     allowed = vocabulary.get(family_of(type_name), frozenset()) | NEUTRAL | extra_words
     if type_name.startswith("FC"):
         allowed |= vocabulary.get("FC", frozenset())
     if any(c.isdigit() for c in text):
-        return "holds a number of its own"
-    return _text_problem(text, allowed)
+        return "holds a number of its own", None
+    return _text_verdict(text, allowed)
 
 
 def is_installed_form(type_name: str, source: str) -> bool:
@@ -476,9 +496,11 @@ def is_installed_form(type_name: str, source: str) -> bool:
 # -- word maps, nouns, period format, question ---------------------------------------------
 
 
-def word_map_problems(words: Mapping[str, Mapping[str, str]]) -> list[str]:
-    """Each word-map entry the wording needs, with a phrase of its meaning."""
-    problems = []
+def word_map_verdict(words: Mapping[str, Mapping[str, str]]) -> tuple[list[str], list[str]]:
+    """Each word-map entry the wording needs, with a phrase of its meaning: the problems (a
+    missing entry, a phrase that means another key's sense or negates) and the doubts (a
+    phrase verify does not know)."""
+    problems, doubts = [], []
     phrases = installed().word_phrases
     for key, senses in phrases.items():
         given = words.get(key)
@@ -487,10 +509,22 @@ def word_map_problems(words: Mapping[str, Mapping[str, str]]) -> list[str]:
             where = f"words.{key}[{sense!r}]"
             if not isinstance(value, str):
                 problems.append(f"{where} is missing")
-            elif " ".join(value.lower().split()) not in allowed:
-                problems.append(f"{where} {shown(value, 40)} is not a phrase verify knows to "
-                                f"mean {sense!r} (known: {', '.join(sorted(allowed)[:6])}, …)")
-    return problems
+                continue
+            phrase = " ".join(value.lower().split())
+            others = {other for other, found in senses.items() if other != sense and
+                      phrase in found}
+            bad = negating(words_of(phrase))
+            if others or bad or any(c in _CONTRADICTING for c in phrase):
+                problems.append(f"{where} {shown(value, 40)} " + (
+                    f"says {sorted(others)[0]!r}" if others else "negates or qualifies it"))
+            elif phrase not in allowed:
+                doubts.append(f"{where} {shown(value, 40)}")
+    return problems, doubts
+
+
+def word_map_problems(words: Mapping[str, Mapping[str, str]]) -> list[str]:
+    """The problems :func:`word_map_verdict` finds."""
+    return word_map_verdict(words)[0]
 
 
 def noun_problem(value: str) -> str | None:
@@ -498,7 +532,7 @@ def noun_problem(value: str) -> str | None:
     words = words_of(value)
     if not words or len(words) > 4:
         return "is not a noun of one to four words"
-    if any(not (c.isascii() and (c.isalnum() or c in " -'&.")) for c in value):
+    if any(not (c.isalnum() or c in " -'\u2019&.") for c in value):
         return "holds characters a noun does not"
     bad = negating(words) or [w for w in words if w in CLAUSE_WORDS]
     if bad:
@@ -521,13 +555,20 @@ QUESTION_VARIABLES = frozenset({"names", "singular", "plural", "noun"})
 
 
 def question_problem(source: str, extra_words: frozenset[str]) -> str | None:
-    """Why the question template ``source`` is refused: it must be text, the entities'
-    ``names`` and one loop numbering the statements (``loop.index`` then the statement),
-    in the installed packs' question words, asking which statements are true."""
+    """Why the question template ``source`` is refused (:func:`question_verdict`)."""
+    return question_verdict(source, extra_words)[0]
+
+
+def question_verdict(source: str, extra_words: frozenset[str]
+                     ) -> tuple[str | None, str | None]:
+    """Why the question template ``source`` is refused, and what of it verify cannot vouch
+    for: it must be text, the entities' ``names`` and one loop numbering the statements
+    (``loop.index`` then the statement), asking which statements are true, with no negating
+    word; a word the installed packs' questions do not use is a doubt."""
     try:
         body = parse(source).body
     except Refused as exc:
-        return str(exc)
+        return str(exc), None
     texts: list[str] = []
     loops = 0
     for node in body:
@@ -539,22 +580,21 @@ def question_problem(source: str, extra_words: frozenset[str]) -> str | None:
         else:
             problem = f"holds {_construct(node)}"
         if problem is not None:
-            return problem
+            return problem, None
     if loops != 1:
-        return "does not list the statements in one {% for %} loop"
+        return "does not list the statements in one {% for %} loop", None
     text = " ".join(texts)
     if "true" not in words_of(text):
-        return "does not ask which statements are true"
+        return "does not ask which statements are true", None
     for char in text:
-        if not (char.isascii() and (char.isprintable() or char.isspace())):
-            return f"the character {char!r} is not plain wording"
+        if not (char.isprintable() or char.isspace()):
+            return f"the character {char!r} is not wording", None
     bad = negating(w for w in words_of(text) if w not in installed().question_words)
-    unknown = bad or [w for w in words_of(text) if w not in
-                      installed().question_words | NEUTRAL | extra_words]
-    if unknown:
-        return f"the word {unknown[0]!r} is not one the installed packs' questions use " \
-               "(verify cannot vouch for its meaning)"
-    return None
+    if bad:
+        return f"the word {bad[0]!r} negates, hedges or conditions the question", None
+    unknown = [w for w in words_of(text) if w not in
+               installed().question_words | NEUTRAL | extra_words]
+    return None, (f"the word {unknown[0]!r}" if unknown else None)
 
 
 def _output_problem(children: Sequence[nodes.Node], variables: frozenset[str],
@@ -609,6 +649,9 @@ class Judged:
     question: bool = True
     problems: list[str] = field(default_factory=list)
     vouched: list[str] = field(default_factory=list)
+    doubts: list[str] = field(default_factory=list)
+    """Fields accepted with a word or sign whose meaning verify cannot vouch for, each with
+    the first such."""
     unknown_types: list[str] = field(default_factory=list)
 
 
@@ -637,14 +680,18 @@ def judge(forms: Mapping[str, list[str]], words: Mapping[str, Mapping[str, str]]
     why = period_format_problem(period_format)
     if why:
         verdict.problems.append(f"{where}.period_format {shown(period_format, 40)} {why}")
-    verdict.problems += [f"{where}.{p}" for p in word_map_problems(words)]
+    problems, doubts = word_map_verdict(words)
+    verdict.problems += [f"{where}.{p}" for p in problems]
+    verdict.doubts += doubts
     own = pack_words(nouns, singular, plural)
-    why = question_problem(question, own)
+    why, doubt = question_verdict(question, own)
     if why:
         verdict.question = False
         verdict.problems.append(f"{where}.question {shown(question)}: {why}")
     elif " ".join(question.split()) not in installed().questions:
         verdict.vouched.append("question")
+        if doubt:
+            verdict.doubts.append(f"question ({doubt})")
     for type_name, sources in forms.items():
         accepted = []
         if not is_known_type(type_name):
@@ -653,11 +700,13 @@ def judge(forms: Mapping[str, list[str]], words: Mapping[str, Mapping[str, str]]
             if is_installed_form(type_name, source):
                 accepted.append(source)
                 continue
-            why = form_problem(type_name, source, own)
+            why, doubt = form_verdict(type_name, source, own)
             if why is None:
                 accepted.append(source)
                 if is_known_type(type_name):
                     verdict.vouched.append(f"{type_name}[{i}]")
+                if doubt:
+                    verdict.doubts.append(f"forms.{type_name}[{i}] ({doubt})")
             else:
                 verdict.problems.append(f"{where}.forms.{type_name}[{i}] {shown(source)}: "
                                         f"{why}")

@@ -212,6 +212,11 @@ def judge_wording(config: dict[str, Any], domain: str | None, version: int,
                      f"records that no installed pack has ({', '.join(verdict.vouched[:4])}"
                      f"{', …' if len(verdict.vouched) > 4 else ''}): verify checked their "
                      "slots, their order and their words, it does not read English")
+    if verdict.doubts:
+        notes.append(f"the meaning of words the installed packs do not use in "
+                     f"{len(verdict.doubts)} wording field(s) ({'; '.join(verdict.doubts[:3])}"
+                     f"{'; …' if len(verdict.doubts) > 3 else ''}): no negating or hedging "
+                     "word was found, but verify cannot vouch for them")
     for type_name in verdict.unknown_types:
         notes.append(f"the meaning of the {type_name} forms (a type no installed pack "
                      "words): checked for their slots and for negations only")
