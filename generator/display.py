@@ -1,4 +1,5 @@
-"""How numbers are shown: rounding to a column's precision and the text form of a value.
+"""How values are shown: numbers rounded to a column's precision and their text form, and
+which texts can be shown at all.
 
 Labels are computed from *displayed* values, so the table image, the table JSON and the
 statements can never disagree by a rounding step.
@@ -6,6 +7,7 @@ statements can never disagree by a rounding step.
 
 from __future__ import annotations
 
+import unicodedata
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
@@ -65,3 +67,19 @@ def trim(value: Decimal) -> Decimal:
 def parse_shown(text: str) -> Decimal:
     """A displayed value back to its exact decimal (``'-1,234.5' -> Decimal('-1234.5')``)."""
     return Decimal(text.replace(",", ""))
+
+
+def undrawable(text: str) -> str | None:
+    """Why ``text`` cannot be drawn as plain text in a chart or a table, or ``None``: a
+    control character (plotly's SVG cannot hold one), a lone surrogate (matplotlib cannot
+    encode one) or a Unicode noncharacter."""
+    for char in text:
+        code = ord(char)
+        category = unicodedata.category(char)
+        if category == "Cc":
+            return f"has a control character (U+{code:04X})"
+        if category == "Cs":
+            return f"has a lone surrogate (U+{code:04X})"
+        if 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE:
+            return f"has a Unicode noncharacter (U+{code:04X})"
+    return None

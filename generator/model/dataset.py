@@ -57,11 +57,14 @@ def _kind_problem(mode: int) -> str | None:
     return "a device, not a regular file"
 
 
-def unsafe_name(name: str) -> str | None:
+def unsafe_name(name: object) -> str | None:
     """Why ``name`` is not a plain relative path inside a dataset (``images/x.png``), or
-    ``None``: absolute, with a backslash, a NUL, or an empty, ``.`` or ``..`` part."""
-    if not name or "\\" in name or "\x00" in name:
-        return "not a plain relative path"
+    ``None``: not a string, empty, absolute, with a backslash, a NUL, or an empty, ``.`` or
+    ``..`` part."""
+    if not isinstance(name, str) or not name:
+        return "not a file name"
+    if "\\" in name or "\x00" in name:
+        return "not a plain relative path (backslash or NUL)"
     if name.startswith("/"):
         return "an absolute path"
     if any(part in ("", ".", "..") for part in name.split("/")):

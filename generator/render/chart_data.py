@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from hopvista.display import parse_shown
+from hopvista.display import parse_shown, undrawable
 from hopvista.errors import UserError
 from hopvista.themes.chart_kinds import CHART_KINDS
 
@@ -45,22 +44,6 @@ TITLE_WIDTH_SHARE = 0.92
 
 RIGHT_LEGEND_SHARE = 0.28
 """Legend text to the right of the plot wraps at this share of the image width."""
-
-
-def undrawable(text: str) -> str | None:
-    """Why the chart libraries cannot draw ``text``, or ``None``: a control character (plotly's
-    SVG cannot hold one), a lone surrogate (matplotlib cannot encode one) or a Unicode
-    noncharacter."""
-    for char in text:
-        code = ord(char)
-        category = unicodedata.category(char)
-        if category == "Cc":
-            return f"has a control character (U+{code:04X})"
-        if category == "Cs":
-            return f"has a lone surrogate (U+{code:04X})"
-        if 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE:
-            return f"has a Unicode noncharacter (U+{code:04X})"
-    return None
 
 
 def _check_drawable(what: str, text: str) -> None:

@@ -1,60 +1,23 @@
 """Paths inside a dataset: plain relative names, no symbolic links, regular files only.
 
 The verifier never follows a symbolic link and never opens anything but a regular file (a
-FIFO named ``items.jsonl`` would block a reader forever).
+FIFO named ``items.jsonl`` would block a reader forever). A name's and a file's problems are
+the data model's (:func:`hopvista.model.dataset.unsafe_name`,
+:func:`~hopvista.model.dataset.dataset_file_problem`); this module walks the folder.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
+
+from hopvista.model.dataset import dataset_file_problem as file_problem
+from hopvista.model.dataset import unsafe_name
+
+__all__ = ["FILE", "SPECIAL", "SYMLINK", "UNREADABLE", "file_problem", "unsafe_name", "walk"]
 
 #: What a directory entry is, as :func:`walk` reports it.
 FILE, SYMLINK, SPECIAL, UNREADABLE = "file", "symlink", "special", "unreadable"
-
-
-def unsafe_name(name: object) -> str | None:
-    """Why ``name`` is not a plain relative path inside the dataset, or ``None``.
-
-    A plain path is non-empty, relative, uses ``/`` and has no empty, ``.`` or ``..`` parts.
-    """
-    if not isinstance(name, str) or not name:
-        return "not a file name"
-    if "\\" in name or "\x00" in name:
-        return "not a plain relative path (backslash or NUL)"
-    if name.startswith("/"):
-        return "an absolute path"
-    if any(part in ("", ".", "..") for part in name.split("/")):
-        return "not a plain relative path (empty, '.' or '..' part)"
-    return None
-
-
-def file_problem(root: Path, name: str) -> str | None:
-    """Why ``root/name`` (a safe name) cannot be read as a regular file, or ``None``.
-
-    Every part of the path is checked, so a linked folder on the way is caught too.
-    """
-    current = root
-    parts = name.split("/")
-    for depth, part in enumerate(parts, start=1):
-        current = current / part
-        try:
-            mode = os.lstat(current).st_mode
-        except FileNotFoundError:
-            return "missing"
-        except OSError as exc:
-            return f"cannot be read ({exc.strerror})"
-        where = "/".join(parts[:depth])
-        if stat.S_ISLNK(mode):
-            return "a symbolic link" if depth == len(parts) else f"{where} is a symbolic link"
-        if depth < len(parts) and not stat.S_ISDIR(mode):
-            return "missing"
-    if stat.S_ISDIR(mode):
-        return "a folder, not a file"
-    if not stat.S_ISREG(mode):
-        return "not a regular file"
-    return None
 
 
 def walk(root: Path) -> list[tuple[str, str]]:

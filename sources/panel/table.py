@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
+from hopvista.display import undrawable
 from hopvista.errors import UserError
 from hopvista.sources.sec.files import one_line, read_data_file
 from hopvista.sources.sec.model import SourceFileError
@@ -64,17 +65,13 @@ def name_problem(text: str) -> str | None:
     and charts), or ``None``: a control character (NUL included), a lone surrogate, a
     Unicode noncharacter or a bidirectional control, or more than :data:`MAX_NAME_CHARS`
     characters."""
+    why = undrawable(text)
+    if why is not None:
+        return why
     for char in text:
-        code = ord(char)
-        category = unicodedata.category(char)
-        if category == "Cc":
-            return f"has a control character (U+{code:04X})"
-        if category == "Cs":
-            return f"has a lone surrogate (U+{code:04X})"
-        if 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE:
-            return f"has a Unicode noncharacter (U+{code:04X})"
         if char in BIDI_CONTROLS:
-            return f"has a bidirectional control (U+{code:04X}), which reorders the text shown"
+            return f"has a bidirectional control (U+{ord(char):04X}), which reorders the " \
+                   "text shown"
     if len(text) > MAX_NAME_CHARS:
         return f"is {len(text)} characters long (at most {MAX_NAME_CHARS})"
     return None
