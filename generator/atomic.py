@@ -47,6 +47,16 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def remove_empty(folders: list[Path]) -> None:
+    """Remove ``folders`` that a command made (outermost first in the list, removed innermost
+    first), stopping at one that is not empty (another process wrote there) or gone."""
+    for folder in reversed(folders):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
 @cache
 def _renameat2() -> Any:
     if not sys.platform.startswith("linux"):

@@ -44,6 +44,7 @@ from hopvista.atomic import (
     FileLock,
     LockHeld,
     Unsupported,
+    remove_empty,
     rename_exchange,
     rename_noreplace,
     sha256_file,
@@ -322,14 +323,14 @@ def _make_parents(parent: Path, shown: Path) -> list[Path]:
         except FileExistsError:
             continue
         except OSError as exc:
-            _remove_empty(created)
+            remove_empty(created)
             raise UserError(f"--out {_short(shown)}: cannot create {_short(folder)}: "
                             f"{_why_not_written(folder.parent, exc)}") from None
         created.append(folder)
     if not parent.is_dir():
         raise UserError(f"--out {_short(shown)}: {_short(parent)} is not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
-        _remove_empty(created)
+        remove_empty(created)
         raise UserError(f"--out {_short(shown)}: cannot write in {_short(parent)}: "
                         f"{parent} {storage_problem(parent) or 'is not writable'}")
     return created
@@ -375,14 +376,6 @@ def _check_lock_file(lock: Path, shown: Path) -> None:
     if why is not None:
         raise UserError(f"--out {_short(shown)}: {lock} is {why}, not a lock file of hopvista;"
                         " it was left as it is (remove it if it is not yours)")
-
-
-def _remove_empty(folders: list[Path]) -> None:
-    for folder in reversed(folders):
-        try:
-            folder.rmdir()
-        except OSError:
-            return  # not empty (someone else wrote there) or gone: leave it and its parents
 
 
 def _stage_prefix(out: Path) -> str:
@@ -637,4 +630,4 @@ def claim_output(out: Path, overwrite: bool, notice: Notice,
     finally:
         lock.release()
         if not committed:
-            _remove_empty(created)
+            remove_empty(created)

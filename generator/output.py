@@ -33,7 +33,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from hopvista.atomic import write_atomic
+from hopvista.atomic import remove_empty, write_atomic
 from hopvista.errors import UserError
 from hopvista.outdir import declared_format, is_hopvista_dataset
 
@@ -227,15 +227,6 @@ def make_parents(parent: Path, shown: str) -> list[Path]:
                             "nothing was changed") from None
         created.append(folder)
     return created
-
-
-def remove_empty(folders: list[Path]) -> None:
-    """Remove ``folders`` (innermost last in the list), stopping at one that is not empty."""
-    for folder in reversed(folders):
-        try:
-            folder.rmdir()
-        except OSError:
-            return
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from hopvista import atomic
-from hopvista.atomic import FileLock, LockHeld
+from hopvista.atomic import FileLock, LockHeld, remove_empty
 from hopvista.errors import UserError
+from hopvista.output import make_parents
 
 LOCK_FILE = ".lock"
 RUN_FILE = "run.json"
@@ -99,7 +100,7 @@ class RunFolder:
 def held_run_folder(folder: Path, shown: Path) -> Iterator[RunFolder]:
     """Make ``folder`` if needed and hold its lock for the block; folders made for a run
     that never claimed them are removed when it ends."""
-    created = _make_folders(folder, shown)
+    created = make_parents(folder, f"--out {shown}")
     held = RunFolder(folder, shown)
     try:
         lock = FileLock(folder / LOCK_FILE)
@@ -116,37 +117,7 @@ def held_run_folder(folder: Path, shown: Path) -> Iterator[RunFolder]:
             lock.release()
     finally:
         if not held.claimed:
-            _remove_empty(created)
-
-
-def _remove_empty(folders: list[Path]) -> None:
-    for made in reversed(folders):
-        try:
-            made.rmdir()
-        except OSError:
-            return  # not empty (another process wrote there) or gone
-
-
-def _make_folders(folder: Path, shown: Path) -> list[Path]:
-    """Make ``folder`` and its missing parents; the ones made, outermost first."""
-    missing = []
-    for path in [folder, *folder.parents]:
-        if path.is_dir():
-            break
-        missing.append(path)
-    created: list[Path] = []
-    for path in reversed(missing):
-        try:
-            path.mkdir()
-        except FileExistsError:
-            if not path.is_dir():
-                raise UserError(f"--out {shown}: {path} is not a folder") from None
-            continue
-        except OSError as exc:
-            _remove_empty(created)
-            raise UserError(f"--out {shown}: cannot make {path} ({exc.strerror})") from None
-        created.append(path)
-    return created
+            remove_empty(created)
 
 
 def claim(folder: Path, shown: Path, run: dict[str, Any], notice: Notice | None) -> None:
