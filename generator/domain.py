@@ -11,6 +11,7 @@ generated; an error names the file, the line and the field.
 from __future__ import annotations
 
 import functools
+import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -368,7 +369,7 @@ def resolve_pack(name_or_path: str) -> DomainPack:
         return load_pack(folder)
     candidate = Path(name_or_path)
     if candidate.is_dir():
-        if not (candidate / DOMAIN_FILE).is_file():
+        if not os.path.lexists(candidate / DOMAIN_FILE):  # present but no file: read says why
             old = (candidate / "pack.yaml").is_file()
             hint = (" (pack.yaml + statements.yaml is the old format: merge them into "
                     "domain.yaml, see docs/domains.md)") if old else ""

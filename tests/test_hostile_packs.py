@@ -553,6 +553,24 @@ def test_a_fifo_for_a_yaml_file_is_refused(tmp_path: Path,
                            str(tmp_path / "out")], plan, "not a regular file")
 
 
+@pytest.mark.parametrize("where", ["pack", "data"])
+def test_a_fifo_for_a_domain_yaml_is_named_not_taken_for_no_pack(
+        where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A pack folder's domain.yaml, or a panel data folder's, that is a named pipe is refused
+    as such (not read as if the folder had none, and never waited on)."""
+    if where == "pack":
+        folder = tmp_path / "pack"
+        folder.mkdir()
+        args = ["build", str(folder)]
+    else:
+        folder = tmp_path / "data"
+        shutil.copytree(Path(__file__).parent / "data" / "panels" / "clubs", folder)
+        args = ["build", "panel", "--data", str(folder)]
+    os.mkfifo(folder / "domain.yaml")
+    _yaml_refused(capsys, [*args, "-n", "3", "--no-images", "--out", str(tmp_path / "out")],
+                  folder / "domain.yaml", "not a regular file")
+
+
 # --- benign packs keep their bytes ----------------------------------------------------------
 
 # sha256 of items.jsonl of `gen build PACK -n 9 --seed 7 --no-images`, from the code before

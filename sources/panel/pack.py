@@ -108,7 +108,7 @@ def _user_layer(pack: DomainPack, folder: Path) -> tuple[dict[str, Any], Lines]:
     own: dict[str, Any] = {} if is_builtin(pack) else pack.spec.model_dump(exclude_unset=True)
     lines = pack.lines or Lines(pack.path / DOMAIN_FILE)
     extra = folder / DOMAIN_FILE
-    if not extra.is_file() or extra.resolve() == (pack.path / DOMAIN_FILE).resolve():
+    if not os.path.lexists(extra) or extra.resolve() == (pack.path / DOMAIN_FILE).resolve():
         return own, lines
     data, lines = read_yaml(extra)
     if data is None:
