@@ -194,8 +194,36 @@ def _reader_gone() -> int:
     return 128 + signal.SIGPIPE
 
 
+def _tolerant_streams() -> None:
+    """Let stdout and stderr show any text, whatever their encoding (``PYTHONIOENCODING=ascii``,
+    a C locale): what they cannot encode is escaped, not a crash after the work is done."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # a closed or detached stream
+                continue
+
+
+def undecodable_argument(argv: Sequence[str]) -> str | None:
+    """The first argument that is not valid UTF-8 (bytes the file system gave back as lone
+    surrogates), shown escaped; ``None`` when all are. hopvista writes paths and names into
+    UTF-8 files (manifests, Parquet), which such bytes cannot enter."""
+    for argument in argv:
+        if any("\ud800" <= c <= "\udfff" for c in argument):
+            return one_line(argument.encode("utf-8", "backslashreplace").decode("ascii"))
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``gen``; user mistakes print one line and return 2, interrupts 128 + signal."""
+    _tolerant_streams()
+    bad = undecodable_argument(sys.argv[1:] if argv is None else argv)
+    if bad is not None:
+        print(f"gen: error: argument {bad}: not valid UTF-8 (rename the file or folder; "
+              "hopvista writes paths into UTF-8 files)", file=sys.stderr)
+        return 2
     args = make_parser().parse_args(argv)
     with _interrupts_raised() as guard:
         try:

@@ -1,0 +1,45 @@
+"""The command line under a hostile environment: arguments that are not UTF-8, output streams
+that cannot encode what gen prints, and flags naming places gen must not write."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hopvista.cli.main import main
+
+
+@pytest.mark.parametrize("command", [
+    ["build", "financial", "-n", "2", "--no-images", "--out"],
+    ["augment", "x.jsonl", "--variants", "web", "--out"],
+    ["merge", "a", "b", "--out"],
+    ["verify"],
+])
+def test_an_argument_that_is_not_utf8_is_one_line(tmp_path: Path, command: list[str],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A file name with a byte that is not UTF-8 reaches Python as a lone surrogate; gen
+    names it instead of failing when it writes it into a manifest or Parquet file."""
+    name = os.fsdecode(bytes(tmp_path / "bad") + b"\xffname")
+    assert main([*command, name]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith("gen: error: argument ")
+    assert "not valid UTF-8" in err and "\\udcff" in err
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_output_streams_that_cannot_encode_the_text_are_escaped_not_a_crash(
+        tmp_path: Path, encoding: str) -> None:
+    out = tmp_path / "ü-data"
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    for args in (["list"], ["build", "financial", "-n", "2", "--no-images", "--out", str(out)],
+                 ["verify", str(out)]):
+        done = subprocess.run([sys.executable, "-m", "hopvista.cli.main", *args], env=env,
+                              capture_output=True, timeout=300)
+        assert done.returncode == 0, done.stderr.decode(encoding, "replace")
+    assert (out / "manifest.json").is_file()
