@@ -56,7 +56,7 @@ def _eval(dataset: Path, out: Path, url: str | None, *extra: str,
 
 def _results(run: Path) -> list[dict[str, Any]]:
     text = (run / "results.jsonl").read_bytes().decode("utf-8")  # strict: valid UTF-8
-    return [json.loads(line) for line in text.splitlines()]
+    return [json.loads(line) for line in text.split("\n") if line]
 
 
 def _strict_json(path: Path) -> Any:
@@ -253,6 +253,38 @@ def test_out_and_cache_must_be_folders_outside_any_dataset(
     assert not (tmp_path / "run").exists()
     if kind in ("file", "under-file"):
         assert (tmp_path / "file").read_text() == "keep"
+
+
+@pytest.mark.parametrize("kind", ["inside-export", "export", "inside-other-run",
+                                  "cache-is-other-run"])
+def test_no_run_or_cache_inside_an_export_or_another_run(
+        tiny: Path, tmp_path: Path, kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """An export or another run is hopvista's whole folder: a run or a cache written into it
+    would make the next export or report refuse it."""
+    export, other = tmp_path / "export", tmp_path / "other"
+    assert main(["export", str(tiny), "--format", "inspect", "--setting", "chart-as-table",
+                 "--out", str(export)]) == 0
+    assert _eval(tiny, other, None, model="oracle") == 0
+    capsys.readouterr()
+    before = {folder: _files(folder) for folder in (export, other)}
+    out, extra = {
+        "inside-export": (export / "run", ()),
+        "export": (export, ()),
+        "inside-other-run": (other / "nested", ()),
+        "cache-is-other-run": (tmp_path / "run", ("--cache", str(other))),
+    }[kind]
+    assert _eval(tiny, out, None, *extra, model="oracle") == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert ("--cache" if extra else "--out") in line
+    assert {folder: _files(folder) for folder in (export, other)} == before
+    assert main(["export", str(tiny), "--format", "inspect", "--setting", "chart-as-table",
+                 "--out", str(export)]) == 0
+
+
+def test_a_runs_own_cache_folder_may_be_named(tiny: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    assert _eval(tiny, run, None, "--cache", str(run / "cache"), model="oracle") == 0
+    assert _eval(tiny, run, None, "--cache", str(run / "cache"), model="oracle") == 0
 
 
 # 5. Options and endpoints refused up front ----------------------------------------------------

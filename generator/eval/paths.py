@@ -22,9 +22,11 @@ def _why(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def writable_folder(path: Path, flag: str) -> Path:
+def writable_folder(path: Path, flag: str, run: Path | None = None) -> Path:
     """``path`` resolved through symlinks, if ``gen eval`` may make it or write into it;
-    ``UserError`` naming ``flag`` and the reason otherwise."""
+    ``UserError`` naming ``flag`` and the reason otherwise. It may not be or lie inside a
+    dataset or an export, nor lie inside an evaluation run other than ``run`` (the run's own
+    folder, for ``--cache``), nor be another evaluation run's folder when it is a cache."""
     shown = f"{flag} {path}"
     if not str(path).strip():
         raise UserError(f"{flag}: empty path")
@@ -56,6 +58,16 @@ def writable_folder(path: Path, flag: str) -> Path:
     if inside is not None:
         raise UserError(f"{shown}: lies inside the dataset {inside}, which gen verify would "
                         "then refuse; choose a folder outside it")
+    from hopvista.output import hopvista_folder
+
+    itself = hopvista_folder(target)
+    if itself == "export" or (itself == "evaluation run" and run is not None):
+        raise UserError(f"{shown}: is an {itself}; choose a folder of its own")
+    for owner in target.parents:
+        what = hopvista_folder(owner)
+        if what is not None and owner != run:
+            raise UserError(f"{shown}: lies inside the {what} {owner}; choose a folder "
+                            "outside it")
     return target
 
 

@@ -128,7 +128,8 @@ def run_eval(request: EvalRequest, out: Path, progress: Progress | None = None,
 def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
               notice: Notice | None, secrets: _Secrets) -> dict[str, Any]:
     folder = writable_folder(out, "--out")
-    cache_folder = writable_folder(request.cache, "--cache") if request.cache is not None \
+    cache_folder = writable_folder(request.cache, "--cache", folder) \
+        if request.cache is not None \
         else folder / CACHE_DIR
     refuse_foreign(folder, out)
     dataset = load(request.dataset)
