@@ -184,8 +184,33 @@ def _clearer(text: str, exc: yaml.YAMLError) -> yaml.YAMLError:
 
 def load_yaml(text: str) -> Any:
     """The data of the YAML document ``text`` (safe types only), within the bounds: what
-    ``yaml.safe_load`` gives, or a :class:`yaml.YAMLError`."""
-    return compose_yaml(text)[1]
+    ``yaml.safe_load`` gives, or a :class:`yaml.YAMLError` (a key given twice in a mapping is
+    one: plain YAML would silently keep the last)."""
+    node, data = compose_yaml(text)
+    if node is not None:
+        _refuse_duplicate_keys(node)
+    return data
+
+
+def _refuse_duplicate_keys(root: yaml.Node) -> None:
+    """Raise a :class:`yaml.YAMLError` at the second occurrence of a key in any mapping."""
+    pending, seen_nodes = [root], set()
+    while pending:
+        node = pending.pop()
+        if id(node) in seen_nodes:
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys: set[str] = set()
+            for key, value in node.value:
+                name = str(key.value)
+                if name in keys:
+                    raise ComposerError(None, None, f"the key {name!r} is given twice",
+                                        key.start_mark)
+                keys.add(name)
+                pending.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
 
 
 def yaml_problem(exc: yaml.YAMLError) -> tuple[int | None, str]:

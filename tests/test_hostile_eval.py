@@ -560,3 +560,14 @@ def test_a_full_or_read_only_disk_is_one_line(
         assert not (run / ".lock").exists()
         assert _eval(tiny, run, url, *extra) == 0  # the corrected disk: the run goes on
     assert len(_check_run(run)) == 6
+
+
+def test_a_key_given_twice_in_a_price_table_is_one_line(tiny: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("m: {input: 1, output: 1}\nm: {input: 9, output: 9}\n")
+    assert _eval(tiny, tmp_path / "run", None, "--prices", str(prices), model="oracle") == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert f"{prices}:2" in line and "given twice" in line
+    assert not (tmp_path / "run").exists()
