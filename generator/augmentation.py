@@ -178,6 +178,10 @@ class Source:
                                 "augment's variants would change")
             self.count = sum(1 for _ in self._hopvista())
             self.seed = self.dataset.manifest.seed
+            if self.count == 0 and len(self.dataset):
+                raise UserError(f"{path}: no record to augment (hopvista): its "
+                                f"{len(self.dataset)} item(s) are all variants of other "
+                                "items, with no base; augment the dataset they were made from")
         else:
             from hopvista.sources.imports import Skipped, read_records
 

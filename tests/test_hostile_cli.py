@@ -43,3 +43,23 @@ def test_output_streams_that_cannot_encode_the_text_are_escaped_not_a_crash(
                               capture_output=True, timeout=300)
         assert done.returncode == 0, done.stderr.decode(encoding, "replace")
     assert (out / "manifest.json").is_file()
+
+
+def test_augmenting_a_dataset_of_variants_only_says_why_nothing_is_made(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An augmented dataset holds variants and no base: augmenting it again names that."""
+    import json
+
+    from tests.conftest import build_dataset, read_items
+
+    data = tmp_path / "variants"
+    build_dataset(data, "-n", "3", "--no-images")
+    items = read_items(data)
+    for item in items:
+        item["variant"] = {**item["variant"], "name": "web", "recipe": "web"}
+        item["id"] = f"{item['base_id']}.web"
+    (data / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
+    capsys.readouterr()
+    assert main(["augment", str(data), "--variants", "web", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "all variants" in err and "no base" in err
