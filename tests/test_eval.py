@@ -366,6 +366,44 @@ def test_short_answer_items_are_scored_by_em_substring_and_f1(tmp_path: Path,
     assert _summary(tmp_path / "m")["metrics"]["f1"]["value"] > 4 / 6
 
 
+COMPATIBLE = [  # answer, type, reply, hopvista em, MMTabReal's em / ss / f1
+    ("-12", "number", "Answer: 12", 0, (1, 1, 1)),        # MMTabReal deletes the minus
+    ("Running", "text", "Answer: runs", 0, (1, 1, 1)),    # and stems
+    (False, "boolean", "Answer: No", 1, (1, 0, 0)),       # "no" is one of its stop words
+    ("3", "number", "I count the rows.\nThere are 3 of them", 0, (0, 1, 0.5)),  # no marker:
+]                                                         # the whole reply is scored
+
+
+def test_metric_mmtabreal_adds_the_papers_scores_beside_hopvistas(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "qa"
+    _write_qa_dataset(data, [{
+        "id": f"mmt-{k:06d}.base", "base_id": f"mmt-{k:06d}", "domain": "mmtabreal",
+        "kind": "table_qa", "inputs": {"table": {"header": ["City", "Q"],
+                                                 "rows": [["New York", str(k)]]}},
+        "question": f"Question {k}?", "answer": answer, "answer_type": kind,
+        "provenance": {"generator": "test", "source": "mmtabreal"}}
+        for k, (answer, kind, *_) in enumerate(COMPATIBLE)])
+    script = Script({f"Question {k}?": [said] for k, (_, _, said, *_) in enumerate(COMPATIBLE)})
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    run = tmp_path / "run"
+    with serve(script) as url:
+        ask = ["eval", str(data), "--model", "openai:scripted", "--base-url", url,
+               "--out", str(run), "--quiet"]
+        assert main(ask) == 0
+        assert "mmtabreal_em" not in _summary(run)["metrics"]
+        assert main([*ask, "--metric", "mmtabreal"]) == 0  # scored again from the cache
+    assert sum(script.requests.values()) == len(COMPATIBLE)
+    results = sorted(_results(run), key=lambda r: r["id"])
+    for result, (*_, em, (m_em, m_ss, m_f1)) in zip(results, COMPATIBLE, strict=True):
+        assert result["metrics"]["em"] == em
+        assert (result["metrics"]["mmtabreal_em"], result["metrics"]["mmtabreal_ss"],
+                result["metrics"]["mmtabreal_f1"]) == pytest.approx((m_em, m_ss, m_f1))
+    summary = _summary(run)
+    assert summary["metrics"]["mmtabreal_em"]["value"] == pytest.approx(0.75)
+    assert json.loads((run / "run.json").read_text())["metrics"] == ["mmtabreal"]
+
+
 @pytest.mark.slow
 def test_image_only_shows_one_page_image_drawn_from_the_inputs(hard48: Path, tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch

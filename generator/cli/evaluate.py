@@ -51,6 +51,7 @@ def _option(text: str) -> tuple[str, str]:
 def register(subparsers: Any) -> None:
     """Add ``eval`` to the ``gen`` parser."""
     from hopvista.eval.prompts import DEFAULT_SETTING, SETTINGS
+    from hopvista.eval.runner import EXTRA_METRICS
 
     p = subparsers.add_parser("eval", help="score a model or a baseline on a dataset",
                               description=DESCRIPTION,
@@ -77,6 +78,9 @@ def register(subparsers: Any) -> None:
                    help="dollars per million tokens by model (YAML or JSON)")
     p.add_argument("--cache", type=Path, metavar="DIR",
                    help="where answers are cached (default RUN/cache)")
+    p.add_argument("--metric", choices=sorted(EXTRA_METRICS), action="append", default=[],
+                   help="also score short answers as a paper does: mmtabreal adds "
+                        "MMTabReal's published EM / SS / F1 (mmtabreal_em, _ss, _f1)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
@@ -98,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         if args.variants else None,
         prompt=read_template(args.prompt) if args.prompt else None,
         prices=Prices.read(args.prices) if args.prices else None,
+        metrics=tuple(sorted(set(args.metric))),
         cache=args.cache)
     bar = None if args.quiet else _bar()
     try:

@@ -76,6 +76,8 @@ __all__ = ["CACHE_DIR", "PAGES_DIR", "REPORT_FILE", "RESULTS_FILE", "RUN_FILE", 
            "score_response"]
 
 RUN_VERSION = 1
+EXTRA_METRICS = ("mmtabreal",)
+"""What ``--metric`` may add: ``mmtabreal`` (:mod:`hopvista.eval.mmtabreal`)."""
 MAX_ERROR_CHARS = 300
 """The longest error message recorded for an item."""
 
@@ -96,6 +98,8 @@ class EvalRequest:
     prices: Prices | None = None
     cache: Path | None = None
     """Where answers are cached (default: the run's ``cache/``)."""
+    metrics: tuple[str, ...] = ()
+    """Extra scores of short answers, by name (:data:`EXTRA_METRICS`)."""
 
 
 Progress = Callable[[int, int, float | None, float], None]
@@ -158,7 +162,8 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
             draw_pages(to_draw, dataset, pages)
         shown = f"--cache {request.cache}" if request.cache is not None else f"--out {out}"
         job = _Job(dataset, model, how.name, templates, ResponseCache(cache_folder, shown),
-                   request.prices or Prices.builtin(), request.model, pages, redactor)
+                   request.prices or Prices.builtin(), request.model, pages, redactor,
+                   request.metrics)
         final = _answer_all(job, items, max(1, request.concurrency), progress)
         summary = _write_outputs(folder, out, run, final)
     return summary
@@ -181,6 +186,7 @@ def _run_record(request: EvalRequest, dataset: Dataset, items: Sequence[Item],
         "limit": request.limit,
         "variants": list(request.variants) if request.variants else None,
         "prompts": templates,
+        **({"metrics": list(request.metrics)} if request.metrics else {}),
     }
 
 
@@ -319,6 +325,7 @@ class _Job:
     spec: str
     pages: Path
     redactor: Redactor
+    metrics: tuple[str, ...] = ()
 
     def evaluate(self, item: Item) -> dict[str, Any]:
         """One item's result line (plain JSON, secrets redacted)."""
@@ -354,7 +361,8 @@ class _Job:
         result = _result(item, self.setting_name, prompt_id, cached, error)
         if reply is not None:
             result |= _scored(item, reply, None if cached else self.prices.cost(self.spec,
-                                                                                 reply))
+                                                                                 reply),
+                              self.metrics)
         written: dict[str, Any] = plain(self.redactor.value(result))
         return written
 
@@ -384,12 +392,19 @@ def _result(item: Item, setting_name: str, prompt_id: str | None, cached: bool,
     }
 
 
-def _scored(item: Item, reply: Reply, cost: float | None) -> dict[str, Any]:
-    """The fields of a result line that an answer fills."""
+def _scored(item: Item, reply: Reply, cost: float | None,
+            extra: Sequence[str] = ()) -> dict[str, Any]:
+    """The fields of a result line that an answer fills (``extra``: :data:`EXTRA_METRICS`
+    asked for, added to the metrics of the short answers they score)."""
     score, parsed, rule = score_response(item, reply.text)
+    metrics = dict(score.metrics)
+    if "mmtabreal" in extra and item.kind == "table_qa":
+        from hopvista.eval.mmtabreal import gold_text, mmtabreal_metrics, prediction_text
+
+        metrics |= mmtabreal_metrics(gold_text(item), prediction_text(reply.text, parsed, rule))
     fields: dict[str, Any] = {
         "response": reply.text, "parsed": parsed, "parse_rule": rule,
-        "correct": score.correct, "metrics": score.metrics,
+        "correct": score.correct, "metrics": metrics,
         "tokens": {"input": reply.input_tokens, "output": reply.output_tokens},
         "cost": cost,
     }

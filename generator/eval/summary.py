@@ -23,7 +23,8 @@ FACETS = ("difficulty", "variant", "family", "subtask", "order", "chart_library"
           "table_theme")
 """Result fields the figures are broken down by (item-level accuracy)."""
 
-METRICS = ("set_accuracy", "statement_accuracy", "em", "ss", "f1", "fields")
+METRICS = ("set_accuracy", "statement_accuracy", "em", "ss", "f1", "fields",
+           "mmtabreal_em", "mmtabreal_ss", "mmtabreal_f1")
 
 
 def estimate_json(estimate: Estimate) -> dict[str, Any]:
