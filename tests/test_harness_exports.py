@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import base64
+import hashlib
 import importlib.util
 import io
 import json
@@ -21,7 +22,7 @@ import pytest
 
 from hopvista.cli.main import main
 from hopvista.errors import UserError
-from hopvista.eval.prompts import SETTINGS, build_prompt, default_template
+from hopvista.eval.prompts import DEFAULT_SETTING, SETTINGS, build_prompt, default_template
 from hopvista.harness import export
 from hopvista.harness.common import MARKER
 from hopvista.model import ITEM_KINDS, Item, load
@@ -122,7 +123,7 @@ def test_a_setting_the_dataset_cannot_give_is_one_line(tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
     err = _exit_2(capsys, "export", str(GOLDEN), "--format", "inspect", "--out",
-                  str(tmp_path / "x"))  # interleaved, from a build without images
+                  str(tmp_path / "x"))  # table-json: a chart image, from a build without
     assert "--no-images" in err
     err = _exit_2(capsys, "export", str(GOLDEN), "--format", "vlmevalkit", "--setting",
                   "no-chart", "--out", str(tmp_path / "x"))
@@ -146,9 +147,11 @@ def test_an_earlier_export_is_replaced_in_one_step(tmp_path: Path) -> None:
 # -- lmms-eval -------------------------------------------------------------------------------------
 
 def _lmms_task_functions(folder: Path) -> tuple[dict[str, Any], Any]:
-    """The task's YAML as lmms-eval reads it (``!function utils.NAME`` imports NAME from the
-    utils.py beside the YAML; local ``data_files`` resolve against the YAML's folder) and the
-    test split loaded with ``datasets`` as lmms-eval loads it."""
+    """The task's YAML as lmms-eval reads it (``!function utils.NAME`` is NAME of the utils.py
+    beside the YAML, in every release; lmms-eval 0.7.3 then resolves a relative local
+    ``data_files`` against the YAML's folder, earlier releases against the working folder, and
+    neither touches an absolute one) and the test split loaded with ``datasets`` as lmms-eval
+    loads it."""
     import datasets
     import yaml
 
@@ -165,8 +168,8 @@ def _lmms_task_functions(folder: Path) -> tuple[dict[str, Any], Any]:
     Loader.add_constructor("!function", function)
     config = yaml.load((folder / "hopvista.yaml").read_text(), Loader=Loader)  # noqa: S506
     assert config["dataset_path"] == "parquet"
-    files = {split: str(folder / path)
-             for split, path in config["dataset_kwargs"]["data_files"].items()}
+    files = config["dataset_kwargs"]["data_files"]
+    assert all(os.path.isabs(path) for path in files.values())  # wherever lmms-eval runs
     docs = datasets.load_dataset("parquet", data_files=files, split=config["test_split"])
     return config, docs
 
@@ -203,7 +206,8 @@ def test_lmms_eval_folder_loads_and_scores_text_only(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_lmms_eval_folder_with_images(dataset: Path, tmp_path: Path) -> None:
     out = tmp_path / "lmms"
-    assert main(["export", str(dataset), "--format", "lmms-eval", "--out", str(out)]) == 0
+    assert main(["export", str(dataset), "--format", "lmms-eval", "--setting", "interleaved",
+                 "--out", str(out)]) == 0
     expected = _prompts(dataset, "interleaved")
     _check_lmms_folder(out, expected)
     _, docs = _lmms_task_functions(out)
@@ -220,7 +224,7 @@ def test_lmms_eval_task_loads_with_its_own_loader(dataset: Path, tmp_path: Path)
     from lmms_eval.tasks import TaskManager
 
     out = tmp_path / "lmms"
-    export(dataset, "lmms-eval", out)
+    export(dataset, "lmms-eval", out, setting="interleaved")
     manager = TaskManager(include_path=str(out), include_defaults=False)
     assert "hopvista" in manager.all_tasks
     tasks = manager.load_task_or_group(["hopvista"])
@@ -233,6 +237,48 @@ def test_lmms_eval_task_loads_with_its_own_loader(dataset: Path, tmp_path: Path)
         assert task.doc_to_target(doc) == reference
         assert task.process_results(doc, [f"Answer: {reference}"])["accuracy"] == 1.0
         assert task.process_results(doc, [f"Answer: {_wrong(reference)}"])["accuracy"] == 0.0
+
+
+def _lmms_defaults(generation_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """What lmms-eval's ``TaskConfig`` makes of a YAML's ``generation_kwargs`` (the same in
+    every release from 0.2.4 to 0.7.3): ``until`` is set to ``["\\n\\n"]`` when absent."""
+    kwargs = dict(generation_kwargs)
+    kwargs.setdefault("until", ["\n\n"])
+    return kwargs
+
+
+def _cut(answer: str, until: list[str]) -> str:
+    """An answer as the backends that honour ``until`` keep it (qwen2_vl, glm4v, cambrian...:
+    ``for term in until: if len(term) > 0: ans = ans.split(term)[0]``)."""
+    for term in until:
+        if len(term) > 0:
+            answer = answer.split(term)[0]
+    return answer
+
+
+def test_lmms_eval_task_runs_from_anywhere_and_no_stop_cuts_a_reasoned_answer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    export(GOLDEN, "lmms-eval", tmp_path / "lmms", setting="no-chart")
+    moved = tmp_path / "elsewhere" / "task"
+    shutil.move(tmp_path / "lmms", moved)
+    monkeypatch.chdir(tmp_path / "elsewhere")  # not the task's folder
+    config, docs = _lmms_task_functions(moved)
+    assert len(docs) == 6
+    kwargs = _lmms_defaults(config["generation_kwargs"])
+    assert kwargs["until"] == [] and kwargs["max_new_tokens"] >= 1024
+    doc = docs[0]
+    reference = config["doc_to_target"](doc)
+    reasoned = f"Statement 1: the table says so.\n\nStatement 2: ...\n\nAnswer: {reference}"
+    kept = _cut(reasoned, kwargs["until"])
+    assert kept == reasoned
+    assert config["process_results"](doc, [kept])["accuracy"] == 1.0
+    # what lmms-eval would have made of the YAML without an explicit ``until``:
+    assert _cut(reasoned, _lmms_defaults({})["until"]) == "Statement 1: the table says so."
+    readme = (moved / "README.md").read_text()
+    assert "--include_path" in readme and "--tasks hopvista" in readme
+    assert "gen eval" in readme and "--setting no-chart" in readme
 
 
 # -- VLMEvalKit ------------------------------------------------------------------------------------
@@ -253,7 +299,13 @@ def test_vlmevalkit_tsv_reads_back_as_vlmevalkit_reads_it(dataset: Path, tmp_pat
     out = tmp_path / "vlm"
     assert main(["export", str(dataset), "--format", "vlmevalkit", "--setting", "interleaved",
                  "--out", str(out)]) == 0
-    tsv = out / "HopVista_interleaved.tsv"
+    [tsv] = out.glob("*.tsv")
+    name = tsv.stem
+    assert name.startswith("HopVista_OpenEnded_interleaved_")
+    assert "openended" in name.lower()  # VLMEvalKit's DATASET_TYPE then says VQA, not MCQ
+    assert name.endswith(hashlib.sha256(tsv.read_bytes()).hexdigest()[:12])
+    readme = (out / "README.md").read_text()
+    assert f"--data {name}" in readme and "--mode infer" in readme and "score.py" in readme
     table = pd.read_csv(tsv, sep="\t")  # vlmeval.smp.load of a .tsv
     for column in ("index", "image", "image_path", "question", "answer", "category"):
         assert column in table.columns
@@ -287,6 +339,99 @@ def test_vlmevalkit_tsv_reads_back_as_vlmevalkit_reads_it(dataset: Path, tmp_pat
     assert "set_accuracy" in summary["metrics"]
 
 
+def _vlmevalkit_image_files(out: Path) -> set[str]:
+    """Where VLMEvalKit writes an export's images: ``images/NAME/IMAGE_PATH`` under its data
+    root (``ImageBaseDataset.img_root`` and ``dump_image``)."""
+    import pandas as pd
+
+    [tsv] = out.glob("*.tsv")
+    table = pd.read_csv(tsv, sep="\t")
+    return {f"images/{tsv.stem}/{path}" for cell in table["image_path"]
+            for path in _toliststr(cell)}
+
+
+@pytest.mark.slow
+def test_two_vlmevalkit_exports_of_different_data_never_share_an_image_path(
+        dataset: Path, tmp_path: Path) -> None:
+    export(dataset, "vlmevalkit", tmp_path / "a", limit=2)
+    export(dataset, "vlmevalkit", tmp_path / "b", limit=3)
+    export(dataset, "vlmevalkit", tmp_path / "c", limit=2, setting="interleaved")
+    export(dataset, "vlmevalkit", tmp_path / "d", limit=2)
+    a, b, c = (_vlmevalkit_image_files(tmp_path / x) for x in "abc")
+    assert a and b and c
+    assert not a & b and not a & c and not b & c
+    assert a == _vlmevalkit_image_files(tmp_path / "d")  # the same content, the same name
+
+
+# -- the same prompts as gen eval ------------------------------------------------------------------
+
+Shown = list[tuple[str, str | bytes]]
+"""A prompt as a model gets it: ``("text", ...)`` and ``("image", PNG bytes)`` in order."""
+
+
+def _requests_of_gen_eval(dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                          limit: int) -> list[Shown]:
+    """What ``gen eval`` sends an OpenAI-compatible endpoint for the first items, in its
+    default setting."""
+    from tests.scripted_server import Script, serve
+
+    script = Script({"": ["Answer: none"]})
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-harness")
+    with serve(script) as url:
+        assert main(["eval", str(dataset), "--model", "openai:scripted", "--base-url", url,
+                     "--limit", str(limit), "--concurrency", "1", "--out",
+                     str(tmp_path / "run"), "--quiet"]) == 0
+    shown: list[Shown] = []
+    for body in script.bodies:
+        [message] = body["messages"]
+        parts: Shown = []
+        for part in message["content"]:
+            if part["type"] == "text":
+                parts.append(("text", part["text"]))
+            else:
+                encoded = part["image_url"]["url"].split(",", 1)[1]
+                parts.append(("image", base64.b64decode(encoded)))
+        shown.append(parts)
+    return shown
+
+
+@pytest.mark.slow
+def test_every_export_sends_the_prompt_gen_eval_sends_in_its_default_setting(
+        dataset: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow.parquet as pq
+
+    sent = _requests_of_gen_eval(dataset, tmp_path, monkeypatch, limit=3)
+    assert len(sent) == 3 and all(any(k == "image" for k, _ in p) for p in sent)
+    for fmt in ("inspect", "lmms-eval", "vlmevalkit"):
+        assert main(["export", str(dataset), "--format", fmt, "--limit", "3", "--out",
+                     str(tmp_path / fmt)]) == 0
+        marker = json.loads((tmp_path / fmt / MARKER).read_text())
+        assert marker["setting"] == DEFAULT_SETTING
+        assert f"--setting {DEFAULT_SETTING}" in (tmp_path / fmt / "README.md").read_text()
+
+    folder = tmp_path / "inspect"
+    samples = [json.loads(line) for line in (folder / "samples.jsonl").read_text().splitlines()]
+    assert [[("text", p["text"]) if "text" in p else ("image", (folder / p["image"]).read_bytes())
+             for p in sample["parts"]] for sample in samples] == sent
+
+    rows = pq.read_table(tmp_path / "lmms-eval" / "data" / "test.parquet").to_pylist()
+    assert [[("text", p["text"]) if "text" in p else ("image", row["images"][p["image"]]["bytes"])
+             for p in json.loads(row["parts"])] for row in rows] == sent
+
+    import pandas as pd
+
+    [tsv] = (tmp_path / "vlmevalkit").glob("*.tsv")
+    for (_, row), parts in zip(pd.read_csv(tsv, sep="\t").iterrows(), sent, strict=True):
+        # VLMEvalKit shows the images first, then the question with each image's place marked
+        assert [base64.b64decode(x) for x in _toliststr(row["image"])] == \
+            [value for kind, value in parts if kind == "image"]
+        texts = [value for kind, value in parts if kind == "text"]
+        position = 0
+        for text in texts:
+            assert isinstance(text, str)
+            position = row["question"].index(text, position) + len(text)
+
+
 # -- Inspect AI ------------------------------------------------------------------------------------
 
 @pytest.mark.slow
@@ -298,7 +443,7 @@ def test_inspect_task_runs_with_the_mock_model(dataset: Path, tmp_path: Path,
 
     out = tmp_path / "inspect"
     assert main(["export", str(dataset), "--format", "inspect", "--out", str(out)]) == 0
-    expected = _prompts(dataset, "interleaved")
+    expected = _prompts(dataset, DEFAULT_SETTING)  # gen eval's default setting
     by_text = {"".join(p for p in prompt.parts if isinstance(p, str)): (k, prompt, reference)
                for k, (_, prompt, reference) in enumerate(expected)}
     seen: list[int] = []
@@ -338,9 +483,15 @@ def test_inspect_task_runs_with_the_mock_model(dataset: Path, tmp_path: Path,
         assert sample.target == expected[k][2]
         assert sample.scores is not None
         score = sample.scores["hopvista_scorer"]
-        assert score.value == ("C" if k % 2 == 0 else "I")
+        assert isinstance(score.value, dict)
+        assert score.value["accuracy"] == ("C" if k % 2 == 0 else "I")
+        assert score.value["set_accuracy"] == (1.0 if k % 2 == 0 else 0.0)
     assert log.results is not None
-    assert log.results.scores[0].metrics["accuracy"].value == pytest.approx(0.5)
+    aggregated = {s.name: s.metrics for s in log.results.scores}
+    assert aggregated["accuracy"]["accuracy"].value == pytest.approx(0.5)
+    # every metric of the item kind is aggregated, not only accuracy
+    assert aggregated["set_accuracy"]["mean"].value == pytest.approx(0.5)
+    assert "statement_accuracy" in aggregated and "parsed" in aggregated
     assert list((tmp_path / "logs").iterdir())  # the log file
 
 

@@ -22,7 +22,9 @@ formats:
   inspect     an Inspect AI task: inspect eval DIR/task.py --model PROVIDER/MODEL
   lmms-eval   an lmms-eval task folder: lmms-eval --include_path DIR --tasks hopvista ...
   vlmevalkit  VLMEvalKit's TSV with base64 images (copy it into $LMUData), and score.py
-settings: interleaved (default), table-json, chart-as-table, no-chart, image-only."""
+DIR/README.md gives the commands that run and score it in the harness.
+settings: table-json (default, as gen eval's), interleaved, chart-as-table, no-chart,
+image-only."""
 
 
 def register(subparsers: Any) -> None:
@@ -50,5 +52,5 @@ def run(args: argparse.Namespace) -> int:
 
     result = export(args.path, args.fmt, args.out, setting=args.setting, limit=args.limit)
     print(f"wrote {result.items} items of {args.path} ({result.setting}) for {result.format} "
-          f"to {result.out}")
+          f"to {result.out}; {result.out / 'README.md'} says how to run it")
     return 0

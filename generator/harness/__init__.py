@@ -15,11 +15,13 @@ Each format writes a folder that its harness runs as it is:
     ``$LMUData``, and ``score.py`` to score its prediction file.
     (:mod:`hopvista.harness.vlmevalkit`)
 
-Every format uses the prompt ``gen eval`` would send in the chosen setting (the built-in
-template of each item's kind) and the same reference answers; the exported scorers call
-hopvista's own parser and scorer (:func:`hopvista.eval.runner.score_response`), so a harness
-run is comparable with ``gen eval``. Item text is only ever data (JSON, Parquet, TSV): the
-generated Python files are the same for every dataset and read the items from their data file.
+Every format uses the prompt ``gen eval`` would send in the chosen setting (the built-in template
+of each item's kind; by default ``gen eval``'s default setting, ``table-json``) and the same
+reference answers, and says which in its ``README.md``, with the commands that run and score it in
+the harness; the exported scorers call hopvista's own parser and scorer
+(:func:`hopvista.eval.runner.score_response`), so a harness run is comparable with ``gen eval``.
+Item text is only ever data (JSON, Parquet, TSV): the generated Python files are the same for every
+dataset and read the items from their data file.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hopvista.errors import UserError
+from hopvista.eval.prompts import DEFAULT_SETTING as EVAL_DEFAULT_SETTING
 from hopvista.harness import inspect_task, lmms_eval, vlmevalkit
 from hopvista.harness.common import (
     MARKER,
@@ -52,7 +55,9 @@ FORMATS: dict[str, Writer] = {
 }
 """Every export format by name."""
 
-DEFAULT_SETTING = "interleaved"
+DEFAULT_SETTING = EVAL_DEFAULT_SETTING
+"""``gen eval``'s: an export and a run of the same dataset send the same prompts unless a
+setting is chosen."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,7 @@ def export(dataset_path: str | Path, fmt: str, out: str | Path,
     dataset, how = open_dataset(Path(dataset_path), setting)
     target = Path(out)
     with staged(target, dataset.root) as folder:
-        count = FORMATS[fmt](Job(dataset, how, limit, folder))
+        count = FORMATS[fmt](Job(dataset, how, limit, folder, target))
         if count == 0:
             raise UserError(f"{dataset_path}: no item to export")
         write_json(folder / MARKER, marker(dataset, fmt, how, limit, count,

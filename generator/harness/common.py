@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import stat
 from collections.abc import Callable, Iterator
@@ -37,6 +38,7 @@ from hopvista.outdir import declared_format
 from hopvista.output import check_new_folder, kind_of, reason, refuse_misplaced, staging_folder
 
 MARKER = "hopvista-export.json"
+README = "README.md"
 EXPORT_FORMAT = "hopvista-harness-export"
 EXPORT_VERSION = 1
 
@@ -97,6 +99,21 @@ def parts_json(entry: Entry, image_path: Callable[[int], str]) -> list[dict[str,
     return parts
 
 
+def write_readme(job: Job, harness: str, count: int, how_to_run: str) -> None:
+    """The export's ``README.md``: what it holds, the ``gen eval`` command that sends the
+    same prompts, and ``how_to_run`` (Markdown: the harness's commands, how it is scored)."""
+    source = shlex.quote(str(job.dataset.root.resolve()))
+    write_text(job.folder / README, (
+        f"# A hopvista dataset exported for {harness}\n\n"
+        f"{count} items of `{job.dataset.root.resolve()}`, each shown as in the setting "
+        f"**{job.setting.name}** ({job.setting.description}). The prompts and reference "
+        "answers are those `gen eval` uses in that setting:\n\n"
+        f"    gen eval {source} --setting {job.setting.name} --model MODEL --out RUN\n\n"
+        "Answers are scored by hopvista's own parser and scorer (hopvista must be installed "
+        "where they are scored), so a score here can be set beside that run's.\n\n"
+        f"{how_to_run.strip()}\n"))
+
+
 def write_json(path: Path, value: Any) -> None:
     """``value`` as indented JSON in ``path`` (atomically)."""
     write_atomic(path, (json.dumps(value, indent=1, ensure_ascii=False) + "\n").encode())
@@ -116,6 +133,8 @@ class Job:
     limit: int | None
     folder: Path
     """The staging folder the format writes into (renamed to ``--out`` at the end)."""
+    out: Path
+    """Where the export will be (``--out``): what its README names."""
 
     def entries(self) -> Iterator[Entry]:
         """The items to export, with their prompts and references."""

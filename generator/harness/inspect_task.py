@@ -2,18 +2,21 @@
 
 The folder holds ``task.py`` (the task ``hopvista``: ``inspect eval task.py --model ...``),
 ``samples.jsonl`` (one line per item: ``id``, the prompt's ``parts`` in order, ``target``, the
-reference answer, and ``metadata`` with the item itself as ``item_json``) and ``images/`` (the
-prompt images as PNG files). ``task.py`` is the same for every dataset: it reads the samples and
-makes one user message per item, the text and images (``data:`` URLs) in the order ``gen eval``
-sends them, and scores the completion with hopvista's parser and scorer.
+reference answer, and ``metadata`` with the item's kind's ``metrics`` and the item itself as
+``item_json``), ``images/`` (the prompt images as PNG files) and ``README.md`` (how to run it).
+``task.py`` is the same for every dataset: it reads the samples and makes one user message per
+item, the text and images (``data:`` URLs) in the order ``gen eval`` sends them, and scores the
+completion with hopvista's parser and scorer: ``accuracy`` and every metric of the item kinds, each
+aggregated by Inspect.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 from functools import partial
 
-from hopvista.harness.common import Entry, Job, parts_json, write_text
+from hopvista.harness.common import Entry, Job, metric_names, parts_json, write_readme, write_text
 from hopvista.models import PromptImage
 
 TASK_FILE = "task.py"
@@ -35,7 +38,8 @@ from pathlib import Path
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
-from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer, stderr
+from inspect_ai.scorer import (CORRECT, INCORRECT, Score, Target, accuracy, mean, scorer,
+                                stderr)
 from inspect_ai.solver import TaskState, generate
 
 HERE = Path(__file__).resolve().parent
@@ -63,29 +67,61 @@ def load_samples():
     return samples
 
 
-@scorer(metrics=[accuracy(), stderr()])
-def hopvista_scorer():
-    """Parse and score a completion as ``gen eval`` does."""
-    from hopvista.eval.runner import score_response
-    from hopvista.model import Item
+def metric_names(samples):
+    """Every metric of the exported items' kinds (each sample lists its kind's)."""
+    return sorted({name for sample in samples for name in sample.metadata["metrics"]})
 
-    async def score(state: TaskState, target: Target) -> Score:
-        item = Item.model_validate_json(state.metadata["item_json"])
-        result, parsed, rule = score_response(item, state.output.completion)
-        return Score(value=CORRECT if result.correct else INCORRECT,
-                     answer=None if parsed is None else json.dumps(parsed),
-                     explanation=f"answer read by rule: {rule}",
-                     metadata={"metrics": result.metrics, "parse_rule": rule})
 
-    return score
+def hopvista_scorer(names):
+    """Parse and score a completion as ``gen eval`` does: ``accuracy`` (C or I) and each of
+    ``names``, every one aggregated; a metric another item kind has is NaN here, which Inspect
+    leaves out of its mean."""
+    metrics = {"accuracy": [accuracy(), stderr()], **{name: [mean(), stderr()] for name in names}}
+
+    @scorer(metrics=metrics, name="hopvista_scorer")
+    def hopvista_scorer_():
+        from hopvista.eval.runner import score_response
+        from hopvista.model import Item
+
+        async def score(state: TaskState, target: Target) -> Score:
+            item = Item.model_validate_json(state.metadata["item_json"])
+            result, parsed, rule = score_response(item, state.output.completion)
+            value = {"accuracy": CORRECT if result.correct else INCORRECT}
+            value.update({name: float(result.metrics.get(name, float("nan"))) for name in names})
+            return Score(value=value, answer=None if parsed is None else json.dumps(parsed),
+                         explanation=f"answer read by rule: {rule}",
+                         metadata={"parse_rule": rule})
+
+        return score
+
+    return hopvista_scorer_()
 
 
 @task
 def hopvista():
     """The exported hopvista items, answered in one generation each."""
-    return Task(dataset=MemoryDataset(load_samples(), name="hopvista"), solver=generate(),
-                scorer=hopvista_scorer())
+    samples = load_samples()
+    return Task(dataset=MemoryDataset(samples, name="hopvista"), solver=generate(),
+                scorer=hopvista_scorer(metric_names(samples)))
 '''
+
+
+HOW_TO_RUN = """\
+## Run it in Inspect AI
+
+    inspect eval {task} --model PROVIDER/MODEL
+
+(for an OpenAI-compatible endpoint: `--model openai/NAME`, with `OPENAI_BASE_URL` and
+`OPENAI_API_KEY` set). Each item is one user message with the text and images in the order
+`gen eval` sends them.
+
+## Scores
+
+The scorer `hopvista_scorer` gives each sample `accuracy` (C or I) and every metric of the
+exported item kinds ({metrics}); Inspect aggregates each of them (accuracy and mean, with
+their standard errors). A metric of another item kind is NaN on a sample, which Inspect leaves
+out of that metric's mean. `inspect view` shows them per sample.
+"""
 
 
 def _image_path(entry: Entry, part: int) -> str:
@@ -97,7 +133,10 @@ def write(job: Job) -> int:
     images = job.folder / IMAGES_DIR
     images.mkdir()
     lines = []
+    kinds: dict[str, list[str]] = {}
     for entry in job.entries():
+        if entry.item.kind not in kinds:
+            kinds[entry.item.kind] = metric_names(entry)
         for k, part in enumerate(entry.prompt.parts):
             if isinstance(part, PromptImage):
                 (images / entry.image_name(k)).write_bytes(part.png)
@@ -108,9 +147,13 @@ def write(job: Job) -> int:
             "target": entry.reference,
             "metadata": {"id": item.id, "base_id": item.base_id, "kind": item.kind,
                          "difficulty": item.difficulty, "variant": item.variant.name,
-                         "setting": job.setting.name, "item_json": entry.item_json},
+                         "setting": job.setting.name, "metrics": kinds[item.kind],
+                         "item_json": entry.item_json},
         }
         lines.append(json.dumps(record, ensure_ascii=False) + "\n")
     write_text(job.folder / SAMPLES_FILE, "".join(lines))
     write_text(job.folder / TASK_FILE, TASK_SOURCE)
+    write_readme(job, "Inspect AI", len(lines), HOW_TO_RUN.format(
+        task=shlex.quote(str(job.out.resolve() / TASK_FILE)),
+        metrics=", ".join(f"`{name}`" for name in sorted(set().union(*kinds.values())))))
     return len(lines)

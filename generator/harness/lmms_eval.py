@@ -1,9 +1,19 @@
 """``gen export --format lmms-eval``: an lmms-eval task folder.
 
 The folder holds ``hopvista.yaml`` (the task ``hopvista``), ``utils.py`` (its functions, named
-in the YAML with ``!function utils.NAME``) and ``data/test.parquet``. lmms-eval finds the task
-with ``--include_path FOLDER --tasks hopvista``; ``dataset_path: parquet`` with a
-``data_files`` path relative to the YAML, which lmms-eval resolves against the YAML's folder.
+in the YAML with ``!function utils.NAME``), ``data/test.parquet`` and ``README.md`` (how to run
+and score it). lmms-eval finds the task with ``--include_path FOLDER --tasks hopvista``.
+
+The YAML pins what lmms-eval would otherwise fill in:
+
+- ``data_files`` is ``!function utils.TEST_FILES``, the absolute path of the Parquet file
+  beside ``utils.py``: lmms-eval releases before 0.7.3 resolve a relative ``data_files``
+  against the working folder, not the YAML's, and every release resolves ``!function`` by
+  loading the ``utils.py`` beside the YAML — so the folder runs from anywhere, moved or not;
+- ``generation_kwargs.until`` is ``[]``: without it lmms-eval sets ``["\n\n"]``, and the
+  backends that honour it (qwen2_vl, qwen_vl, glm4v, llama4_scout, cambrian, ...) would cut a
+  step-by-step answer at its first blank line; ``max_new_tokens`` leaves room for the reasoning
+  the prompts ask for (backends default to as little as 128).
 
 A row holds the item's ``id``, ``kind``, ``difficulty``, ``variant``, ``setting``, the prompt
 as text (``prompt``: each image as ``[image: ROLE]`` where it goes, for models that take the
@@ -18,9 +28,17 @@ parser and scorer. Its metrics: ``accuracy`` and the item kinds' own (``set_accu
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Any
 
-from hopvista.harness.common import Entry, Job, metric_names, parts_json, write_text
+from hopvista.harness.common import (
+    Entry,
+    Job,
+    metric_names,
+    parts_json,
+    write_readme,
+    write_text,
+)
 from hopvista.models import PromptImage
 
 TASK = "hopvista"
@@ -38,6 +56,10 @@ scorer (hopvista must be installed), as ``gen eval`` scores them.
 """
 
 import json
+from pathlib import Path
+
+TEST_FILES = {"test": str(Path(__file__).resolve().parent / "data" / "test.parquet")}
+"""The YAML's ``data_files``: the data beside this file, wherever lmms-eval is run from."""
 
 
 def _images(doc):
@@ -126,8 +148,7 @@ def task_yaml(metrics: list[str]) -> str:
         f"task: {q(TASK)}\n"
         "dataset_path: parquet\n"
         "dataset_kwargs:\n"
-        "  data_files:\n"
-        f"    {SPLIT}: {q(DATA_FILE)}\n"
+        "  data_files: !function utils.TEST_FILES\n"
         f"test_split: {SPLIT}\n"
         "output_type: generate_until\n"
         "doc_to_visual: !function utils.doc_to_visual\n"
@@ -136,6 +157,7 @@ def task_yaml(metrics: list[str]) -> str:
         "doc_to_target: !function utils.doc_to_target\n"
         "process_results: !function utils.process_results\n"
         "generation_kwargs:\n"
+        "  until: []\n"
         f"  max_new_tokens: {MAX_NEW_TOKENS}\n"
         "  temperature: 0\n"
         "  do_sample: false\n"
@@ -144,6 +166,28 @@ def task_yaml(metrics: list[str]) -> str:
         "metadata:\n"
         "  version: 1.0\n"
     )
+
+
+HOW_TO_RUN = """\
+## Run it in lmms-eval
+
+    python -m lmms_eval --model MODEL --model_args ARGS \\
+        --include_path {folder} --tasks hopvista \\
+        --batch_size 1 --log_samples --output_path RESULTS
+
+(for an OpenAI-compatible endpoint: `--model openai --model_args model_version=NAME`, the
+endpoint and key in `OPENAI_API_BASE` / `OPENAI_API_KEY`). The folder can be run from any
+working folder and moved: `utils.py` gives lmms-eval the data's absolute path.
+
+`hopvista.yaml` sets `until: []` (lmms-eval would otherwise stop some local backends at the
+first blank line, cutting a step-by-step answer) and `max_new_tokens: {max_new_tokens}`; a
+`--gen_kwargs` on the command line overrides them.
+
+## Scores
+
+lmms-eval reports `accuracy` and each metric of the item kinds, averaged over the items,
+from hopvista's parser and scorer (`process_results` in `utils.py`): {metrics}.
+"""
 
 
 def write(job: Job) -> int:
@@ -170,6 +214,10 @@ def write(job: Job) -> int:
                 rows = []
         if rows or count == 0:
             writer.write_table(pa.Table.from_pylist(rows, schema=features.arrow_schema))
-    write_text(job.folder / YAML_FILE, task_yaml(["accuracy", *sorted(metrics)]))
+    names = ["accuracy", *sorted(metrics)]
+    write_text(job.folder / YAML_FILE, task_yaml(names))
     write_text(job.folder / UTILS_FILE, UTILS_SOURCE)
+    write_readme(job, "lmms-eval", count, HOW_TO_RUN.format(
+        folder=shlex.quote(str(job.out.resolve())), max_new_tokens=MAX_NEW_TOKENS,
+        metrics=", ".join(f"`{name}`" for name in names[1:])))
     return count

@@ -1,13 +1,21 @@
 """``gen export --format vlmevalkit``: VLMEvalKit's TSV, ready for ``$LMUData``.
 
-``NAME.tsv`` (``NAME`` is ``HopVista_SETTING``) has VLMEvalKit's documented columns, one row
-per item: ``index`` (0, 1, ...), ``image`` (the base64 of the PNG; several images as a list,
-``["...", "..."]``, which VLMEvalKit reads with its ``toliststr``), ``image_path`` (a file name
-per image, in the same shape), ``question`` (the prompt ``gen eval`` sends, each image marked
-``[image: ROLE]`` where it goes: VLMEvalKit shows the images first, then the question),
-``answer`` (the reference answer), ``category`` (the difficulty), ``l2-category`` (the item
-kind) and ``split`` (``test``); then hopvista's ``id``, ``variant`` and ``setting``. Copied
-into ``$LMUData``, ``--data NAME`` loads it as a custom VQA dataset.
+``NAME.tsv`` (``NAME`` is ``HopVista_OpenEnded_SETTING_HASH``) has VLMEvalKit's documented columns,
+one row per item: ``index`` (0, 1, ...), ``image`` (the base64 of the PNG; several images as a
+list, ``["...", "..."]``, which VLMEvalKit reads with its ``toliststr``), ``image_path`` (a file
+name per image, in the same shape), ``question`` (the prompt ``gen eval`` sends, each image marked
+``[image: ROLE]`` where it goes: VLMEvalKit shows the images first, then the question), ``answer``
+(the reference answer), ``category`` (the difficulty), ``l2-category`` (the item kind) and
+``split`` (``test``); then hopvista's ``id``, ``variant`` and ``setting``. Copied into
+``$LMUData``, ``--data NAME`` loads it as a custom VQA dataset.
+
+The name is what VLMEvalKit knows a dataset by, so it carries what VLMEvalKit would otherwise
+guess or reuse: ``OpenEnded`` is the marker its type inference reads (without it a custom
+dataset is taken for multiple choice and some models' prompt builders append "Answer the
+question directly."), and ``HASH``, the first 12 hex digits of the TSV's SHA-256, makes the
+name differ whenever the content does — VLMEvalKit keeps a dataset's images in
+``images/NAME/`` and writes an image only when no file of its name is there, so two exports
+under one name would be run with the first one's images.
 
 VLMEvalKit has no scorer for a custom VQA dataset: ``score.py`` beside the TSV scores its
 prediction file (``python score.py PREDICTIONS.xlsx``) with hopvista's parser and scorer,
@@ -19,9 +27,12 @@ from __future__ import annotations
 import base64
 import csv
 import json
+import os
+import shlex
 
+from hopvista.atomic import sha256_file
 from hopvista.errors import UserError
-from hopvista.harness.common import Entry, Job, write_text
+from hopvista.harness.common import Entry, Job, write_readme, write_text
 from hopvista.models import PromptImage
 
 ITEMS_FILE = "items.jsonl"
@@ -93,9 +104,10 @@ if __name__ == "__main__":
 '''
 
 
-def dataset_name(setting: str) -> str:
-    """The TSV's name (VLMEvalKit's ``--data``) for setting ``setting``."""
-    return "HopVista_" + setting.replace("-", "_")
+def dataset_name(setting: str, tsv_sha256: str) -> str:
+    """The dataset's name (VLMEvalKit's ``--data``, the TSV's file name without ``.tsv``) for
+    setting ``setting`` and a TSV of SHA-256 ``tsv_sha256``."""
+    return f"HopVista_OpenEnded_{setting.replace('-', '_')}_{tsv_sha256[:12]}"
 
 
 def _cell(values: list[str]) -> str:
@@ -117,11 +129,49 @@ def _row(entry: Entry, setting: str) -> list[str | int]:
             item.variant.name, setting]
 
 
+HOW_TO_RUN = """\
+## Run it in VLMEvalKit
+
+The dataset's name is `{name}`: VLMEvalKit reads `OpenEnded` in it as an
+open-ended (not multiple-choice) dataset, and the hash makes it new whenever the content is, so no image
+or prediction of another export of the same name is reused.
+
+1. Put the TSV where VLMEvalKit looks for datasets (`$LMUData`, by default `~/LMUData`):
+
+       cp {tsv} "${{LMUData:-$HOME/LMUData}}/"
+
+2. Run inference only — VLMEvalKit has no scorer for a custom open-ended dataset
+   (`CustomVQADataset.evaluate` raises `NotImplementedError`, so `--mode all` ends in an
+   error once the answers are in):
+
+       python run.py --data {name} --model MODEL --mode infer --work-dir OUTPUT
+
+   Some models' prompt builders add an instruction to an open-ended question (InternVL: "Answer
+   the question using a single word or phrase."; Qwen2-VL: "Please try to answer the question
+   with short words or phrases if possible."), which contradicts the step-by-step prompts. For
+   those, turn them off in a config file and run it with
+   `python run.py --config config.json --mode infer --work-dir OUTPUT`:
+
+       {{"model": {{"MODEL": {{"class": "InternVLChat", "model_path": "...",
+                             "use_custom_prompt": false}}}},
+        "data": {{"{name}": {{"class": "CustomVQADataset",
+                            "dataset": "{name}"}}}}}}
+
+3. Score the prediction file VLMEvalKit wrote, `OUTPUT/MODEL/RUN_ID/MODEL_{name}.xlsx`,
+   with hopvista's parser and scorer:
+
+       python {score} OUTPUT/MODEL/RUN_ID/MODEL_{name}.xlsx
+
+   It prints the accuracy and the mean of each metric of the item kinds as JSON.
+"""
+
+
 def write(job: Job) -> int:
-    """Write the TSV, ``items.jsonl`` and ``score.py`` into ``job.folder``; return the rows."""
-    name = dataset_name(job.setting.name)
+    """Write the TSV, ``items.jsonl``, ``score.py`` and ``README.md`` into ``job.folder``;
+    return the rows."""
+    staged = job.folder / "HopVista.tsv.part"
     count = 0
-    with (job.folder / f"{name}.tsv").open("w", encoding="utf-8", newline="") as tsv, \
+    with staged.open("w", encoding="utf-8", newline="") as tsv, \
             (job.folder / ITEMS_FILE).open("w", encoding="utf-8") as items:
         writer = csv.writer(tsv, delimiter="\t", lineterminator="\n",
                             quoting=csv.QUOTE_MINIMAL)
@@ -131,6 +181,12 @@ def write(job: Job) -> int:
             items.write(json.dumps({"index": entry.number, "item_json": entry.item_json},
                                    ensure_ascii=False) + "\n")
             count += 1
+    name = dataset_name(job.setting.name, sha256_file(staged))
+    os.rename(staged, job.folder / f"{name}.tsv")
     write_text(job.folder / SCORE_FILE, SCORE_SOURCE)
+    out = job.out.resolve()
+    write_readme(job, "VLMEvalKit", count, HOW_TO_RUN.format(
+        name=name, tsv=shlex.quote(str(out / f"{name}.tsv")),
+        score=shlex.quote(str(out / SCORE_FILE))))
     return count
 
