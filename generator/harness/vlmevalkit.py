@@ -133,8 +133,8 @@ HOW_TO_RUN = """\
 ## Run it in VLMEvalKit
 
 The dataset's name is `{name}`: VLMEvalKit reads `OpenEnded` in it as an
-open-ended (not multiple-choice) dataset, and the hash makes it new whenever the content is, so no image
-or prediction of another export of the same name is reused.
+open-ended (not multiple-choice) dataset, and the hash makes it new whenever the content is,
+so no image or prediction of another export of the same name is reused.
 
 1. Put the TSV where VLMEvalKit looks for datasets (`$LMUData`, by default `~/LMUData`):
 
