@@ -374,7 +374,7 @@ COMPATIBLE = [  # answer, type, reply, hopvista em, MMTabReal's em / ss / f1
 ]                                                         # the whole reply is scored
 
 
-def test_metric_mmtabreal_adds_the_papers_scores_beside_hopvistas(
+def test_metric_adds_the_papers_scores_beside_hopvistas(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = tmp_path / "qa"
     _write_qa_dataset(data, [{
@@ -392,7 +392,7 @@ def test_metric_mmtabreal_adds_the_papers_scores_beside_hopvistas(
                "--out", str(run), "--quiet"]
         assert main(ask) == 0
         assert "mmtabreal_em" not in _summary(run)["metrics"]
-        assert main([*ask, "--metric", "mmtabreal"]) == 0  # scored again from the cache
+        assert main([*ask, "--metric", "mmtabreal", "--metric", "tablevista"]) == 0  # cached
     assert sum(script.requests.values()) == len(COMPATIBLE)
     results = sorted(_results(run), key=lambda r: r["id"])
     for result, (*_, em, (m_em, m_ss, m_f1)) in zip(results, COMPATIBLE, strict=True):
@@ -401,7 +401,10 @@ def test_metric_mmtabreal_adds_the_papers_scores_beside_hopvistas(
                 result["metrics"]["mmtabreal_f1"]) == pytest.approx((m_em, m_ss, m_f1))
     summary = _summary(run)
     assert summary["metrics"]["mmtabreal_em"]["value"] == pytest.approx(0.75)
-    assert json.loads((run / "run.json").read_text())["metrics"] == ["mmtabreal"]
+    # TableVista reads the whole reply: "Answer: 12" is not "-12"; none is an exact match
+    assert [r["metrics"]["tablevista_em"] for r in results] == [0, 0, 0, 0]
+    assert summary["papers"]["tablevista"] == {"exact_match": 0, "by_variant": {"base": 0}}
+    assert json.loads((run / "run.json").read_text())["metrics"] == ["mmtabreal", "tablevista"]
 
 
 @pytest.mark.slow

@@ -50,8 +50,8 @@ def _option(text: str) -> tuple[str, str]:
 
 def register(subparsers: Any) -> None:
     """Add ``eval`` to the ``gen`` parser."""
+    from hopvista.eval.papers import PAPER_METRICS
     from hopvista.eval.prompts import DEFAULT_SETTING, SETTINGS
-    from hopvista.eval.runner import EXTRA_METRICS
 
     p = subparsers.add_parser("eval", help="score a model or a baseline on a dataset",
                               description=DESCRIPTION,
@@ -78,9 +78,10 @@ def register(subparsers: Any) -> None:
                    help="dollars per million tokens by model (YAML or JSON)")
     p.add_argument("--cache", type=Path, metavar="DIR",
                    help="where answers are cached (default RUN/cache)")
-    p.add_argument("--metric", choices=sorted(EXTRA_METRICS), action="append", default=[],
-                   help="also score short answers as a paper does: mmtabreal adds "
-                        "MMTabReal's published EM / SS / F1 (mmtabreal_em, _ss, _f1)")
+    p.add_argument("--metric", choices=sorted(PAPER_METRICS), action="append", default=[],
+                   help="also score short answers as a paper's script does: mmtabreal "
+                        "(MMTabReal's EM / SS / F1), tablevista (TableVista's exact match); "
+                        "repeat for both")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 

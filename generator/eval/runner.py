@@ -42,6 +42,7 @@ from hopvista.atomic import sha256_file
 from hopvista.errors import UserError
 from hopvista.eval.cache import ResponseCache, prompt_digest, request_key
 from hopvista.eval.clean import Redactor, json_line, plain, secrets_of
+from hopvista.eval.papers import paper_metrics
 from hopvista.eval.parse import parse_short, parse_statements
 from hopvista.eval.paths import writable_folder
 from hopvista.eval.prices import Prices
@@ -76,8 +77,6 @@ __all__ = ["CACHE_DIR", "PAGES_DIR", "REPORT_FILE", "RESULTS_FILE", "RUN_FILE", 
            "score_response"]
 
 RUN_VERSION = 1
-EXTRA_METRICS = ("mmtabreal",)
-"""What ``--metric`` may add: ``mmtabreal`` (:mod:`hopvista.eval.mmtabreal`)."""
 MAX_ERROR_CHARS = 300
 """The longest error message recorded for an item."""
 
@@ -99,7 +98,8 @@ class EvalRequest:
     cache: Path | None = None
     """Where answers are cached (default: the run's ``cache/``)."""
     metrics: tuple[str, ...] = ()
-    """Extra scores of short answers, by name (:data:`EXTRA_METRICS`)."""
+    """Papers' scores to add to each short answer's, by name
+    (:data:`~hopvista.eval.papers.PAPER_METRICS`)."""
 
 
 Progress = Callable[[int, int, float | None, float], None]
@@ -394,14 +394,12 @@ def _result(item: Item, setting_name: str, prompt_id: str | None, cached: bool,
 
 def _scored(item: Item, reply: Reply, cost: float | None,
             extra: Sequence[str] = ()) -> dict[str, Any]:
-    """The fields of a result line that an answer fills (``extra``: :data:`EXTRA_METRICS`
-    asked for, added to the metrics of the short answers they score)."""
+    """The fields of a result line that an answer fills (``extra``: the papers whose scores
+    are added to the metrics of the short answers, :mod:`hopvista.eval.papers`)."""
     score, parsed, rule = score_response(item, reply.text)
     metrics = dict(score.metrics)
-    if "mmtabreal" in extra and item.kind == "table_qa":
-        from hopvista.eval.mmtabreal import gold_text, mmtabreal_metrics, prediction_text
-
-        metrics |= mmtabreal_metrics(gold_text(item), prediction_text(reply.text, parsed, rule))
+    if extra:
+        metrics |= paper_metrics(extra, item, reply.text, parsed, rule)
     fields: dict[str, Any] = {
         "response": reply.text, "parsed": parsed, "parse_rule": rule,
         "correct": score.correct, "metrics": metrics,

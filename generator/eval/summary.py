@@ -24,7 +24,7 @@ FACETS = ("difficulty", "variant", "family", "subtask", "order", "chart_library"
 """Result fields the figures are broken down by (item-level accuracy)."""
 
 METRICS = ("set_accuracy", "statement_accuracy", "em", "ss", "f1", "fields",
-           "mmtabreal_em", "mmtabreal_ss", "mmtabreal_f1")
+           "mmtabreal_em", "mmtabreal_ss", "mmtabreal_f1", "tablevista_em")
 
 
 def estimate_json(estimate: Estimate) -> dict[str, Any]:
@@ -75,7 +75,53 @@ def summarise(results: Sequence[dict[str, Any]], run: dict[str, Any],
     markup = _markup(answered)
     if markup:
         summary["markup"] = markup
+    papers = _papers(answered, seed)
+    if papers:
+        summary["papers"] = papers
     return summary
+
+
+FCMR_LEVELS = ("easy", "medium", "hard")
+
+
+def _papers(answered: Sequence[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """The papers' headline figures where they are computed differently from hopvista's:
+    ``fcmr`` for three-statement items, ``tablevista`` when ``tablevista_em`` was scored."""
+    out: dict[str, Any] = {}
+    three = [r for r in answered if r["kind"] == "three_statement"]
+    if three:
+        out["fcmr"] = _fcmr(three, seed)
+    scored = [r for r in answered if "tablevista_em" in r["metrics"]]
+    if scored:
+        out["tablevista"] = _tablevista(scored)
+    return out
+
+
+def _fcmr(three: Sequence[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """FCMR's table 3 and section 5.1: set accuracy per level and ``avg``, their unweighted
+    mean (not over items); statement figures over the hard items only."""
+    levels = {}
+    for level in FCMR_LEVELS:
+        mine = [r for r in three if r.get("difficulty") == level]
+        if mine:
+            levels[level] = round(sum(bool(r["correct"]) for r in mine) / len(mine), 6)
+    hard = [r for r in three if r.get("difficulty") == "hard"]
+    return {
+        "levels": levels,
+        "avg": round(sum(levels.values()) / len(levels), 6) if levels else None,
+        "statements_hard": _statement_figures(hard, Bootstrap(len(hard), seed))
+        if hard else None,
+    }
+
+
+def _tablevista(scored: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """TableVista's summary: the share of exact matches overall and per variant."""
+    def share(rows: Sequence[dict[str, Any]]) -> float:
+        return round(sum(float(r["metrics"]["tablevista_em"]) for r in rows) / len(rows), 6)
+    variants = sorted({str(r["variant"]) for r in scored})
+    return {"exact_match": share(scored),
+            "by_variant": {v: share([r for r in scored if str(r["variant"]) == v])
+                           for v in variants}}
 
 
 def _metric(name: str) -> Callable[[dict[str, Any]], float | None]:

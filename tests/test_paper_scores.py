@@ -1,7 +1,11 @@
-"""``gen eval --metric mmtabreal`` reproduces MMTabReal's ``Eval/eval.py`` EM / SS / F1.
+"""Scores as the papers compute them: ``gen eval --metric mmtabreal`` reproduces MMTabReal's
+``Eval/eval.py`` EM / SS / F1, ``--metric tablevista`` TableVista's ``scripts/eval.py`` exact
+match, and ``summary.json``'s ``papers.fcmr`` FCMR's level average and hard-only statement
+figures.
 
-Each expected figure below is what MMTabReal's own functions (``compute_metrics`` with NLTK's
-stop words and Porter stemmer) return for the pair: the published behaviour, quirks included.
+Each expected MMTabReal figure below is what MMTabReal's own functions (``compute_metrics``
+with NLTK's stop words and Porter stemmer) return for the pair: the published behaviour,
+quirks included.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from hopvista.eval.mmtabreal import STOP_WORDS, mmtabreal_metrics, words
+from hopvista.eval.papers.mmtabreal import STOP_WORDS, mmtabreal_metrics, words
 
 CASES = [
     # gold, prediction, EM, SS, F1
@@ -103,7 +107,7 @@ def _figures(cell: str) -> list[float]:
 
 @pytest.mark.parametrize("row", _docs_rows(), ids=lambda row: f"{row[0]}-{row[1]}")
 def test_the_documented_differences_are_what_both_scorers_give(row: list[str]) -> None:
-    from hopvista.eval.mmtabreal import gold_text
+    from hopvista.eval.papers.mmtabreal import gold_text
     from hopvista.model import Item
     from hopvista.model.kinds import ITEM_KINDS
 
@@ -118,3 +122,62 @@ def test_the_documented_differences_are_what_both_scorers_give(row: list[str]) -
     assert [theirs[f"mmtabreal_{m}"] for m in ("em", "ss", "f1")] == \
         pytest.approx(_figures(row[2]), abs=0.005)
     assert [ours[m] for m in ("em", "ss", "f1")] == pytest.approx(_figures(row[3]), abs=0.005)
+
+
+# -- TableVista ------------------------------------------------------------------------------------
+
+def _item(answer: Any, kind: str) -> Any:
+    from hopvista.model import Item
+
+    return Item.model_validate({
+        "id": "doc-000001.base", "base_id": "doc-000001", "domain": "doc", "kind": "table_qa",
+        "inputs": {"table": {"header": ["a"], "rows": [["1"]]}}, "question": "?",
+        "answer": answer, "answer_type": kind, "provenance": {"generator": "t", "source": "d"}})
+
+
+TABLEVISTA = [  # answer, type, reply, TableVista's exact match (its scripts/eval.py)
+    ("New York", "text", "new   york", 1),               # lowercased, spaces folded
+    ("New York", "text", "<ANSWER> New York </answer>", 1),  # the answer span, any case
+    ("New York", "text", "<think>Maybe Boston.</think>\nNew York", 1),  # after the reasoning
+    ("New York", "text", "The city is New York.\nAnswer: New York", 0),  # no span: whole reply
+    ("New York", "text", "New York.", 0),                # punctuation is kept
+    ("12.5", "number", "12.50", 0),                       # text, not numbers
+    (True, "boolean", "Yes", 1),
+]
+
+
+@pytest.mark.parametrize(("answer", "kind", "reply", "em"), TABLEVISTA)
+def test_tablevista_exact_match_is_its_scripts(answer: Any, kind: str, reply: str,
+                                               em: int) -> None:
+    from hopvista.eval.papers import tablevista
+
+    assert tablevista.score(_item(answer, kind), reply, None, None) == {"tablevista_em": em}
+
+
+# -- FCMR ------------------------------------------------------------------------------------------
+
+def _three(difficulty: str, correct: bool, k: int) -> dict[str, Any]:
+    statements = [{"type": "FC", "label": True, "predicted": correct},
+                  {"type": "FC", "label": False, "predicted": not correct},
+                  {"type": "FC", "label": True, "predicted": True}]
+    return {"id": f"x-{k:06d}.base", "base_id": f"x-{k:06d}", "variant": "base",
+            "kind": "three_statement", "difficulty": difficulty, "error": None,
+            "parsed": [1], "correct": correct, "cached": False, "cost": None,
+            "metrics": {"set_accuracy": float(correct)}, "statements": statements,
+            "tokens": {"input": None, "output": None}}
+
+
+def test_fcmr_average_is_the_mean_of_its_levels_and_statements_are_the_hard_ones() -> None:
+    from hopvista.eval.summary import summarise
+
+    results = [_three("easy", True, 0), _three("easy", True, 1),
+               _three("medium", True, 2), _three("medium", False, 3),
+               *[_three("hard", k == 4, k) for k in range(4, 8)]]
+    summary = summarise(results, {})
+    assert summary["accuracy"]["value"] == pytest.approx(4 / 8)  # hopvista's: over items
+    fcmr = summary["papers"]["fcmr"]
+    assert fcmr["levels"] == {"easy": 1.0, "medium": 0.5, "hard": 0.25}
+    assert fcmr["avg"] == pytest.approx((1 + 0.5 + 0.25) / 3)  # FCMR's Avg column
+    hard = fcmr["statements_hard"]
+    assert sum(hard["confusion"].values()) == 4 * 3  # the hard items' statements only
+    assert sum(summary["statements"]["confusion"].values()) == 8 * 3

@@ -110,6 +110,11 @@ def gold_text(item: Item) -> str:
     return str(answer)
 
 
+def score(item: Item, response: str, parsed: Any, rule: str | None) -> dict[str, float]:
+    """The three scores of the reply ``response`` to ``item`` (:func:`prediction_text`)."""
+    return mmtabreal_metrics(gold_text(item), prediction_text(response, parsed, rule))
+
+
 def prediction_text(response: str, parsed: Any, rule: str | None) -> str:
     """What MMTabReal's script would score of a reply: the answer the parser read, or the
     whole reply when it found no answer in it (no marker, JSON or box: its last line)."""
