@@ -30,7 +30,7 @@ from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
 from hopvista.verify.augmented import is_augmented, verify_augmented
 from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
-from hopvista.verify.checks import check_chart_needed, check_item, related_groups
+from hopvista.verify.checks import check_chart_needed, check_item
 from hopvista.verify.consistency import (
     check_identity,
     check_inputs,
@@ -41,7 +41,7 @@ from hopvista.verify.executor import Context
 from hopvista.verify.files import check_files
 from hopvista.verify.images import Images, check_images
 from hopvista.verify.jsonl import Line, parse_strict, read_lines
-from hopvista.verify.manifest import Expect, expectations, read_manifest
+from hopvista.verify.manifest import Expect, expectations, held_to_pack, read_manifest
 from hopvista.verify.notes import FACT_NOTE, IMAGE_NOTE, PROXY_NOTE, Notes
 from hopvista.verify.parquet import Row, compare_row, iter_rows, shard_names
 from hopvista.verify.paths import FILE, file_problem, walk
@@ -52,6 +52,7 @@ from hopvista.verify.wording import (
     check_wording,
     content_differences,
     differences,
+    installed_pack,
     judge_wording,
     pack_by_columns,
     unheld_note,
@@ -184,25 +185,28 @@ class _Run:
             problems += check_item(item, context, self.expect.version)
         problems += check_proxies(item, self.expect.defences)
         if self.expect.identities is not None:
-            problems += check_chart_needed(item, self.expect.identities,
-                                           related_groups(self.expect.config))
+            problems += check_chart_needed(item, self.expect.identities, self.expect.related)
         return problems
 
     def _builtin_by_columns(self, item: dict[str, Any]) -> None:
-        """The first item whose columns are an installed pack's: a dataset of this hopvista
-        and format is then held to that pack's wording, whatever it calls its domain."""
+        """The first item whose columns are an installed pack's: the dataset is then held to
+        that pack's identities, related columns and margins, and (made by this hopvista in
+        this format) to its wording, whatever it calls its domain."""
         if self.verdict.builtin is not None:
             return
         pack = pack_by_columns(item)
         if pack is None:
             return
         self.verdict = WordingVerdict(self.wording, builtin=pack.name)
+        self.expect = held_to_pack(self.expect, pack)
+        found = content_differences(self.expect.config, pack, self.expect.domain,
+                                    self.expect.version)
         if self.expect.version == FORMAT_VERSION and self.built_by == __version__:
-            found = content_differences(self.expect.config, pack, self.expect.domain)
-            for problem in found + differences(self.wording, pack, self.expect.domain):
-                self.report(problem + " (its items show that pack's columns)")
+            found += differences(self.wording, pack, self.expect.domain)
         else:
             self.notes(unheld_note(pack.name, self.expect.version, self.built_by))
+        for problem in found:
+            self.report(problem + " (its items show that pack's columns)")
 
     def finish(self, extra_rows: int, manifest: dict[str, Any]) -> None:
         """What needs every item: row count, counts, shares, balance, the images folder."""
@@ -285,6 +289,9 @@ def verify_into(root: Path, report: Report, *, note: Report | None = None,
     packages = manifest.get("packages")
     built_by = packages.get("hopvista") if isinstance(packages, dict) else None
     verdict = judge_wording(expect.config, expect.domain, expect.version, built_by)
+    pack = installed_pack(verdict.builtin)
+    if pack is not None:
+        expect = held_to_pack(expect, pack)
     for problem in verdict.problems:
         clean(problem)
     for text in verdict.notes:

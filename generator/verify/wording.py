@@ -101,6 +101,12 @@ def _builtin_pack(name: str) -> DomainPack | None:
         return None
 
 
+def installed_pack(name: str | None) -> DomainPack | None:
+    """The built-in pack ``name`` as installed (``None`` for no name, or one it does not
+    know)."""
+    return _builtin_pack(name) if name in builtin_pack_names() else None
+
+
 def _installed_packs() -> list[DomainPack]:
     return [p for p in map(_builtin_pack, builtin_pack_names()) if p is not None]
 
@@ -175,17 +181,34 @@ def differences(recorded: Wording | None, pack: DomainPack, domain: str | None
     return problems
 
 
-def content_differences(config: dict[str, Any], pack: DomainPack, domain: str | None
-                        ) -> list[str]:
-    """The identities and related columns of a built-in pack's dataset must be the installed
-    pack's (the chart's need is checked with them)."""
+#: The first format whose manifests record the pack's ``related`` columns (a format-2 build
+#: had none: its pack must have none).
+RELATED_FORMAT = 3
+
+
+def content_differences(config: dict[str, Any], pack: DomainPack, domain: str | None,
+                        version: int = FORMAT_VERSION) -> list[str]:
+    """The identities, related columns and decidability margins of a built-in pack's dataset
+    must be the installed pack's, whatever format or hopvista it claims: the chart's need
+    and its close calls are checked with them."""
     problems = []
-    named = "" if domain == pack.name else f", named {str(domain)[:40]!r}"
-    for key, installed in (("identities", [i.text for i in pack.identities]),
-                           ("related", [list(g) for g in pack.spec.related])):
-        if config.get(key) != installed:
+    said = "(the dataset is that pack" + \
+        ("" if domain == pack.name else f", named {str(domain)[:40]!r}") + ")"
+    related = config.get("related", [] if version < RELATED_FORMAT else None)
+    for key, recorded, installed in (
+            ("identities", config.get("identities"), [i.text for i in pack.identities]),
+            ("related", related, [list(g) for g in pack.spec.related])):
+        if recorded != installed:
             problems.append(f"manifest.json: config.{key} are not the installed pack "
-                            f"{pack.name!r}'s (the dataset is that pack{named})")
+                            f"{pack.name!r}'s {said}")
+    decide = config.get("decidability")
+    for key, installed_margin in pack.spec.decidability.model_dump().items():
+        value = decide.get(key) if isinstance(decide, dict) else None
+        if type(value) not in (int, float) or value != installed_margin:
+            text = repr(value)
+            text = text if len(text) <= 30 else text[:27] + "..."
+            problems.append(f"manifest.json: config.decidability.{key} {text} is not the "
+                            f"installed pack {pack.name!r}'s {installed_margin} {said}")
     return problems
 
 
@@ -195,8 +218,9 @@ def judge_wording(config: dict[str, Any], domain: str | None, version: int,
     docstring); ``version`` is its format version, ``built_by`` the hopvista that made it."""
     recorded, problems = read_recorded(config.get("wording"), domain)
     pack = pack_by_content(config)
+    if pack is not None:
+        problems += content_differences(config, pack, domain, version)
     if pack is not None and version == FORMAT_VERSION and built_by == __version__:
-        problems += content_differences(config, pack, domain)
         problems += differences(recorded, pack, domain)
         return WordingVerdict(_installed_wording(pack), tuple(problems), (), pack.name)
     notes = []
