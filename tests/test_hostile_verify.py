@@ -607,3 +607,150 @@ def test_a_base_changed_with_all_its_variants_fails_against_its_source(
     assert _verify(root, capsys)[0] == 0  # the variants agree with their (forged) base
     _fails_naming(root, capsys, f"item {items[0]['id']}: the base item differs from the "
                   "source's record", source=source)
+
+
+# -- 6. margins and identities: the installed pack's, or at least what a reader can see -------
+
+
+@pytest.fixture(scope="module")
+def materials(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small dataset of the built-in materials pack (its ``related`` columns are not
+    empty)."""
+    out = tmp_path_factory.mktemp("materials") / "ds"
+    assert main(["build", "materials", "--hops", "1", "-n", "3", "--seed", "1", "--no-images",
+                 "--out", str(out)]) == 0
+    return out
+
+
+def _forge(dataset: Path, tmp_path: Path, manifest_fn: Callable[[dict[str, Any]], None],
+           margins: float | None = None) -> Path:
+    """A consistent forgery of ``dataset``: its manifest rewritten by ``manifest_fn`` and, when
+    ``margins`` is given, every record of the margins (the config's and each item's)."""
+    root = _copy(dataset, tmp_path)
+    manifest, items = _manifest(root), read_items(root)
+    manifest_fn(manifest)
+    if margins is not None:
+        manifest["config"]["decidability"] = {"min_rank_gap": margins,
+                                              "min_trend_step": margins}
+        for item in items:
+            item["provenance"]["decidability"] |= {"min_rank_gap": margins,
+                                                   "min_trend_step": margins}
+    _save(root, manifest, items)
+    return root
+
+
+def _claims_older(manifest: dict[str, Any], how: str) -> None:
+    if how in ("hopvista", "both"):
+        manifest["packages"]["hopvista"] = "0.0.9"
+    if how in ("format", "both"):
+        manifest["format_version"] = 5
+
+
+@pytest.mark.parametrize("margins", [1e-9, 0.01, 0.5])
+def test_a_builtin_with_forged_margins_fails_naming_the_field(
+        margins: float, financial: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    """Margins other than the installed pack's fail, even above the floor a reader can see."""
+    root = _forge(financial, tmp_path, lambda m: None, margins)
+    err = _fails_naming(root, capsys, "manifest.json: config.decidability.min_rank_gap",
+                        "manifest.json: config.decidability.min_trend_step")
+    line = next(x for x in err.splitlines() if "config.decidability.min_rank_gap " in x)
+    assert f"{margins!r} is not the installed pack 'financial''s 0.03" in line
+
+
+@pytest.mark.parametrize("how", ["hopvista", "format", "both"])
+def test_a_builtin_claiming_an_older_build_keeps_the_installed_identities(
+        how: str, financial: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An older hopvista or format does not make the built-in pack a custom one: ``identities:
+    []`` (every chart column derivable from the table allowed) fails."""
+    def forged(manifest: dict[str, Any]) -> None:
+        _claims_older(manifest, how)
+        manifest["config"]["identities"] = []
+
+    root = _forge(financial, tmp_path, forged)
+    err = _fails_naming(root, capsys, "manifest.json: config.identities",
+                        "installed pack 'financial'")
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("how", ["hopvista", "format"])
+def test_a_builtin_claiming_an_older_build_keeps_the_installed_margins(
+        how: str, financial: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _forge(financial, tmp_path, lambda m: _claims_older(m, how), 0.02)
+    _fails_naming(root, capsys, "manifest.json: config.decidability.min_rank_gap 0.02 is not "
+                  "the installed pack 'financial''s 0.03")
+
+
+@pytest.mark.parametrize("how", ["hopvista", "format"])
+def test_a_builtin_claiming_an_older_build_keeps_the_installed_related_columns(
+        how: str, materials: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def forged(manifest: dict[str, Any]) -> None:
+        _claims_older(manifest, how)
+        manifest["config"]["related"] = []
+
+    root = _forge(materials, tmp_path, forged)
+    _fails_naming(root, capsys, "manifest.json: config.related", "installed pack 'materials'")
+
+
+def test_a_builtin_claiming_an_older_build_verifies_when_it_is_the_pack(
+        financial: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What a dataset claims about its build is not held against it when its content is the
+    installed pack's (the golden datasets of formats 2 to 6 verify too)."""
+    root = _forge(financial, tmp_path, lambda m: _claims_older(m, "both"))
+    code, out, err = _verify(root, capsys)
+    assert code == 0, err
+    assert out.rstrip().splitlines()[-1].startswith("OK: 9 items verified")
+
+
+def test_a_custom_pack_with_forged_margins_below_the_floor_fails(
+        custom: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No installed pack to compare with: margins under 1% of a chart's axis (a difference no
+    reader can see) fail, naming the field."""
+    root = _forge(custom, tmp_path, lambda m: None, 1e-9)
+    err = _fails_naming(root, capsys,
+                        "manifest.json: field 'config.decidability.min_rank_gap': expected a "
+                        "fraction from 0.01")
+    assert "got 1e-09" in err
+
+
+def _pack_with_margins(tmp_path: Path, **margins: str) -> Path:
+    assert main(["new-domain", "orchards", "--dir", str(tmp_path)]) == 0
+    pack = tmp_path / "orchards" / "domain.yaml"
+    text = pack.read_text()
+    for key, value in margins.items():
+        text, count = re.subn(rf"(\n  {key}: )[0-9.]+", rf"\g<1>{value}", text)
+        assert count == 1
+    pack.write_text(text)
+    return pack
+
+
+@pytest.mark.parametrize(("key", "value", "shown"), [
+    ("min_rank_gap", "0.000000001", "1e-09 is below 0.01"),
+    ("min_trend_step", "0.005", "0.005 is below 0.01"),
+    ("min_trend_step", "0.0", "0.0 is below 0.01"),
+    ("min_rank_gap", ".nan", "nan is not a fraction from 0.01 to below 1"),
+])
+def test_a_pack_asking_for_margins_no_reader_can_see_is_refused_at_build(
+        key: str, value: str, shown: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    pack = _pack_with_margins(tmp_path, **{key: value})
+    line = next(n for n, x in enumerate(pack.read_text().splitlines(), 1) if f"  {key}:" in x)
+    capsys.readouterr()
+    out = tmp_path / "ds"
+    assert main(["build", str(pack.parent), "-n", "3", "--no-images", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"gen: error: {pack}:{line}: field "
+                                                   f"'decidability.{key}': {shown}"), err
+    assert not out.exists()
+
+
+def test_a_pack_at_the_floor_builds_and_verifies(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    pack = _pack_with_margins(tmp_path, min_rank_gap="0.01", min_trend_step="0.01")
+    out = tmp_path / "ds"
+    assert main(["build", str(pack.parent), "--hops", "1", "-n", "3", "--no-images",
+                 "--out", str(out)]) == 0
+    code, stdout, err = _verify(out, capsys)
+    assert code == 0, err
+    assert _manifest(out)["config"]["decidability"] == {"min_rank_gap": 0.01,
+                                                        "min_trend_step": 0.01}
