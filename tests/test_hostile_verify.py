@@ -695,11 +695,16 @@ def test_a_builtin_claiming_an_older_build_keeps_the_installed_related_columns(
 def test_a_builtin_claiming_an_older_build_verifies_when_it_is_the_pack(
         financial: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """What a dataset claims about its build is not held against it when its content is the
-    installed pack's (the golden datasets of formats 2 to 6 verify too)."""
+    installed pack's (the golden datasets of formats 2 to 6 verify too); the rules of the
+    formats after the one it claims are listed as not checked."""
     root = _forge(financial, tmp_path, lambda m: _claims_older(m, "both"))
     code, out, err = _verify(root, capsys)
     assert code == 0, err
     assert out.rstrip().splitlines()[-1].startswith("OK: 9 items verified")
+    assert "not checked: the rules format 6 added (docs/format.md, section 1): the manifest " \
+        "says the dataset was made in format 5" in out
+    code, out, _ = _verify(GOLDEN / "format3", capsys)
+    assert code == 0 and "not checked: the rules formats 4 to 6 added" in out
 
 
 def test_a_custom_pack_with_forged_margins_below_the_floor_fails(

@@ -239,6 +239,15 @@ class _Run:
                 self.report(f"images/{name}: not the image of an item")
 
 
+def older_format_note(version: int) -> str:
+    """What is not checked of a dataset that says it was made in an older format: the rules
+    later formats added (it is held to its own format's, as such a build was made)."""
+    later = f"format {FORMAT_VERSION}" if version + 1 == FORMAT_VERSION else \
+        f"formats {version + 1} to {FORMAT_VERSION}"
+    return f"the rules {later} added (docs/format.md, section 1): the manifest says the " \
+        f"dataset was made in format {version}, and it is held to that format's rules"
+
+
 def _lines(root: Path, report: Report) -> Iterator[Line]:
     problem = file_problem(root, ITEMS)
     if problem is not None:
@@ -296,6 +305,8 @@ def verify_into(root: Path, report: Report, *, note: Report | None = None,
         clean(problem)
     for text in verdict.notes:
         notes(text)
+    if expect.version < FORMAT_VERSION:
+        notes(older_format_note(expect.version))
     if expect.images:
         notes(IMAGE_NOTE)
     if expect.defences:
