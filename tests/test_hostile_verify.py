@@ -759,3 +759,22 @@ def test_a_pack_at_the_floor_builds_and_verifies(tmp_path: Path,
     assert code == 0, err
     assert _manifest(out)["config"]["decidability"] == {"min_rank_gap": 0.01,
                                                         "min_trend_step": 0.01}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("margins", [1e-9, 0.02])
+def test_variants_with_forged_margins_fail(margins: float, varied: tuple[Path, Path],
+                                           tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                           ) -> None:
+    """The labels of an augmented dataset's items are re-derived with the margins of the
+    input's build (the installed pack's for a built-in pack), not those each item records."""
+    _, out = varied
+    root = _copy(out, tmp_path)
+    items = read_items(root)
+    for item in items:
+        item["provenance"]["decidability"] |= {"min_rank_gap": margins,
+                                               "min_trend_step": margins}
+    reseal(root, items)
+    _fails_naming(root, capsys, f"item {items[0]['id']}: provenance.decidability margins "
+                  f"[{margins!r}, {margins!r}] differ from the installed pack 'financial''s "
+                  "[0.03, 0.03]")

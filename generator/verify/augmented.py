@@ -47,6 +47,7 @@ from hopvista.model.inputs import Table
 from hopvista.model.item import BASE_VARIANT
 from hopvista.verify.images import png_problem, read_image
 from hopvista.verify.jsonl import parse_strict, read_lines
+from hopvista.verify.manifest import MARGIN_EXPECTED, MARGIN_KEYS, visible_margin
 from hopvista.verify.notes import BUILD_NOTE, FACT_NOTE, IMAGE_NOTE, IMPORTED_NOTE
 from hopvista.verify.paths import file_problem
 
@@ -119,11 +120,41 @@ def _image_problems(item: Item, root: Path, images: dict[str, bytes | None]) -> 
     return problems
 
 
+@dataclass(frozen=True)
+class Margins:
+    """The decidability margins the items of an augmented dataset must record, and whose they
+    are (the installed pack's, or the input build's), as messages name them."""
+
+    values: tuple[float, float]
+    whose: str
+
+
+def _margin_problem(item: Item, margins: Margins | None) -> tuple[list[str], Any]:
+    """The item's recorded margins against ``margins`` (when known; else they must be ones
+    a reader can see), and the margins its labels are re-derived with (``None``: none)."""
+    decide = item.provenance.decidability or {}
+    recorded = tuple(decide.get(key) for key in MARGIN_KEYS)
+    shown = repr(list(recorded))
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    if margins is not None:
+        if recorded == margins.values:
+            return [], margins.values
+        return [f"provenance.decidability margins {shown} differ from {margins.whose} "
+                f"{list(margins.values)}"], margins.values
+    if all(visible_margin(value) for value in recorded):
+        return [], recorded
+    return [f"provenance.decidability margins {shown}: expected each {MARGIN_EXPECTED}"], None
+
+
 def _label_problems(item: Item, blanked: set[tuple[int, int]],
-                    raw: dict[str, Any]) -> list[str]:
-    """Labels re-derived on the inputs this variant shows, blanked cells removed."""
+                    raw: dict[str, Any], margins: Margins | None = None) -> list[str]:
+    """Labels re-derived on the inputs this variant shows, blanked cells removed, with the
+    margins the item must record (``margins``: those of its input's build)."""
     if not item.statements or any(s.program is None for s in item.statements):
         return []
+    problems, held = _margin_problem(item, margins)
+    if held is None:
+        return problems
     from hopvista.verify.checks import check_item
     from hopvista.verify.executor import Context
 
@@ -141,12 +172,11 @@ def _label_problems(item: Item, blanked: set[tuple[int, int]],
         rows.append(dict(row) | {"values": values})
     inputs["table"] = dict(inputs["table"]) | {"rows": rows}
     shown["inputs"] = inputs
-    decide = item.provenance.decidability or {}
     try:
-        context = Context(shown, float(decide["min_rank_gap"]), float(decide["min_trend_step"]))
+        context = Context(shown, float(held[0]), float(held[1]))
     except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
-        return [f"inputs cannot be read: {type(exc).__name__}: {exc}"]
-    return check_item(shown, context)
+        return [*problems, f"inputs cannot be read: {type(exc).__name__}: {exc}"]
+    return problems + check_item(shown, context)
 
 
 #: Fields of an item that its variants may change (the rest is the base's).
@@ -237,6 +267,8 @@ class _Run:
         self.bases: dict[str, Item] = {}
         self.references: dict[str, _Reference] = {}
         self.wording: Any = None
+        self.margins: Margins | None = None
+        self.builtin: str | None = None
         self.input_format = _input(manifest).get("format")
         self.imported = 0
         self.facts = False
@@ -272,7 +304,8 @@ class _Run:
         problems += _image_problems(item, self.root, images)
         blanked = {(int(r), int(c)) for r, c in item.variant.parameters.get("cells", [])} \
             if item.variant.recipe == "missing" else set()
-        problems += _label_problems(item, blanked, raw)
+        self._builtin_by_columns(raw)
+        problems += _label_problems(item, blanked, raw, self.margins)
         if item.kind == "markup_task":
             problems += _markup_task_problems(item)
             if item.task is not None:
@@ -305,6 +338,28 @@ class _Run:
         if base is not None and name != BASE_VARIANT:
             problems += _against_base(item, base, blanked)
         return problems, images
+
+
+    def _builtin_by_columns(self, raw: dict[str, Any]) -> None:
+        """The first generated item whose columns are an installed pack's: the input's build
+        must then have recorded that pack's identities, related columns and margins, and the
+        items are held to its margins."""
+        from hopvista.verify.wording import content_differences, pack_by_columns
+
+        config = _input_config(self.manifest)
+        if self.builtin is not None or config is None or self.input_format != "hopvista":
+            return
+        pack = pack_by_columns(raw)
+        if pack is None:
+            return
+        self.builtin, self.margins = pack.name, _pack_margins(pack)
+        recorded = _input(self.manifest).get("manifest")
+        version = recorded.get("format_version") if isinstance(recorded, dict) else None
+        domain = config.get("domain")
+        for problem in content_differences(config, pack, domain if isinstance(domain, str)
+                                           else None, version if type(version) is int else 0):
+            self.report(problem.replace("config.", "config.input.manifest.config.", 1) +
+                        " (its items show that pack's columns)")
 
 
 def _protected_cells(raw: dict[str, Any]) -> set[tuple[Any, Any]]:
@@ -415,17 +470,26 @@ def _input(manifest: dict[str, Any]) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def _input_wording(manifest: dict[str, Any], report: Report, notes: Report) -> Any:
-    """The wording that proves a hopvista input's texts (judged as its build's would be)."""
+def _input_config(manifest: dict[str, Any]) -> dict[str, Any] | None:
+    """The config of a hopvista input's build, as the manifest records it."""
+    found = _input(manifest).get("manifest")
+    config = found.get("config") if isinstance(found, dict) else None
+    return config if isinstance(config, dict) else None
+
+
+def _input_wording(manifest: dict[str, Any], report: Report, notes: Report
+                   ) -> tuple[Any, str | None]:
+    """The wording that proves a hopvista input's texts (judged as its build's would be), and
+    the installed pack the input is, if any."""
     from hopvista.verify.wording import judge_wording
 
     found = _input(manifest).get("manifest")
     recorded: dict[str, Any] = found if isinstance(found, dict) else {}
-    config = recorded.get("config")
-    if not isinstance(config, dict):
+    config = _input_config(manifest)
+    if config is None:
         report("manifest.json: field 'config.input.manifest.config': missing (the hopvista "
                "input's config, whose wording proves the base items' texts)")
-        return None
+        return None, None
     packages = manifest.get("packages")
     version = recorded.get("format_version")
     verdict = judge_wording(
@@ -436,7 +500,32 @@ def _input_wording(manifest: dict[str, Any], report: Report, notes: Report) -> A
         report(problem.replace("config.", "config.input.manifest.config.", 1))
     for text in verdict.notes:
         notes(text)
-    return verdict.wording
+    return verdict.wording, verdict.builtin
+
+
+def _input_margins(manifest: dict[str, Any], builtin: str | None, report: Report
+                   ) -> Margins | None:
+    """The margins the items of a hopvista input's variants must record: the installed
+    pack's when the input is a built-in pack's, else those its build records (when a reader
+    can see them; each other value is reported)."""
+    from hopvista.verify.manifest import recorded_margins
+    from hopvista.verify.wording import installed_pack
+
+    pack = installed_pack(builtin)
+    if pack is not None:
+        return _pack_margins(pack)
+    config = _input_config(manifest)
+    if config is None:
+        return None
+    values = recorded_margins(config, lambda problem: report(
+        problem.replace("'config.", "'config.input.manifest.config.", 1)))
+    return None if values is None else Margins(values, "the input build's")
+
+
+def _pack_margins(pack: Any) -> Margins:
+    decide = pack.spec.decidability
+    return Margins((decide.min_rank_gap, decide.min_trend_step),
+                   f"the installed pack {pack.name!r}'s")
 
 
 def _source_records(source: Path, fmt: Any) -> Iterator[Any]:
@@ -547,7 +636,9 @@ def verify_augmented(root: Path, manifest: dict[str, Any], report: Report,
     check_files(root, manifest, report)
     run = _Run(root, manifest, report)
     if fmt == "hopvista":
-        run.wording = _input_wording(manifest, report, note)
+        run.wording, builtin = _input_wording(manifest, report, note)
+        run.margins = _input_margins(manifest, builtin, report)
+        run.builtin = builtin
     version = int(manifest["format_version"])
     try:
         rows = iter_rows(root, shard_names(root, report), version, report)

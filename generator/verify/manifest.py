@@ -108,16 +108,28 @@ def _whole(config: dict[str, Any], key: str, low: int, report: Report) -> int | 
     return value
 
 
-def _margins(config: dict[str, Any], report: Report) -> tuple[float, float] | None:
+#: What a decidability margin must be (:data:`hopvista.domain.MIN_MARGIN`), as messages say.
+MARGIN_EXPECTED = f"a fraction from {MIN_MARGIN} to below 1 (a difference of less than " \
+    f"{MIN_MARGIN:.0%} of a chart's axis is not one a reader can see)"
+MARGIN_KEYS = ("min_rank_gap", "min_trend_step")
+
+
+def visible_margin(value: Any) -> bool:
+    """Whether ``value`` is a decidability margin a pack may ask for: a number from
+    :data:`~hopvista.domain.MIN_MARGIN` to below 1."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        math.isfinite(value) and MIN_MARGIN <= value < 1
+
+
+def recorded_margins(config: dict[str, Any], report: Report) -> tuple[float, float] | None:
+    """The margins ``config.decidability`` records, when they are ones a reader can see (else
+    the field is reported, and ``None``)."""
     decide = config.get("decidability")
     values = []
-    for key in ("min_rank_gap", "min_trend_step"):
+    for key in MARGIN_KEYS:
         value = decide.get(key) if isinstance(decide, dict) else None
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or \
-                not (math.isfinite(value) and MIN_MARGIN <= value < 1):
-            _bad(report, f"config.decidability.{key}", f"a fraction from {MIN_MARGIN} to below "
-                 f"1 (a difference of less than {MIN_MARGIN:.0%} of a chart's axis is not one a "
-                 "reader can see)", value)
+        if not visible_margin(value):
+            _bad(report, f"config.decidability.{key}", MARGIN_EXPECTED, value)
             return None
         values.append(float(value))
     return values[0], values[1]
@@ -172,6 +184,6 @@ def expectations(manifest: dict[str, Any], report: Report) -> Expect:
         version=manifest["format_version"], domain=domain, seed=seed,
         count=_whole(config, "count", 1, report), images=images,
         levels=_names(config, "hops", tuple(LEVEL_NAMES.values()), False, report),
-        margins=_margins(config, report), identities=_identities(config, report),
+        margins=recorded_margins(config, report), identities=_identities(config, report),
         types=_names(config, "types", tuple(STATEMENT_TYPES.names()), True, report), config=config,
         defences=defences, related=related_groups(config))
