@@ -83,6 +83,7 @@ class _Run:
         self.root, self.expect, self.report, self.notes = root, expect, report, notes
         self.verdict, self.wording = verdict, verdict.wording
         self.built_by: Any = None
+        self.columns_found = False
         self.manifest: dict[str, Any] = {}
         self.tally = Tally()
         self.ids: set[str] = set()
@@ -191,12 +192,20 @@ class _Run:
     def _builtin_by_columns(self, item: dict[str, Any]) -> None:
         """The first item whose columns are an installed pack's: the dataset is then held to
         that pack's identities, related columns and margins, and (made by this hopvista in
-        this format) to its wording, whatever it calls its domain."""
-        if self.verdict.builtin is not None:
+        this format) to its wording, whatever it calls its domain or whichever pack's
+        identities or related columns its manifest records."""
+        if self.columns_found:
             return
         pack = pack_by_columns(item)
         if pack is None:
             return
+        self.columns_found = True
+        if pack.name == self.verdict.builtin:
+            return
+        if self.verdict.builtin is not None:
+            self.report(f"manifest.json: config.identities or config.related are the installed "
+                        f"pack {self.verdict.builtin!r}'s, but its items show the columns of "
+                        f"the installed pack {pack.name!r}")
         self.verdict = WordingVerdict(self.wording, builtin=pack.name)
         self.expect = held_to_pack(self.expect, pack)
         found = content_differences(self.expect.config, pack, self.expect.domain,
