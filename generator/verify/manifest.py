@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from hopvista.domain import MIN_MARGIN, DomainPack, Identity, parse_identity
 from hopvista.errors import UserError
@@ -114,7 +114,7 @@ MARGIN_EXPECTED = f"a fraction from {MIN_MARGIN} to below 1 (a difference of les
 MARGIN_KEYS = ("min_rank_gap", "min_trend_step")
 
 
-def visible_margin(value: Any) -> bool:
+def visible_margin(value: Any) -> TypeGuard[float]:
     """Whether ``value`` is a decidability margin a pack may ask for: a number from
     :data:`~hopvista.domain.MIN_MARGIN` to below 1."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and \
