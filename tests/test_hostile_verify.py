@@ -692,6 +692,23 @@ def test_a_builtin_claiming_an_older_build_keeps_the_installed_related_columns(
     _fails_naming(root, capsys, "manifest.json: config.related", "installed pack 'materials'")
 
 
+def test_a_builtin_recording_another_packs_identities_is_held_to_its_columns_pack(
+        materials: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A materials dataset recording financial's identities (and financial's empty related
+    columns) is still materials, by the columns its items show."""
+    from hopvista.domain import resolve_pack
+
+    def forged(manifest: dict[str, Any]) -> None:
+        _claims_older(manifest, "hopvista")
+        manifest["config"]["identities"] = [i.text for i in resolve_pack("financial").identities]
+        manifest["config"]["related"] = []
+
+    root = _forge(materials, tmp_path, forged)
+    err = _fails_naming(root, capsys, "manifest.json: config.related are not the installed "
+                        "pack 'materials''s")
+    assert "items show the columns of the installed pack 'materials'" in err
+
+
 def test_a_builtin_claiming_an_older_build_verifies_when_it_is_the_pack(
         financial: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """What a dataset claims about its build is not held against it when its content is the
@@ -778,20 +795,3 @@ def test_variants_with_forged_margins_fail(margins: float, varied: tuple[Path, P
     _fails_naming(root, capsys, f"item {items[0]['id']}: provenance.decidability margins "
                   f"[{margins!r}, {margins!r}] differ from the installed pack 'financial''s "
                   "[0.03, 0.03]")
-
-
-def test_a_builtin_recording_another_packs_identities_is_held_to_its_columns_pack(
-        materials: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A materials dataset recording financial's identities (and financial's empty related
-    columns) is still materials, by the columns its items show."""
-    from hopvista.domain import resolve_pack
-
-    def forged(manifest: dict[str, Any]) -> None:
-        _claims_older(manifest, "hopvista")
-        manifest["config"]["identities"] = [i.text for i in resolve_pack("financial").identities]
-        manifest["config"]["related"] = []
-
-    root = _forge(materials, tmp_path, forged)
-    err = _fails_naming(root, capsys, "manifest.json: config.related are not the installed "
-                        "pack 'materials''s")
-    assert "items show the columns of the installed pack 'materials'" in err
