@@ -247,6 +247,7 @@ class _Run:
         if not isinstance(asked, list) and manifest.get("kind") == "augmented":
             report("manifest.json: field 'config.variants': expected the variants asked for")
         self.families: dict[str, int] = {}
+        self.unworded: set[str] = set()
         self.lines = 0
         self.images = 0
 
@@ -274,7 +275,7 @@ class _Run:
             if item.variant.recipe == "missing" else set()
         problems += _label_problems(item, blanked, raw)
         if item.kind == "markup_task":
-            problems += _markup_task_problems(item)
+            problems += _markup_task_problems(item, self.unworded.add)
             if item.task is not None:
                 self.families[item.task.family] = self.families.get(item.task.family, 0) + 1
         problems += _chart_markup_problems(item)
@@ -321,13 +322,14 @@ def _digest(item: Item) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _markup_task_problems(item: Item) -> list[str]:
-    """A markup task: the answer re-derived by its program on its table and marks, the plan
-    naming the task, and the table image showing exactly the marks (as the renderer recorded
-    the cells' markup)."""
-    from hopvista.verify.markup import task_problems
+def _markup_task_problems(item: Item, unworded: Callable[[str], None]) -> list[str]:
+    """A markup task: the answer re-derived by its program on its table and marks, the
+    question the one its subtask words for the program (``unworded`` hears a subtask that
+    has no wording), the plan naming the task, and the table image showing exactly the marks
+    (as the renderer recorded the cells' markup)."""
+    from hopvista.verify.markup import question_problems, task_problems
 
-    problems = task_problems(item)
+    problems = task_problems(item) + question_problems(item, unworded)
     if item.task is None:
         return problems
     plan = item.provenance.plan or {}
@@ -619,6 +621,10 @@ def _notes(run: _Run, fmt: Any, source: Path | None, note: Report) -> None:
         note(BUILD_NOTE)
     if run.facts:
         note(FACT_NOTE)
+    if run.unworded:
+        note(f"what the questions of markup subtask(s) {', '.join(sorted(run.unworded))} "
+             "ask (registered without a wording): their answers are re-derived, their "
+             "questions taken as they are")
     if source is None and run.manifest.get("kind") == "augmented" and \
             (run.imported or fmt == "hopvista"):
         note(f"the items against the input they were made from (the {fmt} input {name!r}): "

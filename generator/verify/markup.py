@@ -37,11 +37,19 @@ op                 arguments                                   answer
 ``mean`` is rounded half-up to two decimals. A program that cannot be executed (a scope that
 must hold one cell holds several, a number that does not read, a tie for an extreme) raises
 :class:`ProgramError`.
+
+The answer is re-derived here, never by the generator's code; the question is another
+matter: what a subtask asks is its installed :class:`~hopvista.markup.subtasks.Wording`, the
+one the build words every question with. :func:`question_problems` reads the recorded
+program through it (the program must be of the subtask's shape) and words the question again;
+the recorded question must say the same, up to Unicode compatibility forms (NFKC) and runs of
+white space.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -228,3 +236,67 @@ def task_problems(item: Any) -> list[str]:
     if derived != item.answer:
         return [f"answer {item.answer!r} is not what the program gives ({derived!r})"]
     return []
+
+
+def question_problems(item: Any, unworded: Callable[[str], None]) -> list[str]:
+    """What is wrong with what a markup-task item asks: a subtask that is not installed, a
+    family that is not its subtask's, a program not of its subtask's shape, a question that
+    is not the one the subtask's wording gives for the program on the item's table, or list
+    fields compared in another order than the subtask's. ``unworded`` hears the name of a
+    subtask registered without a wording (its questions cannot be checked)."""
+    from hopvista.markup.subtasks import MARKUP_TASKS, TaskTable, WordingError
+
+    task = item.task
+    if task is None:
+        return []
+    if task.subtask not in MARKUP_TASKS:
+        return [f"subtask {task.subtask[:60]!r} is not installed (gen list shows those that "
+                "are): what its question asks cannot be checked"]
+    entry = MARKUP_TASKS.get(task.subtask)
+    if entry.family != task.family:
+        return [f"family {task.family!r} is not that of subtask {entry.name!r} "
+                f"({entry.family})"]
+    if entry.wording is None:
+        unworded(entry.name)
+        return []
+    try:
+        grid, _ = grid_and_marks(item)
+    except ProgramError:
+        return []  # said by task_problems
+    table = TaskTable(tuple(tuple(row) for row in grid), None, "")
+    try:
+        asked = entry.wording.asks(table, task.program)
+    except WordingError as exc:
+        return [f"program is not one subtask {entry.name!r} asks: {exc}"]
+    problems = []
+    said, meant = folded(item.question), folded(asked)
+    if said != meant:
+        shown, wanted = _excerpts(said, meant)
+        problems.append(f"question does not say what its program asks: it says {shown!r}, "
+                        f"the program asks {wanted!r}")
+    if tuple(task.ordered) != entry.wording.ordered:
+        problems.append(f"task.ordered is {list(task.ordered)}, subtask {entry.name!r} "
+                        f"compares {list(entry.wording.ordered)} in order")
+    return problems
+
+
+def folded(text: str) -> str:
+    """``text`` in Unicode compatibility form (NFKC) with each run of white space one space."""
+    return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def _excerpts(said: str, meant: str, around: int = 4) -> tuple[str, str]:
+    """The words of ``said`` and ``meant`` around their first difference."""
+    ours, theirs = said.split(" "), meant.split(" ")
+    k = 0
+    while k < min(len(ours), len(theirs)) and ours[k] == theirs[k]:
+        k += 1
+    start = max(0, k - around)
+
+    def excerpt(words: list[str]) -> str:
+        text = " ".join(words[start:k + around])
+        if len(text) > 100:
+            text = text[:97] + "..."
+        return ("..." if start else "") + text + ("..." if k + around < len(words) else "")
+
+    return excerpt(ours), excerpt(theirs)
