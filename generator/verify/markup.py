@@ -267,7 +267,7 @@ def question_problems(item: Any, unworded: Callable[[str], None]) -> list[str]:
     try:
         asked = entry.wording.asks(table, task.program)
     except WordingError as exc:
-        return [f"program is not one subtask {entry.name!r} asks: {exc}"]
+        return [f"program is not one subtask {entry.name!r} makes: {exc}"]
     problems = []
     said, meant = folded(item.question), folded(asked)
     if said != meant:
