@@ -248,6 +248,8 @@ class _Run:
             report("manifest.json: field 'config.variants': expected the variants asked for")
         self.families: dict[str, int] = {}
         self.unworded: set[str] = set()
+        self.marked: list[Item] = []
+        self.unmarked = False
         self.lines = 0
         self.images = 0
 
@@ -279,6 +281,11 @@ class _Run:
             if item.task is not None:
                 self.families[item.task.family] = self.families.get(item.task.family, 0) + 1
         problems += _chart_markup_problems(item)
+        if item.variant.markup and item.variant.markup.get("modality", "table") == "table":
+            from hopvista.verify.markup import variant_markup_problems
+
+            problems += variant_markup_problems(item)
+            self.marked.append(item)
         if item.statements and all(s.program is not None for s in item.statements):
             from hopvista.verify.wording import check_wording
 
@@ -597,6 +604,7 @@ def verify_augmented(root: Path, manifest: dict[str, Any], report: Report,
         report(f"data: more Parquet rows than lines of {ITEMS}")
     if manifest.get("kind") == "markup":
         _balance_problems(run.families, manifest, report)
+    _marked_against_bases(run, report)
     counts = _field(manifest, "counts")
     if counts.get("items") != run.lines:
         report(f"manifest.json: counts.items is {counts.get('items')!r}, {ITEMS} has "
@@ -621,6 +629,11 @@ def _notes(run: _Run, fmt: Any, source: Path | None, note: Report) -> None:
         note(BUILD_NOTE)
     if run.facts:
         note(FACT_NOTE)
+    if run.unmarked:
+        note("which cells the table markup variants of imported records (or of bases the "
+             "dataset does not hold) chose as target and distractor, and what a misled reader "
+             "answers: the image is checked to mark the recorded cell, the choice is not "
+             "re-derived")
     if run.unworded:
         note(f"what the questions of markup subtask(s) {', '.join(sorted(run.unworded))} "
              "ask (registered without a wording): their answers are re-derived, their "
@@ -629,6 +642,23 @@ def _notes(run: _Run, fmt: Any, source: Path | None, note: Report) -> None:
             (run.imported or fmt == "hopvista"):
         note(f"the items against the input they were made from (the {fmt} input {name!r}): "
              "give it with --source PATH")
+
+
+def _marked_against_bases(run: _Run, report: Report) -> None:
+    """Each table markup variant of a generated base the dataset holds: its record
+    re-derived by the markup recipe from that base (once every line is read, so the order
+    of the lines does not matter)."""
+    from hopvista.verify.markup import rederived_markup_problems
+
+    seed = run.manifest.get("seed")
+    for item in run.marked:
+        base = run.bases.get(item.base_id)
+        if base is None or not base.statements or \
+                not all(s.program is not None for s in base.statements):
+            run.unmarked = True
+            continue
+        for problem in rederived_markup_problems(item, base, seed):
+            report(f"item {item.id}: {problem}")
 
 
 def _balance_problems(families: dict[str, int], manifest: dict[str, Any],

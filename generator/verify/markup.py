@@ -300,3 +300,96 @@ def _excerpts(said: str, meant: str, around: int = 4) -> tuple[str, str]:
         return ("..." if start else "") + text + ("..." if k + around < len(words) else "")
 
     return excerpt(ours), excerpt(theirs)
+
+
+# -- counterfactual markup variants (gen augment --variants markup) ---------------------------
+
+
+def variant_markup_problems(item: Any) -> list[str]:
+    """What is wrong with a table markup variant's record (``variant.markup``): a style or
+    marked cell (``on``) that is not its recipe's, or a table image that does not mark
+    exactly the recorded cell in that style (the control: no cell)."""
+    from hopvista.augment.markup import VARIANTS
+
+    markup = item.variant.markup
+    if not markup or markup.get("modality", "table") != "table":
+        return []
+    recipe = item.variant.recipe
+    if recipe not in VARIANTS:
+        return [f"variant.markup on a variant of recipe {str(recipe)[:40]!r}, not a markup "
+                "recipe"]
+    style, on = VARIANTS[recipe]
+    if (markup.get("style"), markup.get("on")) != (style, on):
+        return [f"variant.markup says {markup.get('style')!r} on {markup.get('on')!r}, "
+                f"recipe {recipe!r} marks {style!r} on {on!r}"]
+    cell = markup.get(on) if on is not None else None
+    wanted = {} if on is None else {
+        (cell.get("row") if isinstance(cell, dict) else None,
+         cell.get("col") if isinstance(cell, dict) else None): style}
+    image = item.image("table")
+    if image is None:
+        return ["a markup variant without its table image"]
+    drawn = {(c.get("row"), c.get("col")): c.get("mark")
+             for c in image.render.get("cells", []) if c.get("mark")}
+    if drawn != wanted:
+        return [f"the table image marks {sorted(drawn.items(), key=str)[:3]}, "
+                f"variant.markup {sorted(wanted.items(), key=str)[:3]}"]
+    return []
+
+
+def rederived_markup_problems(item: Any, base: Any, seed: Any) -> list[str]:
+    """A table markup variant of the generated ``base`` item: its record of the target and
+    distractor cells, of what a misled reader answers and of the marks' look is what the
+    markup recipe chooses for that base with the dataset's ``seed``."""
+    import json
+
+    from hopvista.augment.markup import GROUP, choose_cells, look
+    from hopvista.augment.recipes import Skip
+    from hopvista.rng import Streams
+    from hopvista.variants import base_of_item
+
+    markup = item.variant.markup
+    if not markup or markup.get("modality", "table") != "table":
+        return []
+    if type(seed) is not int:
+        return [f"variant.markup cannot be re-derived: the manifest's seed is {seed!r}"]
+    shared = Streams(seed, base.base_id, GROUP)
+    try:
+        chosen = choose_cells(base_of_item(base), shared)
+    except Skip as why:
+        return [f"variant.markup marks a base the markup recipe cannot mark ({why})"]
+    expected = json.loads(json.dumps({**chosen, "look": look(shared)}))
+    recorded = {k: v for k, v in markup.items() if k not in ("style", "on")}
+    found = _first_difference(recorded, expected, "variant.markup")
+    if found is None:
+        return []
+    where, said, meant = found
+    return [f"{where} is {said}, the markup recipe chooses {meant} for the base"]
+
+
+def _first_difference(said: Any, meant: Any, where: str) -> tuple[str, str, str] | None:
+    """Where two JSON values first differ (keys in sorted order), and what each holds
+    there; ``None`` when they are equal."""
+    if isinstance(said, dict) and isinstance(meant, dict):
+        for key in sorted(set(said) | set(meant), key=str):
+            inner = f"{where}.{str(key)[:40]}"
+            if key not in said or key not in meant:
+                return inner, _brief(said.get(key, "absent")), _brief(meant.get(key, "none"))
+            found = _first_difference(said[key], meant[key], inner)
+            if found is not None:
+                return found
+        return None
+    if isinstance(said, list) and isinstance(meant, list) and len(said) == len(meant):
+        for k, (a, b) in enumerate(zip(said, meant, strict=True)):
+            found = _first_difference(a, b, f"{where}[{k}]")
+            if found is not None:
+                return found
+        return None
+    if type(said) is type(meant) and said == meant:
+        return None
+    return where, _brief(said), _brief(meant)
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
