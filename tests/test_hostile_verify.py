@@ -777,3 +777,69 @@ def test_verify_words_every_subtask_s_question_as_the_build_does() -> None:
         assert len(question_problems(reasked, lambda name: None)) == 1, item.question
     assert seen == {name for entries in families.values() for name in
                     (e.name for e in entries)}
+
+
+# -- counterfactual markup variants: the record is the recipe's --------------------------------
+
+
+@pytest.fixture(scope="module")
+def marked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The seven markup variants of two financial items."""
+    root = tmp_path_factory.mktemp("marked")
+    build_dataset(root / "fin", "--hops", "1", "-n", "2", "--no-images")
+    assert main(["augment", str(root / "fin"), "--variants", "markup",
+                 "--out", str(root / "variants")]) == 0
+    return root / "variants"
+
+
+def _on_distractor(item: dict[str, Any]) -> None:
+    if item["variant"].get("recipe") == "markup-hc":
+        item["variant"]["markup"]["on"] = "distractor"
+
+
+def _swapped_cells(item: dict[str, Any]) -> None:
+    markup = item["variant"].get("markup")
+    if markup:
+        markup["target"], markup["distractor"] = markup["distractor"], markup["target"]
+
+
+def _misled_answer(item: dict[str, Any]) -> None:
+    markup = item["variant"].get("markup")
+    if markup:
+        markup["hijacked"] = {"answer": [1, 2, 3, 4], "distinguishes": True,
+                              "statement": markup["target"]["statement"]}
+
+
+#: Consistent rewrites of markup variants' records (every variant of every base, resealed),
+#: and the words the failure must say.
+REMARKED: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "the target said to be the distractor": (
+        _on_distractor, "variant.markup says 'highlight' on 'distractor', recipe 'markup-hc' "
+        "marks 'highlight' on 'target'"),
+    "target and distractor swapped": (
+        _swapped_cells, "the table image marks"),
+    "a misled reader's answer made up": (
+        _misled_answer, "variant.markup.hijacked.answer is [1, 2, 3, 4], the markup recipe "
+        "chooses"),
+}
+
+
+@pytest.mark.slow
+def test_markup_variants_verify_as_made(marked: Path, capsys: pytest.CaptureFixture[str]
+                                        ) -> None:
+    code, stdout, err = _verify(marked, capsys)
+    assert code == 0, err
+    assert "target and distractor" not in stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(REMARKED))
+def test_a_markup_variant_whose_record_is_not_its_recipe_s_fails(
+        case: str, marked: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    change, words = REMARKED[case]
+    root = _copy(marked, tmp_path)
+    items = read_items(root)
+    for item in items:
+        change(item)
+    reseal(root, items)
+    _fails_naming(root, capsys, words)
