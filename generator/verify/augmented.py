@@ -24,6 +24,11 @@ What is re-proved, item by item, never trusting what the item says of itself:
 - a chart markup variant's target and distractor are points of its chart, and its chart
   image emphasises exactly the point the variant marks (``render.emphasis``, with a box
   inside the image), or none for the control.
+- a table markup variant records its recipe's style and marked cell, its table image marks
+  exactly that cell, and (of a generated base the dataset holds) the rest of its record is
+  what the markup recipe chooses for that base;
+- a markup task's answer is its program's, and its question the one its subtask's wording
+  gives for that program (:mod:`hopvista.verify.markup`).
 
 Then the Parquet rows against the lines, and the counts against the manifest. What this
 cannot prove (pixels; imported records without their source) goes to the notes.
