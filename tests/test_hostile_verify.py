@@ -718,6 +718,11 @@ def _refamily(item: dict[str, Any]) -> None:
     item["task"]["family"] = item["provenance"]["plan"]["family"] = "T4"
 
 
+def _not_a_task(item: dict[str, Any]) -> None:
+    item.update(kind="table_qa", answer_type="text", answer="no",
+                question=item["question"].replace("greater", "less"))
+
+
 #: Forgeries of what a markup task is (its subtask, family, program's shape, ordered fields),
 #: each leaving the question and answer alone, and the words the failure must say.
 RETASKED: dict[str, tuple[str, Callable[[dict[str, Any]], None], str]] = {
@@ -729,6 +734,8 @@ RETASKED: dict[str, tuple[str, Callable[[dict[str, Any]], None], str]] = {
     "a field the subtask never sets": ("T4-compare", _extra_field,
                                        "program is not one subtask 'T4-compare' makes: the "
                                        "program has a field 'descending'"),
+    "an item that is no markup task": ("T4-compare", _not_a_task,
+                                       "a 'table_qa' item in a dataset of markup tasks"),
     "a sort scored in any order": ("T4-sort", _unordered,
                                    "task.ordered is [], subtask 'T4-sort' compares ['rows']"),
 }

@@ -285,6 +285,9 @@ class _Run:
             problems += _markup_task_problems(item, self.unworded.add)
             if item.task is not None:
                 self.families[item.task.family] = self.families.get(item.task.family, 0) + 1
+        elif self.manifest.get("kind") == "markup":
+            problems.append(f"a {item.kind!r} item in a dataset of markup tasks (whose every "
+                            "item is a markup_task)")
         problems += _chart_markup_problems(item)
         if item.variant.markup and item.variant.markup.get("modality", "table") == "table":
             from hopvista.verify.markup import variant_markup_problems
