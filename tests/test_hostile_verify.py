@@ -850,3 +850,59 @@ def test_a_markup_variant_whose_record_is_not_its_recipe_s_fails(
         change(item)
     reseal(root, items)
     _fails_naming(root, capsys, words)
+
+
+@pytest.fixture(scope="module")
+def charted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The three chart markup variants of two financial items."""
+    root = tmp_path_factory.mktemp("charted")
+    build_dataset(root / "fin", "--hops", "1", "-n", "2", "--no-images")
+    assert main(["augment", str(root / "fin"), "--variants", "chart-markup",
+                 "--out", str(root / "variants")]) == 0
+    return root / "variants"
+
+
+def _swapped_points(item: dict[str, Any]) -> None:
+    """Target and distractor exchanged, and each variant said to emphasise the other one (so
+    the chart image still emphasises the point the record names)."""
+    markup = item["variant"].get("markup")
+    if markup:
+        markup["target"], markup["distractor"] = markup["distractor"], markup["target"]
+        if markup["on"] is not None:
+            markup["on"] = {"target": "distractor", "distractor": "target"}[markup["on"]]
+
+
+def _misled_chart_answer(item: dict[str, Any]) -> None:
+    markup = item["variant"].get("markup")
+    if markup:
+        markup["hijacked"].update(answer=[1, 2, 3], distinguishes=True, label=True)
+
+
+#: Consistent rewrites of chart markup variants' records, and the words the failure must say.
+RECHARTED: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "target and distractor swapped with the emphasis": (
+        _swapped_points, "variant.markup.distractor.entity is"),
+    "a misled reader's answer made up": (
+        _misled_chart_answer, "variant.markup.hijacked."),
+}
+
+
+@pytest.mark.slow
+def test_chart_markup_variants_verify_as_made(charted: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, stdout, err = _verify(charted, capsys)
+    assert code == 0, err
+    assert "target and distractor" not in stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(RECHARTED))
+def test_a_chart_markup_record_that_is_not_its_recipe_s_fails(
+        case: str, charted: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    change, words = RECHARTED[case]
+    root = _copy(charted, tmp_path)
+    items = read_items(root)
+    for item in items:
+        change(item)
+    reseal(root, items)
+    _fails_naming(root, capsys, "the markup recipe chooses", words)

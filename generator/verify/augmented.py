@@ -289,7 +289,7 @@ class _Run:
             problems.append(f"a {item.kind!r} item in a dataset of markup tasks (whose every "
                             "item is a markup_task)")
         problems += _chart_markup_problems(item)
-        if item.variant.markup and item.variant.markup.get("modality", "table") == "table":
+        if item.variant.markup:
             from hopvista.verify.markup import variant_markup_problems
 
             problems += variant_markup_problems(item)
@@ -638,7 +638,7 @@ def _notes(run: _Run, fmt: Any, source: Path | None, note: Report) -> None:
     if run.facts:
         note(FACT_NOTE)
     if run.unmarked:
-        note("which cells the table markup variants of imported records (or of bases the "
+        note("which cells the markup variants of imported records (or of bases the "
              "dataset does not hold) chose as target and distractor, and what a misled reader "
              "answers: the image is checked to mark the recorded cell, the choice is not "
              "re-derived")
@@ -653,9 +653,9 @@ def _notes(run: _Run, fmt: Any, source: Path | None, note: Report) -> None:
 
 
 def _marked_against_bases(run: _Run, report: Report) -> None:
-    """Each table markup variant of a generated base the dataset holds: its record
-    re-derived by the markup recipe from that base (once every line is read, so the order
-    of the lines does not matter)."""
+    """Each markup variant (table or chart) of a generated base the dataset holds: its
+    record re-derived by its markup recipe from that base (once every line is read, so the
+    order of the lines does not matter)."""
     from hopvista.verify.markup import rederived_markup_problems
 
     seed = run.manifest.get("seed")

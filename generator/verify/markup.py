@@ -338,33 +338,61 @@ def variant_markup_problems(item: Any) -> list[str]:
 
 
 def rederived_markup_problems(item: Any, base: Any, seed: Any) -> list[str]:
-    """A table markup variant of the generated ``base`` item: its record of the target and
-    distractor cells, of what a misled reader answers and of the marks' look is what the
+    """A markup variant (on its table or its chart) of the generated ``base`` item: its
+    record — the target and distractor, what a misled reader answers, the look — is what its
     markup recipe chooses for that base with the dataset's ``seed``."""
     import json
 
-    from hopvista.augment.markup import GROUP, choose_cells, look
     from hopvista.augment.recipes import Skip
-    from hopvista.rng import Streams
-    from hopvista.variants import base_of_item
 
     markup = item.variant.markup
-    if not markup or markup.get("modality", "table") != "table":
+    if not markup:
         return []
     if type(seed) is not int:
         return [f"variant.markup cannot be re-derived: the manifest's seed is {seed!r}"]
-    shared = Streams(seed, base.base_id, GROUP)
     try:
-        chosen = choose_cells(base_of_item(base), shared)
+        expected = json.loads(json.dumps(_recipe_record(item, base, seed)))
     except Skip as why:
-        return [f"variant.markup marks a base the markup recipe cannot mark ({why})"]
-    expected = json.loads(json.dumps({**chosen, "look": look(shared)}))
-    recorded = {k: v for k, v in markup.items() if k not in ("style", "on")}
+        return [f"variant.markup marks a base its recipe cannot mark ({why})"]
+    except KeyError:
+        return [f"variant.markup on a variant of recipe {str(item.variant.recipe)[:40]!r}, "
+                "not a markup recipe of its modality"]
+    recorded = dict(markup)
+    if markup.get("modality", "table") == "table":  # style and on: variant_markup_problems
+        for key in ("style", "on"):
+            recorded.pop(key, None)
+            expected.pop(key, None)
     found = _first_difference(recorded, expected, "variant.markup")
     if found is None:
         return []
     where, said, meant = found
     return [f"{where} is {said}, the markup recipe chooses {meant} for the base"]
+
+
+def _recipe_record(item: Any, base: Any, seed: int) -> dict[str, Any]:
+    """The ``variant.markup`` record the recipe of ``item`` makes for ``base`` (the base's
+    shared streams, as the recipes draw them); ``KeyError`` for a recipe that is not a
+    markup recipe of the record's modality."""
+    from hopvista.rng import Streams
+    from hopvista.variants import base_of_item
+
+    made = base_of_item(base)
+    if item.variant.markup.get("modality", "table") == "chart":
+        from hopvista.augment import chart_markup
+
+        on = chart_markup.VARIANTS[str(item.variant.recipe)]
+        shared = Streams(seed, base.base_id, chart_markup.GROUP)
+        points = chart_markup.choose_points(made, shared)
+        style = chart_markup.shared_chart_style(made, shared)
+        drawn = chart_markup.look(shared, str(style["kind"]))
+        return {"style": drawn["how"] if on is not None else None, "on": on,
+                "modality": "chart", **points, "look": drawn}
+    from hopvista.augment import markup
+
+    style, on = markup.VARIANTS[str(item.variant.recipe)]
+    shared = Streams(seed, base.base_id, markup.GROUP)
+    return {"style": style, "on": on, **markup.choose_cells(made, shared),
+            "look": markup.look(shared)}
 
 
 def _first_difference(said: Any, meant: Any, where: str) -> tuple[str, str, str] | None:
