@@ -906,3 +906,14 @@ def test_a_chart_markup_record_that_is_not_its_recipe_s_fails(
         change(item)
     reseal(root, items)
     _fails_naming(root, capsys, "the markup recipe chooses", words)
+
+
+@pytest.mark.slow
+def test_a_made_up_misled_answer_fails_whatever_the_order_of_the_lines(
+        marked: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(marked, tmp_path)
+    items = read_items(root)[::-1]  # every variant before its base
+    for item in items:
+        _misled_answer(item)
+    reseal(root, items)
+    _fails_naming(root, capsys, "variant.markup.hijacked.answer is [1, 2, 3, 4]")

@@ -253,7 +253,9 @@ class _Run:
             report("manifest.json: field 'config.variants': expected the variants asked for")
         self.families: dict[str, int] = {}
         self.unworded: set[str] = set()
+        self.records: Any = None
         self.marked: list[Item] = []
+        """Markup variants read before their base (checked once every line is read)."""
         self.unmarked = False
         self.lines = 0
         self.images = 0
@@ -293,7 +295,10 @@ class _Run:
             from hopvista.verify.markup import variant_markup_problems
 
             problems += variant_markup_problems(item)
-            self.marked.append(item)
+            if item.base_id in self.bases:
+                problems += self.recipe_problems(item)
+            else:
+                self.marked.append(item)
         if item.statements and all(s.program is not None for s in item.statements):
             from hopvista.verify.wording import check_wording
 
@@ -321,6 +326,22 @@ class _Run:
         if base is not None and name != BASE_VARIANT:
             problems += _against_base(item, base, blanked)
         return problems, images
+
+
+    def recipe_problems(self, item: Item) -> list[str]:
+        """A markup variant's record re-derived by its recipe from its generated base (the
+        dataset holds it); nothing, and a note, for another base."""
+        from hopvista.verify.markup import RecipeRecords
+
+        base = self.bases.get(item.base_id)
+        if base is None or not base.statements or \
+                not all(s.program is not None for s in base.statements):
+            self.unmarked = True
+            return []
+        if self.records is None:
+            self.records = RecipeRecords(self.manifest.get("seed"))
+        problems: list[str] = self.records.problems(item, base)
+        return problems
 
 
 def _protected_cells(raw: dict[str, Any]) -> set[tuple[Any, Any]]:
@@ -653,19 +674,10 @@ def _notes(run: _Run, fmt: Any, source: Path | None, note: Report) -> None:
 
 
 def _marked_against_bases(run: _Run, report: Report) -> None:
-    """Each markup variant (table or chart) of a generated base the dataset holds: its
-    record re-derived by its markup recipe from that base (once every line is read, so the
-    order of the lines does not matter)."""
-    from hopvista.verify.markup import rederived_markup_problems
-
-    seed = run.manifest.get("seed")
+    """The markup variants read before their base, against it (so the order of the lines
+    does not matter)."""
     for item in run.marked:
-        base = run.bases.get(item.base_id)
-        if base is None or not base.statements or \
-                not all(s.program is not None for s in base.statements):
-            run.unmarked = True
-            continue
-        for problem in rederived_markup_problems(item, base, seed):
+        for problem in run.recipe_problems(item):
             report(f"item {item.id}: {problem}")
 
 

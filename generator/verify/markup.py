@@ -337,62 +337,82 @@ def variant_markup_problems(item: Any) -> list[str]:
     return []
 
 
-def rederived_markup_problems(item: Any, base: Any, seed: Any) -> list[str]:
-    """A markup variant (on its table or its chart) of the generated ``base`` item: its
-    record — the target and distractor, what a misled reader answers, the look — is what its
-    markup recipe chooses for that base with the dataset's ``seed``."""
-    import json
+class RecipeRecords:
+    """The ``variant.markup`` records the markup recipes choose for generated bases with the
+    dataset's ``seed``: what a base's variants share (target, distractor, misled answers,
+    look) is chosen once per base and modality."""
 
-    from hopvista.augment.recipes import Skip
+    def __init__(self, seed: Any) -> None:
+        self.seed = seed
+        self.shared: dict[tuple[str, str], dict[str, Any] | str] = {}
 
-    markup = item.variant.markup
-    if not markup:
-        return []
-    if type(seed) is not int:
-        return [f"variant.markup cannot be re-derived: the manifest's seed is {seed!r}"]
-    try:
-        expected = json.loads(json.dumps(_recipe_record(item, base, seed)))
-    except Skip as why:
-        return [f"variant.markup marks a base its recipe cannot mark ({why})"]
-    except KeyError:
-        return [f"variant.markup on a variant of recipe {str(item.variant.recipe)[:40]!r}, "
-                "not a markup recipe of its modality"]
-    recorded = dict(markup)
-    if markup.get("modality", "table") == "table":  # style and on: variant_markup_problems
-        for key in ("style", "on"):
-            recorded.pop(key, None)
-            expected.pop(key, None)
-    found = _first_difference(recorded, expected, "variant.markup")
-    if found is None:
-        return []
-    where, said, meant = found
-    return [f"{where} is {said}, the markup recipe chooses {meant} for the base"]
+    def problems(self, item: Any, base: Any) -> list[str]:
+        """What is wrong with the record of ``item``, a markup variant (on its table or its
+        chart) of the generated ``base`` item: a part its recipe does not choose."""
+        markup = item.variant.markup
+        if not markup:
+            return []
+        if type(self.seed) is not int:
+            return [f"variant.markup cannot be re-derived: the manifest's seed is "
+                    f"{str(self.seed)[:40]!r}"]
+        modality = "chart" if markup.get("modality") == "chart" else "table"
+        shared = self._shared_record(base, modality)
+        if isinstance(shared, str):
+            return [f"variant.markup marks a base its recipe cannot mark ({shared})"]
+        recorded = dict(markup)
+        expected = dict(shared)
+        if modality == "chart":
+            from hopvista.augment.chart_markup import VARIANTS
+
+            if item.variant.recipe not in VARIANTS:
+                return [f"chart markup on a variant of recipe "
+                        f"{str(item.variant.recipe)[:40]!r}, not a chart markup recipe"]
+            on = VARIANTS[item.variant.recipe]
+            expected |= {"on": on, "style": shared["look"]["how"] if on is not None else None}
+        else:  # style and on: variant_markup_problems
+            recorded.pop("style", None)
+            recorded.pop("on", None)
+        found = _first_difference(recorded, expected, "variant.markup")
+        if found is None:
+            return []
+        where, said, meant = found
+        return [f"{where} is {said}, the markup recipe chooses {meant} for the base"]
+
+    def _shared_record(self, base: Any, modality: str) -> dict[str, Any] | str:
+        """What the recipes of ``modality`` record alike for every variant of ``base`` (as
+        JSON), or why they cannot mark it."""
+        key = (base.id, modality)
+        if key not in self.shared:
+            import json
+
+            from hopvista.augment.recipes import Skip
+
+            try:
+                self.shared[key] = json.loads(json.dumps(_chosen(base, self.seed, modality)))
+            except Skip as why:
+                self.shared[key] = str(why)
+        return self.shared[key]
 
 
-def _recipe_record(item: Any, base: Any, seed: int) -> dict[str, Any]:
-    """The ``variant.markup`` record the recipe of ``item`` makes for ``base`` (the base's
-    shared streams, as the recipes draw them); ``KeyError`` for a recipe that is not a
-    markup recipe of the record's modality."""
+def _chosen(base: Any, seed: int, modality: str) -> dict[str, Any]:
+    """The cells (or points), misled answers and look the markup recipes of ``modality``
+    choose for ``base`` from its shared streams, as the recipes draw them."""
     from hopvista.rng import Streams
     from hopvista.variants import base_of_item
 
     made = base_of_item(base)
-    if item.variant.markup.get("modality", "table") == "chart":
+    if modality == "chart":
         from hopvista.augment import chart_markup
 
-        on = chart_markup.VARIANTS[str(item.variant.recipe)]
         shared = Streams(seed, base.base_id, chart_markup.GROUP)
         points = chart_markup.choose_points(made, shared)
         style = chart_markup.shared_chart_style(made, shared)
-        drawn = chart_markup.look(shared, str(style["kind"]))
-        return {"style": drawn["how"] if on is not None else None, "on": on,
-                "modality": "chart", **points, "look": drawn}
+        return {"modality": "chart", **points,
+                "look": chart_markup.look(shared, str(style["kind"]))}
     from hopvista.augment import markup
 
-    style, on = markup.VARIANTS[str(item.variant.recipe)]
     shared = Streams(seed, base.base_id, markup.GROUP)
-    return {"style": style, "on": on, **markup.choose_cells(made, shared),
-            "look": markup.look(shared)}
+    return {**markup.choose_cells(made, shared), "look": markup.look(shared)}
 
 
 def _first_difference(said: Any, meant: Any, where: str) -> tuple[str, str, str] | None:
