@@ -17,7 +17,7 @@ question that does not say what its program asks is found.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -148,7 +148,7 @@ class Wording:
     program: Mapping[str, Any]
     ask: Callable[..., str]
     answer: str
-    ordered: tuple[str, ...] = field(default=())
+    ordered: tuple[str, ...] = ()
 
     def fill(self, **values: Any) -> dict[str, Any]:
         """The program with its slots filled by ``values`` (each checked)."""
