@@ -795,3 +795,313 @@ def test_variants_with_forged_margins_fail(margins: float, varied: tuple[Path, P
     _fails_naming(root, capsys, f"item {items[0]['id']}: provenance.decidability margins "
                   f"[{margins!r}, {margins!r}] differ from the installed pack 'financial''s "
                   "[0.03, 0.03]")
+
+
+# -- markup tasks: the question says what the program asks ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def markup(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A markup-task dataset with every subtask (30 tasks, seed 3)."""
+    out = tmp_path_factory.mktemp("markup") / "tasks"
+    assert main(["build", "markup", "-n", "30", "--seed", "3", "--out", str(out)]) == 0
+    return out
+
+
+def _forge_task(markup: Path, tmp_path: Path, subtask: str,
+                change: Callable[[dict[str, Any]], None]) -> tuple[Path, str]:
+    """A copy of ``markup`` whose first item of ``subtask`` is changed by ``change``,
+    resealed; the copy and the item's id."""
+    root = _copy(markup, tmp_path)
+    items = read_items(root)
+    victim = next(i for i in items if i["task"]["subtask"] == subtask)
+    before = json.dumps(victim)
+    change(victim)
+    assert json.dumps(victim) != before, "the forgery changed nothing"
+    reseal(root, items)
+    return root, victim["id"]
+
+
+def _reask(old: str, new: str) -> Callable[[dict[str, Any]], None]:
+    """A forger's rewrite of an item's question (its answer and program unchanged)."""
+    def change(item: dict[str, Any]) -> None:
+        assert old in item["question"], item["question"]
+        item["question"] = item["question"].replace(old, new, 1)
+    return change
+
+
+def _swap_words(a: str, b: str) -> Callable[[dict[str, Any]], None]:
+    def change(item: dict[str, Any]) -> None:
+        item["question"] = _swap(item["question"], a, b)
+    return change
+
+
+#: Consistent rewrites of one markup task's question that change what it asks while its
+#: answer, program and marks stay: subtask → the rewrite.
+REASKED: dict[str, tuple[str, Callable[[dict[str, Any]], None]]] = {
+    "T1 highlighted, asked as bold": ("T1-count", _reask("highlighted", "in bold")),
+    "T1 a colour, asked as another": ("T1-colour", _reask("in orange", "in green")),
+    "T1 underlined, asked as bold": ("T1-exists", _reask("underlined", "in bold")),
+    "T2 one highlight colour, asked as another": ("T2-colour-group",
+                                                  _reask("in yellow", "in pink")),
+    "T2 another column named": ("T2-row-lookup",
+                                _reask("Current Assets", "Operating Cash Flow")),
+    "T3 right, asked as left": ("T3-right", _reask("to the right of", "to the left of")),
+    "T3 above, asked as below": ("T3-above", _reask("directly above", "directly below")),
+    "T4 greater, asked as less": ("T4-compare", _reask("greater", "less")),
+    "T4 bold and underlined swapped": ("T4-compare", _swap_words("bold", "underlined")),
+    "T4 largest, asked as smallest": ("T4-argmax", _reask("largest", "smallest")),
+    "T4 smallest, asked as largest": ("T4-argmin", _reask("smallest", "largest")),
+    "T4 a sort's direction reversed": ("T4-sort", _swap_words("largest", "smallest")),
+    "T4 a mean, asked as a sum": ("T4-mean", _reask("the mean", "the sum")),
+    "T5 no value, asked as a value": ("T5-count-missing", _reask("show no value", "show a value")),
+    "T5 largest, asked as smallest": ("T5-max-available", _reask("the largest", "the smallest")),
+    "a word hidden by a zero-width space": ("T4-compare", _reask("greater", "gre\u200bater")),
+}
+
+
+@pytest.mark.slow
+def test_a_markup_dataset_verifies_as_built(markup: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    code, stdout, err = _verify(markup, capsys)
+    assert code == 0, err
+    assert "OK: 30 items verified" in stdout
+    assert "questions of markup subtask" not in stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(REASKED))
+def test_a_markup_question_that_asks_something_else_fails(
+        case: str, markup: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    subtask, change = REASKED[case]
+    root, item_id = _forge_task(markup, tmp_path, subtask, change)
+    err = _fails_naming(root, capsys, f"item {item_id}: question does not say what its "
+                        "program asks")
+    assert len([line for line in err.splitlines() if line.startswith("item ")]) == 1, err
+
+
+@pytest.mark.slow
+def test_a_respaced_markup_question_still_verifies(markup: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    root, _ = _forge_task(markup, tmp_path, "T4-compare",
+                          _reask("greater than", "greater\u00a0 than"))
+    assert _verify(root, capsys)[0] == 0
+
+
+def _relabel(subtask: str) -> Callable[[dict[str, Any]], None]:
+    def change(item: dict[str, Any]) -> None:
+        item["task"]["subtask"] = item["provenance"]["plan"]["subtask"] = subtask
+    return change
+
+
+def _extra_field(item: dict[str, Any]) -> None:
+    item["task"]["program"]["descending"] = False
+
+
+def _unordered(item: dict[str, Any]) -> None:
+    item["task"]["ordered"] = []
+
+
+def _refamily(item: dict[str, Any]) -> None:
+    item["task"]["family"] = item["provenance"]["plan"]["family"] = "T4"
+
+
+def _not_a_task(item: dict[str, Any]) -> None:
+    item.update(kind="table_qa", answer_type="text", answer="no",
+                question=item["question"].replace("greater", "less"))
+
+
+#: Forgeries of what a markup task is (its subtask, family, program's shape, ordered fields),
+#: each leaving the question and answer alone, and the words the failure must say.
+RETASKED: dict[str, tuple[str, Callable[[dict[str, Any]], None], str]] = {
+    "subtask relabelled": ("T3-right", _relabel("T3-left"),
+                           "program is not one subtask 'T3-left' makes: direction is 'right'"),
+    "subtask not installed": ("T3-right", _relabel("T3-diagonal"),
+                              "subtask 'T3-diagonal' is not installed"),
+    "another family": ("T3-right", _refamily, "family 'T4' is not that of subtask 'T3-right'"),
+    "a field the subtask never sets": ("T4-compare", _extra_field,
+                                       "program is not one subtask 'T4-compare' makes: the "
+                                       "program has a field 'descending'"),
+    "an item that is no markup task": ("T4-compare", _not_a_task,
+                                       "a 'table_qa' item in a dataset of markup tasks"),
+    "a sort scored in any order": ("T4-sort", _unordered,
+                                   "task.ordered is [], subtask 'T4-sort' compares ['rows']"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(RETASKED))
+def test_a_markup_task_that_is_not_its_subtasks_fails(
+        case: str, markup: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    subtask, change, words = RETASKED[case]
+    root, item_id = _forge_task(markup, tmp_path, subtask, change)
+    _fails_naming(root, capsys, f"item {item_id}: {words}")
+
+
+@pytest.mark.slow
+def test_a_subtask_without_a_wording_is_listed_as_not_checked(
+        markup: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hopvista.markup.subtasks import MARKUP_TASKS, subtask
+
+    root, _ = _forge_task(markup, tmp_path, "T3-right", _relabel("T3-plugin"))
+    subtask("T3-plugin", "T3", "a plug-in's subtask")(MARKUP_TASKS.get("T3-right").make)
+    try:
+        code, stdout, err = _verify(root, capsys)
+    finally:
+        MARKUP_TASKS.unregister("T3-plugin")
+    assert code == 0, err
+    assert "not checked: what the questions of markup subtask(s) T3-plugin ask" in stdout
+
+
+def test_verify_words_every_subtask_s_question_as_the_build_does() -> None:
+    """Every registered subtask's drawn question is the one verify words from its program;
+    the same task asking the opposite is refused."""
+    from hopvista.markup.build import by_family, draw_task
+    from hopvista.markup.tables import domain_tables
+    from hopvista.verify.markup import question_problems
+
+    families = by_family()
+    supply = domain_tables("financial", 3)
+    seen = set()
+    for index in range(30):
+        item, _, _ = draw_task(3, index, supply, families)
+        assert item.task is not None
+        seen.add(item.task.subtask)
+        assert question_problems(item, lambda name: pytest.fail(name)) == [], item.id
+        reasked = item.model_copy(update={"question": item.question.replace("the", "no", 1)})
+        assert len(question_problems(reasked, lambda name: None)) == 1, item.question
+    assert seen == {name for entries in families.values() for name in
+                    (e.name for e in entries)}
+
+
+# -- counterfactual markup variants: the record is the recipe's --------------------------------
+
+
+@pytest.fixture(scope="module")
+def marked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The seven markup variants of two financial items."""
+    root = tmp_path_factory.mktemp("marked")
+    build_dataset(root / "fin", "--hops", "1", "-n", "2", "--no-images")
+    assert main(["augment", str(root / "fin"), "--variants", "markup",
+                 "--out", str(root / "variants")]) == 0
+    return root / "variants"
+
+
+def _on_distractor(item: dict[str, Any]) -> None:
+    if item["variant"].get("recipe") == "markup-hc":
+        item["variant"]["markup"]["on"] = "distractor"
+
+
+def _swapped_cells(item: dict[str, Any]) -> None:
+    markup = item["variant"].get("markup")
+    if markup:
+        markup["target"], markup["distractor"] = markup["distractor"], markup["target"]
+
+
+def _misled_answer(item: dict[str, Any]) -> None:
+    markup = item["variant"].get("markup")
+    if markup:
+        markup["hijacked"] = {"answer": [1, 2, 3, 4], "distinguishes": True,
+                              "statement": markup["target"]["statement"]}
+
+
+#: Consistent rewrites of markup variants' records (every variant of every base, resealed),
+#: and the words the failure must say.
+REMARKED: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "the target said to be the distractor": (
+        _on_distractor, "variant.markup says 'highlight' on 'distractor', recipe 'markup-hc' "
+        "marks 'highlight' on 'target'"),
+    "target and distractor swapped": (
+        _swapped_cells, "the table image marks"),
+    "a misled reader's answer made up": (
+        _misled_answer, "variant.markup.hijacked.answer is [1, 2, 3, 4], the markup recipe "
+        "chooses"),
+}
+
+
+@pytest.mark.slow
+def test_markup_variants_verify_as_made(marked: Path, capsys: pytest.CaptureFixture[str]
+                                        ) -> None:
+    code, stdout, err = _verify(marked, capsys)
+    assert code == 0, err
+    assert "target and distractor" not in stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(REMARKED))
+def test_a_markup_variant_whose_record_is_not_its_recipe_s_fails(
+        case: str, marked: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    change, words = REMARKED[case]
+    root = _copy(marked, tmp_path)
+    items = read_items(root)
+    for item in items:
+        change(item)
+    reseal(root, items)
+    _fails_naming(root, capsys, words)
+
+
+@pytest.fixture(scope="module")
+def charted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The three chart markup variants of two financial items."""
+    root = tmp_path_factory.mktemp("charted")
+    build_dataset(root / "fin", "--hops", "1", "-n", "2", "--no-images")
+    assert main(["augment", str(root / "fin"), "--variants", "chart-markup",
+                 "--out", str(root / "variants")]) == 0
+    return root / "variants"
+
+
+def _swapped_points(item: dict[str, Any]) -> None:
+    """Target and distractor exchanged, and each variant said to emphasise the other one (so
+    the chart image still emphasises the point the record names)."""
+    markup = item["variant"].get("markup")
+    if markup:
+        markup["target"], markup["distractor"] = markup["distractor"], markup["target"]
+        if markup["on"] is not None:
+            markup["on"] = {"target": "distractor", "distractor": "target"}[markup["on"]]
+
+
+def _misled_chart_answer(item: dict[str, Any]) -> None:
+    markup = item["variant"].get("markup")
+    if markup:
+        markup["hijacked"].update(answer=[1, 2, 3], distinguishes=True, label=True)
+
+
+#: Consistent rewrites of chart markup variants' records, and the words the failure must say.
+RECHARTED: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "target and distractor swapped with the emphasis": (
+        _swapped_points, "variant.markup.distractor.entity is"),
+    "a misled reader's answer made up": (
+        _misled_chart_answer, "variant.markup.hijacked."),
+}
+
+
+@pytest.mark.slow
+def test_chart_markup_variants_verify_as_made(charted: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, stdout, err = _verify(charted, capsys)
+    assert code == 0, err
+    assert "target and distractor" not in stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(RECHARTED))
+def test_a_chart_markup_record_that_is_not_its_recipe_s_fails(
+        case: str, charted: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    change, words = RECHARTED[case]
+    root = _copy(charted, tmp_path)
+    items = read_items(root)
+    for item in items:
+        change(item)
+    reseal(root, items)
+    _fails_naming(root, capsys, "the markup recipe chooses", words)
+
+
+@pytest.mark.slow
+def test_a_made_up_misled_answer_fails_whatever_the_order_of_the_lines(
+        marked: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(marked, tmp_path)
+    items = read_items(root)[::-1]  # every variant before its base
+    for item in items:
+        _misled_answer(item)
+    reseal(root, items)
+    _fails_naming(root, capsys, "variant.markup.hijacked.answer is [1, 2, 3, 4]")

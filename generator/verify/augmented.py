@@ -24,6 +24,11 @@ What is re-proved, item by item, never trusting what the item says of itself:
 - a chart markup variant's target and distractor are points of its chart, and its chart
   image emphasises exactly the point the variant marks (``render.emphasis``, with a box
   inside the image), or none for the control.
+- a table markup variant records its recipe's style and marked cell, its table image marks
+  exactly that cell, and (of a generated base the dataset holds) the rest of its record is
+  what the markup recipe chooses for that base;
+- a markup task's answer is its program's, and its question the one its subtask's wording
+  gives for that program (:mod:`hopvista.verify.markup`).
 
 Then the Parquet rows against the lines, and the counts against the manifest. What this
 cannot prove (pixels; imported records without their source) goes to the notes.
@@ -279,6 +284,11 @@ class _Run:
         if not isinstance(asked, list) and manifest.get("kind") == "augmented":
             report("manifest.json: field 'config.variants': expected the variants asked for")
         self.families: dict[str, int] = {}
+        self.unworded: set[str] = set()
+        self.records: Any = None
+        self.marked: list[Item] = []
+        """Markup variants read before their base (checked once every line is read)."""
+        self.unmarked = False
         self.lines = 0
         self.images = 0
 
@@ -307,10 +317,21 @@ class _Run:
         self._builtin_by_columns(raw)
         problems += _label_problems(item, blanked, raw, self.margins)
         if item.kind == "markup_task":
-            problems += _markup_task_problems(item)
+            problems += _markup_task_problems(item, self.unworded.add)
             if item.task is not None:
                 self.families[item.task.family] = self.families.get(item.task.family, 0) + 1
+        elif self.manifest.get("kind") == "markup":
+            problems.append(f"a {item.kind!r} item in a dataset of markup tasks (whose every "
+                            "item is a markup_task)")
         problems += _chart_markup_problems(item)
+        if item.variant.markup:
+            from hopvista.verify.markup import variant_markup_problems
+
+            problems += variant_markup_problems(item)
+            if item.base_id in self.bases:
+                problems += self.recipe_problems(item)
+            else:
+                self.marked.append(item)
         if item.statements and all(s.program is not None for s in item.statements):
             from hopvista.verify.wording import check_wording
 
@@ -339,7 +360,6 @@ class _Run:
             problems += _against_base(item, base, blanked)
         return problems, images
 
-
     def _builtin_by_columns(self, raw: dict[str, Any]) -> None:
         """The first generated item whose columns are an installed pack's: the input's build
         must then have recorded that pack's identities, related columns and margins, and the
@@ -361,6 +381,21 @@ class _Run:
             self.report(problem.replace("config.", "config.input.manifest.config.", 1) +
                         " (its items show that pack's columns)")
 
+    def recipe_problems(self, item: Item) -> list[str]:
+        """A markup variant's record re-derived by its recipe from its generated base (the
+        dataset holds it); nothing, and a note, for another base."""
+        from hopvista.verify.markup import RecipeRecords
+
+        base = self.bases.get(item.base_id)
+        if base is None or not base.statements or \
+                not all(s.program is not None for s in base.statements):
+            self.unmarked = True
+            return []
+        if self.records is None:
+            self.records = RecipeRecords(self.manifest.get("seed"))
+        problems: list[str] = self.records.problems(item, base)
+        return problems
+
 
 def _protected_cells(raw: dict[str, Any]) -> set[tuple[Any, Any]]:
     """The cells an item's variant records as kept clear (``variant.protected``)."""
@@ -376,13 +411,14 @@ def _digest(item: Item) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _markup_task_problems(item: Item) -> list[str]:
-    """A markup task: the answer re-derived by its program on its table and marks, the plan
-    naming the task, and the table image showing exactly the marks (as the renderer recorded
-    the cells' markup)."""
-    from hopvista.verify.markup import task_problems
+def _markup_task_problems(item: Item, unworded: Callable[[str], None]) -> list[str]:
+    """A markup task: the answer re-derived by its program on its table and marks, the
+    question the one its subtask words for the program (``unworded`` hears a subtask that
+    has no wording), the plan naming the task, and the table image showing exactly the marks
+    (as the renderer recorded the cells' markup)."""
+    from hopvista.verify.markup import question_problems, task_problems
 
-    problems = task_problems(item)
+    problems = task_problems(item) + question_problems(item, unworded)
     if item.task is None:
         return problems
     plan = item.provenance.plan or {}
@@ -686,6 +722,7 @@ def verify_augmented(root: Path, manifest: dict[str, Any], report: Report,
         report(f"data: more Parquet rows than lines of {ITEMS}")
     if manifest.get("kind") == "markup":
         _balance_problems(run.families, manifest, report)
+    _marked_against_bases(run, report)
     counts = _field(manifest, "counts")
     if counts.get("items") != run.lines:
         report(f"manifest.json: counts.items is {counts.get('items')!r}, {ITEMS} has "
@@ -710,10 +747,27 @@ def _notes(run: _Run, fmt: Any, source: Path | None, note: Report) -> None:
         note(BUILD_NOTE)
     if run.facts:
         note(FACT_NOTE)
+    if run.unmarked:
+        note("which cells the markup variants of imported records (or of bases the "
+             "dataset does not hold) chose as target and distractor, and what a misled reader "
+             "answers: the image is checked to mark the recorded cell, the choice is not "
+             "re-derived")
+    if run.unworded:
+        note(f"what the questions of markup subtask(s) {', '.join(sorted(run.unworded))} "
+             "ask (registered without a wording): their answers are re-derived, their "
+             "questions taken as they are")
     if source is None and run.manifest.get("kind") == "augmented" and \
             (run.imported or fmt == "hopvista"):
         note(f"the items against the input they were made from (the {fmt} input {name!r}): "
              "give it with --source PATH")
+
+
+def _marked_against_bases(run: _Run, report: Report) -> None:
+    """The markup variants read before their base, against it (so the order of the lines
+    does not matter)."""
+    for item in run.marked:
+        for problem in run.recipe_problems(item):
+            report(f"item {item.id}: {problem}")
 
 
 def _balance_problems(families: dict[str, int], manifest: dict[str, Any],
