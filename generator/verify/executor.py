@@ -16,6 +16,8 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
+from hopvista.verify.reading import as_read
+
 Program = dict[str, Any]
 Path_ = tuple[Any, ...]
 
@@ -64,11 +66,13 @@ def _parse_text(text: str) -> Decimal:
 
 
 def _normalise(text: str) -> str:
-    return " ".join(text.lower().split())
+    return " ".join(as_read(text).lower().split())
 
 
 def mentions(text: str, phrase: str) -> bool:
-    """Whether ``phrase`` occurs in ``text`` as whole words (case and spacing ignored)."""
+    """Whether ``phrase`` occurs in ``text`` as whole words, as a reader sees both (case,
+    spacing, invisible characters, compatibility forms and thousands separators ignored:
+    :func:`hopvista.verify.reading.as_read`)."""
     haystack, needle = _normalise(text), _normalise(phrase)
     start = haystack.find(needle)
     while start != -1:

@@ -48,6 +48,7 @@ from jinja2 import nodes
 from hopvista.domain import DOMAIN_FILE, builtin_pack_names, resolve_pack
 from hopvista.errors import UserError
 from hopvista.sandbox import PackEnvironment
+from hopvista.verify.reading import as_read, invisible, look_alike, skeleton
 from hopvista.yamlfile import read_yaml
 
 #: The one Jinja2 environment verify parses and renders a dataset's templates in.
@@ -149,8 +150,21 @@ NEGATING = frozenset({
     "rather", "hardly", "barely", "scarcely", "seldom", "rarely", "misleading", "mistaken",
     "mistakenly", "erroneous", "erroneously", "bogus", "invalid", "refuted", "debunked",
     "non", "anti", "pseudo", "supposed", "disproved", "disproven", "pretend", "pretends",
-    "pretended",
+    "pretended", "denial", "denying", "reportedly", "likely", "unlikely", "arguably",
+    "conceivably", "potentially", "theoretically", "nominally", "lied", "lying", "liar",
+    "thought", "nonsense", "inverse", "reverse", "reversed", "absent", "absence",
 })
+#: Beginnings of words that negate, hedge or fictionalise a claim in any of their forms
+#: ("fals" for false, falsely, falsified; "untru" for untrue, untruthfully).
+NEGATING_STEMS = (
+    "fals", "untru", "fabricat", "fake", "fictio", "fictiti", "wrong", "incorrect",
+    "inaccura", "erroneous", "mistak", "mislead", "misstat", "misrepresent", "refut",
+    "disprov", "debunk", "contradict", "disput", "doubt", "dubious", "bogus", "spurious",
+    "counterfeit", "never", "seem", "apparent", "alleg", "suppos", "purport", "ostensib",
+    "presum", "rumo", "hypothe", "imagin", "pretend", "pretens", "speculat", "unverif",
+    "unconfirm", "unprove", "unsubstantiat", "claim", "believ", "assum", "myth", "hoax",
+    "negat", "invalid", "fail", "lack", "exclud", "untrustworth", "deceiv", "decept",
+)
 #: Words a noun (``noun``, ``singular``, ``plural``) may not hold: it would be a clause.
 CLAUSE_WORDS = frozenset({
     "whose", "that", "which", "who", "whom", "with", "is", "are", "was", "were", "be", "been",
@@ -188,13 +202,28 @@ Part = str | Slot
 
 
 def words_of(text: str) -> list[str]:
-    """The words of ``text``, lower case (an apostrophe inside a word keeps it whole)."""
-    return [w.replace("\u2019", "'") for w in _WORD.findall(text.lower())]
+    """The words of ``text`` as a reader sees them (:func:`as_read`), lower case (an
+    apostrophe inside a word keeps it whole)."""
+    return [w.replace("\u2019", "'") for w in _WORD.findall(as_read(text).lower())]
 
 
 def negating(words: Iterable[str]) -> list[str]:
-    """The words of ``words`` that negate, hedge or condition a claim."""
-    return [w for w in words if w in NEGATING or w.endswith("n't")]
+    """The words of ``words`` that negate, hedge or condition a claim, read as a reader of
+    English reads them (:func:`skeleton`: "fаlse" with a Cyrillic "а" is "false")."""
+    return [w for w in words if _negates(skeleton(w))]
+
+
+def _negates(word: str) -> bool:
+    return word in NEGATING or word.endswith("n't") or word.startswith(NEGATING_STEMS)
+
+
+def unreadable(text: str) -> str | None:
+    """Why ``text`` does not read as it is written (``None``: it does): it holds an invisible
+    format character, or a word in look-alike letters (:mod:`hopvista.verify.reading`)."""
+    hidden = invisible(text)
+    if hidden is not None:
+        return f"the invisible character {hidden} hides what a reader reads"
+    return look_alike(text)
 
 
 def shown(template: str, limit: int = 60) -> str:
@@ -354,6 +383,10 @@ def _text_verdict(text: str, allowed: frozenset[str] | None) -> tuple[str | None
     negates, hedges or conditions the claim, a character that is no wording) and a doubt (a
     word or sign the installed packs do not word the type with, whose meaning verify cannot
     vouch for; ``allowed`` ``None``: no doubt is raised)."""
+    why = unreadable(text)
+    if why is not None:
+        return why, None
+    text = as_read(text)
     doubt = None
     for char in text:
         if char in _CONTRADICTING:
@@ -485,7 +518,26 @@ def form_verdict(type_name: str, source: str, extra_words: frozenset[str]
         allowed |= vocabulary.get("FC", frozenset())
     if any(c.isdigit() for c in text):
         return "holds a number of its own", None
-    return _text_verdict(text, allowed)
+    problem, doubt = _text_verdict(text, allowed)
+    label = _label(parts)
+    if problem is None and label is not None:
+        problem = f"puts the label {label!r} before what it claims (no installed form has " \
+            "one: a label can say what the claim is worth)"
+    return (problem, None) if problem is not None else (None, doubt)
+
+
+_LABEL = re.compile(r"[^\W\d_][^.,;:!?]*?[^\W\d_]?['\u2019]?\s*:")
+
+
+def _label(parts: list[Part]) -> str | None:
+    """The first label-like run of words ending in a colon in a form's text ("Fabricated
+    claim:", "Untruthfully:"), if any."""
+    for part in parts:
+        if isinstance(part, str):
+            found = _LABEL.search(as_read(part))
+            if found is not None:
+                return " ".join(found.group().split())
+    return None
 
 
 def is_installed_form(type_name: str, source: str) -> bool:
@@ -510,9 +562,14 @@ def word_map_verdict(words: Mapping[str, Mapping[str, str]]) -> tuple[list[str],
             if not isinstance(value, str):
                 problems.append(f"{where} is missing")
                 continue
-            phrase = " ".join(value.lower().split())
+            unread = unreadable(value)
+            if unread is not None:
+                problems.append(f"{where} {shown(value, 40)}: {unread}")
+                continue
+            phrase = " ".join(as_read(value).lower().split())
+            read = " ".join(skeleton(w) for w in phrase.split())
             others = {other for other, found in senses.items() if other != sense and
-                      phrase in found}
+                      (phrase in found or read in found)}
             bad = negating(words_of(phrase))
             if others or bad or any(c in _CONTRADICTING for c in phrase):
                 problems.append(f"{where} {shown(value, 40)} " + (
@@ -529,6 +586,9 @@ def word_map_problems(words: Mapping[str, Mapping[str, str]]) -> list[str]:
 
 def noun_problem(value: str) -> str | None:
     """Why ``value`` is not a plain noun phrase (``None``: it is)."""
+    unread = unreadable(value)
+    if unread is not None:
+        return unread
     words = words_of(value)
     if not words or len(words) > 4:
         return "is not a noun of one to four words"
@@ -584,6 +644,9 @@ def question_verdict(source: str, extra_words: frozenset[str]
     if loops != 1:
         return "does not list the statements in one {% for %} loop", None
     text = " ".join(texts)
+    unread = unreadable(text)
+    if unread is not None:
+        return unread, None
     if "true" not in words_of(text):
         return "does not ask which statements are true", None
     for char in text:
@@ -658,7 +721,7 @@ class Judged:
 def pack_words(nouns: Iterable[str], singular: str, plural: str) -> frozenset[str]:
     """The words of the pack's own nouns and their plurals (a form may use them as text)."""
     found = {w for text in (*nouns, singular, plural) for w in words_of(text)
-             if w not in NEGATING and w not in CLAUSE_WORDS}
+             if not negating([w]) and w not in CLAUSE_WORDS}
     plurals = {w + "s" for w in found} | {w + "es" for w in found} | \
         {w[:-1] + "ies" for w in found if w.endswith("y")}
     return frozenset(found | plurals)
