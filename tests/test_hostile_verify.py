@@ -607,3 +607,122 @@ def test_a_base_changed_with_all_its_variants_fails_against_its_source(
     assert _verify(root, capsys)[0] == 0  # the variants agree with their (forged) base
     _fails_naming(root, capsys, f"item {items[0]['id']}: the base item differs from the "
                   "source's record", source=source)
+
+
+# -- 6. words as a reader sees them: look-alike letters, invisible characters, hedges --------
+
+
+#: Consistent rewordings that a reader reads as negating or hedging the claim, written to slip
+#: past a list of words: each prefixes every form (and so every statement); with what the
+#: failure must say.
+READER: dict[str, tuple[str, str]] = {
+    "a Cyrillic a in false": ("It is f\u0430lse that ", "mixes Cyrillic and Latin letters"),
+    "a Cyrillic o in not": ("It is n\u043et the case that ", "(it reads as 'not')"),
+    "fullwidth Not": ("\uff2e\uff4f\uff54 so: ", "the word 'not'"),
+    "fabricated claim": ("Fabricated claim: ", "the word 'fabricated'"),
+    "seemingly": ("Seemingly, ", "the word 'seemingly'"),
+    "reportedly": ("Reportedly, ", "the word 'reportedly'"),
+    "untruthfully": ("Untruthfully: ", "the word 'untruthfully'"),
+    "a label of unknown words": ("Counterpoint: ", "the label 'Counterpoint:'"),
+    "a soft hyphen": ("It is un\u00adtrue that ", "U+00AD (SOFT HYPHEN)"),
+    "a zero-width space": ("Not\u200b ", "U+200B (ZERO WIDTH SPACE)"),
+    "a bidi override": ("\u202eeslaf\u202c: ", "U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+    "Greek look-alikes": ("\u039d\u03bf, ", "Greek look-alikes of Latin letters (it reads as "
+                          "'no')"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(READER))
+def test_a_negation_a_reader_sees_fails_naming_the_form(case: str, custom: Path,
+                                                        tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    prefix, reason = READER[case]
+    root = _copy(custom, tmp_path)
+    _reword(root, lambda t, f: prefix + _lower_start(f))
+    assert read_items(root)[0]["statements"][0]["text"].startswith(prefix)
+    err = _fails_naming(root, capsys, "manifest.json: config.wording.forms.")
+    line = next(x for x in err.splitlines() if "config.wording.forms." in x)
+    assert reason in line, line
+
+
+@pytest.mark.parametrize("case", ["lookalike", "mixed", "invisible"])
+def test_a_word_map_in_look_alike_letters_fails(case: str, custom: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """"less than" for ``>`` written so that no list of phrases recognises it."""
+    phrase = {"lookalike": "\u04cf\u0435\u0455\u0455 than", "mixed": "l\u0435ss than",
+              "invisible": "le\u200bss than"}[case]
+    root = _copy(custom, tmp_path)
+    _reword(root, words={"cmp": {">": phrase}})
+    err = _fails_naming(root, capsys, "manifest.json: config.wording.words.cmp['>']")
+    assert "look-alikes" in err or "mixes" in err or "U+200B" in err
+
+
+def test_a_question_asking_in_look_alike_letters_fails(custom: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    root = _copy(custom, tmp_path)
+    _reword(root, question="Read the text, the table and the chart about {{ names }}. Which of "
+            "the following statements are n\u043et true?\n{% for statement in statements %}"
+            "{{ loop.index }}. {{ statement }}\n{% endfor %}Answer with their numbers.")
+    _fails_naming(root, capsys, "manifest.json: config.wording.question", "(it reads as 'not')")
+
+
+def _fact_statement(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any],
+                                         str]:
+    items = read_items(root)
+    item, statement = next((i, s) for i in items for s in i["statements"] if s["type"] == "FC")
+    name = next(e["name"] for e in item["entities"]
+                if e["id"] == statement["program"]["claim"]["entity"])
+    assert f"{name} " in statement["text"]
+    return items, item, statement, name
+
+
+def _requestion(root: Path, item: dict[str, Any]) -> None:
+    names = ", ".join(e["name"] for e in item["entities"]).rstrip(".")
+    template = _manifest(root)["config"]["wording"]["question"]
+    item["question"] = _RENDER.from_string(template).render(
+        names=names, statements=[s["text"] for s in item["statements"]])
+
+
+@pytest.mark.parametrize("inserted, reason", [
+    ("n\u0435ver ", "(it reads as 'never')"),
+    ("s\u0435\u0435mingly ", "(it reads as 'seemingly')"),
+    ("\u200b", "U+200B (ZERO WIDTH SPACE)"),
+])
+def test_a_fact_worded_in_look_alike_letters_fails(inserted: str, reason: str, financial: Path,
+                                                   tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(financial, tmp_path)
+    items, item, statement, name = _fact_statement(root)
+    statement["text"] = statement["text"].replace(f"{name} ", f"{name} {inserted}", 1)
+    _requestion(root, item)
+    reseal(root, items)
+    err = _fails_naming(root, capsys, f"item {item['id']}: statement")
+    assert reason in err, err
+
+
+def test_an_honest_custom_wording_with_accents_and_its_own_words_verifies(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Other honest wording (its own words, an accented one, a comma) is not a negation: it
+    verifies, and the report names the words verify did not vouch for."""
+    assert main(["new-domain", "orchards", "--dir", str(tmp_path)]) == 0
+    pack = tmp_path / "orchards" / "domain.yaml"
+    text = pack.read_text()
+    for type_name, form in (
+            ("CT", "Of every {{ noun }} surveyed, {{ entity }} is the one with {{ column }} "
+                   "{{ cmp }} {{ threshold }} in {{ period }}."),
+            ("RK", "In {{ period }}, {{ entity }} posted the {{ order }} {{ column }} of the "
+                   "{{ plural }} in the café's survey.")):
+        found = re.search(rf"\n  {re.escape(type_name)}:\n(    - .*\n)+", text)
+        assert found is not None
+        text = text.replace(found.group(0), f'\n  {type_name}:\n    - "{form}"\n')
+    pack.write_text(text)
+    out = tmp_path / "ds"
+    assert main(["build", str(tmp_path / "orchards"), "--hops", "1", "-n", "16", "--seed", "1",
+                 "--no-images", "--out", str(out)]) == 0
+    code, stdout, err = _verify(out, capsys)
+    assert code == 0, err
+    assert stdout.rstrip().splitlines()[-1].startswith("OK: 16 items verified")
+    doubt = next(line for line in stdout.splitlines() if "do not use" in line)
+    assert "'every'" in doubt and "café" in doubt

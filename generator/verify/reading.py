@@ -82,17 +82,28 @@ def look_alike(text: str) -> str | None:
     it mixes letters of two scripts, or, in a text otherwise written in Latin letters, it is
     written in another script's look-alikes of Latin letters."""
     words = _LETTERS.findall(unicodedata.normalize("NFKC", text))
-    latin = any(_scripts(w) == {"LATIN"} for w in words)
     for word in words:
         scripts = _scripts(word)
-        named = " and ".join(sorted(s.title() for s in scripts))
         if _mixes(scripts):
+            named = " and ".join(sorted(s.title() for s in scripts))
             return f"the word {word!r} mixes {named} letters (it reads as {skeleton(word)!r})"
-        if latin and scripts and scripts != {"LATIN"} and \
-                set(_latin_look_alikes(word)) >= {c for c in word if c.isalpha()}:
-            return f"the word {word!r} is written in {named} look-alikes of Latin letters " \
-                f"(it reads as {skeleton(word)!r})"
+    imitations = [w for w in words if _imitates_latin(w)]
+    # otherwise Latin: beside the imitations, only Latin words (a text in another script has
+    # words with letters no Latin letter looks like)
+    if imitations and all(w in imitations or _scripts(w) <= {"LATIN"} for w in words):
+        word = imitations[0]
+        named = "/".join(sorted(s.title() for s in _scripts(word)))
+        return f"the word {word!r} is written in {named} look-alikes of Latin letters " \
+            f"(it reads as {skeleton(word)!r})"
     return None
+
+
+def _imitates_latin(word: str) -> bool:
+    """Whether ``word`` is written outside the Latin script in letters each of which looks
+    like a Latin letter."""
+    scripts = _scripts(word)
+    return bool(scripts) and scripts != {"LATIN"} and \
+        set(_latin_look_alikes(word)) >= {c for c in word if c.isalpha()}
 
 
 @lru_cache(maxsize=16384)
