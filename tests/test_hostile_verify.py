@@ -726,3 +726,122 @@ def test_an_honest_custom_wording_with_accents_and_its_own_words_verifies(
     assert stdout.rstrip().splitlines()[-1].startswith("OK: 16 items verified")
     doubt = next(line for line in stdout.splitlines() if "do not use" in line)
     assert "'every'" in doubt and "café" in doubt
+
+
+# -- 7. values in text chunks as a reader sees them ------------------------------------------
+
+
+def _chunk_of(item: dict[str, Any], entity: str) -> dict[str, Any]:
+    return dict(next(t for t in item["inputs"]["text"] if t["entity"] == entity))
+
+
+def _add_to_chunk(item: dict[str, Any], entity: str, sentence: str) -> str:
+    """Append ``sentence`` to the entity's text chunk; the chunk's id."""
+    chunk = next(t for t in item["inputs"]["text"] if t["entity"] == entity)
+    chunk["text"] = chunk["text"].rstrip() + " " + sentence
+    return str(chunk["chunk"])
+
+
+def _a_large_chart_value(items: list[dict[str, Any]]) -> tuple[dict[str, Any], str, str]:
+    """An item, an entity of its chart and a value it shows of four or more digits."""
+    for item in items:
+        for series in item["inputs"]["chart"]["series"]:
+            for value in series["values"]:
+                if len(value.split(".")[0].lstrip("-")) >= 4:
+                    return item, series["entity"], value
+    raise AssertionError("no chart value of four digits")
+
+
+def _grouped(value: str, separator: str) -> str:
+    whole, point, fraction = value.replace(",", "").partition(".")
+    return f"{whole[:-3]}{separator}{whole[-3:]}{point}{fraction}"
+
+
+@pytest.mark.parametrize("write", {
+    "a zero-width space": lambda v: v[:2] + "\u200b" + v[2:],
+    "a soft hyphen": lambda v: v[:2] + "\u00ad" + v[2:],
+    "a word joiner": lambda v: v[:1] + "\u2060" + v[1:],
+    "a no-break space grouping thousands": lambda v: _grouped(v, "\u00a0"),
+    "a narrow no-break space grouping thousands": lambda v: _grouped(v, "\u202f"),
+    "fullwidth digits": lambda v: v.translate({ord(d): 0xFF10 + int(d) for d in "0123456789"}),
+}.items(), ids=lambda case: case[0] if isinstance(case, tuple) else "")
+def test_a_chart_value_a_text_chunk_writes_in_another_form_fails(
+        write: tuple[str, Callable[[str], str]], custom: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A text chunk that writes a chart value makes the chart unneeded, however the digits
+    are dressed."""
+    root = _copy(custom, tmp_path)
+    items = read_items(root)
+    item, entity, value = _a_large_chart_value(items)
+    chunk = _add_to_chunk(item, entity, f"Its count that season was {write[1](value)}.")
+    reseal(root, items)
+    _fails_naming(root, capsys, f"item {item['id']}: text chunk {chunk} states chart values",
+                  value)
+
+
+def _fact_false(items: list[dict[str, Any]], wanted: Callable[[str], bool],
+                margins: tuple[float, float]) -> tuple[dict[str, Any], str, str]:
+    """A false statement claiming a fact ``wanted`` accepts: its item, the needle, and the
+    entity of which it is claimed."""
+    from hopvista.verify.executor import Context, picked_by
+
+    for item in items:
+        for statement in item["statements"]:
+            program = statement["program"]
+            claim, select = program["claim"], program["select"]
+            needle = claim["fact"]["needle"] if "fact" in claim else \
+                select.get("needle") if select["op"] == "fact" else None
+            if needle is None or statement["label"] or not wanted(needle):
+                continue
+            if "entity" in claim:
+                return item, needle, claim["entity"]
+            picked = picked_by(select, Context(item, *margins))
+            if len(picked) == 1:
+                return item, needle, next(iter(picked))
+    raise AssertionError("no such false fact")
+
+
+@pytest.mark.parametrize("case", ["a zero-width space", "a soft hyphen",
+                                  "a number without its thousands separator"])
+def test_a_fact_a_text_chunk_states_in_another_form_is_read(case: str, financial: Path,
+                                                            tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
+    """The entity a false fact statement claims a fact of states it, written so that a
+    comparison of code points misses it: verify reads it as a reader does, and the stored
+    label no longer holds."""
+    root = _copy(financial, tmp_path)
+    items = read_items(root)
+    decide = _manifest(root)["config"]["decidability"]
+    margins = (decide["min_rank_gap"], decide["min_trend_step"])
+    if case == "a number without its thousands separator":
+        item, needle, entity = _fact_false(items, lambda n: re.search(r"\d,\d{3}", n) is not None,
+                                           margins)
+        written = re.sub(r"(?<=\d),(?=\d{3})", "", needle)
+    else:
+        item, needle, entity = _fact_false(items, lambda n: len(n) > 8, margins)
+        mark = "\u200b" if case == "a zero-width space" else "\u00ad"
+        written = needle[:4] + mark + needle[4:]
+    assert written != needle
+    _add_to_chunk(item, entity, f"It also noted {written}.")
+    reseal(root, items)
+    err = _fails_naming(root, capsys, f"item {item['id']}: statement")
+    assert "stored label False, program gives True" in err or \
+        "the selector picks 2 entities" in err, err
+
+
+@pytest.mark.parametrize("written", ["two thousand five hundred", "2.1 billion"])
+def test_a_value_a_text_chunk_writes_in_words_or_another_scale_is_listed_as_not_checked(
+        written: str, financial: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(financial, tmp_path)
+    items = read_items(root)
+    for item in items[:3]:
+        _add_to_chunk(item, item["entities"][0]["id"], f"Spending came to {written} dollars.")
+    reseal(root, items)
+    code, out, err = _verify(root, capsys)
+    assert code == 0, err
+    notes = [line for line in out.splitlines() if "in words or at another scale" in line]
+    assert len(notes) == 1 and notes[0].startswith("not checked: chart values that text chunks")
+    code, out, _ = _verify(financial, capsys)
+    assert code == 0 and "in words or at another scale" not in out
