@@ -629,6 +629,14 @@ READER: dict[str, tuple[str, str]] = {
     "a bidi override": ("\u202eeslaf\u202c: ", "U+202E (RIGHT-TO-LEFT OVERRIDE)"),
     "Greek look-alikes": ("\u039d\u03bf, ", "Greek look-alikes of Latin letters (it reads as "
                           "'no')"),
+    "letters spelled out": ("It is n o t so that ", "the word 'not'"),
+    "a modifier apostrophe": ("It isn\u02bct so that ", "the word \"isn't\""),
+    "a contraction without its apostrophe": ("It isnt so that ", "the word 'isnt'"),
+    "a cross mark": ("\u274c ", "the sign '\u274c'"),
+    "a label before a dash": ("Counterpoint \u2014 ", "the label 'Counterpoint \u2014'"),
+    "struck-through letters": ("It is t\u0336r\u0336u\u0336e\u0336 that ",
+                               "U+0336 (COMBINING LONG STROKE OVERLAY)"),
+    "a fullwidth question mark": ("Is it so \uff1f ", "the sign '?'"),
 }
 
 
@@ -656,6 +664,31 @@ def test_a_word_map_in_look_alike_letters_fails(case: str, custom: Path, tmp_pat
     _reword(root, words={"cmp": {">": phrase}})
     err = _fails_naming(root, capsys, "manifest.json: config.wording.words.cmp['>']")
     assert "look-alikes" in err or "mixes" in err or "U+200B" in err
+
+
+@pytest.mark.parametrize("key, sense, phrase", [
+    ("cmp", ">", "at most"), ("cmp", ">", "lower than ever"),
+    ("direction_verb", "increasing", "went down"), ("order", "max", "least"),
+])
+def test_a_word_map_of_the_opposite_sense_fails(key: str, sense: str, phrase: str, custom: Path,
+                                               tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A phrase of the other sense that no list of phrases holds whole still says it."""
+    root = _copy(custom, tmp_path)
+    _reword(root, words={key: {sense: phrase}})
+    _fails_naming(root, capsys, f"manifest.json: config.wording.words.{key}[{sense!r}]",
+                  "says '")
+
+
+def test_a_question_asking_for_the_other_statements_fails(custom: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    root = _copy(custom, tmp_path)
+    _reword(root, question="Read the text, the table and the chart about {{ names }}. Which of "
+            "the following statements are true?\n{% for statement in statements %}"
+            "{{ loop.index }}. {{ statement }}\n{% endfor %}Answer with the numbers of the "
+            "others.")
+    _fails_naming(root, capsys, "manifest.json: config.wording.question", "'others'")
 
 
 def test_a_question_asking_in_look_alike_letters_fails(custom: Path, tmp_path: Path,

@@ -35,6 +35,7 @@ meaning (the verifier does not read English; it checks words and slots).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -105,9 +106,10 @@ SIGN_OPERANDS = {"AR": ("period1", "period2"), "AR+RK": ("cond_column", "cond_co
 WORD_SENSES: dict[str, dict[str, frozenset[str]]] = {
     "cmp": {
         ">": frozenset({"greater than", "more than", "higher than", "larger than", "above",
-                        "over", "bigger than", "exceeding", "in excess of", "greater"}),
+                        "over", "bigger than", "exceeding", "in excess of", "greater",
+                        "at least", "at or above", "exceeds", "surpassing"}),
         "<": frozenset({"less than", "lower than", "smaller than", "below", "under",
-                        "fewer than", "beneath", "lower"}),
+                        "fewer than", "beneath", "lower", "at most", "up to", "at or below"}),
     },
     "sign": {
         "+": frozenset({"plus", "added to", "and"}),
@@ -153,6 +155,10 @@ NEGATING = frozenset({
     "pretended", "denial", "denying", "reportedly", "likely", "unlikely", "arguably",
     "conceivably", "potentially", "theoretically", "nominally", "lied", "lying", "liar",
     "thought", "nonsense", "inverse", "reverse", "reversed", "absent", "absence",
+    "un", "dis", "mis", "isnt", "arent", "wasnt", "werent", "dont", "doesnt", "didnt",
+    "hasnt", "hadnt", "havent", "cant", "couldnt", "wont", "wouldnt", "shouldnt", "aint",
+    "baseless", "groundless", "impossible", "formerly", "parody", "joke", "joking",
+    "nonexistent", "unreal",
 })
 #: Beginnings of words that negate, hedge or fictionalise a claim in any of their forms
 #: ("fals" for false, falsely, falsified; "untru" for untrue, untruthfully).
@@ -164,7 +170,11 @@ NEGATING_STEMS = (
     "presum", "rumo", "hypothe", "imagin", "pretend", "pretens", "speculat", "unverif",
     "unconfirm", "unprove", "unsubstantiat", "claim", "believ", "assum", "myth", "hoax",
     "negat", "invalid", "fail", "lack", "exclud", "untrustworth", "deceiv", "decept",
+    "unfound", "unreliab", "unsupport", "misreport", "misattribut", "counterfact",
+    "disagre", "reject", "retract", "fault", "flaw", "satir", "ironic", "sarcas",
 )
+#: Words a question may not use to pick statements: it asks which are true, not which are not.
+EXCLUDING = frozenset({"other", "others", "remaining", "rest", "complement"})
 #: Words a noun (``noun``, ``singular``, ``plural``) may not hold: it would be a clause.
 CLAUSE_WORDS = frozenset({
     "whose", "that", "which", "who", "whom", "with", "is", "are", "was", "were", "be", "been",
@@ -180,11 +190,24 @@ NEUTRAL = frozenset({
     "documents", "page", "pages", "article", "articles", "summary", "passage", "passages",
     "annual", "states", "says", "notes", "data", "reported", "recorded", "registered",
     "posted", "measured", "logged", "is", "was", "are", "were", "has", "had", "have"})
-_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
 #: Characters the text of a form may hold besides letters and whitespace.
 _PUNCTUATION = set(".,;:'\u2019-()")
 #: Signs that negate or qualify what a form claims: never in a form.
-_CONTRADICTING = set("?!\u2260\u00ac~\u2248\u2209")
+_CONTRADICTING = set("?!\u2260\u00ac~\u2248\u2209\u00bf\u203d\u2e2e\u061f")
+#: Symbols (Unicode category So) a form may hold: units.
+_UNIT_SYMBOLS = set("\u00b0\u2103\u2109")
+
+
+def _contradicting(char: str) -> bool:
+    """Whether ``char`` is a sign a reader may read as a verdict on the claim: a question or
+    exclamation mark, a negated relation, or a pictograph (a cross, a thumb down)."""
+    if char in _CONTRADICTING:
+        return True
+    category = unicodedata.category(char)
+    name = unicodedata.name(char, "")
+    return (category == "So" and char not in _UNIT_SYMBOLS) or \
+        (category == "Sm" and ("NOT " in name or "NEITHER" in name))
 
 
 class Refused(ValueError):
@@ -201,10 +224,32 @@ class Slot:
 Part = str | Slot
 
 
+#: Signs a reader reads as an apostrophe.
+_APOSTROPHES = str.maketrans({c: "'" for c in "\u2019\u2018\u02bc\u02b9\u02bb\u02bd\u0060"
+                                                "\u00b4\u2032\u2035\ua78c\uff07"})
+
+
 def words_of(text: str) -> list[str]:
     """The words of ``text`` as a reader sees them (:func:`as_read`), lower case (an
-    apostrophe inside a word keeps it whole)."""
-    return [w.replace("\u2019", "'") for w in _WORD.findall(as_read(text).lower())]
+    apostrophe, or a sign that looks like one, inside a word keeps it whole; letters spelled
+    out one by one, "n o t", are read as the word they spell)."""
+    words = _WORD.findall(as_read(text).translate(_APOSTROPHES).lower())
+    return words + _spelled(words)
+
+
+def _spelled(words: list[str]) -> list[str]:
+    """The words that runs of two or more single letters spell ("n o t" → "not"; a run does
+    not start with the article "a")."""
+    out: list[str] = []
+    run: list[str] = []
+    for word in [*words, ""]:
+        if len(word) == 1 and (run or word != "a"):
+            run.append(word)
+            continue
+        if len(run) > 1:
+            out.append("".join(run))
+        run = []
+    return out
 
 
 def negating(words: Iterable[str]) -> list[str]:
@@ -389,7 +434,7 @@ def _text_verdict(text: str, allowed: frozenset[str] | None) -> tuple[str | None
     text = as_read(text)
     doubt = None
     for char in text:
-        if char in _CONTRADICTING:
+        if _contradicting(char):
             return f"the sign {char!r} negates or qualifies the claim", None
         if not char.isprintable() and not char.isspace():
             return f"the character {char!r} is not wording", None
@@ -526,12 +571,13 @@ def form_verdict(type_name: str, source: str, extra_words: frozenset[str]
     return (problem, None) if problem is not None else (None, doubt)
 
 
-_LABEL = re.compile(r"[^\W\d_][^.,;:!?]*?[^\W\d_]?['\u2019]?\s*:")
+_LABEL = re.compile(r"[^\W\d_][^.,;:!?\u2014\u2013|\u00bb\u2192]*?"
+                    r"(?::|\u2014|\u2013|\||\u00bb|\u2192|=>|\s-\s)")
 
 
 def _label(parts: list[Part]) -> str | None:
-    """The first label-like run of words ending in a colon in a form's text ("Fabricated
-    claim:", "Untruthfully:"), if any."""
+    """The first label-like run of words ending in a colon (or a dash, a bar, an arrow) in a
+    form's text ("Fabricated claim:", "Untruthfully:", "Counterpoint —"), if any."""
     for part in parts:
         if isinstance(part, str):
             found = _LABEL.search(as_read(part))
@@ -569,14 +615,19 @@ def word_map_verdict(words: Mapping[str, Mapping[str, str]]) -> tuple[list[str],
             phrase = " ".join(as_read(value).lower().split())
             read = " ".join(skeleton(w) for w in phrase.split())
             others = {other for other, found in senses.items() if other != sense and
-                      (phrase in found or read in found)}
+                      (phrase in found or read in found or
+                       set(read.split()) & (_sense_words(found) - _sense_words(allowed)))}
             bad = negating(words_of(phrase))
-            if others or bad or any(c in _CONTRADICTING for c in phrase):
+            if others or bad or any(_contradicting(c) for c in phrase):
                 problems.append(f"{where} {shown(value, 40)} " + (
                     f"says {sorted(others)[0]!r}" if others else "negates or qualifies it"))
             elif phrase not in allowed:
                 doubts.append(f"{where} {shown(value, 40)}")
     return problems, doubts
+
+
+def _sense_words(phrases: frozenset[str]) -> set[str]:
+    return {w for phrase in phrases for w in phrase.split()}
 
 
 def word_map_problems(words: Mapping[str, Mapping[str, str]]) -> list[str]:
@@ -655,6 +706,9 @@ def question_verdict(source: str, extra_words: frozenset[str]
     bad = negating(w for w in words_of(text) if w not in installed().question_words)
     if bad:
         return f"the word {bad[0]!r} negates, hedges or conditions the question", None
+    excluding = [w for w in words_of(text) if w in EXCLUDING]
+    if excluding:
+        return f"the word {excluding[0]!r} asks for statements other than the true ones", None
     unknown = [w for w in words_of(text) if w not in
                installed().question_words | NEUTRAL | extra_words]
     return None, (f"the word {unknown[0]!r}" if unknown else None)

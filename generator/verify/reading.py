@@ -32,6 +32,9 @@ _WRITTEN_TOGETHER = ({"HAN", "HIRAGANA", "KATAKANA"}, {"HAN", "HANGUL"})
 #: A thousands separator between digits: a comma, a no-break, thin, narrow or figure space.
 _GROUP = re.compile(r"(?<=\d)[,\u00a0\u2009\u202f\u2007](?=\d{3}(?!\d))")
 _LETTERS = re.compile(r"[^\W\d_]+")
+#: A word with the combining marks NFKC left on its letters (a stroke, an overlay).
+_MARKED = re.compile(r"(?:[^\W\d_]|[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff"
+                     r"\ufe20-\ufe2f])+")
 
 
 def invisible(text: str) -> str | None:
@@ -81,12 +84,17 @@ def look_alike(text: str) -> str | None:
     """Why a word of ``text`` (read NFKC) is not what it looks like (``None``: every word is):
     it mixes letters of two scripts, or, in a text otherwise written in Latin letters, it is
     written in another script's look-alikes of Latin letters."""
-    words = _LETTERS.findall(unicodedata.normalize("NFKC", text))
+    words = _MARKED.findall(unicodedata.normalize("NFKC", text))
     for word in words:
         scripts = _scripts(word)
         if _mixes(scripts):
             named = " and ".join(sorted(s.title() for s in scripts))
             return f"the word {word!r} mixes {named} letters (it reads as {skeleton(word)!r})"
+        marks = [c for c in word if unicodedata.combining(c)]
+        if marks and scripts <= {"LATIN"}:
+            return f"the word {word!r} carries the mark U+{ord(marks[0]):04X} " \
+                f"({unicodedata.name(marks[0], 'a combining mark')}) over its letters"
+    words = _LETTERS.findall(unicodedata.normalize("NFKC", text))
     imitations = [w for w in words if _imitates_latin(w)]
     # otherwise Latin: beside the imitations, only Latin words (a text in another script has
     # words with letters no Latin letter looks like)
