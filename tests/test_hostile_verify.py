@@ -637,6 +637,10 @@ READER: dict[str, tuple[str, str]] = {
     "struck-through letters": ("It is t\u0336r\u0336u\u0336e\u0336 that ",
                                "U+0336 (COMBINING LONG STROKE OVERLAY)"),
     "a fullwidth question mark": ("Is it so \uff1f ", "the sign '?'"),
+    "a hyphen inside the word": ("It is fal-se that ", "the word 'false'"),
+    "a digit for a letter": ("It is n0t so that ", "a number of its own"),
+    "a ligature": ("It is \ufb01ctional that ", "the word 'fictional'"),
+    "mathematical letters": ("\U0001d40d\U0001d428\U0001d42d, ", "the word 'not'"),
 }
 
 
@@ -720,6 +724,8 @@ def _requestion(root: Path, item: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("inserted, reason", [
     ("n\u0435ver ", "(it reads as 'never')"),
+    ("n3ver ", "'never'"),
+    ("un-truly ", "says 'un'"),
     ("s\u0435\u0435mingly ", "(it reads as 'seemingly')"),
     ("\u200b", "U+200B (ZERO WIDTH SPACE)"),
 ])

@@ -229,12 +229,24 @@ _APOSTROPHES = str.maketrans({c: "'" for c in "\u2019\u2018\u02bc\u02b9\u02bb\u0
                                                 "\u00b4\u2032\u2035\ua78c\uff07"})
 
 
+#: Letters split by signs a reader reads through ("fal-se", "fal·se", "un*true").
+_SPLIT = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011\u2012\u2013\u2014\u00b7\u2027.*_/|~^+]"
+                    r"[^\W\d_]+)+")
+#: Letters and digits mixed in one token ("n0t", "f4lse"), and the letters the digits imitate.
+_LEET = re.compile(r"[^\W_]*(?:[^\W\d_][0134578]|[0134578][^\W\d_])[^\W_]*")
+_DIGIT_LETTERS = str.maketrans("0134578", "oleasbt")
+
+
 def words_of(text: str) -> list[str]:
     """The words of ``text`` as a reader sees them (:func:`as_read`), lower case (an
-    apostrophe, or a sign that looks like one, inside a word keeps it whole; letters spelled
-    out one by one, "n o t", are read as the word they spell)."""
-    words = _WORD.findall(as_read(text).translate(_APOSTROPHES).lower())
-    return words + _spelled(words)
+    apostrophe, or a sign that looks like one, inside a word keeps it whole). After them come
+    the words a reader reads through a disguise: letters spelled out one by one ("n o t"),
+    split by a sign ("fal-se"), or with digits for letters ("n0t")."""
+    read = as_read(text).translate(_APOSTROPHES).lower()
+    words = _WORD.findall(read)
+    joined = ["".join(_WORD.findall(m)) for m in _SPLIT.findall(read)]
+    leet = [m.translate(_DIGIT_LETTERS) for m in _LEET.findall(read)]
+    return words + _spelled(words) + joined + leet
 
 
 def _spelled(words: list[str]) -> list[str]:
