@@ -27,6 +27,12 @@ against what the verifier knows without the dataset — the installed packs:
 * the **question** must be text, ``{{ names }}`` and one loop numbering the statements, with no
   negating word, and ask which statements are *true* (other words are doubts).
 
+Words are read as a reader reads them (:mod:`hopvista.verify.reading`): NFKC-normalised, a
+negation matched by its stems ("fals…", "untru…", "seem…") and through a disguise (look-alike
+letters of another script, "n o t", "fal-se", "n0t"); wording with an invisible format
+character, a word mixing scripts or written in look-alikes of Latin letters, a mark struck
+over letters, a pictograph or a label before the claim ("Fabricated claim:") is refused.
+
 A refused form is reported naming it and is not used: a statement written with it is not
 proved. What is accepted without being an installed pack's is listed as not checked for
 meaning (the verifier does not read English; it checks words and slots).
