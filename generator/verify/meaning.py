@@ -461,12 +461,12 @@ def _text_verdict(text: str, allowed: frozenset[str] | None) -> tuple[str | None
     words = words_of(text)
     bad = negating(words)
     if bad:
-        return f"the word {bad[0]!r} negates, hedges or conditions the claim", None
+        return f"the word {shown(bad[0], 40)} negates, hedges or conditions the claim", None
     if allowed is None:
         return None, None
     unknown = [w for w in words if w not in allowed]
     if unknown:
-        doubt = f"the word {unknown[0]!r}"
+        doubt = f"the word {shown(unknown[0], 40)}"
     return None, doubt
 
 
@@ -723,7 +723,7 @@ def question_verdict(source: str, extra_words: frozenset[str]
             return f"the character {char!r} is not wording", None
     bad = negating(w for w in words_of(text) if w not in installed().question_words)
     if bad:
-        return f"the word {bad[0]!r} negates, hedges or conditions the question", None
+        return f"the word {shown(bad[0], 40)} negates, hedges or conditions the question", None
     excluding = [w for w in words_of(text) if w in EXCLUDING]
     if excluding:
         return f"the word {excluding[0]!r} asks for statements other than the true ones", None

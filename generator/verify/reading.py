@@ -89,10 +89,11 @@ def look_alike(text: str) -> str | None:
         scripts = _scripts(word)
         if _mixes(scripts):
             named = " and ".join(sorted(s.title() for s in scripts))
-            return f"the word {word!r} mixes {named} letters (it reads as {skeleton(word)!r})"
+            return f"the word {_cut(word)!r} mixes {named} letters (it reads as " \
+                f"{_cut(skeleton(word))!r})"
         marks = [c for c in word if unicodedata.combining(c)]
         if marks and scripts <= {"LATIN"}:
-            return f"the word {word!r} carries the mark U+{ord(marks[0]):04X} " \
+            return f"the word {_cut(word)!r} carries the mark U+{ord(marks[0]):04X} " \
                 f"({unicodedata.name(marks[0], 'a combining mark')}) over its letters"
     words = _LETTERS.findall(unicodedata.normalize("NFKC", text))
     imitations = [w for w in words if _imitates_latin(w)]
@@ -101,9 +102,13 @@ def look_alike(text: str) -> str | None:
     if imitations and all(w in imitations or _scripts(w) <= {"LATIN"} for w in words):
         word = imitations[0]
         named = "/".join(sorted(s.title() for s in _scripts(word)))
-        return f"the word {word!r} is written in {named} look-alikes of Latin letters " \
-            f"(it reads as {skeleton(word)!r})"
+        return f"the word {_cut(word)!r} is written in {named} look-alikes of Latin letters " \
+            f"(it reads as {_cut(skeleton(word))!r})"
     return None
+
+
+def _cut(word: str, limit: int = 30) -> str:
+    return word if len(word) <= limit else word[:limit - 1] + "\u2026"
 
 
 def _imitates_latin(word: str) -> bool:
