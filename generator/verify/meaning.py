@@ -164,7 +164,7 @@ NEGATING = frozenset({
     "un", "dis", "mis", "isnt", "arent", "wasnt", "werent", "dont", "doesnt", "didnt",
     "hasnt", "hadnt", "havent", "cant", "couldnt", "wont", "wouldnt", "shouldnt", "aint",
     "baseless", "groundless", "impossible", "formerly", "parody", "joke", "joking",
-    "nonexistent", "unreal",
+    "nonexistent", "unreal", "flawed",
 })
 #: Beginnings of words that negate, hedge or fictionalise a claim in any of their forms
 #: ("fals" for false, falsely, falsified; "untru" for untrue, untruthfully).
@@ -177,7 +177,7 @@ NEGATING_STEMS = (
     "unconfirm", "unprove", "unsubstantiat", "claim", "believ", "assum", "myth", "hoax",
     "negat", "invalid", "fail", "lack", "exclud", "untrustworth", "deceiv", "decept",
     "unfound", "unreliab", "unsupport", "misreport", "misattribut", "counterfact",
-    "disagre", "reject", "retract", "fault", "flaw", "satir", "ironic", "sarcas",
+    "disagre", "reject", "retract", "fault", "satir", "ironic", "sarcas",
 )
 #: Words a question may not use to pick statements: it asks which are true, not which are not.
 EXCLUDING = frozenset({"other", "others", "remaining", "rest", "complement"})
