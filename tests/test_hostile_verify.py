@@ -884,3 +884,21 @@ def test_a_value_a_text_chunk_writes_in_words_or_another_scale_is_listed_as_not_
     assert len(notes) == 1 and notes[0].startswith("not checked: chart values that text chunks")
     code, out, _ = _verify(financial, capsys)
     assert code == 0 and "in words or at another scale" not in out
+
+
+def test_a_fact_a_text_chunk_states_with_digits_for_its_number_word_is_read(
+        custom: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """"2 neighbouring farms" states "two neighbouring farms" to a reader."""
+    root = _copy(custom, tmp_path)
+    items = read_items(root)
+    decide = _manifest(root)["config"]["decidability"]
+    words = re.compile(r"\b(two|three|four|five|six|seven|eight|nine|ten)\b")
+    item, needle, entity = _fact_false(items, lambda n: words.search(n) is not None,
+                                       (decide["min_rank_gap"], decide["min_trend_step"]))
+    digits = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+              "eight": "8", "nine": "9", "ten": "10"}
+    _add_to_chunk(item, entity, f"It also notes {words.sub(lambda m: digits[m[1]], needle)}.")
+    reseal(root, items)
+    err = _fails_naming(root, capsys, f"item {item['id']}: statement")
+    assert "stored label False, program gives True" in err or \
+        "the selector picks 2 entities" in err, err

@@ -13,6 +13,8 @@ forgery a reader reads otherwise, so the checks read text through this module:
 * :func:`look_alike` names the first word that mixes letters of two scripts, or, in a text
   otherwise written in Latin letters, a word made of look-alikes of Latin letters from another
   script (Unicode's confusables, from ``confusable_homoglyphs``);
+* :func:`spoken_as_digits` writes the number words of a text in digits ("two" is "2"), so
+  that a phrase matches however its small numbers are written;
 * :func:`skeleton` is a word with its look-alike letters read as the Latin letters they imitate
   and its accents dropped: what the word says to a reader of English.
 """
@@ -129,3 +131,18 @@ def skeleton(word: str) -> str:
     bare = "".join(c for c in unicodedata.normalize("NFKD", text)
                    if not unicodedata.combining(c))
     return unicodedata.normalize("NFC", bare).lower()
+
+
+_UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+          "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+          "seventeen", "eighteen", "nineteen", "twenty")
+_TENS = ("thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate(_UNITS)} | \
+    {w: str(10 * n) for n, w in enumerate(_TENS, start=3)}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.IGNORECASE)
+
+
+def spoken_as_digits(text: str) -> str:
+    """``text`` with each number word from zero to twenty and each ten up to ninety written in
+    digits ("two neighbouring farms" is "2 neighbouring farms")."""
+    return _NUMBER_WORD.sub(lambda m: _NUMBER_WORDS[m.group(1).lower()], text)
