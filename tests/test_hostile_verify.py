@@ -1105,3 +1105,298 @@ def test_a_made_up_misled_answer_fails_whatever_the_order_of_the_lines(
         _misled_answer(item)
     reseal(root, items)
     _fails_naming(root, capsys, "variant.markup.hijacked.answer is [1, 2, 3, 4]")
+
+
+# -- 6. words as a reader sees them: look-alike letters, invisible characters, hedges --------
+
+
+#: Consistent rewordings that a reader reads as negating or hedging the claim, written to slip
+#: past a list of words: each prefixes every form (and so every statement); with what the
+#: failure must say.
+READER: dict[str, tuple[str, str]] = {
+    "a Cyrillic a in false": ("It is f\u0430lse that ", "mixes Cyrillic and Latin letters"),
+    "a Cyrillic o in not": ("It is n\u043et the case that ", "(it reads as 'not')"),
+    "fullwidth Not": ("\uff2e\uff4f\uff54 so: ", "the word 'not'"),
+    "fabricated claim": ("Fabricated claim: ", "the word 'fabricated'"),
+    "seemingly": ("Seemingly, ", "the word 'seemingly'"),
+    "reportedly": ("Reportedly, ", "the word 'reportedly'"),
+    "untruthfully": ("Untruthfully: ", "the word 'untruthfully'"),
+    "a label of unknown words": ("Counterpoint: ", "the label 'Counterpoint:'"),
+    "a soft hyphen": ("It is un\u00adtrue that ", "U+00AD (SOFT HYPHEN)"),
+    "a zero-width space": ("Not\u200b ", "U+200B (ZERO WIDTH SPACE)"),
+    "a bidi override": ("\u202eeslaf\u202c: ", "U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+    "Greek look-alikes": ("\u039d\u03bf, ", "Greek look-alikes of Latin letters (it reads as "
+                          "'no')"),
+    "letters spelled out": ("It is n o t so that ", "the word 'not'"),
+    "a modifier apostrophe": ("It isn\u02bct so that ", "the word \"isn't\""),
+    "a contraction without its apostrophe": ("It isnt so that ", "the word 'isnt'"),
+    "a cross mark": ("\u274c ", "the sign '\u274c'"),
+    "a label before a dash": ("Counterpoint \u2014 ", "the label 'Counterpoint \u2014'"),
+    "struck-through letters": ("It is t\u0336r\u0336u\u0336e\u0336 that ",
+                               "U+0336 (COMBINING LONG STROKE OVERLAY)"),
+    "a fullwidth question mark": ("Is it so \uff1f ", "the sign '?'"),
+    "a hyphen inside the word": ("It is fal-se that ", "the word 'false'"),
+    "a digit for a letter": ("It is n0t so that ", "a number of its own"),
+    "a ligature": ("It is \ufb01ctional that ", "the word 'fictional'"),
+    "mathematical letters": ("\U0001d40d\U0001d428\U0001d42d, ", "the word 'not'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(READER))
+def test_a_negation_a_reader_sees_fails_naming_the_form(case: str, custom: Path,
+                                                        tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    prefix, reason = READER[case]
+    root = _copy(custom, tmp_path)
+    _reword(root, lambda t, f: prefix + _lower_start(f))
+    assert read_items(root)[0]["statements"][0]["text"].startswith(prefix)
+    err = _fails_naming(root, capsys, "manifest.json: config.wording.forms.")
+    line = next(x for x in err.splitlines() if "config.wording.forms." in x)
+    assert reason in line, line
+
+
+@pytest.mark.parametrize("case", ["lookalike", "mixed", "invisible"])
+def test_a_word_map_in_look_alike_letters_fails(case: str, custom: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """"less than" for ``>`` written so that no list of phrases recognises it."""
+    phrase = {"lookalike": "\u04cf\u0435\u0455\u0455 than", "mixed": "l\u0435ss than",
+              "invisible": "le\u200bss than"}[case]
+    root = _copy(custom, tmp_path)
+    _reword(root, words={"cmp": {">": phrase}})
+    err = _fails_naming(root, capsys, "manifest.json: config.wording.words.cmp['>']")
+    assert "look-alikes" in err or "mixes" in err or "U+200B" in err
+
+
+@pytest.mark.parametrize("key, sense, phrase", [
+    ("cmp", ">", "at most"), ("cmp", ">", "lower than ever"),
+    ("direction_verb", "increasing", "went down"), ("order", "max", "least"),
+])
+def test_a_word_map_of_the_opposite_sense_fails(key: str, sense: str, phrase: str, custom: Path,
+                                               tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A phrase of the other sense that no list of phrases holds whole still says it."""
+    root = _copy(custom, tmp_path)
+    _reword(root, words={key: {sense: phrase}})
+    _fails_naming(root, capsys, f"manifest.json: config.wording.words.{key}[{sense!r}]",
+                  "says '")
+
+
+def test_a_question_asking_for_the_other_statements_fails(custom: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    root = _copy(custom, tmp_path)
+    _reword(root, question="Read the text, the table and the chart about {{ names }}. Which of "
+            "the following statements are true?\n{% for statement in statements %}"
+            "{{ loop.index }}. {{ statement }}\n{% endfor %}Answer with the numbers of the "
+            "others.")
+    _fails_naming(root, capsys, "manifest.json: config.wording.question", "'others'")
+
+
+def test_a_question_asking_in_look_alike_letters_fails(custom: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    root = _copy(custom, tmp_path)
+    _reword(root, question="Read the text, the table and the chart about {{ names }}. Which of "
+            "the following statements are n\u043et true?\n{% for statement in statements %}"
+            "{{ loop.index }}. {{ statement }}\n{% endfor %}Answer with their numbers.")
+    _fails_naming(root, capsys, "manifest.json: config.wording.question", "(it reads as 'not')")
+
+
+def _fact_statement(root: Path) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any],
+                                         str]:
+    items = read_items(root)
+    item, statement = next((i, s) for i in items for s in i["statements"] if s["type"] == "FC")
+    name = next(e["name"] for e in item["entities"]
+                if e["id"] == statement["program"]["claim"]["entity"])
+    assert f"{name} " in statement["text"]
+    return items, item, statement, name
+
+
+def _requestion(root: Path, item: dict[str, Any]) -> None:
+    names = ", ".join(e["name"] for e in item["entities"]).rstrip(".")
+    template = _manifest(root)["config"]["wording"]["question"]
+    item["question"] = _RENDER.from_string(template).render(
+        names=names, statements=[s["text"] for s in item["statements"]])
+
+
+@pytest.mark.parametrize("inserted, reason", [
+    ("n\u0435ver ", "(it reads as 'never')"),
+    ("n3ver ", "'never'"),
+    ("un-truly ", "says 'un'"),
+    ("s\u0435\u0435mingly ", "(it reads as 'seemingly')"),
+    ("\u200b", "U+200B (ZERO WIDTH SPACE)"),
+])
+def test_a_fact_worded_in_look_alike_letters_fails(inserted: str, reason: str, financial: Path,
+                                                   tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(financial, tmp_path)
+    items, item, statement, name = _fact_statement(root)
+    statement["text"] = statement["text"].replace(f"{name} ", f"{name} {inserted}", 1)
+    _requestion(root, item)
+    reseal(root, items)
+    err = _fails_naming(root, capsys, f"item {item['id']}: statement")
+    assert reason in err, err
+
+
+def test_an_honest_custom_wording_with_accents_and_its_own_words_verifies(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Other honest wording (its own words, an accented one, a comma) is not a negation: it
+    verifies, and the report names the words verify did not vouch for."""
+    assert main(["new-domain", "orchards", "--dir", str(tmp_path)]) == 0
+    pack = tmp_path / "orchards" / "domain.yaml"
+    text = pack.read_text()
+    for type_name, form in (
+            ("CT", "Of every {{ noun }} surveyed, {{ entity }} is the one with {{ column }} "
+                   "{{ cmp }} {{ threshold }} in {{ period }}."),
+            ("RK", "In {{ period }}, {{ entity }} posted the {{ order }} {{ column }} of the "
+                   "{{ plural }} in the café's survey.")):
+        found = re.search(rf"\n  {re.escape(type_name)}:\n(    - .*\n)+", text)
+        assert found is not None
+        text = text.replace(found.group(0), f'\n  {type_name}:\n    - "{form}"\n')
+    pack.write_text(text)
+    out = tmp_path / "ds"
+    assert main(["build", str(tmp_path / "orchards"), "--hops", "1", "-n", "16", "--seed", "1",
+                 "--no-images", "--out", str(out)]) == 0
+    code, stdout, err = _verify(out, capsys)
+    assert code == 0, err
+    assert stdout.rstrip().splitlines()[-1].startswith("OK: 16 items verified")
+    doubt = next(line for line in stdout.splitlines() if "do not use" in line)
+    assert "'every'" in doubt and "café" in doubt
+
+
+# -- 7. values in text chunks as a reader sees them ------------------------------------------
+
+
+def _chunk_of(item: dict[str, Any], entity: str) -> dict[str, Any]:
+    return dict(next(t for t in item["inputs"]["text"] if t["entity"] == entity))
+
+
+def _add_to_chunk(item: dict[str, Any], entity: str, sentence: str) -> str:
+    """Append ``sentence`` to the entity's text chunk; the chunk's id."""
+    chunk = next(t for t in item["inputs"]["text"] if t["entity"] == entity)
+    chunk["text"] = chunk["text"].rstrip() + " " + sentence
+    return str(chunk["chunk"])
+
+
+def _a_large_chart_value(items: list[dict[str, Any]]) -> tuple[dict[str, Any], str, str]:
+    """An item, an entity of its chart and a value it shows of four or more digits."""
+    for item in items:
+        for series in item["inputs"]["chart"]["series"]:
+            for value in series["values"]:
+                if len(value.split(".")[0].lstrip("-")) >= 4:
+                    return item, series["entity"], value
+    raise AssertionError("no chart value of four digits")
+
+
+def _grouped(value: str, separator: str) -> str:
+    whole, point, fraction = value.replace(",", "").partition(".")
+    return f"{whole[:-3]}{separator}{whole[-3:]}{point}{fraction}"
+
+
+@pytest.mark.parametrize("write", {
+    "a zero-width space": lambda v: v[:2] + "\u200b" + v[2:],
+    "a soft hyphen": lambda v: v[:2] + "\u00ad" + v[2:],
+    "a word joiner": lambda v: v[:1] + "\u2060" + v[1:],
+    "a no-break space grouping thousands": lambda v: _grouped(v, "\u00a0"),
+    "a narrow no-break space grouping thousands": lambda v: _grouped(v, "\u202f"),
+    "fullwidth digits": lambda v: v.translate({ord(d): 0xFF10 + int(d) for d in "0123456789"}),
+}.items(), ids=lambda case: case[0] if isinstance(case, tuple) else "")
+def test_a_chart_value_a_text_chunk_writes_in_another_form_fails(
+        write: tuple[str, Callable[[str], str]], custom: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A text chunk that writes a chart value makes the chart unneeded, however the digits
+    are dressed."""
+    root = _copy(custom, tmp_path)
+    items = read_items(root)
+    item, entity, value = _a_large_chart_value(items)
+    chunk = _add_to_chunk(item, entity, f"Its count that season was {write[1](value)}.")
+    reseal(root, items)
+    _fails_naming(root, capsys, f"item {item['id']}: text chunk {chunk} states chart values",
+                  value)
+
+
+def _fact_false(items: list[dict[str, Any]], wanted: Callable[[str], bool],
+                margins: tuple[float, float]) -> tuple[dict[str, Any], str, str]:
+    """A false statement claiming a fact ``wanted`` accepts: its item, the needle, and the
+    entity of which it is claimed."""
+    from hopvista.verify.executor import Context, picked_by
+
+    for item in items:
+        for statement in item["statements"]:
+            program = statement["program"]
+            claim, select = program["claim"], program["select"]
+            needle = claim["fact"]["needle"] if "fact" in claim else \
+                select.get("needle") if select["op"] == "fact" else None
+            if needle is None or statement["label"] or not wanted(needle):
+                continue
+            if "entity" in claim:
+                return item, needle, claim["entity"]
+            picked = picked_by(select, Context(item, *margins))
+            if len(picked) == 1:
+                return item, needle, next(iter(picked))
+    raise AssertionError("no such false fact")
+
+
+@pytest.mark.parametrize("case", ["a zero-width space", "a soft hyphen",
+                                  "a number without its thousands separator"])
+def test_a_fact_a_text_chunk_states_in_another_form_is_read(case: str, financial: Path,
+                                                            tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]
+                                                            ) -> None:
+    """The entity a false fact statement claims a fact of states it, written so that a
+    comparison of code points misses it: verify reads it as a reader does, and the stored
+    label no longer holds."""
+    root = _copy(financial, tmp_path)
+    items = read_items(root)
+    decide = _manifest(root)["config"]["decidability"]
+    margins = (decide["min_rank_gap"], decide["min_trend_step"])
+    if case == "a number without its thousands separator":
+        item, needle, entity = _fact_false(items, lambda n: re.search(r"\d,\d{3}", n) is not None,
+                                           margins)
+        written = re.sub(r"(?<=\d),(?=\d{3})", "", needle)
+    else:
+        item, needle, entity = _fact_false(items, lambda n: len(n) > 8, margins)
+        mark = "\u200b" if case == "a zero-width space" else "\u00ad"
+        written = needle[:4] + mark + needle[4:]
+    assert written != needle
+    _add_to_chunk(item, entity, f"It also noted {written}.")
+    reseal(root, items)
+    err = _fails_naming(root, capsys, f"item {item['id']}: statement")
+    assert "stored label False, program gives True" in err or \
+        "the selector picks 2 entities" in err, err
+
+
+@pytest.mark.parametrize("written", ["two thousand five hundred", "2.1 billion"])
+def test_a_value_a_text_chunk_writes_in_words_or_another_scale_is_listed_as_not_checked(
+        written: str, financial: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    root = _copy(financial, tmp_path)
+    items = read_items(root)
+    for item in items[:3]:
+        _add_to_chunk(item, item["entities"][0]["id"], f"Spending came to {written} dollars.")
+    reseal(root, items)
+    code, out, err = _verify(root, capsys)
+    assert code == 0, err
+    notes = [line for line in out.splitlines() if "in words or at another scale" in line]
+    assert len(notes) == 1 and notes[0].startswith("not checked: chart values that text chunks")
+    code, out, _ = _verify(financial, capsys)
+    assert code == 0 and "in words or at another scale" not in out
+
+
+def test_a_fact_a_text_chunk_states_with_digits_for_its_number_word_is_read(
+        custom: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """"2 neighbouring farms" states "two neighbouring farms" to a reader."""
+    root = _copy(custom, tmp_path)
+    items = read_items(root)
+    decide = _manifest(root)["config"]["decidability"]
+    words = re.compile(r"\b(two|three|four|five|six|seven|eight|nine|ten)\b")
+    item, needle, entity = _fact_false(items, lambda n: words.search(n) is not None,
+                                       (decide["min_rank_gap"], decide["min_trend_step"]))
+    digits = {"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+              "eight": "8", "nine": "9", "ten": "10"}
+    _add_to_chunk(item, entity, f"It also notes {words.sub(lambda m: digits[m[1]], needle)}.")
+    reseal(root, items)
+    err = _fails_naming(root, capsys, f"item {item['id']}: statement")
+    assert "stored label False, program gives True" in err or \
+        "the selector picks 2 entities" in err, err

@@ -3,6 +3,7 @@ and that the chart is needed. They use only the independent executor and the ite
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hopvista.derivation import Relation, derivation
@@ -20,6 +21,7 @@ from hopvista.verify.executor import (
     picked_by,
 )
 from hopvista.verify.operators import modalities
+from hopvista.verify.reading import as_read
 
 #: The first format whose builds keep every "during the years when" label open without the
 #: table; older datasets were made before that rule and are not held to it.
@@ -140,7 +142,8 @@ def check_chart_needed(item: dict[str, Any], identities: list[Identity],
     """The chart column cannot be derived from the table (by an identity, a related column of
     the pack, or a linear relation the data shown obey: :func:`hopvista.derivation.derivation`,
     or a product or ratio of one or two columns: :func:`hopvista.ratios.product_relation`),
-    and no text states its values (as numbers: :mod:`hopvista.stated_numbers`)."""
+    and no text states its values (as numbers: :mod:`hopvista.stated_numbers`, in the text as
+    a reader sees it: :func:`hopvista.verify.reading.as_read`)."""
     chart = item["inputs"]["chart"]
     column = chart["column"]["key"]
     table = {c["key"] for c in item["inputs"]["table"]["columns"]}
@@ -158,7 +161,8 @@ def check_chart_needed(item: dict[str, Any], identities: list[Identity],
                         f"{relation.formula(column)} (within rounding)")
     shown = {parse_number(v): v for s in chart["series"] for v in s["values"]}
     for text in item["inputs"]["text"]:
-        stated = sorted(shown[v] for v in stated_values(text["text"], shown, precision))
+        read = as_read(text["text"])
+        stated = sorted(shown[v] for v in stated_values(read, shown, precision))
         if stated:
             problems.append(f"text chunk {text['chunk']} states chart values {stated}")
     return problems
@@ -204,3 +208,36 @@ def related_groups(config: dict[str, Any]) -> list[list[str]]:
         return []
     return [list(g) for g in groups
             if isinstance(g, list) and all(isinstance(c, str) for c in g)]
+
+
+#: Numbers written in words that may state a value (one to ten state nothing: a value needs
+#: two significant digits).
+_NUMBER_WORDS = re.compile(
+    r"\b(eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|"
+    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|"
+    r"billions?|trillions?)\b", re.IGNORECASE)
+#: A number in digits followed by a scale word, and the power of ten of each scale word.
+_SCALED = re.compile(r"\d(?:[\d.,]*\d)?\s?(thousand|million|billion|trillion|mln|mn|bn|tn)\b",
+                     re.IGNORECASE)
+_POWERS = {"thousand": 3, "million": 6, "mln": 6, "mn": 6, "billion": 9, "bn": 9,
+           "trillion": 12, "tn": 12}
+_UNIT_SCALE = re.compile(r"\b(thousand|million|billion|trillion)s?\b", re.IGNORECASE)
+
+
+def numbers_not_read(item: dict[str, Any]) -> str | None:
+    """The first number a text chunk writes that the chart-need check cannot read as a chart
+    value (``None``: none): a number in words ("two thousand"), or one whose scale word is not
+    the chart unit's ("2.1 billion" beside a chart in millions)."""
+    unit = str(item["inputs"]["chart"]["column"].get("unit") or "")
+    scale = _UNIT_SCALE.search(unit)
+    power = _POWERS[scale.group(1).lower()] if scale is not None else None
+    for chunk in item["inputs"]["text"]:
+        text = as_read(chunk["text"])
+        for found in _SCALED.finditer(text):
+            if power is not None and _POWERS[found.group(1).lower()] != power:
+                return found.group()
+        for found in _NUMBER_WORDS.finditer(text):
+            before = text[:found.start()].rstrip()
+            if not (before[-1:].isdigit() and found.group(1).lower() in _POWERS):
+                return found.group()
+    return None

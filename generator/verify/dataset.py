@@ -30,7 +30,7 @@ from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
 from hopvista.verify.augmented import is_augmented, verify_augmented
 from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
-from hopvista.verify.checks import check_chart_needed, check_item
+from hopvista.verify.checks import check_chart_needed, check_item, numbers_not_read
 from hopvista.verify.consistency import (
     check_identity,
     check_inputs,
@@ -42,7 +42,7 @@ from hopvista.verify.files import check_files
 from hopvista.verify.images import Images, check_images
 from hopvista.verify.jsonl import Line, parse_strict, read_lines
 from hopvista.verify.manifest import Expect, expectations, held_to_pack, read_manifest
-from hopvista.verify.notes import FACT_NOTE, IMAGE_NOTE, PROXY_NOTE, Notes
+from hopvista.verify.notes import FACT_NOTE, IMAGE_NOTE, NUMBERS_NOTE, PROXY_NOTE, Notes
 from hopvista.verify.parquet import Row, compare_row, iter_rows, shard_names
 from hopvista.verify.paths import FILE, file_problem, walk
 from hopvista.verify.proxies import check_proxies
@@ -187,6 +187,8 @@ class _Run:
         problems += check_proxies(item, self.expect.defences)
         if self.expect.identities is not None:
             problems += check_chart_needed(item, self.expect.identities, self.expect.related)
+            if numbers_not_read(item) is not None:
+                self.notes(NUMBERS_NOTE)
         return problems
 
     def _builtin_by_columns(self, item: dict[str, Any]) -> None:

@@ -38,8 +38,17 @@ from hopvista.errors import UserError
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.verify.executor import mentions
 from hopvista.verify.manifest import Expect
-from hopvista.verify.meaning import TEMPLATES, judge, negating, normalised, shown, words_of
+from hopvista.verify.meaning import (
+    TEMPLATES,
+    judge,
+    negating,
+    normalised,
+    shown,
+    unreadable,
+    words_of,
+)
 from hopvista.verify.operators import OPERATORS, View, nodes
+from hopvista.verify.reading import as_read, invisible
 
 NOUN, FACT = "\ue000", "\ue001"
 # The sandbox: a dataset's manifest carries the wording it was built with, and verify must
@@ -361,8 +370,10 @@ def statement_variables(statement: dict[str, Any], item: dict[str, Any],
 
 
 def _number_in(text: str, number: str) -> bool:
-    pattern = r"(?<![\d.,\-])" + re.escape(number) + r"(?![\d]|[.,]\d)"
-    return re.search(pattern, text) is not None
+    """Whether ``text`` writes ``number`` as a number (with or without thousands
+    separators)."""
+    pattern = r"(?<![\d.,\-])" + re.escape(as_read(number)) + r"(?![\d]|[.,]\d)"
+    return re.search(pattern, as_read(text)) is not None
 
 
 def needle_tokens(needle: str) -> list[str]:
@@ -400,7 +411,8 @@ def missing_mentions(statement: dict[str, Any], variables: dict[str, str]) -> li
         missing.append(f"the direction {variables['direction']!r}")
     needle = _needle(statement["program"])
     if needle is not None:
-        lost = [t for t in needle_tokens(needle) if t.lower() not in text.lower()]
+        seen = as_read(text).lower()
+        lost = [t for t in needle_tokens(needle) if as_read(t).lower() not in seen]
         if lost:
             missing.append(f"the fact's {', '.join(repr(t) for t in lost[:3])}")
     return missing
@@ -434,8 +446,9 @@ def _quoted_negations(needle: str, item: dict[str, Any] | None) -> set[str]:
     chunks = item.get("inputs", {}).get("text", []) if isinstance(item, dict) else []
     for chunk in chunks if isinstance(chunks, list) else []:
         text = chunk.get("text") if isinstance(chunk, dict) else None
-        if not isinstance(text, str) or needle not in text:
+        if not isinstance(text, str) or as_read(needle) not in as_read(text):
             continue
+        text, needle = as_read(text), as_read(needle)
         sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if needle in s]
         for sentence in sentences or [text]:
             found.update(negating(words_of(sentence)))
@@ -446,7 +459,10 @@ def fact_problem(fact: str, needle: str, item: dict[str, Any] | None) -> str | N
     """Why a statement's wording of a fact does not say what the text says: it loses the
     needle's distinctive tokens, or it negates or hedges what no sentence stating the fact
     negates."""
-    if not all(t.lower() in fact.lower() for t in needle_tokens(needle)):
+    unread = unreadable(fact)
+    if unread is not None:
+        return unread
+    if not all(as_read(t).lower() in as_read(fact).lower() for t in needle_tokens(needle)):
         return "loses the fact's numbers or names"
     added = [w for w in negating(words_of(fact)) if w not in _quoted_negations(needle, item)]
     if added:
@@ -499,9 +515,14 @@ def check_wording(item: dict[str, Any], wording: Wording | None) -> list[str]:
     problems = []
     words = wording.words if wording is not None else None
     for n, statement in enumerate(item["statements"], start=1):
+        where = f"statement {n} ({statement['type']})"
+        hidden = invisible(statement["text"])
+        if hidden is not None:
+            problems.append(f"{where}: text holds the invisible character {hidden}, which "
+                            "hides what a reader reads")
+            continue
         variables = statement_variables(statement, item, words)
         missing = missing_mentions(statement, variables)
-        where = f"statement {n} ({statement['type']})"
         if missing:
             problems.append(f"{where}: text does not mention {'; '.join(missing)} "
                             "of its program")
@@ -520,6 +541,10 @@ def check_wording(item: dict[str, Any], wording: Wording | None) -> list[str]:
 
 def _check_question(item: dict[str, Any], wording: Wording | None) -> list[str]:
     texts = [s["text"] for s in item["statements"]]
+    hidden = invisible(item["question"])
+    if hidden is not None:
+        return [f"question holds the invisible character {hidden}, which hides what a reader "
+                "reads"]
     if wording is not None:
         names = ", ".join(e["name"] for e in item["entities"]).rstrip(".")
         try:
