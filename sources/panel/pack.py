@@ -30,8 +30,16 @@ from typing import Any
 
 from hopvista.domain import DOMAIN_FILE, DomainPack, PackSpec, check_columns, pack_from_data
 from hopvista.errors import UserError
+from hopvista.lookalike import Lookalikes
 from hopvista.sources import SourceOptions
-from hopvista.sources.panel.table import Panel, read_panel, slug_key
+from hopvista.sources.panel.table import (
+    Panel,
+    looks_the_same,
+    name_problem,
+    quoted,
+    read_panel,
+    slug_key,
+)
 from hopvista.sources.sec.files import entry_problem, one_line
 from hopvista.yamlfile import Lines, read_yaml
 
@@ -139,6 +147,7 @@ def _columns(panel: Panel, user: dict[str, Any], lines: Lines) -> list[dict[str,
     columns = [{"key": c.key, "label": c.label, "precision": c.precision, "unit": c.unit,
                 "description": "", "chartable": True} for c in panel.columns]
     entries = user.get("columns", [])
+    said: dict[int, int] = {}  # column index -> the user's entry for it
     if not isinstance(entries, list):
         raise UserError(f"{lines.where(('columns',))}: expected a list of columns")
     for i, entry in enumerate(entries):
@@ -158,7 +167,44 @@ def _columns(panel: Panel, user: dict[str, Any], lines: Lines) -> list[dict[str,
         if _same_label(target, entry):
             entry = {k: v for k, v in entry.items() if k != "label"}  # the header's spelling
         target.update(entry)
+        said[columns.index(target)] = i
+    _check_shown_texts(panel, columns, said, user, lines)
     return columns
+
+
+def _check_shown_texts(panel: Panel, columns: list[dict[str, Any]], said: dict[int, int],
+                       user: dict[str, Any], lines: Lines) -> None:
+    """The labels and units the user's ``domain.yaml`` gives are shown as plain text, and
+    the headers (entity label, period name, column labels) must be told apart."""
+    shown: list[tuple[str, str, tuple[int | str, ...] | None]] = [
+        ("entity label", panel.entity_label, None)]
+    if panel.period_label is not None:
+        shown.append(("period name", panel.period_label, None))
+    for what, loc in (("entity label", ("entity", "label")), ("period name", ("period", "name"))):
+        given = _mapping(user.get(loc[0])).get(loc[1])
+        if isinstance(given, str):
+            shown = [(w, t, at) for w, t, at in shown if w != what] + [(what, given, loc)]
+    for j, column in enumerate(columns):
+        entry = said.get(j)
+        for key in ("label", "unit"):
+            given = entry is not None and key in user["columns"][entry]
+            shown.append((f"column {key}", column[key], ("columns", entry, key) if given
+                          else None))
+    seen: Lookalikes[str] = Lookalikes()
+    shown.sort(key=lambda entry: entry[2] is not None)  # what the user said is the twin
+    for what, text, loc in shown:
+        where = lines.where(loc) if loc is not None else f"{panel.path}:1"
+        if not isinstance(text, str) or not text:
+            continue  # the pack's schema says what a field must be
+        why = name_problem(text)
+        if why is not None:
+            raise UserError(f"{where}: the {what} {quoted(text)} {why}")
+        if what == "column unit":
+            continue
+        twin = seen.add(text, where)
+        if twin is not None:
+            raise UserError(f"{where}: the {what} {looks_the_same(text, twin[0])} "
+                            f"({twin[1]})")
 
 
 def _same_label(column: dict[str, Any], entry: dict[str, Any]) -> bool:
