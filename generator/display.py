@@ -106,6 +106,8 @@ def unshowable_number(value: Decimal, precision: int) -> str | None:
     bound of what a source may show and what ``gen verify`` accepts as shown."""
     if not value.is_finite():
         return "is not a finite number"
+    if value.is_zero():
+        return None  # whatever exponent it is written with
     if value.adjusted() >= MAX_SHOWN_MAGNITUDE.adjusted() or \
             abs(shown(value, precision)) >= MAX_SHOWN_MAGNITUDE:
         return f"is too large to show (a table or chart shows magnitudes below " \

@@ -13,8 +13,8 @@ import functools
 import unicodedata
 from typing import Generic, TypeVar
 
-__all__ = ["JOINERS", "Lookalikes", "character_name", "invisible_character", "look_keys",
-           "skeleton"]
+__all__ = ["JOINERS", "Lookalikes", "character_name", "first_difference",
+           "invisible_character", "look_keys", "skeleton", "visible_text"]
 
 #: Zero width non-joiner and joiner: scripts need them between some letters (Persian words,
 #: Indic conjuncts), where RFC 5892's CONTEXTJ rules allow them; anywhere else they only hide.
@@ -25,6 +25,9 @@ JOINERS = frozenset("\u200c\u200d")
 _IGNORABLE_RANGES = ((0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
                      (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8),
                      (0xE0000, 0xE0FFF), (0x2065, 0x2065))
+
+#: Characters that are not whitespace but show as a blank (a braille cell with no dots).
+_BLANKS = frozenset("\u2800")
 
 #: Marks the confusable data wraps right-to-left characters in (for display only).
 _DISPLAY_MARKS = "\u200e\u200f"
@@ -92,11 +95,19 @@ def _prototypes() -> dict[str, str]:
     return out
 
 
+def visible_text(text: str) -> str:
+    """``text`` as a reader sees it: NFKC, default-ignorable characters dropped, blank
+    characters read as spaces, runs of spaces as one, none at either end."""
+    kept = (" " if c in _BLANKS else c for c in unicodedata.normalize("NFKC", text)
+            if not _ignorable(c))
+    return " ".join("".join(kept).split())
+
+
 def skeleton(text: str) -> str:
-    """The confusable skeleton of ``text``: NFKC, default-ignorable characters dropped, each
-    character replaced by its prototype until nothing changes (``"Аcme"`` -> ``"Acme"``)."""
+    """The confusable skeleton of ``text``: its :func:`visible_text`, each character
+    replaced by its prototype until nothing changes (``"Аcme"`` -> ``"Acme"``)."""
     prototypes = _prototypes()
-    current = "".join(c for c in unicodedata.normalize("NFKC", text) if not _ignorable(c))
+    current = visible_text(text)
     for _ in range(_SKELETON_ROUNDS):
         mapped = unicodedata.normalize(
             "NFD", "".join(prototypes.get(c, c) for c in unicodedata.normalize("NFD", current)))
@@ -108,9 +119,8 @@ def skeleton(text: str) -> str:
 
 def look_keys(text: str) -> tuple[str, str]:
     """The keys two texts that look the same share one of: the skeleton, and the case
-    fold of the NFKC form without default-ignorable characters."""
-    plain = "".join(c for c in unicodedata.normalize("NFKC", text) if not _ignorable(c))
-    return skeleton(text), " ".join(plain.casefold().split())
+    fold of the :func:`visible_text`."""
+    return skeleton(text), visible_text(text).casefold()
 
 
 class Lookalikes(Generic[T]):

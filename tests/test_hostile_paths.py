@@ -430,13 +430,18 @@ def _panel_with(root: Path, changes: dict[str, str], domain: str | None = None) 
      ":8: entity '\uff30ort Avalon' (U+FF30 FULLWIDTH LATIN CAPITAL LETTER P) looks the same "
      "as 'Port Avalon' on line 2"),
     ({"Eastmere,": "PORT AVALON,"}, ":8: entity 'PORT AVALON' "),
+    ({"Eastmere,": "Port\u2800Avalon,"},
+     ":8: entity 'Port\u2800Avalon' (U+2800 BRAILLE PATTERN BLANK) looks the same as "
+     "'Port Avalon' on line 2"),
+    ({"Eastmere,": "\u3164,"}, ":8: the 'City' cell '\u3164' shows nothing (it has only "
+                              "blank or invisible characters)"),
     ({",PM10,": ",\u0420M2.5,"},
      ":1: header label '\u0420M2.5' (U+0420 CYRILLIC CAPITAL LETTER ER) looks the same as "
      "'PM2.5' (column 3)"),
     ({",PM10,": ",PM\u2082.\u2085,"}, ":1: header label 'PM\u2082.\u2085' (U+2082 SUBSCRIPT "
                                       "TWO) looks the same as 'PM2.5' (column 3)"),
-], ids=["cyrillic-entity", "fullwidth-entity", "case-entity", "cyrillic-header",
-        "subscript-header"])
+], ids=["cyrillic-entity", "fullwidth-entity", "case-entity", "blank-entity", "filler-entity",
+        "cyrillic-header", "subscript-header"])
 def test_panel_names_that_look_the_same_are_refused_naming_both_lines(
         tmp_path: Path, capsys, changes: dict[str, str], says: str) -> None:
     folder = _panel_with(tmp_path, changes)
@@ -511,7 +516,9 @@ def test_panel_numbers_a_table_or_chart_cannot_show_are_refused_with_line_and_co
 
 def test_the_largest_panel_number_shown_builds_and_verifies(tmp_path: Path) -> None:
     folder = _panel_with(tmp_path, {"Port Avalon,2018,20.0,36.5,":
-                                    "Port Avalon,2018,20.0,999999999999999,"})
+                                    "Port Avalon,2018,20.0,999999999999999,",
+                                    "Port Avalon,2019,18.2,":
+                                    "Port Avalon,2019,0e999999999999999999,"})
     assert _build_panel(folder, tmp_path / "ds") == 0
     assert main(["verify", str(tmp_path / "ds")]) == 0
 

@@ -37,6 +37,7 @@ from hopvista.lookalike import (
     character_name,
     first_difference,
     invisible_character,
+    visible_text,
 )
 from hopvista.sources.sec.files import one_line, read_data_file
 from hopvista.sources.sec.model import SourceFileError
@@ -82,6 +83,8 @@ def name_problem(text: str) -> str | None:
                    "text shown"
     if len(text) > MAX_NAME_CHARS:
         return f"is {len(text)} characters long (at most {MAX_NAME_CHARS})"
+    if not visible_text(text):
+        return "shows nothing (it has only blank or invisible characters)"
     hidden = invisible_character(text)
     if hidden is not None:
         return f"has an invisible format character ({character_name(hidden)}), so it " \
