@@ -95,8 +95,8 @@ def undrawable(text: str) -> str | None:
 
 def significant_digits(value: Decimal) -> int:
     """How many significant digits a finite ``value`` has (``Decimal('120.50')`` has 4)."""
-    digits = trim(value).as_tuple().digits
-    return len("".join(map(str, digits)).strip("0")) if any(digits) else 0
+    nonzero = [i for i, digit in enumerate(value.as_tuple().digits) if digit]
+    return nonzero[-1] - nonzero[0] + 1 if nonzero else 0
 
 
 def unshowable_number(value: Decimal, precision: int) -> str | None:
@@ -108,6 +108,10 @@ def unshowable_number(value: Decimal, precision: int) -> str | None:
         return "is not a finite number"
     if value.is_zero():
         return None  # whatever exponent it is written with
+    written = value.as_tuple().digits
+    if len(written) <= MAX_SIGNIFICANT_DIGITS and value.adjusted() < \
+            MAX_SHOWN_MAGNITUDE.adjusted():
+        return None  # rounding it can only drop digits, and it cannot reach the bound
     if value.adjusted() >= MAX_SHOWN_MAGNITUDE.adjusted() or \
             abs(shown(value, precision)) >= MAX_SHOWN_MAGNITUDE:
         return f"is too large to show (a table or chart shows magnitudes below " \

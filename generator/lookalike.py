@@ -69,10 +69,12 @@ def invisible_character(text: str) -> str | None:
     return None
 
 
+_IGNORABLE = frozenset(chr(code) for low, high in _IGNORABLE_RANGES
+                       for code in range(low, high + 1))
+
+
 def _ignorable(char: str) -> bool:
-    code = ord(char)
-    return unicodedata.category(char) == "Cf" or \
-        any(low <= code <= high for low, high in _IGNORABLE_RANGES)
+    return char in _IGNORABLE or unicodedata.category(char) == "Cf"
 
 
 @functools.cache
@@ -98,6 +100,8 @@ def _prototypes() -> dict[str, str]:
 def visible_text(text: str) -> str:
     """``text`` as a reader sees it: NFKC, default-ignorable characters dropped, blank
     characters read as spaces, runs of spaces as one, none at either end."""
+    if text.isascii():
+        return " ".join(text.split())
     kept = (" " if c in _BLANKS else c for c in unicodedata.normalize("NFKC", text)
             if not _ignorable(c))
     return " ".join("".join(kept).split())

@@ -172,24 +172,30 @@ def _columns(panel: Panel, user: dict[str, Any], lines: Lines) -> list[dict[str,
     return columns
 
 
+#: Where a text shown in the table is said: a field of ``domain.yaml``, or the CSV header.
+_Said = tuple[int | str, ...] | None
+
+
 def _check_shown_texts(panel: Panel, columns: list[dict[str, Any]], said: dict[int, int],
                        user: dict[str, Any], lines: Lines) -> None:
     """The labels and units the user's ``domain.yaml`` gives are shown as plain text, and
     the headers (entity label, period name, column labels) must be told apart."""
-    shown: list[tuple[str, str, tuple[int | str, ...] | None]] = [
-        ("entity label", panel.entity_label, None)]
+    headers: dict[str, tuple[Any, _Said]] = {"entity label": (panel.entity_label, None)}
     if panel.period_label is not None:
-        shown.append(("period name", panel.period_label, None))
+        headers["period name"] = (panel.period_label, None)
     for what, loc in (("entity label", ("entity", "label")), ("period name", ("period", "name"))):
         given = _mapping(user.get(loc[0])).get(loc[1])
         if isinstance(given, str):
-            shown = [(w, t, at) for w, t, at in shown if w != what] + [(what, given, loc)]
+            headers[what] = (given, loc)
+    shown: list[tuple[str, Any, _Said]] = [(what, text, loc)
+                                           for what, (text, loc) in headers.items()]
     for j, column in enumerate(columns):
         entry = said.get(j)
         for key in ("label", "unit"):
-            given = entry is not None and key in user["columns"][entry]
-            shown.append((f"column {key}", column[key], ("columns", entry, key) if given
-                          else None))
+            loc: _Said = None
+            if entry is not None and key in user["columns"][entry]:
+                loc = ("columns", entry, key)
+            shown.append((f"column {key}", column[key], loc))
     seen: Lookalikes[str] = Lookalikes()
     shown.sort(key=lambda entry: entry[2] is not None)  # what the user said is the twin
     for what, text, loc in shown:

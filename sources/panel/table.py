@@ -335,11 +335,11 @@ def read_panel(path: Path, period: str | bool | None = None) -> Panel:
         name = " ".join(row.fields[0].split())
         if not name:
             raise UserError(f"{path}:{row.line}: the {header[0]!r} cell is empty")
-        why = name_problem(name)
-        if why is not None:
-            raise UserError(f"{path}:{row.line}: the {header[0]!r} cell {quoted(name)} "
-                            f"{why}; entity names are shown as plain text")
         if name not in ids:
+            why = name_problem(name)
+            if why is not None:
+                raise UserError(f"{path}:{row.line}: the {header[0]!r} cell {quoted(name)} "
+                                f"{why}; entity names are shown as plain text")
             twin = names.add(name, row.line)
             if twin is not None:
                 raise UserError(f"{path}:{row.line}: entity {looks_the_same(name, twin[0])} "
