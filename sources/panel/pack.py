@@ -183,18 +183,18 @@ def _check_shown_texts(panel: Panel, columns: list[dict[str, Any]], said: dict[i
     headers: dict[str, tuple[Any, _Said]] = {"entity label": (panel.entity_label, None)}
     if panel.period_label is not None:
         headers["period name"] = (panel.period_label, None)
-    for what, loc in (("entity label", ("entity", "label")), ("period name", ("period", "name"))):
-        given = _mapping(user.get(loc[0])).get(loc[1])
+    for what, (part, name) in (("entity label", ("entity", "label")),
+                               ("period name", ("period", "name"))):
+        given = _mapping(user.get(part)).get(name)
         if isinstance(given, str):
-            headers[what] = (given, loc)
+            headers[what] = (given, (part, name))
     shown: list[tuple[str, Any, _Said]] = [(what, text, loc)
                                            for what, (text, loc) in headers.items()]
     for j, column in enumerate(columns):
         entry = said.get(j)
         for key in ("label", "unit"):
-            loc: _Said = None
-            if entry is not None and key in user["columns"][entry]:
-                loc = ("columns", entry, key)
+            loc: _Said = ("columns", entry, key) \
+                if entry is not None and key in user["columns"][entry] else None
             shown.append((f"column {key}", column[key], loc))
     seen: Lookalikes[str] = Lookalikes()
     shown.sort(key=lambda entry: entry[2] is not None)  # what the user said is the twin
