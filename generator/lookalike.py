@@ -133,13 +133,14 @@ class Lookalikes(Generic[T]):
     def __init__(self) -> None:
         self._seen: dict[tuple[int, str], tuple[str, T]] = {}
 
-    def add(self, text: str, where: T) -> tuple[str, T] | None:
+    def add(self, text: str, where: T, *, distinct: bool = False) -> tuple[str, T] | None:
         """Record ``text`` met at ``where``; an earlier *different* text that looks the same
-        and where it was met, or ``None``."""
+        and where it was met, or ``None``. With ``distinct``, the same text met before counts
+        too (each text names a different thing)."""
         keys = list(enumerate(look_keys(text)))
         for key in keys:
             earlier = self._seen.get(key)
-            if earlier is not None and earlier[0] != text:
+            if earlier is not None and (distinct or earlier[0] != text):
                 return earlier
         for key in keys:
             self._seen.setdefault(key, (text, where))

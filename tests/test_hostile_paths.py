@@ -486,7 +486,9 @@ def test_panel_names_with_the_joiners_their_scripts_need_still_build(tmp_path: P
     ("columns: [{label: PM10, unit: \"\u00b5g\u200b/m\u00b3\"}]",
      "domain.yaml:1: field 'columns.0.unit': the column unit '\u00b5g\\u200b/m\u00b3' has an "
      "invisible format character (U+200B ZERO WIDTH SPACE)"),
-], ids=["column-label", "entity-label", "unit"])
+    ("period: {name: \"PM2.5\"}",
+     "domain.yaml:1: field 'period.name': the period name 'PM2.5' is also a header at "),
+], ids=["column-label", "entity-label", "unit", "period-name"])
 def test_labels_a_panels_domain_yaml_gives_are_held_to_the_same_rules(
         tmp_path: Path, capsys, domain: str, says: str) -> None:
     folder = _panel_with(tmp_path, {}, domain=domain + "\n")

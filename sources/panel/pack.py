@@ -207,7 +207,10 @@ def _check_shown_texts(panel: Panel, columns: list[dict[str, Any]], said: dict[i
             raise UserError(f"{where}: the {what} {quoted(text)} {why}")
         if what == "column unit":
             continue
-        twin = seen.add(text, where)
+        twin = seen.add(text, where, distinct=True)
+        if twin is not None and twin[0] == text:
+            raise UserError(f"{where}: the {what} {quoted(text)} is also a header at "
+                            f"{twin[1]} (the table's headers must differ)")
         if twin is not None:
             raise UserError(f"{where}: the {what} {looks_the_same(text, twin[0])} "
                             f"({twin[1]})")
