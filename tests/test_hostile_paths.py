@@ -488,7 +488,10 @@ def test_panel_names_with_the_joiners_their_scripts_need_still_build(tmp_path: P
      "invisible format character (U+200B ZERO WIDTH SPACE)"),
     ("period: {name: \"PM2.5\"}",
      "domain.yaml:1: field 'period.name': the period name 'PM2.5' is also a header at "),
-], ids=["column-label", "entity-label", "unit", "period-name"])
+    ("period: {format: \"\\u202e{}\"}",
+     "domain.yaml:1: field 'period.format': the period format '\\u202e{}' has a "
+     "bidirectional control (U+202E), which reorders the text shown"),
+], ids=["column-label", "entity-label", "unit", "period-name", "period-format"])
 def test_labels_a_panels_domain_yaml_gives_are_held_to_the_same_rules(
         tmp_path: Path, capsys, domain: str, says: str) -> None:
     folder = _panel_with(tmp_path, {}, domain=domain + "\n")

@@ -190,6 +190,9 @@ def _check_shown_texts(panel: Panel, columns: list[dict[str, Any]], said: dict[i
             headers[what] = (given, (part, name))
     shown: list[tuple[str, Any, _Said]] = [(what, text, loc)
                                            for what, (text, loc) in headers.items()]
+    written = _mapping(user.get("period")).get("format")
+    if isinstance(written, str):
+        shown.append(("period format", written, ("period", "format")))
     for j, column in enumerate(columns):
         entry = said.get(j)
         for key in ("label", "unit"):
@@ -205,7 +208,7 @@ def _check_shown_texts(panel: Panel, columns: list[dict[str, Any]], said: dict[i
         why = name_problem(text)
         if why is not None:
             raise UserError(f"{where}: the {what} {quoted(text)} {why}")
-        if what == "column unit":
+        if what in ("column unit", "period format"):
             continue
         twin = seen.add(text, where, distinct=True)
         if twin is not None and twin[0] == text:
