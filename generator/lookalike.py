@@ -2,8 +2,9 @@
 same (``"Аcme"`` with a Cyrillic А beside ``"Acme"``, ``"ＡＣＭＥ"`` beside ``"ACME"``).
 
 Two texts look the same when they have the same *skeleton* -- Unicode's confusable mapping
-(UTS #39, through the data of ``confusable_homoglyphs``) applied to their NFKC form, without
-default-ignorable characters -- or the same NFKC case fold (a reader of "ACME" and "Acme"
+(UTS #39, through the data of ``confusable_homoglyphs``) applied to what a reader sees of
+them (:func:`visible_text`: NFKC, without default-ignorable characters, blanks and runs of
+spaces read as one space) -- or the same case fold of it (a reader of "ACME" and "Acme"
 would not know which one a statement means).
 """
 
