@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import threading
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -519,12 +521,22 @@ def test_panel_numbers_a_table_or_chart_cannot_show_are_refused_with_line_and_co
     assert not (tmp_path / "ds").exists()
 
 
-def test_the_largest_panel_number_shown_builds_and_verifies(tmp_path: Path) -> None:
-    folder = _panel_with(tmp_path, {"Port Avalon,2018,20.0,36.5,":
-                                    "Port Avalon,2018,20.0,999999999999999,",
-                                    "Port Avalon,2019,18.2,":
-                                    "Port Avalon,2019,0e999999999999999999,"})
+def test_the_largest_panel_numbers_shown_build_and_verify(tmp_path: Path) -> None:
+    """PM10 scaled to hundreds of trillions (one cell at fifteen significant digits, one zero
+    written with a huge exponent): the build shows them and verify accepts what it shows."""
+    lines = EXAMPLE_PANEL.read_text(encoding="utf-8").split("\n")
+    scaled = [lines[0]]
+    for k, line in enumerate(filter(None, lines[1:])):
+        fields = line.split(",")
+        fields[3] = ("99999999999999.9", "0e999999999999999999")[k] if k < 2 else \
+            format(Decimal(fields[3]).scaleb(13), "f")
+        scaled.append(",".join(fields))
+    folder = tmp_path / "panel-data"
+    folder.mkdir()
+    (folder / "panel.csv").write_text("\n".join(scaled) + "\n", encoding="utf-8")
     assert _build_panel(folder, tmp_path / "ds") == 0
+    assert re.search(r'"[1-9][0-9]{2}(,000){4}\.0"', (tmp_path / "ds" / "items.jsonl")
+                     .read_text(encoding="utf-8"))
     assert main(["verify", str(tmp_path / "ds")]) == 0
 
 
