@@ -63,3 +63,28 @@ def test_augmenting_a_dataset_of_variants_only_says_why_nothing_is_made(
     assert main(["augment", str(data), "--variants", "web", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "all variants" in err and "no base" in err
+
+
+HUGE = "9" * 5000
+LONG_NUMBER = "9" * 4000  # still an int to Python
+
+
+@pytest.mark.parametrize(("command", "says"), [
+    (["build", "financial", "--limit", HUGE], "gen: error: unrecognized arguments: --limit "),
+    (["build", "financial", "-n", LONG_NUMBER], "gen build: error: argument -n/--count: must "
+                                                "be at most 1,000,000,000,000, got "),
+    (["verify", "D", "--max-problems", LONG_NUMBER], "gen verify: error: argument "
+                                                     "--max-problems: must be at most "),
+    ([HUGE], "gen: error: argument command: invalid choice: "),
+], ids=["unrecognized", "count-too-large", "max-problems", "command"])
+def test_a_huge_argument_is_shown_as_an_excerpt_not_echoed_whole(
+        tmp_path: Path, command: list[str], says: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as raised:
+        main([*command, "--out", str(tmp_path / "ds")] if command[0] == "build" else command)
+    assert raised.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(says), err[:200]
+    assert "\n" not in err and len(err) < 400, err[:200]
+    assert "characters)" in err
+    assert not (tmp_path / "ds").exists()
