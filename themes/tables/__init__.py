@@ -63,6 +63,7 @@ from pydantic import (
 from hopvista.errors import UserError
 from hopvista.registry import Registry
 from hopvista.rng import Streams
+from hopvista.themes.tables.policy import check_theme_css
 from hopvista.yamlfile import load_yaml, read_text
 
 SKELETON = "table.html.j2"
@@ -229,8 +230,11 @@ def theme_from_file(text: str, origin: str, css_file: str = "", package: str = "
     """The :class:`Theme` a theme file describes. ``origin`` names the file in messages.
 
     With ``css_file`` and ``package`` the theme reads its CSS from that package resource (a
-    built-in theme, which works from a wheel); otherwise it keeps the CSS text. Raises a
-    one-line ``UserError`` naming the file and the field on a malformed front matter.
+    built-in theme, which works from a wheel, and is trusted); otherwise it keeps the CSS
+    text, which must keep to what a theme may do (:mod:`hopvista.themes.tables.policy`: no
+    CSS that could hide, move or add content). Raises a one-line ``UserError`` naming the
+    file and the field on a malformed front matter, and the file, line and property on CSS
+    a theme may not use.
     """
     data, css = split_front_matter(text, origin)
     try:
@@ -252,9 +256,12 @@ def theme_from_file(text: str, origin: str, css_file: str = "", package: str = "
     else:
         given["css"] = css
     try:
-        return Theme(**given, origin=origin)
+        theme = Theme(**given, origin=origin)
     except ValueError as exc:
         raise UserError(f"{origin}: {exc}") from None
+    if not css_file:
+        check_theme_css(theme, css, origin, text[:len(text) - len(css)].count("\n"))
+    return theme
 
 
 def read_theme_folder(folder: str | os.PathLike[str]) -> list[Theme]:
