@@ -303,6 +303,12 @@ def _register_files() -> None:
         TABLE_THEMES.register(theme.name, theme)
 
 
+def load_table_themes() -> None:
+    """Load every table theme now (the built-in ones, ``$HOPVISTA_THEMES``, plug-ins), so that
+    a theme file a user cannot use stops a command before it does any work."""
+    TABLE_THEMES.names()
+
+
 @cache
 def _read(package: str, filename: str) -> str:
     return resources.files(package).joinpath(filename).read_text(encoding="utf-8")

@@ -721,7 +721,10 @@ def _sample_document(theme: Theme) -> Any:
         css="", theme=theme.name, font=theme.fonts[0], decor=list(theme.decor), panel=False,
         caption="Caption", header=header, rows=rows,
         column_letters=["A", "B", "C"])
-    return BeautifulSoup(html, "html.parser")
+    document = BeautifulSoup(html, "html.parser")
+    for table in document.find_all("table"):  # as a variant's panels draw it too
+        table["class"] = [*table.get("class", []), "hv-panel"]
+    return document
 
 
 @dataclass(frozen=True)
@@ -823,6 +826,8 @@ def _check_contrast(elements: list[Any], matches: dict[str, set[int]],
         colour[index] = _dedupe(_resolve(declared, inherited, palette) +
                                 ([] if sure else inherited))
         declared, sure = _possible(index, matches, backs)
+        if "hv-root" in (element.get("class") or []):
+            _check_root_background(declared, problems, seen)
         back[index] = _dedupe(_resolve(declared, behind, palette) + ([] if sure else behind))
         if not _has_text(element):
             continue
@@ -841,6 +846,22 @@ def _check_contrast(elements: list[Any], matches: dict[str, set[int]],
                 if message not in seen:
                     seen.add(message)
                     problems.add(blamed.line, message)
+
+
+def _check_root_background(declared: list[_Declaration], problems: _Problems,
+                           seen: set[str]) -> None:
+    """The table's root keeps an opaque background: a page template shows it on a window of
+    its own colours, which a transparent table would let through."""
+    for declaration in declared:
+        parts = _parts(declaration.value)
+        if declaration.trusted or not parts or _keyword(parts[0]) not in (
+                "none", "transparent", "inherit"):
+            continue
+        message = (f"property {declaration.name!r} may not make the table's root transparent "
+                   "in a theme (pages show it on backgrounds of their own; give it a colour)")
+        if message not in seen:
+            seen.add(message)
+            problems.add(declaration.line, message)
 
 
 def _parents(elements: list[Any]) -> list[int | None]:
