@@ -679,6 +679,9 @@ HIDING: dict[str, tuple[str, str]] = {
     "background-like-text": (".hv-table td { color: #ffffff; background: #000000; }\n"
                              ".hv-table td.hv-num { background: #ffffff; }", "'background'"),
     "late-rows": (".hv-table tr:nth-child(n+40) td {\n  color: #f4ecd8; }", "'color'"),
+    "variant-panels": (".hv-panel td {\n  color: #f4ecd8; }", "'color'"),
+    "transparent-root": (":root { --hv-bg: #111111; }\n.hv-root { color: #eeeeee; "
+                         "background: transparent; }", "'background'"),
     "outside-the-table": ("\nbody { color: #ffffff; }", "selector 'body'"),
     "sibling-of-the-table": ("\n.hv-root ~ div { color: #ffffff; }",
                              "selector '.hv-root ~ div'"),

@@ -10,7 +10,10 @@ the skeleton and the custom properties the renderer sets from the sampled style:
 ``--hv-head-max``  maximum width of a header label before it wraps
 
 A theme sets ``--hv-bg`` (the page colour) in ``:root``. Themes never change the text itself
-(no ``text-transform``, no ``content``): the layout reports the DOM text of every cell.
+(no ``text-transform``, no ``content``): the layout reports the DOM text of every cell. A
+theme file read from ``$HOPVISTA_THEMES`` is held to this when it loads: its CSS may only
+style the table, never hide, move or add content (:mod:`hopvista.themes.tables.policy`,
+docs/themes.md); the built-in files are trusted.
 
 **A theme is a file.** Every theme, built-in or not, is one CSS file whose first comment is
 its front matter: the word ``hopvista-theme``, then YAML (:class:`FrontMatter` lists the keys;

@@ -721,10 +721,9 @@ def _sample_document(theme: Theme) -> Any:
         css="", theme=theme.name, font=theme.fonts[0], decor=list(theme.decor), panel=False,
         caption="Caption", header=header, rows=rows,
         column_letters=["A", "B", "C"])
-    document = BeautifulSoup(html, "html.parser")
-    for table in document.find_all("table"):  # as a variant's panels draw it too
-        table["class"] = [*table.get("class", []), "hv-panel"]
-    return document
+    # every table as a variant's panels draw it too
+    return BeautifulSoup(html.replace('class="hv-table', 'class="hv-table hv-panel'),
+                         "html.parser")
 
 
 @dataclass(frozen=True)
@@ -871,7 +870,7 @@ def _parents(elements: list[Any]) -> list[int | None]:
 
 
 def _has_text(element: Any) -> bool:
-    from bs4 import NavigableString
+    from bs4.element import NavigableString
 
     if "hv-decor" in (element.get("class") or []):
         return False
