@@ -117,8 +117,7 @@ def _literal(token: Any) -> str:
     return str(tinycss2.serialize([token]))
 
 
-def _length(token: Any, limits: dict[str, float], *, allow_vars: bool = False,
-            allow_percent: float = 0.0) -> None:
+def _length(token: Any, limits: dict[str, float], *, allow_vars: bool = False) -> None:
     """A non-negative length within ``limits`` (unit -> largest value)."""
     if token.type == "number" and token.value == 0:
         return
@@ -130,10 +129,6 @@ def _length(token: Any, limits: dict[str, float], *, allow_vars: bool = False,
             raise _Refused("negative lengths are not allowed")
         if token.value > limits[unit]:
             raise _Refused(f"{_literal(token)} is more than {limits[unit]:g}{unit}")
-        return
-    if token.type == "percentage" and allow_percent:
-        if not 0 <= token.value <= allow_percent:
-            raise _Refused(f"a percentage must be between 0 and {allow_percent:g}%")
         return
     if token.type == "function" and allow_vars:
         if token.lower_name == "var":
@@ -468,15 +463,19 @@ class _Rule:
 
 @dataclass
 class _Problems:
-    """The problems found, as one-line messages (the first is what a user sees)."""
+    """The problems found in one file: ``(line, one-line message)``, line 0 for the file."""
 
     origin: str
     offset: int
-    messages: list[str] = field(default_factory=list)
+    found: list[tuple[int, str]] = field(default_factory=list)
 
     def add(self, line: int, text: str) -> None:
         where = f"{self.origin}:{line + self.offset}" if line else self.origin
-        self.messages.append(f"{where}: {text}")
+        self.found.append((line + self.offset if line else 0, f"{where}: {text}"))
+
+    def in_order(self) -> list[str]:
+        """The messages, the file's first line first."""
+        return [message for _, message in sorted(self.found, key=lambda found: found[0])]
 
 
 def _parse(css: str, problems: _Problems, trusted: bool = False) -> list[_Rule]:
@@ -961,22 +960,22 @@ def _scaled(value: _Value, factor: float, line: int) -> _Value:
 # --- Entry points ---------------------------------------------------------------------------
 
 
-def theme_css_problems(theme: Theme, css: str, origin: str, line_offset: int = 0,
-                       trusted: bool = False) -> list[str]:
+def theme_css_problems(theme: Theme, css: str, origin: str, line_offset: int = 0) -> list[str]:
     """Every way ``css`` (a theme file's style rules, starting after ``line_offset`` lines of
-    front matter) breaks the whitelist, as one-line messages ``FILE:LINE: ...``; ``trusted``
-    skips the whitelist of properties and selectors but still checks legibility."""
-    problems = _Problems(origin, line_offset)
+    front matter) breaks what a theme may do, as one-line messages ``FILE:LINE: ...``: first
+    what the whitelist refuses, in line order, then illegible or ill-sized text."""
+    whitelist = _Problems(origin, line_offset)
     if len(theme.accents) > MAX_ACCENTS:
-        problems.add(0, f"front matter field 'accents': at most {MAX_ACCENTS} colours")
-        return problems.messages
+        whitelist.add(0, f"front matter field 'accents': at most {MAX_ACCENTS} colours")
+        return whitelist.in_order()
     base = _parse(_BASE_CSS, _Problems("(base)", 0), trusted=True)
-    rules = _parse(css, problems, trusted)
-    if problems.messages and not trusted and not rules:
-        return problems.messages
+    rules = _parse(css, whitelist)
+    if whitelist.found and not rules:
+        return whitelist.in_order()
+    legibility = _Problems(origin, line_offset)
     ordered = [_Rule(r.selectors, r.declarations, i) for i, r in enumerate(base + rules)]
-    _analyse(theme, ordered, problems)
-    return problems.messages
+    _analyse(theme, ordered, legibility)
+    return whitelist.in_order() + [message for _, message in legibility.found]
 
 
 def check_theme_css(theme: Theme, css: str, origin: str, line_offset: int = 0) -> None:
