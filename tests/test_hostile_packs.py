@@ -796,3 +796,25 @@ def test_the_builtin_themes_keep_to_what_a_theme_file_may_do() -> None:
         assert len(problems) == len(expected), (theme.name, problems)
         for problem, names in zip(problems, expected, strict=True):
             assert names in problem, (problem, names)
+
+
+def test_a_theme_at_its_limits_loads_quickly_and_one_beyond_is_refused(tmp_path: Path) -> None:
+    """400 rules checked against 64 accent colours take a moment, not a hang; more rules
+    or accents are refused in one line."""
+    from hopvista.errors import UserError
+    from hopvista.themes.tables import read_theme_folder
+
+    accents = ", ".join(f'"#{i:02x}{i:02x}{i:02x}"' for i in range(64))
+    rules = "\n".join(f".hv-table tr:nth-child({i}n) td {{ color: #000000; background: "
+                      f"#ffffff; border: 1px solid var(--hv-accent); }}" for i in range(399))
+    head = THEME_HEAD.replace('accents: ["#704214"]', f"accents: [{accents}]")
+    path = tmp_path / "big.css"
+    path.write_text(head + rules + "\n")
+    start = time.monotonic()
+    [theme] = read_theme_folder(tmp_path)
+    assert theme.name == "downloaded" and time.monotonic() - start < QUICK_SECONDS
+    for text in (head + rules + "\n.hv-num { color: #000000; }\n",
+                 head.replace('"#3f3f3f"', '"#3f3f3f", "#404040"') + rules):
+        path.write_text(text)
+        with pytest.raises(UserError, match=f"^{re.escape(str(path))}: "):
+            read_theme_folder(tmp_path)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import tinycss2
@@ -372,12 +373,13 @@ def _colour(token: Any, opaque: bool, palette: _Palette | None = None) -> RGB:
             "rgb", "rgba", "hsl", "hsla"):
         _literal(token)  # refuses url() and other functions
     parsed = tinycss2.color3.parse_color(token)
-    text = _short(tinycss2.serialize([token]))
     if parsed is None or parsed == "currentColor":
-        raise _Refused(f"{text!r} is not a colour a theme may use (#rrggbb, rgb(), hsl(), a "
-                       "colour name, var(--hv-accent), var(--hv-bg), color-mix(in srgb, ...))")
+        raise _Refused(f"{_short(tinycss2.serialize([token]))!r} is not a colour a theme may "
+                       "use (#rrggbb, rgb(), hsl(), a colour name, var(--hv-accent), "
+                       "var(--hv-bg), color-mix(in srgb, ...))")
     if opaque and parsed.alpha < 1:
-        raise _Refused(f"colour {text!r} is not opaque: text must not be hidden")
+        raise _Refused(f"colour {_short(tinycss2.serialize([token]))!r} is not opaque: text "
+                       "must not be hidden")
     return (parsed.red, parsed.green, parsed.blue)
 
 
@@ -423,6 +425,7 @@ def _luminance(rgb: RGB) -> float:
     return 0.2126 * red + 0.7152 * green + 0.0722 * blue
 
 
+@cache
 def contrast(first: RGB, second: RGB) -> float:
     """The WCAG 2 contrast ratio of two colours (1 to 21)."""
     light, dark = sorted((_luminance(first), _luminance(second)), reverse=True)
@@ -541,7 +544,7 @@ def _declaration(item: Any, selectors: list[_Selector], problems: _Problems,
         problems.add(item.source_line, f"property {name!r}: '!important' is not allowed in a "
                                        "theme")
         return None
-    page_rule = [s.text for s in selectors] == [":root"]
+    page_rule = [s.relaxed for s in selectors] == [":root"]
     if (name == _PAGE_VAR) != page_rule:
         problems.add(item.source_line, f"property {name!r} is not allowed here in a theme "
                                        f"(a ':root' rule of its own sets {_PAGE_VAR}, the page "
@@ -779,7 +782,7 @@ def _analyse(theme: Theme, rules: list[_Rule], problems: _Problems) -> None:
         for selector in rule.selectors:
             if selector.relaxed not in matches:
                 matches[selector.relaxed] = _matching(document, selector.relaxed, ids)
-    page_declarations = [d for r in rules if any(s.text == ":root" for s in r.selectors)
+    page_declarations = [d for r in rules if any(s.relaxed == ":root" for s in r.selectors)
                          for d in r.declarations if d.name == _PAGE_VAR]
     page = _Value((1.0, 1.0, 1.0), 0, _PAGE_VAR)
     if page_declarations:
@@ -814,6 +817,7 @@ def _check_contrast(elements: list[Any], matches: dict[str, set[int]],
                     page: _Value, problems: _Problems, seen: set[str]) -> None:
     colour: dict[int, list[_Value]] = {}
     back: dict[int, list[_Value]] = {}
+    memo: dict[int, _Value | None] = {}
     parents = _parents(elements)
     for index, element in enumerate(elements):
         parent = parents[index]
@@ -821,12 +825,13 @@ def _check_contrast(elements: list[Any], matches: dict[str, set[int]],
                                                                       "color")]
         behind = back[parent] if parent is not None else [page]
         declared, sure = _possible(index, matches, texts)
-        colour[index] = _dedupe(_resolve(declared, inherited, palette) +
+        colour[index] = _dedupe(_resolve(declared, inherited, palette, memo) +
                                 ([] if sure else inherited))
         declared, sure = _possible(index, matches, backs)
         if "hv-root" in (element.get("class") or []):
             _check_root_background(declared, problems, seen)
-        back[index] = _dedupe(_resolve(declared, behind, palette) + ([] if sure else behind))
+        back[index] = _dedupe(_resolve(declared, behind, palette, memo) +
+                              ([] if sure else behind))
         if not _has_text(element):
             continue
         for text in colour[index]:
@@ -877,28 +882,46 @@ def _has_text(element: Any) -> bool:
                for child in element.children)
 
 
-def _resolve(declared: list[_Declaration], inherited: list[_Value],
-             palette: _Palette) -> list[_Value]:
+_INHERITED = _Value(None, 0, "")
+"""What a declaration resolves to when it shows its parent's colour (inherit, transparent)."""
+
+
+def _resolve(declared: list[_Declaration], inherited: list[_Value], palette: _Palette,
+             memo: dict[int, _Value | None]) -> list[_Value]:
+    """The colours ``declared`` may give, through ``memo`` (declaration id -> its colour)."""
     values: list[_Value] = []
     for declaration in declared:
-        parts = _parts(declaration.value)
-        if len(parts) != 1:  # a trusted background with an image: its colour comes first
-            parts = parts[:1]
-        word = _keyword(parts[0])
-        if word in ("inherit", "currentcolor", "none", "transparent"):
+        if id(declaration) not in memo:
+            memo[id(declaration)] = _colour_of(declaration, palette)
+        value = memo[id(declaration)]
+        if value is _INHERITED:
             values += inherited
-            continue
-        try:
-            rgb = _colour(parts[0], False, palette)
-        except _Refused:
-            continue
-        values.append(_Value(rgb, 0 if declaration.trusted else declaration.line,
-                             declaration.name))
+        elif value is not None:
+            values.append(value)
     return values
 
 
+def _colour_of(declaration: _Declaration, palette: _Palette) -> _Value | None:
+    """The colour a declaration gives, :data:`_INHERITED`, or None when it names none."""
+    parts = _parts(declaration.value)[:1]  # a trusted background's colour comes first
+    if not parts:
+        return None
+    if _keyword(parts[0]) in ("inherit", "currentcolor", "none", "transparent"):
+        return _INHERITED
+    try:
+        rgb = _colour(parts[0], False, palette)
+    except _Refused:
+        return None
+    return _Value(rgb, 0 if declaration.trusted else declaration.line, declaration.name)
+
+
 def _dedupe(values: Iterable[_Value]) -> list[_Value]:
-    return list(dict.fromkeys(values))
+    """One value per colour or size: the one declared last (what a message names)."""
+    kept: dict[Any, _Value] = {}
+    for value in values:
+        if value.value not in kept or value.line > kept[value.value].line:
+            kept[value.value] = value
+    return list(kept.values())
 
 
 def _check_sizes(theme: Theme, elements: list[Any], matches: dict[str, set[int]],
