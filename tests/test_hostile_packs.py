@@ -818,3 +818,18 @@ def test_a_theme_at_its_limits_loads_quickly_and_one_beyond_is_refused(tmp_path:
         path.write_text(text)
         with pytest.raises(UserError, match=f"^{re.escape(str(path))}: "):
             read_theme_folder(tmp_path)
+
+
+@pytest.mark.parametrize("font", ["D050000L", "Noto Sans Symbols2", "Noto Color Emoji"])
+def test_a_theme_may_not_draw_text_in_a_symbol_font(
+        font: str, user_themes: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A font that maps letters and digits to pictures would pass the renderer's fallback
+    check (every glyph comes from the font asked for) while the image shows no figures."""
+    path = user_themes / "downloaded.css"
+    path.write_text(THEME_HEAD.replace("fonts: [Liberation Sans]", f"fonts: [{font}]"))
+    out = tmp_path / "out"
+    line = _refused(capsys, ["build", "financial", "-n", "3", "--no-images", "--out",
+                             str(out)], tmp_path / "PWNED", out,
+                    f"{path}: front matter field 'fonts'")
+    assert font in line

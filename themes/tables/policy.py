@@ -91,6 +91,12 @@ _SELECTOR_FUNCTIONS = frozenset({"not", "is", "where"})
 _COMBINATORS = frozenset({">", "+", "~"})
 
 
+SYMBOL_FONT_WORDS = ("symbol", "dingbat", "emoji", "icon", "awesome", "wingding", "webding",
+                     "math", "music", "ornament", "marlett", "d050000l", "zapf", "bravura")
+"""Words in the name of a font family that draws pictures or signs, not text: a theme file may
+not name one (one that maps ASCII to pictures would pass the renderer's fallback check)."""
+
+
 # --- Value grammars -------------------------------------------------------------------------
 
 
@@ -988,6 +994,12 @@ def theme_css_problems(theme: Theme, css: str, origin: str, line_offset: int = 0
     front matter) breaks what a theme may do, as one-line messages ``FILE:LINE: ...``: first
     what the whitelist refuses, in line order, then illegible or ill-sized text."""
     whitelist = _Problems(origin, line_offset)
+    for font in theme.fonts:
+        if any(word in font.casefold().replace(" ", "") for word in SYMBOL_FONT_WORDS):
+            whitelist.add(0, f"front matter field 'fonts': {font!r} is not a text font a "
+                             "theme may use (it draws signs or pictures, not letters and "
+                             "digits)")
+            return whitelist.in_order()
     if len(theme.accents) > MAX_ACCENTS:
         whitelist.add(0, f"front matter field 'accents': at most {MAX_ACCENTS} colours")
         return whitelist.in_order()
