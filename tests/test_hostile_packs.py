@@ -678,6 +678,8 @@ HIDING: dict[str, tuple[str, str]] = {
                          "  color: var(--hv-accent); }", "'color'"),
     "background-like-text": (".hv-table td { color: #ffffff; background: #000000; }\n"
                              ".hv-table td.hv-num { background: #ffffff; }", "'background'"),
+    "caption-outside-the-table": (".hv-table { border: 1px solid #000000; background: #000000;"
+                                  "\n  color: #ffffff; }", "'color'"),
     "late-rows": (".hv-table tr:nth-child(n+40) td {\n  color: #f4ecd8; }", "'color'"),
     "variant-panels": (".hv-panel td {\n  color: #f4ecd8; }", "'color'"),
     "transparent-root": (":root { --hv-bg: #111111; }\n.hv-root { color: #eeeeee; "
