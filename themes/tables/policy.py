@@ -19,10 +19,14 @@ build work:
   where they fit (``--hv-accent`` and ``--hv-bg`` as colours, ``--hv-pad-x``, ``--hv-pad-y``
   and ``--hv-margin`` as spacing), ``calc()`` sums of such spacing, and ``color-mix(in
   srgb, ...)``. No ``url()``, no other function, no other custom property;
+- **text fonts**: no family whose name says it draws signs or pictures
+  (:data:`SYMBOL_FONT_WORDS`);
 - **legible text**: the rules are applied (conservatively: a rule whose selector may match
   counts) to a sample table drawn by the theme's skeleton, once per accent colour; every
   text colour must reach a contrast of :data:`MIN_CONTRAST` against every background it can
-  be drawn on, and text must stay between :data:`MIN_TEXT_PX` and :data:`MAX_TEXT_PX`.
+  be drawn on (a caption against what is behind the table), the table's root keeps an
+  opaque background, and text stays between :data:`MIN_TEXT_PX` and :data:`MAX_TEXT_PX`
+  however the rules nest.
 
 Every refusal is one line naming the file, the line and the property (or selector, or
 at-rule). The built-in themes are trusted: they are held to the same whitelist by the test
@@ -45,8 +49,8 @@ from hopvista.errors import UserError
 if TYPE_CHECKING:
     from hopvista.themes.tables import Theme
 
-__all__ = ["MAX_TEXT_PX", "MIN_CONTRAST", "MIN_TEXT_PX", "PROPERTIES", "check_theme_css",
-           "theme_css_problems"]
+__all__ = ["MAX_TEXT_PX", "MIN_CONTRAST", "MIN_TEXT_PX", "PROPERTIES", "SYMBOL_FONT_WORDS",
+           "check_theme_css", "contrast", "theme_css_problems"]
 
 MIN_CONTRAST = 3.0
 """The least contrast ratio (WCAG 2) between text and the background it is drawn on."""
