@@ -834,8 +834,9 @@ def _check_contrast(elements: list[Any], matches: dict[str, set[int]],
         inherited = colour[parent] if parent is not None else [_Value((0.0, 0.0, 0.0), 0,
                                                                       "color")]
         behind = back[parent] if parent is not None else [page]
-        if element.name == "caption" and parent is not None and parents[parent] is not None:
-            behind = back[parents[parent]]  # a table paints no background behind its caption
+        outer = parents[parent] if parent is not None else None
+        if element.name == "caption" and outer is not None:
+            behind = back[outer]  # a table paints no background behind its caption
         declared, sure = _possible(index, matches, texts)
         colour[index] = _dedupe(_resolve(declared, inherited, palette, memo) +
                                 ([] if sure else inherited))
