@@ -681,6 +681,9 @@ HIDING: dict[str, tuple[str, str]] = {
     "caption-outside-the-table": (".hv-table { border: 1px solid #000000; background: #000000;"
                                   "\n  color: #ffffff; }", "'color'"),
     "late-rows": (".hv-table tr:nth-child(n+40) td {\n  color: #f4ecd8; }", "'color'"),
+    "row-headings-in-variants": (".hv-table tbody th {\n  color: #fefefe; }", "'color'"),
+    "through-the-page": ("\ndiv > .hv-root .hv-num { color: #fefefe; }",
+                         "selector 'div > .hv-root .hv-num'"),
     "variant-panels": (".hv-panel td {\n  color: #f4ecd8; }", "'color'"),
     "transparent-root": (":root { --hv-bg: #111111; }\n.hv-root { color: #eeeeee; "
                          "background: transparent; }", "'background'"),

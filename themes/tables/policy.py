@@ -9,8 +9,8 @@ build work:
   no ``!important`` (it would override the renderer's own rules, e.g. markup highlights);
 - **selectors inside the table**: built from the skeleton's element names, its ``hv-``
   classes, ``*``, attribute selectors and structural pseudo-classes (``:first-child``,
-  ``:nth-child()``, ``:not()``, ...); each names a skeleton class and reaches no sibling of
-  it, so a theme never styles the page around the table; no id, no pseudo-element
+  ``:nth-child()``, ``:not()``, ...); each begins with a skeleton class and reaches no
+  sibling of it, so a theme never styles the page around the table; no id, no pseudo-element
   (``::before``, ``::after``, ``::first-letter``, ...); ``:root`` alone sets ``--hv-bg``;
 - **declarations from** :data:`PROPERTIES`, each value checked by its grammar: colours
   (opaque; backgrounds may also be ``transparent``), borders up to 8px, spacing up to 64px /
@@ -22,7 +22,8 @@ build work:
 - **text fonts**: no family whose name says it draws signs or pictures
   (:data:`SYMBOL_FONT_WORDS`);
 - **legible text**: the rules are applied (conservatively: a rule whose selector may match
-  counts) to a sample table drawn by the theme's skeleton, once per accent colour; every
+  counts) to sample tables drawn as the renderer draws them (the skeleton, a variant's
+  panels), once per accent colour; every
   text colour must reach a contrast of :data:`MIN_CONTRAST` against every background it can
   be drawn on (a caption against what is behind the table), the table's root keeps an
   opaque background, and text stays between :data:`MIN_TEXT_PX` and :data:`MAX_TEXT_PX`
@@ -615,14 +616,13 @@ def _selector(tokens: list[Any], trusted: bool, scoped: bool = True) -> _Selecto
     if not compounds[-1] or pending not in (None, " "):
         raise _Refused("it is empty or ends with a combinator")
     parsed = [_compound(compound, trusted) for compound in compounds]
-    anchors = [i for i, part in enumerate(parsed) if part.anchor]
     if trusted or not scoped or [t.type for t in tokens] == ["literal", "ident"] and \
             tokens[1].lower_value == "root":
         pass
-    elif not anchors:
-        raise _Refused("it must name one of the table's hv- classes (a theme styles the "
-                       "table, not the page around it)")
-    elif anchors[0] < len(combinators) and combinators[anchors[0]] in "+~":
+    elif not parsed[0].anchor:
+        raise _Refused("it must begin with one of the table's hv- classes (a theme styles "
+                       "the table, not the page around it)")
+    elif combinators and combinators[0] in "+~":
         raise _Refused("a sibling combinator right after a table class reaches outside the "
                        "table")
     relaxed = parsed[0].relaxed
@@ -712,30 +712,51 @@ html, body { background: var(--hv-bg); }
 """The renderer's base rules that bear on colours and sizes (``hopvista.render.table``)."""
 
 
-def _sample_document(theme: Theme) -> Any:
-    """The theme's skeleton drawn for a small table: caption, two entities, three rows."""
+def _sample_documents(theme: Theme) -> list[Any]:
+    """The theme's table drawn for a small table in each way the renderer draws one: the
+    skeleton (a table alone, or a page template's panel) and a variant's panels (a header
+    row repeated, row headings in the body, a merged cell, two panels)."""
     from bs4 import BeautifulSoup
     from jinja2 import Environment
+    from markupsafe import Markup
 
-    from hopvista.themes.tables import skeleton
+    from hopvista.themes.tables import _read, skeleton
 
-    header = [{"row": 0, "col": 0, "kind": "entity", "text": "Entity"},
-              {"row": 0, "col": 1, "kind": "period", "text": "Year"},
-              {"row": 0, "col": 2, "kind": "num", "text": "Value"}]
+    environment = Environment(autoescape=True)
+    header = [{"row": 0, "col": c, "kind": kind, "text": text}
+              for c, (kind, text) in enumerate([("entity", "Entity"), ("period", "Year"),
+                                                ("num", "Value")])]
     rows = []
     for r, (entity, start, end) in enumerate([("A", True, False), ("A", False, True),
                                               ("B", True, True)], start=1):
-        cells = [{"row": r, "col": 0, "kind": "entity", "text": entity},
-                 {"row": r, "col": 1, "kind": "period", "text": "2024"},
-                 {"row": r, "col": 2, "kind": "num", "text": "1,234"}]
+        cells = [{"row": r, "col": c, "kind": kind, "text": text}
+                 for c, (kind, text) in enumerate([("entity", entity), ("period", "2024"),
+                                                   ("num", "1,234")])]
         rows.append({"cells": cells, "group_start": start, "group_end": end})
-    html = Environment(autoescape=True).from_string(skeleton()).render(
+    table = environment.from_string(skeleton()).render(
         css="", theme=theme.name, font=theme.fonts[0], decor=list(theme.decor), panel=False,
-        caption="Caption", header=header, rows=rows,
-        column_letters=["A", "B", "C"])
-    # every table as a variant's panels draw it too
-    return BeautifulSoup(html.replace('class="hv-table', 'class="hv-table hv-panel'),
-                         "html.parser")
+        caption="Caption", header=header, rows=rows, column_letters=["A", "B", "C"])
+
+    def cell(kind: str, text: str, head: bool, attrs: str = "") -> dict[str, Any]:
+        return {"kind": kind, "text": text, "head": head,
+                "attrs": Markup(f' data-row="0" data-col="0"{attrs}')}
+
+    head_row = [cell("entity", "Entity", True), cell("num", "Value", True, ' colspan="2"')]
+    body = [{"number": 2 + i, "group_start": i == 0, "group_end": i == 1,
+             "cells": [cell("entity", "A", True), cell("period", "2024", False),
+                       cell("num", "1,234", False)]} for i in range(2)]
+    panel = {"caption": "Caption", "letters": ["A", "B", "C"], "body": body,
+             "head": [{"number": 1, "cells": head_row},
+                      {"number": 1, "cells": [cell("entity", "Entity", True, " data-copy")]}]}
+    panels = environment.from_string(_read(_package(), "panels.html.j2")).render(
+        panels=[panel, panel], arrange="stack", decor=list(theme.decor))
+    document = environment.from_string(_read(_package(), "document.html.j2")).render(
+        css="", theme=theme.name, tables=Markup(panels))
+    return [BeautifulSoup(table, "html.parser"), BeautifulSoup(document, "html.parser")]
+
+
+def _package() -> str:
+    return __name__.rpartition(".")[0]
 
 
 @dataclass(frozen=True)
@@ -783,8 +804,15 @@ _SIZE_PROPS = frozenset({"font-size"})
 
 
 def _analyse(theme: Theme, rules: list[_Rule], problems: _Problems) -> None:
-    """Check every text of the sample table for contrast and size, once per accent."""
-    document = _sample_document(theme)
+    """Check every text of the sample tables for contrast and size, once per accent."""
+    seen: set[str] = set()
+    for document in _sample_documents(theme):
+        _analyse_document(theme, document, rules, problems, seen)
+
+
+def _analyse_document(theme: Theme, document: Any, rules: list[_Rule], problems: _Problems,
+                      seen: set[str]) -> None:
+    """Check every text of one sample document for contrast and size, once per accent."""
     elements = [document.html, *document.html.find_all(True)]
     ids = {id(e): i for i, e in enumerate(elements)}
     matches: dict[str, set[int]] = {}
@@ -801,7 +829,6 @@ def _analyse(theme: Theme, rules: list[_Rule], problems: _Problems) -> None:
     texts = _assignments(rules, _TEXT_PROPS)
     backs = _assignments(rules, _BACK_PROPS)
     sizes = _assignments(rules, _SIZE_PROPS)
-    seen: set[str] = set()
     for accent in theme.accents:
         palette = _Palette(_rgb_of(accent), page.value)
         _check_contrast(elements, matches, texts, backs, palette, page, problems, seen)
