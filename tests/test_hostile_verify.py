@@ -1400,3 +1400,27 @@ def test_a_fact_a_text_chunk_states_with_digits_for_its_number_word_is_read(
     err = _fails_naming(root, capsys, f"item {item['id']}: statement")
     assert "stored label False, program gives True" in err or \
         "the selector picks 2 entities" in err, err
+
+
+# -- the build reads texts as verify does ----------------------------------------------------------
+
+@pytest.mark.parametrize("other", [
+    "Cedar Farm planted 1,587 trees.",            # a thousands separator
+    "Cedar Farm planted 1\u00a0587 trees.",       # a no-break space grouping thousands
+    "Cedar Farm planted 15\u200b87 trees.",       # an invisible character
+])
+def test_a_fact_another_chunk_states_in_another_form_is_not_used(other: str) -> None:
+    """A fact whose words another entity's chunk also holds, as a reader sees them, picks two
+    entities: the build must not use it, or ``gen verify`` fails the honest build."""
+    from hopvista.instance import usable_facts
+    from hopvista.world import Chunk, Fact
+
+    fact = Fact(entity="a", chunk="a-1", kind="count", key="trees=1587",
+                needle="1587 trees", claim="planted 1587 trees",
+                sentence="Oak Farm planted 1587 trees.")
+    chunks = {"a": Chunk("a-1", "a", "profile", 2020, "Oak Farm planted 1587 trees.",
+                         facts=(fact,)),
+              "b": Chunk("b-1", "b", "profile", 2020, other)}
+    assert usable_facts(chunks)["a"] == ()
+    alone = {"a": chunks["a"], "b": Chunk("b-1", "b", "profile", 2020, "Cedar Farm rested.")}
+    assert usable_facts(alone)["a"] == (fact,)

@@ -65,6 +65,7 @@ def _parse_text(text: str) -> Decimal:
         raise ValueError(f"not a number: {text[:40]!r}") from None
 
 
+@lru_cache(maxsize=1 << 14)
 def _normalise(text: str) -> str:
     return " ".join(spoken_as_digits(as_read(text)).lower().split())
 
