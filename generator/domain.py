@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from hopvista.errors import UserError
+from hopvista.errors import UserError, excerpt
 from hopvista.identities import Identity, derivable_closure, parse_identity
 from hopvista.world import Column
 from hopvista.yamlfile import Lines, file_stamp, read_yaml, validation_message
@@ -385,7 +385,12 @@ def resolve_pack(name_or_path: str) -> DomainPack:
         folder = Path(str(resources.files("hopvista.templates") / name_or_path))
         return load_pack(folder)
     candidate = Path(name_or_path)
-    if candidate.is_dir():
+    try:
+        is_folder = candidate.is_dir()
+    except OSError as exc:  # a name the system cannot hold, a loop of links
+        raise UserError(f"domain {excerpt(name_or_path)}: not a built-in domain, and not a "
+                        f"pack folder: {exc.strerror or exc}") from None
+    if is_folder:
         if not os.path.lexists(candidate / DOMAIN_FILE):  # present but no file: read says why
             old = (candidate / "pack.yaml").is_file()
             hint = (" (pack.yaml + statements.yaml is the old format: merge them into "
@@ -393,5 +398,5 @@ def resolve_pack(name_or_path: str) -> DomainPack:
             raise UserError(f"{candidate}: not a domain pack (no {DOMAIN_FILE}){hint}")
         return load_pack(candidate)
     known = ", ".join(builtin_pack_names()) or "none"
-    raise UserError(f"unknown domain {name_or_path!r} (built-in domains: {known}; "
+    raise UserError(f"unknown domain {excerpt(name_or_path)} (built-in domains: {known}; "
                     "or give the path of a pack folder)")

@@ -88,3 +88,16 @@ def test_a_huge_argument_is_shown_as_an_excerpt_not_echoed_whole(
     assert "\n" not in err and len(err) < 400, err[:200]
     assert "characters)" in err
     assert not (tmp_path / "ds").exists()
+
+
+@pytest.mark.parametrize("command", [["build", "x" * 5000, "-n", "1", "--no-images"],
+                                     ["list", "--domain", "x" * 5000]],
+                         ids=["build", "list"])
+def test_a_domain_name_too_long_for_a_path_is_one_line(
+        tmp_path: Path, command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [*command, "--out", str(tmp_path / "ds")] if command[0] == "build" else command
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gen: error: domain 'xxxx") and "(5,000 characters)" in err, err[:200]
+    assert "\n" not in err and len(err) < 300
+    assert not (tmp_path / "ds").exists()

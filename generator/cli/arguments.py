@@ -5,15 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from hopvista.errors import excerpt
 from hopvista.plan import parse_levels
-
-
-def excerpt(text: str, limit: int = 40) -> str:
-    """``text`` quoted for an error message, cut to about ``limit`` characters."""
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}… ({len(text):,} characters)"
-
 
 MAX_COUNT = 10**12
 """Largest count a flag takes (items, workers, shards, problems shown, ...): more than any
