@@ -1424,3 +1424,28 @@ def test_a_fact_another_chunk_states_in_another_form_is_not_used(other: str) -> 
     assert usable_facts(chunks)["a"] == ()
     alone = {"a": chunks["a"], "b": Chunk("b-1", "b", "profile", 2020, "Cedar Farm rested.")}
     assert usable_facts(alone)["a"] == (fact,)
+
+
+# -- names a reader cannot tell apart -------------------------------------------------------------
+
+def _renamed(items: list[dict[str, Any]], look: Callable[[str], str]) -> list[dict[str, Any]]:
+    """The first item's second entity renamed ``look(first entity's name)`` everywhere the
+    item writes its name."""
+    first, second = items[0]["entities"][0]["name"], items[0]["entities"][1]["name"]
+    forged = json.loads(json.dumps(items[0]).replace(json.dumps(second)[1:-1],
+                                                     json.dumps(look(first))[1:-1]))
+    return [forged, *items[1:]]
+
+
+@pytest.mark.parametrize("look", [
+    lambda name: name.replace("a", "\u0430", 1) if "a" in name else "\u0410" + name[1:],
+    lambda name: name.upper(),
+    lambda name: name[:2] + "\u200b" + name[2:],
+], ids=["cyrillic-a", "case", "zero-width-space"])
+def test_entities_a_reader_cannot_tell_apart_fail(financial: Path, tmp_path: Path,
+                                                  look: Callable[[str], str],
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "d"
+    shutil.copytree(financial, root)
+    reseal(root, _renamed(read_items(root), look))
+    _fails_naming(root, capsys, "look the same", "a reader cannot tell them apart")

@@ -160,7 +160,7 @@ def _label_problems(item: Item, blanked: set[tuple[int, int]],
     problems, held = _margin_problem(item, margins)
     if held is None:
         return problems
-    from hopvista.verify.checks import check_item
+    from hopvista.verify.checks import check_item, check_names
     from hopvista.verify.executor import Context
 
     table = item.inputs.table
@@ -181,7 +181,7 @@ def _label_problems(item: Item, blanked: set[tuple[int, int]],
         context = Context(shown, float(held[0]), float(held[1]))
     except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
         return [*problems, f"inputs cannot be read: {type(exc).__name__}: {exc}"]
-    return problems + check_item(shown, context)
+    return problems + check_names(shown) + check_item(shown, context)
 
 
 #: Fields of an item that its variants may change (the rest is the base's).

@@ -8,6 +8,8 @@ from typing import Any
 
 from hopvista.derivation import Relation, derivation
 from hopvista.domain import Identity, derivable_closure
+from hopvista.errors import excerpt
+from hopvista.lookalike import Lookalikes, character_name, invisible_character
 from hopvista.ratios import Product, product_relation
 from hopvista.stated_numbers import stated_values
 from hopvista.verify.executor import (
@@ -40,6 +42,33 @@ SHARED_FACT_FORMAT = 5
 #: its owner would have to pass both fused selectors to keep both modalities open, and then
 #: it is the one entity they pick. Format 5 claims facts several entities state instead.
 LABEL_DECIDABLE_FALSE = frozenset({"FC+CT+TR", "FC+AR+TR"})
+
+
+def check_names(item: dict[str, Any]) -> list[str]:
+    """The names a reader tells the item's entities and columns apart by: none holds an
+    invisible character, and no two look the same (a Cyrillic "А" for a Latin "A", "ACME"
+    beside "Acme": :mod:`hopvista.lookalike`) — a statement about one would be unprovable
+    from an image that shows both."""
+    problems: list[str] = []
+    named = [("entity", e.get("id"), e.get("name")) for e in item.get("entities") or ()
+             if isinstance(e, dict)]
+    table = (item.get("inputs") or {}).get("table") or {}
+    named += [("column", c.get("key"), c.get("label")) for c in table.get("columns") or ()
+              if isinstance(c, dict)]
+    seen: dict[str, Lookalikes[str]] = {"entity": Lookalikes(), "column": Lookalikes()}
+    for what, key, name in named:
+        if not isinstance(name, str):
+            continue
+        hidden = invisible_character(name)
+        if hidden is not None:
+            problems.append(f"{what} {key!r}: its name {excerpt(name)} holds the invisible "
+                            f"character {character_name(hidden)}")
+        earlier = seen[what].add(name, str(key), distinct=True)
+        if earlier is not None:
+            problems.append(f"{what}s {earlier[1]!r} and {key!r} look the same "
+                            f"({excerpt(earlier[0])}, {excerpt(name)}): a reader cannot tell "
+                            "them apart")
+    return problems
 
 
 def check_item(item: dict[str, Any], ctx: Context, version: int = SHARED_FACT_FORMAT

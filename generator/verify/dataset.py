@@ -30,7 +30,12 @@ from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
 from hopvista.verify.augmented import is_augmented, verify_augmented
 from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
-from hopvista.verify.checks import check_chart_needed, check_item, numbers_not_read
+from hopvista.verify.checks import (
+    check_chart_needed,
+    check_item,
+    check_names,
+    numbers_not_read,
+)
 from hopvista.verify.consistency import (
     check_identity,
     check_inputs,
@@ -174,7 +179,7 @@ class _Run:
 
     def _proofs(self, item: dict[str, Any]) -> list[str]:
         self._builtin_by_columns(item)
-        problems = check_wording(item, self.wording)
+        problems = check_wording(item, self.wording) + check_names(item)
         if any("fact" in s["program"]["claim"] or s["program"]["select"]["op"] == "fact"
                for s in item["statements"]):
             self.notes(FACT_NOTE)
