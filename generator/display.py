@@ -11,6 +11,14 @@ import unicodedata
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 
+#: Values a table or chart shows are below this in magnitude: a reader takes in fifteen
+#: digits before the point at most, and floats (chart scales, fitted relations) hold every
+#: integer below it exactly.
+MAX_SHOWN_MAGNITUDE = Decimal("1e15")
+#: Significant digits a shown value has at most (leading and trailing zeros aside): a float
+#: holds any decimal of fifteen significant digits exactly enough to give it back.
+MAX_SIGNIFICANT_DIGITS = 15
+
 
 def shown(value: Decimal, precision: int) -> Decimal:
     """The value as displayed: rounded half-up to ``precision`` decimals."""
@@ -82,4 +90,34 @@ def undrawable(text: str) -> str | None:
             return f"has a lone surrogate (U+{code:04X})"
         if 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE:
             return f"has a Unicode noncharacter (U+{code:04X})"
+    return None
+
+
+def significant_digits(value: Decimal) -> int:
+    """How many significant digits a finite ``value`` has (``Decimal('120.50')`` has 4)."""
+    nonzero = [i for i, digit in enumerate(value.as_tuple().digits) if digit]
+    return nonzero[-1] - nonzero[0] + 1 if nonzero else 0
+
+
+def unshowable_number(value: Decimal, precision: int) -> str | None:
+    """Why ``value`` cannot be shown in a table or chart at ``precision`` decimals, or
+    ``None``: it is not finite, its magnitude is :data:`MAX_SHOWN_MAGNITUDE` or more, or the
+    value as shown has more than :data:`MAX_SIGNIFICANT_DIGITS` significant digits. The one
+    bound of what a source may show and what ``gen verify`` accepts as shown."""
+    if not value.is_finite():
+        return "is not a finite number"
+    if value.is_zero():
+        return None  # whatever exponent it is written with
+    written = value.as_tuple().digits
+    if len(written) <= MAX_SIGNIFICANT_DIGITS and value.adjusted() < \
+            MAX_SHOWN_MAGNITUDE.adjusted():
+        return None  # rounding it can only drop digits, and it cannot reach the bound
+    if value.adjusted() >= MAX_SHOWN_MAGNITUDE.adjusted() or \
+            abs(shown(value, precision)) >= MAX_SHOWN_MAGNITUDE:
+        return f"is too large to show (a table or chart shows magnitudes below " \
+               f"1e{MAX_SHOWN_MAGNITUDE.adjusted()})"
+    digits = significant_digits(shown(value, precision))
+    if digits > MAX_SIGNIFICANT_DIGITS:
+        return f"has {digits} significant digits as shown with {precision} decimal(s) " \
+               f"(at most {MAX_SIGNIFICANT_DIGITS})"
     return None

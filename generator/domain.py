@@ -19,12 +19,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from hopvista.errors import UserError
+from hopvista.errors import UserError, excerpt
 from hopvista.identities import Identity, derivable_closure, parse_identity
 from hopvista.world import Column
 from hopvista.yamlfile import Lines, file_stamp, read_yaml, validation_message
 
-__all__ = ["DOMAIN_FILE", "PACK_FORMAT", "DomainPack", "Identity", "PackSpec",
+__all__ = ["DOMAIN_FILE", "MIN_MARGIN", "PACK_FORMAT", "DomainPack", "Identity", "PackSpec",
            "builtin_pack_names", "derivable_closure", "load_pack", "parse_identity",
            "resolve_pack"]
 
@@ -102,11 +102,28 @@ class InstanceSpec(_Strict):
     peer_ratio: float = Field(default=4.0, gt=1.0, description="Max scale ratio among peers.")
 
 
+#: The smallest decidability margin, as a fraction of the chart's axis span, that a pack may
+#: ask for and that ``gen verify`` accepts: a chart's plot is a few hundred pixels tall, so 1%
+#: of its span is a few pixels, about the least difference a reader can see between two bars
+#: or points. The built-in packs use 0.03.
+MIN_MARGIN = 0.01
+
+
 class Decidability(_Strict):
     """Margins that make chart-read facts visually decidable (fractions of the axis span)."""
 
-    min_rank_gap: float = Field(default=0.03, gt=0, lt=1)
-    min_trend_step: float = Field(default=0.03, gt=0, lt=1)
+    min_rank_gap: float = Field(default=0.03)
+    min_trend_step: float = Field(default=0.03)
+
+    @field_validator("min_rank_gap", "min_trend_step")
+    @classmethod
+    def _visible(cls, value: float) -> float:
+        if value < MIN_MARGIN:
+            raise ValueError(f"{value!r} is below {MIN_MARGIN}: a difference of less than "
+                             f"{MIN_MARGIN:.0%} of the chart's axis is not one a reader can see")
+        if not value < 1:  # NaN too
+            raise ValueError(f"{value!r} is not a fraction from {MIN_MARGIN} to below 1")
+        return value
 
 
 class PackSpec(_Strict):
@@ -368,7 +385,12 @@ def resolve_pack(name_or_path: str) -> DomainPack:
         folder = Path(str(resources.files("hopvista.templates") / name_or_path))
         return load_pack(folder)
     candidate = Path(name_or_path)
-    if candidate.is_dir():
+    try:
+        is_folder = candidate.is_dir()
+    except OSError as exc:  # a name the system cannot hold, a loop of links
+        raise UserError(f"domain {excerpt(name_or_path)}: not a built-in domain, and not a "
+                        f"pack folder: {exc.strerror or exc}") from None
+    if is_folder:
         if not os.path.lexists(candidate / DOMAIN_FILE):  # present but no file: read says why
             old = (candidate / "pack.yaml").is_file()
             hint = (" (pack.yaml + statements.yaml is the old format: merge them into "
@@ -376,5 +398,5 @@ def resolve_pack(name_or_path: str) -> DomainPack:
             raise UserError(f"{candidate}: not a domain pack (no {DOMAIN_FILE}){hint}")
         return load_pack(candidate)
     known = ", ".join(builtin_pack_names()) or "none"
-    raise UserError(f"unknown domain {name_or_path!r} (built-in domains: {known}; "
+    raise UserError(f"unknown domain {excerpt(name_or_path)} (built-in domains: {known}; "
                     "or give the path of a pack folder)")

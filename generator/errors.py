@@ -9,3 +9,10 @@ class UserError(Exception):
 
 class GenerationError(Exception):
     """The engine could not make what the plan asked for within its bounded retries."""
+
+
+def excerpt(text: str, limit: int = 40) -> str:
+    """``text`` quoted for an error message, cut to about ``limit`` characters."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"

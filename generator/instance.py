@@ -8,7 +8,6 @@ derive it from the table's columns; no entity's chunk states its values. Values 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -116,16 +115,24 @@ class Instance:
 
 
 @functools.lru_cache(maxsize=8192)
-def _needle_pattern(needle: str) -> re.Pattern[str]:
-    return re.compile(r"(?<!\w)" + r"\s+".join(re.escape(w) for w in needle.split())
-                      + r"(?!\w)", flags=re.IGNORECASE)
+@functools.lru_cache(maxsize=1 << 12)
+def _as_read(text: str) -> str:
+    """``text`` as ``gen verify`` reads it (:func:`hopvista.verify.reading.as_read`)."""
+    from hopvista.verify.reading import as_read  # generation and verify import each other
+
+    return as_read(text)
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def needle_occurs(needle: str, text: str) -> bool:
-    """Whether ``needle`` occurs in ``text`` as whole words, ignoring case and spacing
-    (remembered: instance draws ask it of the same chunks again and again)."""
-    return _needle_pattern(needle).search(text) is not None
+    """Whether ``needle`` occurs in ``text`` as whole words, as ``gen verify`` reads both
+    (case, spacing, invisible characters, thousands separators, small numbers in words or
+    digits: :func:`hopvista.verify.executor.mentions`), so that a fact the build finds in one
+    chunk only, verify finds there only too (remembered: instance draws ask it of the same
+    chunks again and again)."""
+    from hopvista.verify.executor import mentions  # generation and verify import each other
+
+    return mentions(text, needle)
 
 
 def usable_facts(chunks: dict[str, Chunk]) -> dict[str, tuple[Fact, ...]]:
@@ -455,7 +462,7 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     def clear(chunk: Chunk) -> bool:
         """Whether ``chunk`` states neither the chart column nor any value it shows."""
         return chart_column.key not in chunk.columns_stated \
-            and not stated_values(chunk.text, target, chart_column.precision)
+            and not stated_values(_as_read(chunk.text), target, chart_column.precision)
 
     for entity in entities if pack.spec.documents else ():
         own = world.chunks.get(entity.id, [])

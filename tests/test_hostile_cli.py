@@ -63,3 +63,41 @@ def test_augmenting_a_dataset_of_variants_only_says_why_nothing_is_made(
     assert main(["augment", str(data), "--variants", "web", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "all variants" in err and "no base" in err
+
+
+HUGE = "9" * 5000
+LONG_NUMBER = "9" * 4000  # still an int to Python
+
+
+@pytest.mark.parametrize(("command", "says"), [
+    (["build", "financial", "--limit", HUGE], "gen: error: unrecognized arguments: --limit "),
+    (["build", "financial", "-n", LONG_NUMBER], "gen build: error: argument -n/--count: must "
+                                                "be at most 1,000,000,000,000, got "),
+    (["verify", "D", "--max-problems", LONG_NUMBER], "gen verify: error: argument "
+                                                     "--max-problems: must be at most "),
+    ([HUGE], "gen: error: argument command: invalid choice: "),
+], ids=["unrecognized", "count-too-large", "max-problems", "command"])
+def test_a_huge_argument_is_shown_as_an_excerpt_not_echoed_whole(
+        tmp_path: Path, command: list[str], says: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as raised:
+        main([*command, "--out", str(tmp_path / "ds")] if command[0] == "build" else command)
+    assert raised.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(says), err[:200]
+    assert "\n" not in err and len(err) < 400, err[:200]
+    assert "characters)" in err
+    assert not (tmp_path / "ds").exists()
+
+
+@pytest.mark.parametrize("command", [["build", "x" * 5000, "-n", "1", "--no-images"],
+                                     ["list", "--domain", "x" * 5000]],
+                         ids=["build", "list"])
+def test_a_domain_name_too_long_for_a_path_is_one_line(
+        tmp_path: Path, command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [*command, "--out", str(tmp_path / "ds")] if command[0] == "build" else command
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("gen: error: domain 'xxxx") and "(5,000 characters)" in err, err[:200]
+    assert "\n" not in err and len(err) < 300
+    assert not (tmp_path / "ds").exists()

@@ -571,3 +571,67 @@ def test_a_key_given_twice_in_a_price_table_is_one_line(tiny: Path, tmp_path: Pa
     line = _one_error_line(capsys.readouterr().err)
     assert f"{prices}:2" in line and "given twice" in line
     assert not (tmp_path / "run").exists()
+
+
+# -- gen report on a forged run folder ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def random_run(tiny: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished run of the ``random`` baseline on ``tiny`` (tests copy it)."""
+    out = tmp_path_factory.mktemp("hostile-report") / "run"
+    assert main(["eval", str(tiny), "--model", "random", "--out", str(out), "--quiet"]) == 0
+    return out
+
+
+def _forge(run: Path, name: str, change: Any) -> None:
+    path = run / name
+    if name == "results.jsonl":
+        lines = path.read_text(encoding="utf-8").split("\n")
+        record = json.loads(lines[1])
+        lines[1] = json.dumps(change(record))
+        path.write_text("\n".join(lines), encoding="utf-8")
+        return
+    path.write_text(json.dumps(change(json.loads(path.read_text(encoding="utf-8")))),
+                    encoding="utf-8")
+
+
+def _set(*keys: str, value: Any) -> Any:
+    def change(data: Any) -> Any:
+        node = data
+        for key in keys[:-1]:
+            node = node[key]
+        node[keys[-1]] = value
+        return data
+    return change
+
+
+@pytest.mark.parametrize(("name", "change", "says"), [
+    ("summary.json", _set("accuracy", value=[1, 2]), "summary.json: field 'accuracy': "),
+    ("summary.json", _set("accuracy", "value", value=[1]), "summary.json: field "
+                                                          "'accuracy.value': "),
+    ("summary.json", _set("by", value=[1]), "summary.json: field 'by': "),
+    ("summary.json", _set("by", "difficulty", "easy", value="x"), "summary.json: field "
+                                                                  "'by.difficulty.easy': "),
+    ("summary.json", _set("metrics", value=5), "summary.json: field 'metrics': "),
+    ("summary.json", _set("cost", value="x"), "summary.json: field 'cost': "),
+    ("summary.json", _set("tokens", "input", value="<script>alert(1)</script>"),
+     "summary.json: field 'tokens.input': "),
+    ("summary.json", lambda data: [data], "summary.json: field '(top level)': "),
+    ("run.json", _set("dataset", value=[1]), "run.json: field 'dataset': "),
+    ("results.jsonl", _set("id", value=[1]), "results.jsonl:2: field 'id': "),
+], ids=["accuracy-list", "value-list", "by-list", "facet-entry", "metrics-number", "cost-text",
+        "tokens-markup", "summary-list", "run-dataset", "result-id"])
+def test_gen_report_names_the_file_and_field_of_a_forged_run(
+        random_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str,
+        change: Any, says: str) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    for entry in random_run.iterdir():
+        if entry.is_file():
+            (run / entry.name).write_bytes(entry.read_bytes())
+    _forge(run, name, change)
+    capsys.readouterr()
+    assert main(["report", str(run), "--out", str(tmp_path / "r.html")]) == 2
+    err = _one_error_line(capsys.readouterr().err)
+    assert err.startswith(f"gen: error: {run / says}"), err
+    assert not (tmp_path / "r.html").exists()

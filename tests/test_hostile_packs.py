@@ -7,6 +7,7 @@ files are refused at once; benign packs keep their bytes."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -19,6 +20,7 @@ import pytest
 import yaml
 
 import hopvista.templates
+import hopvista.themes.tables
 from hopvista.cli.main import main
 from hopvista.domain import PackSpec, load_pack, resolve_pack
 from hopvista.models import MODELS, Prompt
@@ -618,3 +620,221 @@ def test_benign_packs_keep_their_bytes(pack: str, tmp_path: Path) -> None:
     assert main(["build", target_name, "-n", "9", "--seed", "7", "--no-images", "--out",
                  str(out)]) == 0
     assert hashlib.sha256((out / "items.jsonl").read_bytes()).hexdigest() == BENIGN[pack]
+
+
+# --- Table themes: a theme file cannot hide, move or add content ----------------------------
+# A theme file dropped into $HOPVISTA_THEMES is data a user downloads too. Its CSS is held to
+# a whitelist when the themes load, before any build work: whatever could make the image lie
+# about the table is refused with one line naming the file, the line and the property.
+
+THEME_HEAD = """/* hopvista-theme
+name: downloaded
+description: A theme from the internet.
+fonts: [Liberation Sans]
+accents: ["#704214"]
+weight: 1000
+*/
+:root { --hv-bg: #f4ecd8; }
+"""
+THEME_LINE = THEME_HEAD.count("\n") + 2
+"""The line of the first hostile declaration: each case below puts it on its second line."""
+
+# name: (CSS whose second line hides, moves or adds content; what the message names)
+HIDING: dict[str, tuple[str, str]] = {
+    "visibility": (".hv-table td { color: #000000;\n  visibility: hidden; }", "'visibility'"),
+    "opacity": (".hv-num {\n  opacity: 0; }", "'opacity'"),
+    "display": (".hv-table tbody tr {\n  display: none; }", "'display'"),
+    "transform": (".hv-num {\n  transform: translateX(-400px); }", "'transform'"),
+    "position": (".hv-num {\n  position: relative; left: 300px; }", "'position'"),
+    "text-indent": (".hv-num {\n  text-indent: -9999px; }", "'text-indent'"),
+    "clip-path": (".hv-num {\n  clip-path: inset(50%); }", "'clip-path'"),
+    "filter": (".hv-num {\n  filter: blur(6px); }", "'filter'"),
+    "before-content": ("\n.hv-num::before { content: '-'; }", "selector '.hv-num::before'"),
+    "after-content": ("\n.hv-num:after { content: '0'; }", "selector '.hv-num:after'"),
+    "first-letter": ("\n.hv-num::first-letter { color: #f4ecd8; }",
+                     "selector '.hv-num::first-letter'"),
+    "url": (".hv-table {\n  background: url(https://example.com/track.png); }", "url()"),
+    "import": ("\n@import url(https://example.com/theme.css);", "'@import'"),
+    "font-face": ("\n@font-face { font-family: X; src: url(https://example.com/x.woff); }",
+                  "'@font-face'"),
+    "media": ("\n@media print { .hv-num { visibility: hidden; } }", "'@media'"),
+    "expression": (".hv-num {\n  color: expression(document.body); }", "expression()"),
+    "important": (".hv-num {\n  color: #000000 !important; }", "'!important'"),
+    "font-size-0": (".hv-num {\n  font-size: 0; }", "'font-size'"),
+    "font-size-nested": (".hv-table { font-size: 0.7em; }\n.hv-table td { font-size: 0.7em; }",
+                         "'font-size'"),
+    "line-height-0": (".hv-table td {\n  line-height: 0; }", "'line-height'"),
+    "letter-spacing": (".hv-num {\n  letter-spacing: -0.6em; }", "'letter-spacing'"),
+    "negative-margin": (".hv-caption {\n  margin-top: -80px; }", "'margin-top'"),
+    "width": (".hv-root {\n  width: 20px; overflow: hidden; }", "'width'"),
+    "custom-property": (".hv-root {\n  --hv-size: 1px; }", "'--hv-size'"),
+    "transparent": (".hv-num {\n  color: transparent; }", "'color'"),
+    "alpha": (".hv-num {\n  color: rgba(0, 0, 0, 0.05); }", "'color'"),
+    "page-colour": (".hv-num {\n  color: #f4ecd8; }", "'color'"),
+    "var-page-colour": (".hv-num {\n  color: var(--hv-bg); }", "'color'"),
+    "near-page-colour": (".hv-num {\n  color: color-mix(in srgb, var(--hv-bg) 96%, #000000); }",
+                         "'color'"),
+    "accent-on-accent": (".hv-table thead th { background: var(--hv-accent);\n"
+                         "  color: var(--hv-accent); }", "'color'"),
+    "background-like-text": (".hv-table td { color: #ffffff; background: #000000; }\n"
+                             ".hv-table td.hv-num { background: #ffffff; }", "'background'"),
+    "caption-outside-the-table": (".hv-table { border: 1px solid #000000; background: #000000;"
+                                  "\n  color: #ffffff; }", "'color'"),
+    "late-rows": (".hv-table tr:nth-child(n+40) td {\n  color: #f4ecd8; }", "'color'"),
+    "row-headings-in-variants": (".hv-table tbody th {\n  color: #fefefe; }", "'color'"),
+    "through-the-page": ("\ndiv > .hv-root .hv-num { color: #fefefe; }",
+                         "selector 'div > .hv-root .hv-num'"),
+    "variant-panels": (".hv-panel td {\n  color: #f4ecd8; }", "'color'"),
+    "transparent-root": (":root { --hv-bg: #111111; }\n.hv-root { color: #eeeeee; "
+                         "background: transparent; }", "'background'"),
+    "outside-the-table": ("\nbody { color: #ffffff; }", "selector 'body'"),
+    "sibling-of-the-table": ("\n.hv-root ~ div { color: #ffffff; }",
+                             "selector '.hv-root ~ div'"),
+    "escaped-name": (".hv-num {\n  vis\\ibility: hidden; }", "'visibility'"),
+}
+"""Each case: CSS whose second line would hide, move or add content, and what the one-line
+refusal names (the property, selector, at-rule or function)."""
+
+
+@pytest.fixture
+def user_themes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder named by $HOPVISTA_THEMES that the table-theme registry reads at its next
+    lookup, as a fresh process would; the registry is as it was after the test."""
+    from hopvista.themes.tables import TABLE_THEMES, THEMES_ENV
+
+    folder = tmp_path / "themes"
+    folder.mkdir()
+    TABLE_THEMES.names()  # the built-in themes are in
+    monkeypatch.setenv(THEMES_ENV, str(folder))
+    monkeypatch.setattr(TABLE_THEMES, "_entries", dict(TABLE_THEMES._entries))
+    monkeypatch.setattr(TABLE_THEMES, "_origins", dict(TABLE_THEMES._origins))
+    monkeypatch.setattr(TABLE_THEMES, "_loaded", False)
+    return folder
+
+
+def _theme_file(folder: Path, css: str) -> Path:
+    path = folder / "downloaded.css"
+    path.write_text(THEME_HEAD + css + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("case", list(HIDING))
+def test_a_theme_that_would_hide_move_or_add_content_is_refused(
+        case: str, user_themes: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    css, names = HIDING[case]
+    path = _theme_file(user_themes, css)
+    out = tmp_path / "out"
+    line = _refused(capsys, ["build", "financial", "-n", "3", "--no-images", "--out",
+                             str(out)], tmp_path / "PWNED", out, f"{path}:{THEME_LINE}: ")
+    assert names in line and "in a theme" in line, line
+
+
+BENIGN_THEME = """.hv-root { color: #2b2b2b; line-height: 1.25; }
+.hv-caption { font-style: italic; text-align: left; font-size: 0.9em; padding-bottom: 0.3em; }
+.hv-table { border-top: 2px solid var(--hv-accent); border-bottom: 2px solid #2b2b2b; }
+.hv-table thead th { background: #3b2a1a; color: #fdf6e3; font-weight: bold;
+  padding-top: calc(var(--hv-pad-y) + 2px); }
+.hv-table tbody tr:nth-child(even) td { background: color-mix(in srgb, var(--hv-accent) 8%,
+  #ffffff); }
+.hv-table td + td { border-left: 1px dotted #999999; }
+.hv-num { text-align: right; font-variant-numeric: tabular-nums; letter-spacing: 0.02em; }
+"""
+
+
+def test_a_benign_user_theme_builds(user_themes: Path, tmp_path: Path) -> None:
+    """Colours, type, borders and spacing: the theme loads and items draw it."""
+    _theme_file(user_themes, BENIGN_THEME)
+    out = tmp_path / "out"
+    build_dataset(out, "-n", "3", "--no-images")
+    themes = [item["variant"]["style"]["table"]["theme"]
+              for item in map(json.loads, (out / "items.jsonl").read_text().splitlines())]
+    assert "downloaded" in themes
+
+
+@pytest.mark.slow
+def test_a_benign_user_theme_renders_every_cell(user_themes: Path) -> None:
+    from hopvista.errors import UserError
+    from hopvista.render.table import TableRenderer
+    from hopvista.themes.tables import default_style
+
+    _theme_file(user_themes, BENIGN_THEME)
+    table = {"entity_label": "Company", "period_label": "Year",
+             "columns": [{"key": "rev", "label": "Revenue", "unit": "USD m"}],
+             "rows": [{"entity": "A", "year": 2023, "values": {"rev": "1,234"}},
+                      {"entity": "A", "year": 2024, "values": {"rev": "1,301"}},
+                      {"entity": "B", "year": 2024, "values": {"rev": "87"}}]}
+    try:
+        renderer = TableRenderer().open()
+    except UserError as exc:
+        pytest.skip(f"no Chromium: {exc}")
+    with renderer:
+        png, layout = renderer.render(table, {"A": "Alpha", "B": "Beta"},
+                                      default_style("downloaded"))
+    assert png.startswith(b"\x89PNG")
+    texts = {(c["row"], c["col"]): c["text"] for c in layout["cells"]}
+    assert texts[(1, 2)] == "1,234" and texts[(3, 0)] == "Beta"
+    assert all(c["box"][2] > 0 and c["box"][3] > 0 for c in layout["cells"])
+
+
+# The built-in themes are trusted, and held to the same whitelist here: a new built-in theme
+# is checked by being added. Only the Excel theme's active-cell decoration (a fill handle
+# drawn after the cell, an outline, the corner's gradient, the heading cells' widths) goes
+# beyond it.
+BUILTIN_EXCEPTIONS = {
+    "excel": ["'min-width'", "'min-width'", "'background'", "'position'", "'outline'",
+              "'outline-offset'", "'.hv-table th.hv-head.hv-active::after'"],
+}
+
+
+def test_the_builtin_themes_keep_to_what_a_theme_file_may_do() -> None:
+    from hopvista.themes.tables import FRONT_MATTER_TAG, builtin_themes
+    from hopvista.themes.tables.policy import theme_css_problems
+
+    for theme in builtin_themes():
+        text = (Path(hopvista.themes.tables.__file__).parent / str(theme.css_file)).read_text()
+        assert FRONT_MATTER_TAG in text
+        css = theme.stylesheet()
+        offset = text[:len(text) - len(css)].count("\n")
+        problems = theme_css_problems(theme, css, theme.origin, offset)
+        expected = BUILTIN_EXCEPTIONS.get(theme.name, [])
+        assert len(problems) == len(expected), (theme.name, problems)
+        for problem, names in zip(problems, expected, strict=True):
+            assert names in problem, (problem, names)
+
+
+def test_a_theme_at_its_limits_loads_quickly_and_one_beyond_is_refused(tmp_path: Path) -> None:
+    """400 rules checked against 64 accent colours take a moment, not a hang; more rules
+    or accents are refused in one line."""
+    from hopvista.errors import UserError
+    from hopvista.themes.tables import read_theme_folder
+
+    accents = ", ".join(f'"#{i:02x}{i:02x}{i:02x}"' for i in range(64))
+    rules = "\n".join(f".hv-table tr:nth-child({i}n) td {{ color: #000000; background: "
+                      f"#ffffff; border: 1px solid var(--hv-accent); }}" for i in range(399))
+    head = THEME_HEAD.replace('accents: ["#704214"]', f"accents: [{accents}]")
+    path = tmp_path / "big.css"
+    path.write_text(head + rules + "\n")
+    start = time.monotonic()
+    [theme] = read_theme_folder(tmp_path)
+    assert theme.name == "downloaded" and time.monotonic() - start < QUICK_SECONDS
+    for text in (head + rules + "\n.hv-num { color: #000000; }\n",
+                 head.replace('"#3f3f3f"', '"#3f3f3f", "#404040"') + rules):
+        path.write_text(text)
+        with pytest.raises(UserError, match=f"^{re.escape(str(path))}: "):
+            read_theme_folder(tmp_path)
+
+
+@pytest.mark.parametrize("font", ["D050000L", "Noto Sans Symbols2", "Noto Color Emoji"])
+def test_a_theme_may_not_draw_text_in_a_symbol_font(
+        font: str, user_themes: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A font that maps letters and digits to pictures would pass the renderer's fallback
+    check (every glyph comes from the font asked for) while the image shows no figures."""
+    path = user_themes / "downloaded.css"
+    path.write_text(THEME_HEAD.replace("fonts: [Liberation Sans]", f"fonts: [{font}]"))
+    out = tmp_path / "out"
+    line = _refused(capsys, ["build", "financial", "-n", "3", "--no-images", "--out",
+                             str(out)], tmp_path / "PWNED", out,
+                    f"{path}: front matter field 'fonts'")
+    assert font in line

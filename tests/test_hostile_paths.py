@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import threading
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ import hopvista
 from hopvista.cli.main import main
 from hopvista.errors import UserError
 from hopvista.render.chart_data import ChartData
-from tests.conftest import build_dataset, read_items
+from tests.conftest import build_dataset, read_items, reseal
 
 EXAMPLE_PANEL = Path(__file__).parent.parent / "examples" / "air-quality" / "panel.csv"
 QUICK = ("-n", "6", "--no-images")
@@ -397,6 +399,160 @@ def test_a_chart_refuses_a_text_it_cannot_draw_before_any_library_sees_it(name: 
     labelled["column"]["label"] = name
     with pytest.raises(UserError, match="column label"):
         ChartData.parse(labelled, {"a": "One", "b": "Other"}, "line")
+
+
+
+# -- 5b. panel names a reader cannot tell apart, numbers a table or chart cannot show --------
+
+def _build_panel(folder: Path, out: Path) -> int:
+    return main(["build", "panel", "--data", str(folder), "--hops", "1-2", "-n", "4",
+                 "--no-images", "--out", str(out)])
+
+
+def _panel_with(root: Path, changes: dict[str, str], domain: str | None = None) -> Path:
+    """The example panel with every ``old`` text replaced (``"Eastmere,"`` renames an
+    entity on all its rows, first met on line 8), and a data folder ``domain.yaml``."""
+    folder = root / "panel-data"
+    folder.mkdir()
+    text = EXAMPLE_PANEL.read_text(encoding="utf-8")
+    for old, new in changes.items():
+        assert old in text
+        text = text.replace(old, new)
+    (folder / "panel.csv").write_text(text, encoding="utf-8")
+    if domain is not None:
+        (folder / "domain.yaml").write_text(domain, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize(("changes", "says"), [
+    ({"Eastmere,": "Port Av\u0430lon,"},
+     ":8: entity 'Port Av\u0430lon' (U+0430 CYRILLIC SMALL LETTER A) looks the same as "
+     "'Port Avalon' on line 2"),
+    ({"Eastmere,": "\uff30ort Avalon,"},
+     ":8: entity '\uff30ort Avalon' (U+FF30 FULLWIDTH LATIN CAPITAL LETTER P) looks the same "
+     "as 'Port Avalon' on line 2"),
+    ({"Eastmere,": "PORT AVALON,"}, ":8: entity 'PORT AVALON' "),
+    ({"Eastmere,": "Port\u2800Avalon,"},
+     ":8: entity 'Port\u2800Avalon' (U+2800 BRAILLE PATTERN BLANK) looks the same as "
+     "'Port Avalon' on line 2"),
+    ({"Eastmere,": "\u3164,"}, ":8: the 'City' cell '\u3164' shows nothing (it has only "
+                              "blank or invisible characters)"),
+    ({",PM10,": ",\u0420M2.5,"},
+     ":1: header label '\u0420M2.5' (U+0420 CYRILLIC CAPITAL LETTER ER) looks the same as "
+     "'PM2.5' (column 3)"),
+    ({",PM10,": ",PM\u2082.\u2085,"}, ":1: header label 'PM\u2082.\u2085' (U+2082 SUBSCRIPT "
+                                      "TWO) looks the same as 'PM2.5' (column 3)"),
+], ids=["cyrillic-entity", "fullwidth-entity", "case-entity", "blank-entity", "filler-entity",
+        "cyrillic-header", "subscript-header"])
+def test_panel_names_that_look_the_same_are_refused_naming_both_lines(
+        tmp_path: Path, capsys, changes: dict[str, str], says: str) -> None:
+    folder = _panel_with(tmp_path, changes)
+    assert _build_panel(folder, tmp_path / "ds") == 2
+    err = _one_line_error(capsys)
+    assert err.startswith(f"gen: error: {folder / 'panel.csv'}{says}"), err
+    assert not (tmp_path / "ds").exists()
+
+
+@pytest.mark.parametrize(("changes", "line", "says"), [
+    ({"Eastmere,": "East\u200bmere,"}, 8, "U+200B ZERO WIDTH SPACE"),
+    ({"Eastmere,": "East\u00admere,"}, 8, "U+00AD SOFT HYPHEN"),
+    ({"Eastmere,": "East\u2060mere,"}, 8, "U+2060 WORD JOINER"),
+    ({"Eastmere,": "East\u200dmere,"}, 8, "U+200D ZERO WIDTH JOINER"),
+    ({"Eastmere,": "East\u200cmere,"}, 8, "U+200C ZERO WIDTH NON-JOINER"),
+    ({"Eastmere,": "Eastmere\U000e0041,"}, 8, "U+E0041 TAG LATIN CAPITAL LETTER A"),
+    ({",Ozone,": ",Oz\ufeffone,"}, 1, "U+FEFF ZERO WIDTH NO-BREAK SPACE"),
+], ids=["zwsp", "soft-hyphen", "word-joiner", "zwj-latin", "zwnj-latin", "tag", "bom-header"])
+def test_panel_names_with_invisible_format_characters_are_refused(
+        tmp_path: Path, capsys, changes: dict[str, str], line: int, says: str) -> None:
+    folder = _panel_with(tmp_path, changes)
+    assert _build_panel(folder, tmp_path / "ds") == 2
+    err = _one_line_error(capsys)
+    assert f"{folder / 'panel.csv'}:{line}: " in err
+    assert f"has an invisible format character ({says})" in err
+    assert not (tmp_path / "ds").exists()
+
+
+def test_panel_names_with_the_joiners_their_scripts_need_still_build(tmp_path: Path) -> None:
+    folder = _panel_with(tmp_path, {"Eastmere,": "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647,",
+                                    "Caldwell Bay,": "\u0915\u094d\u200d\u0937,"})
+    assert _build_panel(folder, tmp_path / "ds") == 0
+
+
+@pytest.mark.parametrize(("domain", "says"), [
+    ("columns: [{key: pm10, label: \"\u0420M2.5\"}]",
+     "domain.yaml:1: field 'columns.0.label': the column label '\u0420M2.5' (U+0420 CYRILLIC "
+     "CAPITAL LETTER ER) looks the same as 'PM2.5' ("),
+    ("entity: {label: \"NO\u2082\"}",
+     "domain.yaml:1: field 'entity.label': the entity label 'NO\u2082' (U+2082 SUBSCRIPT TWO) "
+     "looks the same as 'NO2' ("),
+    ("columns: [{label: PM10, unit: \"\u00b5g\u200b/m\u00b3\"}]",
+     "domain.yaml:1: field 'columns.0.unit': the column unit '\u00b5g\\u200b/m\u00b3' has an "
+     "invisible format character (U+200B ZERO WIDTH SPACE)"),
+    ("period: {name: \"PM2.5\"}",
+     "domain.yaml:1: field 'period.name': the period name 'PM2.5' is also a header at "),
+    ("period: {format: \"\\u202e{}\"}",
+     "domain.yaml:1: field 'period.format': the period format '\\u202e{}' has a "
+     "bidirectional control (U+202E), which reorders the text shown"),
+], ids=["column-label", "entity-label", "unit", "period-name", "period-format"])
+def test_labels_a_panels_domain_yaml_gives_are_held_to_the_same_rules(
+        tmp_path: Path, capsys, domain: str, says: str) -> None:
+    folder = _panel_with(tmp_path, {}, domain=domain + "\n")
+    assert _build_panel(folder, tmp_path / "ds") == 2
+    err = _one_line_error(capsys)
+    assert err.startswith(f"gen: error: {folder / says}"), err
+
+
+@pytest.mark.parametrize(("cell", "says"), [
+    ("1e308", "'1e308' is too large to show (a table or chart shows magnitudes below 1e15)"),
+    ("9" * 5000, "'" + "9" * 40 + "..." + "9" * 12 + "' is too large to show"),
+    ("1000000000000000", "'1000000000000000' is too large to show"),
+    ("-1e15", "'-1e15' is too large to show"),
+    ("123456789012.123456", "'123456789012.123456' has 18 significant digits as shown with 6 "
+                            "decimal(s) (at most 15)"),
+], ids=["1e308", "5000-digits", "1e15", "minus-1e15", "18-significant-digits"])
+def test_panel_numbers_a_table_or_chart_cannot_show_are_refused_with_line_and_column(
+        tmp_path: Path, capsys, cell: str, says: str) -> None:
+    folder = _panel_with(tmp_path, {"Port Avalon,2018,20.0,": f"Port Avalon,2018,{cell},"})
+    assert _build_panel(folder, tmp_path / "ds") == 2
+    err = _one_line_error(capsys)
+    assert err == f"gen: error: {folder / 'panel.csv'}:2: column 'PM2.5': {says}" or \
+        err.startswith(f"gen: error: {folder / 'panel.csv'}:2: column 'PM2.5': {says}"), err
+    assert len(err) < 300
+    assert not (tmp_path / "ds").exists()
+
+
+def test_the_largest_panel_numbers_shown_build_and_verify(tmp_path: Path) -> None:
+    """PM10 scaled to hundreds of trillions (one cell at fifteen significant digits, one zero
+    written with a huge exponent): the build shows them and verify accepts what it shows."""
+    lines = EXAMPLE_PANEL.read_text(encoding="utf-8").split("\n")
+    scaled = [lines[0]]
+    for k, line in enumerate(filter(None, lines[1:])):
+        fields = line.split(",")
+        fields[3] = ("99999999999999.9", "0e999999999999999999")[k] if k < 2 else \
+            format(Decimal(fields[3]).scaleb(13), "f")
+        scaled.append(",".join(fields))
+    folder = tmp_path / "panel-data"
+    folder.mkdir()
+    (folder / "panel.csv").write_text("\n".join(scaled) + "\n", encoding="utf-8")
+    assert _build_panel(folder, tmp_path / "ds") == 0
+    assert re.search(r'"[1-9][0-9]{2}(,000){4}\.0"', (tmp_path / "ds" / "items.jsonl")
+                     .read_text(encoding="utf-8"))
+    assert main(["verify", str(tmp_path / "ds")]) == 0
+
+
+def test_verify_refuses_a_shown_number_the_sources_would_refuse(dataset: Path, capsys) -> None:
+    items = read_items(dataset)
+    row = items[0]["inputs"]["table"]["rows"][0]
+    key = next(iter(row["values"]))
+    decimals = row["values"][key].partition(".")[2]
+    row["values"][key] = "1,000,000,000,000,000" + (f".{decimals}" if decimals else "")
+    reseal(dataset, items)
+    capsys.readouterr()
+    assert main(["verify", str(dataset)]) != 0
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
+    assert f"field 'inputs.table.rows.0.values.{key}'" in out
+    assert "is too large to show (a table or chart shows magnitudes below 1e15)" in out
 
 
 # -- 6. named pipes and special files -----------------------------------------------------------

@@ -5,18 +5,18 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from hopvista.errors import excerpt
 from hopvista.plan import parse_levels
 
-
-def excerpt(text: str, limit: int = 40) -> str:
-    """``text`` quoted for an error message, cut to about ``limit`` characters."""
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}… ({len(text):,} characters)"
+MAX_COUNT = 10**12
+"""Largest count a flag takes (items, workers, shards, problems shown, ...): more than any
+machine holds, and small enough for every size computed from it."""
 
 
-def int_at_least(minimum: int, hint: str) -> Callable[[str], int]:
-    """A parser of whole numbers of at least ``minimum`` (``hint`` says so in the error)."""
+def int_at_least(minimum: int, hint: str,
+                 maximum: int | None = MAX_COUNT) -> Callable[[str], int]:
+    """A parser of whole numbers of at least ``minimum`` (``hint`` says so in the error)
+    and at most ``maximum`` (``None``: no bound but the length Python reads)."""
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -25,13 +25,27 @@ def int_at_least(minimum: int, hint: str) -> Callable[[str], int]:
                 f"expected a whole number, got {excerpt(text)}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be {hint}, got {excerpt(text)}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum:,}, got "
+                                             f"{excerpt(text)}")
         return value
     return parse
 
 
 positive_int = int_at_least(1, "at least 1")
-seed_int = int_at_least(0, "0 or more")
+seed_int = int_at_least(0, "0 or more", maximum=None)
 non_negative_int = int_at_least(0, "0 or more")
+
+
+LONG_TOKEN_CHARS = 100
+"""A word of a command-line error longer than this is shown as an :func:`excerpt`."""
+
+
+def excerpt_long_words(message: str) -> str:
+    """``message`` with every word longer than :data:`LONG_TOKEN_CHARS` cut to an
+    excerpt (argparse echoes unrecognised arguments and invalid choices whole)."""
+    return " ".join(excerpt(word) if len(word) > LONG_TOKEN_CHARS else word
+                    for word in message.split(" "))
 
 
 MAX_PERIOD = 999_999

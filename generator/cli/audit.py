@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hopvista.cli.arguments import excerpt, int_at_least, seed_int
+from hopvista.cli.arguments import int_at_least, seed_int
+from hopvista.errors import excerpt
 
 if TYPE_CHECKING:
     from hopvista.output import OutputFile

@@ -41,6 +41,9 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Augment and say what was written."""
     from hopvista.augmentation import augment, parse_variants
+    from hopvista.themes.tables import load_table_themes
+
+    load_table_themes()  # a theme file it may not use stops the command before any work
 
     specs = parse_variants(args.variants)
     manifest = augment(args.input, args.out, specs, fmt=args.fmt, seed=args.seed,

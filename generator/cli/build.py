@@ -62,6 +62,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build and report where the dataset went."""
+    from hopvista.themes.tables import load_table_themes
+
+    load_table_themes()  # a theme file it may not use stops the command before any work
     out: Path = args.out or Path("out") / Path(args.domain).name
     if args.domain == MARKUP:
         return _markup(args, out)

@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hopvista.cli.arguments import excerpt, positive_int
+from hopvista.cli.arguments import positive_int
+from hopvista.errors import excerpt
 
 DESCRIPTION = """Ask MODEL about every item of DATASET (or the first N), parse and score the
 answers, and write the run folder: run.json, results.jsonl, summary.json, report.html, and a

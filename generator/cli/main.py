@@ -37,6 +37,7 @@ from hopvista.cli import (
     schema,
     verify,
 )
+from hopvista.cli.arguments import excerpt_long_words
 from hopvista.errors import GenerationError, UserError
 
 SUBCOMMANDS = (build, merge, verify, augment, audit, evaluate, export, report, preview, listing,
@@ -125,7 +126,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit code 2) instead of a usage dump."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {excerpt_long_words(message)}\n")
 
 
 def make_parser() -> argparse.ArgumentParser:

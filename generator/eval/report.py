@@ -21,6 +21,7 @@ from hopvista.atomic import write_atomic
 from hopvista.errors import UserError
 from hopvista.eval.clean import plain_text
 from hopvista.eval.compare import paired
+from hopvista.eval.run_files import check_results, check_run, check_summary
 from hopvista.output import OutputFile, html_generator_tag, html_written_by, reason
 
 RunData = tuple[Path, dict[str, Any], list[dict[str, Any]], dict[str, Any]]
@@ -39,20 +40,24 @@ figcaption{font-weight:bold}code{background:#f4f4f4}"""
 
 
 def read_run(folder: Path) -> RunData:
-    """A finished run folder (``UserError`` naming what is missing)."""
+    """A finished run folder (``UserError`` naming what is missing, or the file, line and
+    field the report cannot read: :mod:`hopvista.eval.run_files`)."""
     from hopvista.eval.runner import RESULTS_FILE, RUN_FILE, SUMMARY_FILE
 
     try:
         run = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
-        results = [json.loads(line) for line in
-                   (folder / RESULTS_FILE).read_text(encoding="utf-8").split("\n") if line]
+        numbered = [(number, json.loads(line)) for number, line in enumerate(
+            (folder / RESULTS_FILE).read_text(encoding="utf-8").split("\n"), start=1) if line]
         summary = json.loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise UserError(f"{folder}: not a finished evaluation run (no "
                         f"{Path(str(exc.filename)).name})") from None
     except (OSError, ValueError, RecursionError) as exc:
         raise UserError(f"{folder}: cannot be read ({exc})") from None
-    return folder, run, results, summary
+    check_run(folder / RUN_FILE, run)
+    check_results(folder / RESULTS_FILE, numbered)
+    check_summary(folder / SUMMARY_FILE, summary)
+    return folder, run, [result for _, result in numbered], summary
 
 
 REPORT_GENERATOR = "hopvista-report"

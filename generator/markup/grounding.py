@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from hopvista.markup.subtasks import (
+    COLOUR,
+    STYLE,
     Drawn,
     TaskTable,
-    answer_format,
+    Wording,
     colour_names,
     mark,
     one,
@@ -16,8 +18,28 @@ from hopvista.markup.subtasks import (
 from hopvista.model.task import MARK_STYLES
 from hopvista.rng import Streams
 
+EXISTS = Wording({"op": "exists", "scope": {"style": STYLE}},
+                 lambda table, style: f"Is any cell of the table {styled(style)}?",
+                 '{"marked": true} or {"marked": false}')
+COUNT = Wording({"op": "count", "scope": {"style": STYLE}},
+                lambda table, style: f"How many cells of the table are {styled(style)}?",
+                '{"count": 2}')
+BY_STYLE = Wording({"op": "value", "scope": {"style": STYLE}},
+                   lambda table, style: f"What does the cell that is {styled(style)} show?",
+                   '{"value": "..."}')
+BY_COLOUR = Wording({"op": "value", "scope": {"style": "highlight", "colour": COLOUR}},
+                    lambda table, colour:
+                    f"What does the cell {styled('highlight', colour)} show?",
+                    '{"value": "..."}')
+LOCATE = Wording({"op": "locate", "scope": {"style": STYLE}},
+                 lambda table, style: f"Which row and which column is the cell that is "
+                 f"{styled(style)} in? Give the row's label (its first cell) and the column's "
+                 "header.",
+                 '{"row": "...", "column": "..."}')
 
-@subtask("T1-exists", "T1", "is any cell marked in a given style (other styles may be there)")
+
+@subtask("T1-exists", "T1", "is any cell marked in a given style (other styles may be there)",
+         EXISTS)
 def exists(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """Marks in other styles always; in the asked style only when the answer is yes."""
     style = one(streams, "task.style", MARK_STYLES)
@@ -31,13 +53,10 @@ def exists(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     elif streams.uniform("task.second") < 0.5:
         marks.append(mark(cells[1], others[1] if marks[0].style == others[0] else others[0],
                           colour))
-    return Drawn(table, tuple(marks),
-                 f"Is any cell of the table {styled(style)}? " +
-                 answer_format('{"marked": true} or {"marked": false}'),
-                 {"marked": yes}, {"op": "exists", "scope": {"style": style}})
+    return EXISTS.drawn(table, marks, {"marked": yes}, style=style)
 
 
-@subtask("T1-count", "T1", "how many cells carry a given style")
+@subtask("T1-count", "T1", "how many cells carry a given style", COUNT)
 def count(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """One to five cells in the asked style, one or two in other styles."""
     style = one(streams, "task.style", MARK_STYLES)
@@ -48,13 +67,11 @@ def count(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     others = [s for s in MARK_STYLES if s != style]
     marks = [mark(cell, style, colour) for cell in cells[:n]]
     marks += [mark(cell, others[k % 2], colour) for k, cell in enumerate(cells[n:])]
-    return Drawn(table, tuple(marks),
-                 f"How many cells of the table are {styled(style)}? " +
-                 answer_format('{"count": 2}'),
-                 {"count": n}, {"op": "count", "scope": {"style": style}})
+    return COUNT.drawn(table, marks, {"count": n}, style=style)
 
 
-@subtask("T1-style", "T1", "the value of the one cell in a given style, among cells in others")
+@subtask("T1-style", "T1", "the value of the one cell in a given style, among cells in others",
+         BY_STYLE)
 def by_style(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """One cell in each style; the question names one style."""
     cells = pick(streams, "task.cells", table.body(), len(MARK_STYLES))
@@ -62,14 +79,10 @@ def by_style(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     marks = [mark(cell, style, colour) for cell, style in zip(cells, MARK_STYLES, strict=True)]
     k = streams.integer("task.asked", 0, len(MARK_STYLES) - 1)
     style = MARK_STYLES[k]
-    return Drawn(table, tuple(marks),
-                 f"What does the cell that is {styled(style)} show? " +
-                 answer_format('{"value": "..."}'),
-                 {"value": table.text(*cells[k])},
-                 {"op": "value", "scope": {"style": style}})
+    return BY_STYLE.drawn(table, marks, {"value": table.text(*cells[k])}, style=style)
 
 
-@subtask("T1-colour", "T1", "the value of the cell highlighted in a given colour")
+@subtask("T1-colour", "T1", "the value of the cell highlighted in a given colour", BY_COLOUR)
 def by_colour(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """Two or three cells highlighted in different colours; the question names one."""
     n = streams.integer("task.count", 2, 3)
@@ -77,14 +90,10 @@ def by_colour(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     colours = colour_names(streams, "task.colour", n)
     marks = [mark(cell, "highlight", colour) for cell, colour in zip(cells, colours, strict=True)]
     k = streams.integer("task.asked", 0, n - 1)
-    return Drawn(table, tuple(marks),
-                 f"What does the cell {styled('highlight', colours[k])} show? " +
-                 answer_format('{"value": "..."}'),
-                 {"value": table.text(*cells[k])},
-                 {"op": "value", "scope": {"style": "highlight", "colour": colours[k]}})
+    return BY_COLOUR.drawn(table, marks, {"value": table.text(*cells[k])}, colour=colours[k])
 
 
-@subtask("T1-locate", "T1", "the row and column of the one cell in a given style")
+@subtask("T1-locate", "T1", "the row and column of the one cell in a given style", LOCATE)
 def locate(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """One cell in the asked style, another in a different style."""
     style = one(streams, "task.style", MARK_STYLES)
@@ -92,9 +101,5 @@ def locate(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     cells = pick(streams, "task.cells", table.body(), 2)
     colour = colour_names(streams, "task.colour", 1)[0]
     r, c = cells[0]
-    return Drawn(table, (mark(cells[0], style, colour), mark(cells[1], other, colour)),
-                 f"Which row and which column is the cell that is {styled(style)} in? Give "
-                 "the row's label (its first cell) and the column's header. " +
-                 answer_format('{"row": "...", "column": "..."}'),
-                 {"row": table.label(r), "column": table.header(c)},
-                 {"op": "locate", "scope": {"style": style}})
+    return LOCATE.drawn(table, (mark(cells[0], style, colour), mark(cells[1], other, colour)),
+                        {"row": table.label(r), "column": table.header(c)}, style=style)

@@ -10,7 +10,7 @@ from hopvista.markup.subtasks import (
     Drawn,
     TaskTable,
     Unsuitable,
-    answer_format,
+    Wording,
     colour_names,
     json_number,
     mark,
@@ -30,7 +30,29 @@ def _present(table: TaskTable, column: int) -> list[tuple[int, int]]:
     return [(r, column) for r in range(1, table.rows + 1) if not table.missing(r, column)]
 
 
-@subtask("T5-count-missing", "T5", "how many cells of a column show no value")
+COUNT_MISSING = Wording({"op": "count_missing",
+                         "scope": {"marked": False, "column_of": {"style": "highlight"},
+                                   "body": True}},
+                        lambda table: "How many cells of the highlighted column show no value "
+                        "(empty, a dash or N/A)?",
+                        '{"count": 2}')
+MARKED_VALUE = Wording({"op": "value_or_missing", "scope": {"style": "highlight"}},
+                       lambda table: "What does the highlighted cell show? If it shows no value "
+                       "(empty, a dash or N/A), answer null.",
+                       '{"value": "..."} or {"value": null}')
+SUM_AVAILABLE = Wording({"op": "sum_available", "scope": {"style": "highlight"}},
+                        lambda table: "Add up the numbers in the highlighted cells that show "
+                        "one, and count the highlighted cells that show no value (empty, a dash "
+                        "or N/A).",
+                        '{"value": 12.5, "missing": 1}')
+MAX_AVAILABLE = Wording({"op": "max_available", "scope": {"style": "highlight"}},
+                        lambda table: "Among the highlighted cells that show a number, which "
+                        "holds the largest? Give its row's label (the row's first cell) and the "
+                        "number as shown.",
+                        '{"row": "...", "value": "..."}')
+
+
+@subtask("T5-count-missing", "T5", "how many cells of a column show no value", COUNT_MISSING)
 def count_missing(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """One to three cells of a column blanked (dash, N/A or empty); the column's header is
     highlighted."""
@@ -43,15 +65,12 @@ def count_missing(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     shown = table.blanked(blank, _tokens(streams, n))
     count = sum(shown.missing(r, column) for r in range(1, shown.rows + 1))
     colour = colour_names(streams, "task.colour", 1)[0]
-    return Drawn(shown, (mark((0, column), "highlight", colour),),
-                 "How many cells of the highlighted column show no value (empty, a dash or "
-                 "N/A)? " + answer_format('{"count": 2}'),
-                 {"count": count},
-                 {"op": "count_missing",
-                  "scope": {"marked": False, "column_of": {"style": "highlight"}, "body": True}})
+    return COUNT_MISSING.drawn(shown, (mark((0, column), "highlight", colour),),
+                               {"count": count})
 
 
-@subtask("T5-marked-value", "T5", "the value of a marked cell, or null when it shows none")
+@subtask("T5-marked-value", "T5", "the value of a marked cell, or null when it shows none",
+         MARKED_VALUE)
 def marked_value(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """One highlighted cell; blanked when the planned answer is "missing" (``yes``), and
     another cell of its row blanked otherwise, so blanks are always in sight."""
@@ -66,11 +85,8 @@ def marked_value(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     else:
         shown = table
     colour = colour_names(streams, "task.colour", 1)[0]
-    return Drawn(shown, (mark((r, c), "highlight", colour),),
-                 "What does the highlighted cell show? If it shows no value (empty, a dash or "
-                 "N/A), answer null. " + answer_format('{"value": "..."} or {"value": null}'),
-                 {"value": None if yes else table.text(r, c)},
-                 {"op": "value_or_missing", "scope": {"style": "highlight"}})
+    return MARKED_VALUE.drawn(shown, (mark((r, c), "highlight", colour),),
+                              {"value": None if yes else table.text(r, c)})
 
 
 def _with_blanks(table: TaskTable, streams: Streams
@@ -89,21 +105,18 @@ def _with_blanks(table: TaskTable, streams: Streams
 
 
 @subtask("T5-sum-available", "T5", "the sum of the highlighted values that are present, and "
-         "how many are missing")
+         "how many are missing", SUM_AVAILABLE)
 def sum_available(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """Highlighted numbers, some blanked: add the rest, count the blanks."""
     shown, cells, kept = _with_blanks(table, streams)
     value = sum((table.number(*cell) or Decimal(0) for cell in kept), Decimal(0))
     colour = colour_names(streams, "task.colour", 1)[0]
-    return Drawn(shown, tuple(mark(cell, "highlight", colour) for cell in cells),
-                 "Add up the numbers in the highlighted cells that show one, and count the "
-                 "highlighted cells that show no value (empty, a dash or N/A). " +
-                 answer_format('{"value": 12.5, "missing": 1}'),
-                 {"value": json_number(value), "missing": len(cells) - len(kept)},
-                 {"op": "sum_available", "scope": {"style": "highlight"}})
+    return SUM_AVAILABLE.drawn(shown, [mark(cell, "highlight", colour) for cell in cells],
+                               {"value": json_number(value), "missing": len(cells) - len(kept)})
 
 
-@subtask("T5-max-available", "T5", "the largest highlighted value among those present")
+@subtask("T5-max-available", "T5", "the largest highlighted value among those present",
+         MAX_AVAILABLE)
 def max_available(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """Highlighted numbers, some blanked: the largest of the rest (never a guessed blank)."""
     shown, cells, kept = _with_blanks(table, streams)
@@ -112,9 +125,5 @@ def max_available(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
         raise Unsuitable("two highlighted numbers tie")
     best = max(kept, key=lambda cell: table.number(*cell) or 0)
     colour = colour_names(streams, "task.colour", 1)[0]
-    return Drawn(shown, tuple(mark(cell, "highlight", colour) for cell in cells),
-                 "Among the highlighted cells that show a number, which holds the largest? Give "
-                 "its row's label (the row's first cell) and the number as shown. " +
-                 answer_format('{"row": "...", "value": "..."}'),
-                 {"row": table.label(best[0]), "value": table.text(*best)},
-                 {"op": "max_available", "scope": {"style": "highlight"}})
+    return MAX_AVAILABLE.drawn(shown, [mark(cell, "highlight", colour) for cell in cells],
+                               {"row": table.label(best[0]), "value": table.text(*best)})

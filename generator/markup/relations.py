@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from hopvista.markup.subtasks import (
+    STYLE,
     Drawn,
     TaskTable,
     Unsuitable,
-    answer_format,
+    Wording,
     colour_names,
     mark,
     one,
@@ -23,6 +24,10 @@ DIRECTIONS = {"above": (-1, 0, "directly above"), "below": (1, 0, "directly belo
 
 def _neighbour(direction: str) -> None:
     dr, dc, words = DIRECTIONS[direction]
+    wording = Wording({"op": "neighbour", "anchor": {"style": STYLE}, "direction": direction},
+                      lambda table, style:
+                      f"What does the cell {words} the cell that is {styled(style)} show?",
+                      '{"value": "..."}')
 
     def draw(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
         # The anchor and its neighbour are both value cells (never a header or a row label).
@@ -33,14 +38,11 @@ def _neighbour(direction: str) -> None:
         r, c = one(streams, "task.cell", anchors)
         style = one(streams, "task.style", MARK_STYLES)
         colour = colour_names(streams, "task.colour", 1)[0]
-        return Drawn(table, (mark((r, c), style, colour),),
-                     f"What does the cell {words} the cell that is {styled(style)} show? " +
-                     answer_format('{"value": "..."}'),
-                     {"value": table.text(r + dr, c + dc)},
-                     {"op": "neighbour", "anchor": {"style": style}, "direction": direction})
+        return wording.drawn(table, (mark((r, c), style, colour),),
+                             {"value": table.text(r + dr, c + dc)}, style=style)
 
     draw.__doc__ = f"The cell {words} one marked value cell."
-    subtask(f"T3-{direction}", "T3", f"the cell {words} a marked cell")(draw)
+    subtask(f"T3-{direction}", "T3", f"the cell {words} a marked cell", wording)(draw)
 
 
 for _direction in DIRECTIONS:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from hopvista.markup.subtasks import (
+    COLOUR,
+    COLUMN,
+    STYLE,
     Drawn,
     TaskTable,
     Unsuitable,
-    answer_format,
+    Wording,
     colour_names,
+    column_header,
     mark,
     one,
     pick,
@@ -17,8 +21,29 @@ from hopvista.markup.subtasks import (
 from hopvista.model.task import MARK_STYLES
 from hopvista.rng import Streams
 
+COLUMN_SCOPE = Wording({"op": "values", "scope": {"style": "highlight", "column": COLUMN}},
+                       lambda table, column: "List what the highlighted cells of the column "
+                       f"\"{column_header(table, column)}\" show (only that column).",
+                       '{"values": ["...", "..."]}')
+COLOUR_GROUP = Wording({"op": "rows", "scope": {"style": "highlight", "colour": COLOUR}},
+                       lambda table, colour: "Which rows have a cell "
+                       f"{styled('highlight', colour)}? Give the rows' labels (their first "
+                       "cells).",
+                       '{"rows": ["...", "..."]}')
+INTERSECTION = Wording({"op": "intersection", "row_scope": {"style": "highlight", "column": 0},
+                        "column_scope": {"style": "highlight", "row": 0}},
+                       lambda table: "A row label and a column header are highlighted. What "
+                       "does the cell where that row and that column meet show?",
+                       '{"value": "..."}')
+ROW_LOOKUP = Wording({"op": "in_row", "anchor": {"style": STYLE}, "column": COLUMN},
+                     lambda table, style, column: f"In the row of the cell that is "
+                     f"{styled(style)}, what does the column \"{column_header(table, column)}\" "
+                     "show?",
+                     '{"value": "..."}')
 
-@subtask("T2-column", "T2", "the highlighted values of one column, with highlights elsewhere")
+
+@subtask("T2-column", "T2", "the highlighted values of one column, with highlights elsewhere",
+         COLUMN_SCOPE)
 def column_scope(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """Two or three highlights in the asked column, two or three in other columns."""
     if table.cols < 3:
@@ -30,14 +55,13 @@ def column_scope(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
                    streams.integer("task.extra", 2, 3))
     colour = colour_names(streams, "task.colour", 1)[0]
     cells = sorted(inside + outside)
-    return Drawn(table, tuple(mark(cell, "highlight", colour) for cell in cells),
-                 f"List what the highlighted cells of the column \"{table.header(column)}\" "
-                 "show (only that column). " + answer_format('{"values": ["...", "..."]}'),
-                 {"values": [table.text(*cell) for cell in sorted(inside)]},
-                 {"op": "values", "scope": {"style": "highlight", "column": column}})
+    return COLUMN_SCOPE.drawn(table, [mark(cell, "highlight", colour) for cell in cells],
+                              {"values": [table.text(*cell) for cell in sorted(inside)]},
+                              column=column)
 
 
-@subtask("T2-colour-group", "T2", "the rows with a cell highlighted in one colour, among two")
+@subtask("T2-colour-group", "T2", "the rows with a cell highlighted in one colour, among two",
+         COLOUR_GROUP)
 def colour_group(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """Two colours, two or three cells each, each colour's cells in distinct rows."""
     asked, other = colour_names(streams, "task.colours", 2)
@@ -49,29 +73,24 @@ def colour_group(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     marks = sorted([mark(cell, "highlight", asked) for cell in mine] +
                    [mark(cell, "highlight", other) for cell in theirs],
                    key=lambda m: (m.row, m.col))
-    return Drawn(table, tuple(marks),
-                 f"Which rows have a cell {styled('highlight', asked)}? Give the rows' labels "
-                 "(their first cells). " + answer_format('{"rows": ["...", "..."]}'),
-                 {"rows": [table.label(r) for r, _ in sorted(mine)]},
-                 {"op": "rows", "scope": {"style": "highlight", "colour": asked}})
+    return COLOUR_GROUP.drawn(table, marks, {"rows": [table.label(r) for r, _ in sorted(mine)]},
+                              colour=asked)
 
 
 @subtask("T2-intersection", "T2", "the value where a highlighted row label meets a highlighted "
-         "header")
+         "header", INTERSECTION)
 def intersection(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """A row label and a column header highlighted; the answer is their crossing."""
     r = one(streams, "task.row", range(1, table.rows + 1))
     c = one(streams, "task.column", range(1, table.cols))
     colour = colour_names(streams, "task.colour", 1)[0]
-    return Drawn(table, (mark((0, c), "highlight", colour), mark((r, 0), "highlight", colour)),
-                 "A row label and a column header are highlighted. What does the cell where "
-                 "that row and that column meet show? " + answer_format('{"value": "..."}'),
-                 {"value": table.text(r, c)},
-                 {"op": "intersection", "row_scope": {"style": "highlight", "column": 0},
-                  "column_scope": {"style": "highlight", "row": 0}})
+    return INTERSECTION.drawn(table, (mark((0, c), "highlight", colour),
+                                      mark((r, 0), "highlight", colour)),
+                              {"value": table.text(r, c)})
 
 
-@subtask("T2-row-lookup", "T2", "another column's value in the row of a marked cell")
+@subtask("T2-row-lookup", "T2", "another column's value in the row of a marked cell",
+         ROW_LOOKUP)
 def row_lookup(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """One marked cell; the question names another column of its row."""
     if table.cols < 3:
@@ -80,8 +99,5 @@ def row_lookup(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     r, c = one(streams, "task.cell", table.body())
     other = one(streams, "task.column", [k for k in range(1, table.cols) if k != c])
     colour = colour_names(streams, "task.colour", 1)[0]
-    return Drawn(table, (mark((r, c), style, colour),),
-                 f"In the row of the cell that is {styled(style)}, what does the column "
-                 f"\"{table.header(other)}\" show? " + answer_format('{"value": "..."}'),
-                 {"value": table.text(r, other)},
-                 {"op": "in_row", "anchor": {"style": style}, "column": other})
+    return ROW_LOOKUP.drawn(table, (mark((r, c), style, colour),),
+                            {"value": table.text(r, other)}, style=style, column=other)

@@ -6,17 +6,23 @@ A subtask (``T4-argmax``) takes a table and the item's random streams and return
 table cannot carry it (too few numbers, ties); the build then draws another table.
 A third-party package registers its own subtasks under the entry-point group
 ``hopvista.markup_tasks``.
+
+A subtask's :class:`Wording` says how it asks: the shape of its programs, with a
+:class:`Slot` where the draw fills in a value (a style, a colour, a column, a direction of
+sorting), and the question those values give. The build words every question through it, and
+``gen verify`` words the question again from the item's recorded program and table, so a
+question that does not say what its program asks is found.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
 from hopvista.model.answers import read_number
-from hopvista.model.task import COLOURS, Mark
+from hopvista.model.task import COLOURS, MARK_STYLES, Mark
 from hopvista.registry import Registry
 from hopvista.rng import Streams
 
@@ -111,15 +117,134 @@ boolean alternates between a subtask's items so yes/no answers are balanced; sub
 without a yes/no answer ignore it."""
 
 
+class WordingError(ValueError):
+    """A program that is not one a subtask's wording makes (another shape, or a value its
+    slot does not take)."""
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A place in a subtask's program that the draw fills in: its ``name`` (the keyword the
+    question's wording takes) and what it may hold: one of a tuple of values, or any value of
+    a type (compared by type exactly, so ``1`` is no ``True``)."""
+
+    name: str
+    allowed: tuple[Any, ...] | type
+
+    def accepts(self, value: Any) -> bool:
+        """Whether ``value`` may fill this slot."""
+        if isinstance(self.allowed, type):
+            return type(value) is self.allowed
+        return any(type(value) is type(option) and value == option for option in self.allowed)
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How a subtask asks: ``program`` is the shape of its programs (JSON values, with a
+    :class:`Slot` where the draw fills one in), ``ask`` words the question's sentence from
+    the table and the slots' values (as keywords), ``answer`` is the example of the answer's
+    form the question ends with, and ``ordered`` the answer's list fields compared in order."""
+
+    program: Mapping[str, Any]
+    ask: Callable[..., str]
+    answer: str
+    ordered: tuple[str, ...] = ()
+
+    def fill(self, **values: Any) -> dict[str, Any]:
+        """The program with its slots filled by ``values`` (each checked)."""
+        filled = _fill(self.program, values)
+        assert isinstance(filled, dict)
+        return filled
+
+    def question(self, table: TaskTable, **values: Any) -> str:
+        """The question the program with ``values`` asks about ``table``."""
+        return f"{self.ask(table, **values)} {answer_format(self.answer)}"
+
+    def drawn(self, table: TaskTable, marks: Sequence[Mark], answer: dict[str, Any],
+              **values: Any) -> Drawn:
+        """The task drawn on ``table`` with ``marks`` and ``answer``: its question and
+        program both from ``values``."""
+        return Drawn(table, tuple(marks), self.question(table, **values), answer,
+                     self.fill(**values), self.ordered)
+
+    def read(self, program: Any) -> dict[str, Any]:
+        """The slots' values of a recorded ``program``; :class:`WordingError` when it is not
+        of this wording's shape."""
+        values: dict[str, Any] = {}
+        _match(self.program, program, "", values)
+        return values
+
+    def asks(self, table: TaskTable, program: Any) -> str:
+        """The question a recorded ``program`` asks about ``table``."""
+        values = self.read(program)
+        try:
+            return self.question(table, **values)
+        except (IndexError, KeyError, TypeError) as exc:
+            raise WordingError(f"the program's values {values} cannot be worded on its "
+                               f"table ({type(exc).__name__}: {exc})") from None
+
+
+def _fill(shape: Any, values: Mapping[str, Any]) -> Any:
+    if isinstance(shape, Slot):
+        value = values[shape.name]
+        if not shape.accepts(value):
+            raise WordingError(f"slot {shape.name!r} does not take {value!r}")
+        return value
+    if isinstance(shape, Mapping):
+        return {key: _fill(child, values) for key, child in shape.items()}
+    if isinstance(shape, (list, tuple)):
+        return [_fill(child, values) for child in shape]
+    return shape
+
+
+def _match(shape: Any, value: Any, where: str, values: dict[str, Any]) -> None:
+    """Match ``value`` against ``shape``, collecting the slots' values into ``values``."""
+    at = where or "the program"
+    if isinstance(shape, Slot):
+        if not shape.accepts(value):
+            raise WordingError(f"{at} is {_shown(value)}, which the subtask never asks")
+        if shape.name in values and values[shape.name] != value:
+            raise WordingError(f"{at} is {_shown(value)}, not {_shown(values[shape.name])}")
+        values[shape.name] = value
+        return
+    if isinstance(shape, Mapping):
+        if not isinstance(value, Mapping):
+            raise WordingError(f"{at} is {_shown(value)}, not an object")
+        unknown = sorted(set(value) - set(shape))
+        if unknown:
+            raise WordingError(f"{at} has a field {unknown[0][:40]!r} the subtask never sets")
+        for key, child in shape.items():
+            inner = f"{where}.{key}" if where else key
+            if key not in value:
+                raise WordingError(f"{inner} is missing")
+            _match(child, value[key], inner, values)
+        return
+    if isinstance(shape, (list, tuple)):
+        if not isinstance(value, list) or len(value) != len(shape):
+            raise WordingError(f"{at} is {_shown(value)}, not a list of {len(shape)}")
+        for k, (child, item) in enumerate(zip(shape, value, strict=True)):
+            _match(child, item, f"{where}[{k}]", values)
+        return
+    if type(value) is not type(shape) or value != shape:
+        raise WordingError(f"{at} is {_shown(value)}, not {_shown(shape)}")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 @dataclass(frozen=True)
 class Subtask:
-    """A registered subtask: its ``family`` (``T1`` … ``T5``), a one-line summary and how it
-    is drawn."""
+    """A registered subtask: its ``family`` (``T1`` … ``T5``), a one-line summary, how it
+    is drawn, and how it words its questions (``None`` for a subtask registered without a
+    wording: ``gen verify`` then says it did not check their questions)."""
 
     name: str
     family: str
     summary: str
     make: Make
+    wording: Wording | None = None
 
 
 MARKUP_TASKS: Registry[Subtask] = Registry(
@@ -130,10 +255,12 @@ MARKUP_TASKS: Registry[Subtask] = Registry(
 """Every markup subtask, by name."""
 
 
-def subtask(name: str, family: str, summary: str) -> Callable[[Make], Make]:
-    """Register the decorated drawing function as subtask ``name`` of ``family``."""
+def subtask(name: str, family: str, summary: str,
+            wording: Wording | None = None) -> Callable[[Make], Make]:
+    """Register the decorated drawing function as subtask ``name`` of ``family``; its
+    questions are worded by ``wording`` (which ``gen verify`` words again)."""
     def register(make: Make) -> Make:
-        MARKUP_TASKS.register(name, Subtask(name, family, summary, make))
+        MARKUP_TASKS.register(name, Subtask(name, family, summary, make, wording))
         return make
     return register
 
@@ -143,9 +270,25 @@ def subtask(name: str, family: str, summary: str) -> Callable[[Make], Make]:
 STYLE_WORDS = {"highlight": "highlighted", "underline": "underlined", "bold": "in bold"}
 
 
+STYLE = Slot("style", MARK_STYLES)
+"""The slot of a mark style a question names."""
+COLOUR = Slot("colour", tuple(sorted(COLOURS)))
+"""The slot of a highlight colour a question names."""
+COLUMN = Slot("column", int)
+"""The slot of a column (its index) a question names by its header."""
+
+
 def styled(style: str, colour: str | None = None) -> str:
     """How a question names a style: ``highlighted in green``, ``underlined``, ``in bold``."""
     return f"highlighted in {colour}" if style == "highlight" and colour else STYLE_WORDS[style]
+
+
+def column_header(table: TaskTable, column: int) -> str:
+    """The header of value column ``column`` (a :class:`WordingError` for a column the table
+    does not have, or its label column)."""
+    if not 1 <= column < table.cols:
+        raise WordingError(f"column {column} is no value column of the table")
+    return table.header(column)
 
 
 def answer_format(example: str) -> str:

@@ -24,6 +24,11 @@ What is re-proved, item by item, never trusting what the item says of itself:
 - a chart markup variant's target and distractor are points of its chart, and its chart
   image emphasises exactly the point the variant marks (``render.emphasis``, with a box
   inside the image), or none for the control.
+- a table markup variant records its recipe's style and marked cell, its table image marks
+  exactly that cell, and (of a generated base the dataset holds) the rest of its record is
+  what the markup recipe chooses for that base;
+- a markup task's answer is its program's, and its question the one its subtask's wording
+  gives for that program (:mod:`hopvista.verify.markup`).
 
 Then the Parquet rows against the lines, and the counts against the manifest. What this
 cannot prove (pixels; imported records without their source) goes to the notes.
@@ -47,6 +52,7 @@ from hopvista.model.inputs import Table
 from hopvista.model.item import BASE_VARIANT
 from hopvista.verify.images import png_problem, read_image
 from hopvista.verify.jsonl import parse_strict, read_lines
+from hopvista.verify.manifest import MARGIN_EXPECTED, MARGIN_KEYS, visible_margin
 from hopvista.verify.notes import BUILD_NOTE, FACT_NOTE, IMAGE_NOTE, IMPORTED_NOTE
 from hopvista.verify.paths import file_problem
 
@@ -119,12 +125,42 @@ def _image_problems(item: Item, root: Path, images: dict[str, bytes | None]) -> 
     return problems
 
 
+@dataclass(frozen=True)
+class Margins:
+    """The decidability margins the items of an augmented dataset must record, and whose they
+    are (the installed pack's, or the input build's), as messages name them."""
+
+    values: tuple[float, float]
+    whose: str
+
+
+def _margin_problem(item: Item, margins: Margins | None) -> tuple[list[str], Any]:
+    """The item's recorded margins against ``margins`` (when known; else they must be ones
+    a reader can see), and the margins its labels are re-derived with (``None``: none)."""
+    decide = item.provenance.decidability or {}
+    recorded = tuple(decide.get(key) for key in MARGIN_KEYS)
+    shown = repr(list(recorded))
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    if margins is not None:
+        if recorded == margins.values:
+            return [], margins.values
+        return [f"provenance.decidability margins {shown} differ from {margins.whose} "
+                f"{list(margins.values)}"], margins.values
+    if all(visible_margin(value) for value in recorded):
+        return [], recorded
+    return [f"provenance.decidability margins {shown}: expected each {MARGIN_EXPECTED}"], None
+
+
 def _label_problems(item: Item, blanked: set[tuple[int, int]],
-                    raw: dict[str, Any]) -> list[str]:
-    """Labels re-derived on the inputs this variant shows, blanked cells removed."""
+                    raw: dict[str, Any], margins: Margins | None = None) -> list[str]:
+    """Labels re-derived on the inputs this variant shows, blanked cells removed, with the
+    margins the item must record (``margins``: those of its input's build)."""
     if not item.statements or any(s.program is None for s in item.statements):
         return []
-    from hopvista.verify.checks import check_item
+    problems, held = _margin_problem(item, margins)
+    if held is None:
+        return problems
+    from hopvista.verify.checks import check_item, check_names
     from hopvista.verify.executor import Context
 
     table = item.inputs.table
@@ -141,12 +177,11 @@ def _label_problems(item: Item, blanked: set[tuple[int, int]],
         rows.append(dict(row) | {"values": values})
     inputs["table"] = dict(inputs["table"]) | {"rows": rows}
     shown["inputs"] = inputs
-    decide = item.provenance.decidability or {}
     try:
-        context = Context(shown, float(decide["min_rank_gap"]), float(decide["min_trend_step"]))
+        context = Context(shown, float(held[0]), float(held[1]))
     except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
-        return [f"inputs cannot be read: {type(exc).__name__}: {exc}"]
-    return check_item(shown, context)
+        return [*problems, f"inputs cannot be read: {type(exc).__name__}: {exc}"]
+    return problems + check_names(shown) + check_item(shown, context)
 
 
 #: Fields of an item that its variants may change (the rest is the base's).
@@ -237,6 +272,8 @@ class _Run:
         self.bases: dict[str, Item] = {}
         self.references: dict[str, _Reference] = {}
         self.wording: Any = None
+        self.margins: Margins | None = None
+        self.builtin: str | None = None
         self.input_format = _input(manifest).get("format")
         self.imported = 0
         self.facts = False
@@ -247,6 +284,11 @@ class _Run:
         if not isinstance(asked, list) and manifest.get("kind") == "augmented":
             report("manifest.json: field 'config.variants': expected the variants asked for")
         self.families: dict[str, int] = {}
+        self.unworded: set[str] = set()
+        self.records: Any = None
+        self.marked: list[Item] = []
+        """Markup variants read before their base (checked once every line is read)."""
+        self.unmarked = False
         self.lines = 0
         self.images = 0
 
@@ -272,12 +314,24 @@ class _Run:
         problems += _image_problems(item, self.root, images)
         blanked = {(int(r), int(c)) for r, c in item.variant.parameters.get("cells", [])} \
             if item.variant.recipe == "missing" else set()
-        problems += _label_problems(item, blanked, raw)
+        self._builtin_by_columns(raw)
+        problems += _label_problems(item, blanked, raw, self.margins)
         if item.kind == "markup_task":
-            problems += _markup_task_problems(item)
+            problems += _markup_task_problems(item, self.unworded.add)
             if item.task is not None:
                 self.families[item.task.family] = self.families.get(item.task.family, 0) + 1
+        elif self.manifest.get("kind") == "markup":
+            problems.append(f"a {item.kind!r} item in a dataset of markup tasks (whose every "
+                            "item is a markup_task)")
         problems += _chart_markup_problems(item)
+        if item.variant.markup:
+            from hopvista.verify.markup import variant_markup_problems
+
+            problems += variant_markup_problems(item)
+            if item.base_id in self.bases:
+                problems += self.recipe_problems(item)
+            else:
+                self.marked.append(item)
         if item.statements and all(s.program is not None for s in item.statements):
             from hopvista.verify.wording import check_wording
 
@@ -306,6 +360,42 @@ class _Run:
             problems += _against_base(item, base, blanked)
         return problems, images
 
+    def _builtin_by_columns(self, raw: dict[str, Any]) -> None:
+        """The first generated item whose columns are an installed pack's: the input's build
+        must then have recorded that pack's identities, related columns and margins, and the
+        items are held to its margins."""
+        from hopvista.verify.wording import content_differences, pack_by_columns
+
+        config = _input_config(self.manifest)
+        if self.builtin is not None or config is None or self.input_format != "hopvista":
+            return
+        pack = pack_by_columns(raw)
+        if pack is None:
+            return
+        self.builtin, self.margins = pack.name, _pack_margins(pack)
+        recorded = _input(self.manifest).get("manifest")
+        version = recorded.get("format_version") if isinstance(recorded, dict) else None
+        domain = config.get("domain")
+        for problem in content_differences(config, pack, domain if isinstance(domain, str)
+                                           else None, version if type(version) is int else 0):
+            self.report(problem.replace("config.", "config.input.manifest.config.", 1) +
+                        " (its items show that pack's columns)")
+
+    def recipe_problems(self, item: Item) -> list[str]:
+        """A markup variant's record re-derived by its recipe from its generated base (the
+        dataset holds it); nothing, and a note, for another base."""
+        from hopvista.verify.markup import RecipeRecords
+
+        base = self.bases.get(item.base_id)
+        if base is None or not base.statements or \
+                not all(s.program is not None for s in base.statements):
+            self.unmarked = True
+            return []
+        if self.records is None:
+            self.records = RecipeRecords(self.manifest.get("seed"))
+        problems: list[str] = self.records.problems(item, base)
+        return problems
+
 
 def _protected_cells(raw: dict[str, Any]) -> set[tuple[Any, Any]]:
     """The cells an item's variant records as kept clear (``variant.protected``)."""
@@ -321,13 +411,14 @@ def _digest(item: Item) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _markup_task_problems(item: Item) -> list[str]:
-    """A markup task: the answer re-derived by its program on its table and marks, the plan
-    naming the task, and the table image showing exactly the marks (as the renderer recorded
-    the cells' markup)."""
-    from hopvista.verify.markup import task_problems
+def _markup_task_problems(item: Item, unworded: Callable[[str], None]) -> list[str]:
+    """A markup task: the answer re-derived by its program on its table and marks, the
+    question the one its subtask words for the program (``unworded`` hears a subtask that
+    has no wording), the plan naming the task, and the table image showing exactly the marks
+    (as the renderer recorded the cells' markup)."""
+    from hopvista.verify.markup import question_problems, task_problems
 
-    problems = task_problems(item)
+    problems = task_problems(item) + question_problems(item, unworded)
     if item.task is None:
         return problems
     plan = item.provenance.plan or {}
@@ -415,17 +506,26 @@ def _input(manifest: dict[str, Any]) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def _input_wording(manifest: dict[str, Any], report: Report, notes: Report) -> Any:
-    """The wording that proves a hopvista input's texts (judged as its build's would be)."""
+def _input_config(manifest: dict[str, Any]) -> dict[str, Any] | None:
+    """The config of a hopvista input's build, as the manifest records it."""
+    found = _input(manifest).get("manifest")
+    config = found.get("config") if isinstance(found, dict) else None
+    return config if isinstance(config, dict) else None
+
+
+def _input_wording(manifest: dict[str, Any], report: Report, notes: Report
+                   ) -> tuple[Any, str | None]:
+    """The wording that proves a hopvista input's texts (judged as its build's would be), and
+    the installed pack the input is, if any."""
     from hopvista.verify.wording import judge_wording
 
     found = _input(manifest).get("manifest")
     recorded: dict[str, Any] = found if isinstance(found, dict) else {}
-    config = recorded.get("config")
-    if not isinstance(config, dict):
+    config = _input_config(manifest)
+    if config is None:
         report("manifest.json: field 'config.input.manifest.config': missing (the hopvista "
                "input's config, whose wording proves the base items' texts)")
-        return None
+        return None, None
     packages = manifest.get("packages")
     version = recorded.get("format_version")
     verdict = judge_wording(
@@ -436,7 +536,32 @@ def _input_wording(manifest: dict[str, Any], report: Report, notes: Report) -> A
         report(problem.replace("config.", "config.input.manifest.config.", 1))
     for text in verdict.notes:
         notes(text)
-    return verdict.wording
+    return verdict.wording, verdict.builtin
+
+
+def _input_margins(manifest: dict[str, Any], builtin: str | None, report: Report
+                   ) -> Margins | None:
+    """The margins the items of a hopvista input's variants must record: the installed
+    pack's when the input is a built-in pack's, else those its build records (when a reader
+    can see them; each other value is reported)."""
+    from hopvista.verify.manifest import recorded_margins
+    from hopvista.verify.wording import installed_pack
+
+    pack = installed_pack(builtin)
+    if pack is not None:
+        return _pack_margins(pack)
+    config = _input_config(manifest)
+    if config is None:
+        return None
+    values = recorded_margins(config, lambda problem: report(
+        problem.replace("'config.", "'config.input.manifest.config.", 1)))
+    return None if values is None else Margins(values, "the input build's")
+
+
+def _pack_margins(pack: Any) -> Margins:
+    decide = pack.spec.decidability
+    return Margins((decide.min_rank_gap, decide.min_trend_step),
+                   f"the installed pack {pack.name!r}'s")
 
 
 def _source_records(source: Path, fmt: Any) -> Iterator[Any]:
@@ -547,7 +672,9 @@ def verify_augmented(root: Path, manifest: dict[str, Any], report: Report,
     check_files(root, manifest, report)
     run = _Run(root, manifest, report)
     if fmt == "hopvista":
-        run.wording = _input_wording(manifest, report, note)
+        run.wording, builtin = _input_wording(manifest, report, note)
+        run.margins = _input_margins(manifest, builtin, report)
+        run.builtin = builtin
     version = int(manifest["format_version"])
     try:
         rows = iter_rows(root, shard_names(root, report), version, report)
@@ -595,6 +722,7 @@ def verify_augmented(root: Path, manifest: dict[str, Any], report: Report,
         report(f"data: more Parquet rows than lines of {ITEMS}")
     if manifest.get("kind") == "markup":
         _balance_problems(run.families, manifest, report)
+    _marked_against_bases(run, report)
     counts = _field(manifest, "counts")
     if counts.get("items") != run.lines:
         report(f"manifest.json: counts.items is {counts.get('items')!r}, {ITEMS} has "
@@ -619,10 +747,27 @@ def _notes(run: _Run, fmt: Any, source: Path | None, note: Report) -> None:
         note(BUILD_NOTE)
     if run.facts:
         note(FACT_NOTE)
+    if run.unmarked:
+        note("which cells the markup variants of imported records (or of bases the "
+             "dataset does not hold) chose as target and distractor, and what a misled reader "
+             "answers: the image is checked to mark the recorded cell, the choice is not "
+             "re-derived")
+    if run.unworded:
+        note(f"what the questions of markup subtask(s) {', '.join(sorted(run.unworded))} "
+             "ask (registered without a wording): their answers are re-derived, their "
+             "questions taken as they are")
     if source is None and run.manifest.get("kind") == "augmented" and \
             (run.imported or fmt == "hopvista"):
         note(f"the items against the input they were made from (the {fmt} input {name!r}): "
              "give it with --source PATH")
+
+
+def _marked_against_bases(run: _Run, report: Report) -> None:
+    """The markup variants read before their base, against it (so the order of the lines
+    does not matter)."""
+    for item in run.marked:
+        for problem in run.recipe_problems(item):
+            report(f"item {item.id}: {problem}")
 
 
 def _balance_problems(families: dict[str, int], manifest: dict[str, Any],

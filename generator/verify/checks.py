@@ -3,10 +3,13 @@ and that the chart is needed. They use only the independent executor and the ite
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hopvista.derivation import Relation, derivation
 from hopvista.domain import Identity, derivable_closure
+from hopvista.errors import excerpt
+from hopvista.lookalike import Lookalikes, character_name, invisible_character
 from hopvista.ratios import Product, product_relation
 from hopvista.stated_numbers import stated_values
 from hopvista.verify.executor import (
@@ -20,6 +23,7 @@ from hopvista.verify.executor import (
     picked_by,
 )
 from hopvista.verify.operators import modalities
+from hopvista.verify.reading import as_read
 
 #: The first format whose builds keep every "during the years when" label open without the
 #: table; older datasets were made before that rule and are not held to it.
@@ -38,6 +42,33 @@ SHARED_FACT_FORMAT = 5
 #: its owner would have to pass both fused selectors to keep both modalities open, and then
 #: it is the one entity they pick. Format 5 claims facts several entities state instead.
 LABEL_DECIDABLE_FALSE = frozenset({"FC+CT+TR", "FC+AR+TR"})
+
+
+def check_names(item: dict[str, Any]) -> list[str]:
+    """The names a reader tells the item's entities and columns apart by: none holds an
+    invisible character, and no two look the same (a Cyrillic "А" for a Latin "A", "ACME"
+    beside "Acme": :mod:`hopvista.lookalike`) — a statement about one would be unprovable
+    from an image that shows both."""
+    problems: list[str] = []
+    named = [("entity", e.get("id"), e.get("name")) for e in item.get("entities") or ()
+             if isinstance(e, dict)]
+    table = (item.get("inputs") or {}).get("table") or {}
+    named += [("column", c.get("key"), c.get("label")) for c in table.get("columns") or ()
+              if isinstance(c, dict)]
+    seen: dict[str, Lookalikes[str]] = {"entity": Lookalikes(), "column": Lookalikes()}
+    for what, key, name in named:
+        if not isinstance(name, str):
+            continue
+        hidden = invisible_character(name)
+        if hidden is not None:
+            problems.append(f"{what} {key!r}: its name {excerpt(name)} holds the invisible "
+                            f"character {character_name(hidden)}")
+        earlier = seen[what].add(name, str(key), distinct=True)
+        if earlier is not None:
+            problems.append(f"{what}s {earlier[1]!r} and {key!r} look the same "
+                            f"({excerpt(earlier[0])}, {excerpt(name)}): a reader cannot tell "
+                            "them apart")
+    return problems
 
 
 def check_item(item: dict[str, Any], ctx: Context, version: int = SHARED_FACT_FORMAT
@@ -140,7 +171,8 @@ def check_chart_needed(item: dict[str, Any], identities: list[Identity],
     """The chart column cannot be derived from the table (by an identity, a related column of
     the pack, or a linear relation the data shown obey: :func:`hopvista.derivation.derivation`,
     or a product or ratio of one or two columns: :func:`hopvista.ratios.product_relation`),
-    and no text states its values (as numbers: :mod:`hopvista.stated_numbers`)."""
+    and no text states its values (as numbers: :mod:`hopvista.stated_numbers`, in the text as
+    a reader sees it: :func:`hopvista.verify.reading.as_read`)."""
     chart = item["inputs"]["chart"]
     column = chart["column"]["key"]
     table = {c["key"] for c in item["inputs"]["table"]["columns"]}
@@ -158,7 +190,8 @@ def check_chart_needed(item: dict[str, Any], identities: list[Identity],
                         f"{relation.formula(column)} (within rounding)")
     shown = {parse_number(v): v for s in chart["series"] for v in s["values"]}
     for text in item["inputs"]["text"]:
-        stated = sorted(shown[v] for v in stated_values(text["text"], shown, precision))
+        read = as_read(text["text"])
+        stated = sorted(shown[v] for v in stated_values(read, shown, precision))
         if stated:
             problems.append(f"text chunk {text['chunk']} states chart values {stated}")
     return problems
@@ -204,3 +237,36 @@ def related_groups(config: dict[str, Any]) -> list[list[str]]:
         return []
     return [list(g) for g in groups
             if isinstance(g, list) and all(isinstance(c, str) for c in g)]
+
+
+#: Numbers written in words that may state a value (one to ten state nothing: a value needs
+#: two significant digits).
+_NUMBER_WORDS = re.compile(
+    r"\b(eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|"
+    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundreds?|thousands?|millions?|"
+    r"billions?|trillions?)\b", re.IGNORECASE)
+#: A number in digits followed by a scale word, and the power of ten of each scale word.
+_SCALED = re.compile(r"\d(?:[\d.,]*\d)?\s?(thousand|million|billion|trillion|mln|mn|bn|tn)\b",
+                     re.IGNORECASE)
+_POWERS = {"thousand": 3, "million": 6, "mln": 6, "mn": 6, "billion": 9, "bn": 9,
+           "trillion": 12, "tn": 12}
+_UNIT_SCALE = re.compile(r"\b(thousand|million|billion|trillion)s?\b", re.IGNORECASE)
+
+
+def numbers_not_read(item: dict[str, Any]) -> str | None:
+    """The first number a text chunk writes that the chart-need check cannot read as a chart
+    value (``None``: none): a number in words ("two thousand"), or one whose scale word is not
+    the chart unit's ("2.1 billion" beside a chart in millions)."""
+    unit = str(item["inputs"]["chart"]["column"].get("unit") or "")
+    scale = _UNIT_SCALE.search(unit)
+    power = _POWERS[scale.group(1).lower()] if scale is not None else None
+    for chunk in item["inputs"]["text"]:
+        text = as_read(chunk["text"])
+        for found in _SCALED.finditer(text):
+            if power is not None and _POWERS[found.group(1).lower()] != power:
+                return found.group()
+        for found in _NUMBER_WORDS.finditer(text):
+            before = text[:found.start()].rstrip()
+            if not (before[-1:].isdigit() and found.group(1).lower() in _POWERS):
+                return found.group()
+    return None

@@ -194,7 +194,8 @@ def check_statements(item: dict[str, Any], expect: Expect) -> list[str]:
 
 
 def check_provenance(item: dict[str, Any], expect: Expect) -> list[str]:
-    """The recorded plan entry is what the item is; the margins are the manifest's."""
+    """The recorded plan entry is what the item is; the margins are those the dataset is held
+    to (the manifest's, or the installed pack's for a built-in pack's dataset)."""
     provenance, problems = item["provenance"], []
     plan = provenance["plan"]
     statements = item["statements"]
@@ -208,5 +209,9 @@ def check_provenance(item: dict[str, Any], expect: Expect) -> list[str]:
         recorded = provenance["decidability"]
         margins = (recorded.get("min_rank_gap"), recorded.get("min_trend_step"))
         if margins != expect.margins:
-            problems.append("provenance.decidability margins differ from the manifest's")
+            held = "the manifest's" if expect.pack is None else \
+                f"the installed pack {expect.pack!r}'s {list(expect.margins)}"
+            shown = repr(list(margins))
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            problems.append(f"provenance.decidability margins {shown} differ from {held}")
     return problems

@@ -30,7 +30,12 @@ from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
 from hopvista.verify.augmented import is_augmented, verify_augmented
 from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
-from hopvista.verify.checks import check_chart_needed, check_item, related_groups
+from hopvista.verify.checks import (
+    check_chart_needed,
+    check_item,
+    check_names,
+    numbers_not_read,
+)
 from hopvista.verify.consistency import (
     check_identity,
     check_inputs,
@@ -41,8 +46,8 @@ from hopvista.verify.executor import Context
 from hopvista.verify.files import check_files
 from hopvista.verify.images import Images, check_images
 from hopvista.verify.jsonl import Line, parse_strict, read_lines
-from hopvista.verify.manifest import Expect, expectations, read_manifest
-from hopvista.verify.notes import FACT_NOTE, IMAGE_NOTE, PROXY_NOTE, Notes
+from hopvista.verify.manifest import Expect, expectations, held_to_pack, read_manifest
+from hopvista.verify.notes import FACT_NOTE, IMAGE_NOTE, NUMBERS_NOTE, PROXY_NOTE, Notes
 from hopvista.verify.parquet import Row, compare_row, iter_rows, shard_names
 from hopvista.verify.paths import FILE, file_problem, walk
 from hopvista.verify.proxies import check_proxies
@@ -52,6 +57,7 @@ from hopvista.verify.wording import (
     check_wording,
     content_differences,
     differences,
+    installed_pack,
     judge_wording,
     pack_by_columns,
     unheld_note,
@@ -82,6 +88,7 @@ class _Run:
         self.root, self.expect, self.report, self.notes = root, expect, report, notes
         self.verdict, self.wording = verdict, verdict.wording
         self.built_by: Any = None
+        self.columns_found = False
         self.manifest: dict[str, Any] = {}
         self.tally = Tally()
         self.ids: set[str] = set()
@@ -172,7 +179,7 @@ class _Run:
 
     def _proofs(self, item: dict[str, Any]) -> list[str]:
         self._builtin_by_columns(item)
-        problems = check_wording(item, self.wording)
+        problems = check_wording(item, self.wording) + check_names(item)
         if any("fact" in s["program"]["claim"] or s["program"]["select"]["op"] == "fact"
                for s in item["statements"]):
             self.notes(FACT_NOTE)
@@ -184,25 +191,38 @@ class _Run:
             problems += check_item(item, context, self.expect.version)
         problems += check_proxies(item, self.expect.defences)
         if self.expect.identities is not None:
-            problems += check_chart_needed(item, self.expect.identities,
-                                           related_groups(self.expect.config))
+            problems += check_chart_needed(item, self.expect.identities, self.expect.related)
+            if numbers_not_read(item) is not None:
+                self.notes(NUMBERS_NOTE)
         return problems
 
     def _builtin_by_columns(self, item: dict[str, Any]) -> None:
-        """The first item whose columns are an installed pack's: a dataset of this hopvista
-        and format is then held to that pack's wording, whatever it calls its domain."""
-        if self.verdict.builtin is not None:
+        """The first item whose columns are an installed pack's: the dataset is then held to
+        that pack's identities, related columns and margins, and (made by this hopvista in
+        this format) to its wording, whatever it calls its domain or whichever pack's
+        identities or related columns its manifest records."""
+        if self.columns_found:
             return
         pack = pack_by_columns(item)
         if pack is None:
             return
+        self.columns_found = True
+        if pack.name == self.verdict.builtin:
+            return
+        if self.verdict.builtin is not None:
+            self.report(f"manifest.json: config.identities or config.related are the installed "
+                        f"pack {self.verdict.builtin!r}'s, but its items show the columns of "
+                        f"the installed pack {pack.name!r}")
         self.verdict = WordingVerdict(self.wording, builtin=pack.name)
+        self.expect = held_to_pack(self.expect, pack)
+        found = content_differences(self.expect.config, pack, self.expect.domain,
+                                    self.expect.version)
         if self.expect.version == FORMAT_VERSION and self.built_by == __version__:
-            found = content_differences(self.expect.config, pack, self.expect.domain)
-            for problem in found + differences(self.wording, pack, self.expect.domain):
-                self.report(problem + " (its items show that pack's columns)")
+            found += differences(self.wording, pack, self.expect.domain)
         else:
             self.notes(unheld_note(pack.name, self.expect.version, self.built_by))
+        for problem in found:
+            self.report(problem + " (its items show that pack's columns)")
 
     def finish(self, extra_rows: int, manifest: dict[str, Any]) -> None:
         """What needs every item: row count, counts, shares, balance, the images folder."""
@@ -233,6 +253,15 @@ class _Run:
                 self.report(f"images/{name}: an image, but the build has none")
             elif f"images/{name}" not in self.image_paths:
                 self.report(f"images/{name}: not the image of an item")
+
+
+def older_format_note(version: int) -> str:
+    """What is not checked of a dataset that says it was made in an older format: the rules
+    later formats added (it is held to its own format's, as such a build was made)."""
+    later = f"format {FORMAT_VERSION}" if version + 1 == FORMAT_VERSION else \
+        f"formats {version + 1} to {FORMAT_VERSION}"
+    return f"the rules {later} added (docs/format.md, section 1): the manifest says the " \
+        f"dataset was made in format {version}, and it is held to that format's rules"
 
 
 def _lines(root: Path, report: Report) -> Iterator[Line]:
@@ -285,10 +314,15 @@ def verify_into(root: Path, report: Report, *, note: Report | None = None,
     packages = manifest.get("packages")
     built_by = packages.get("hopvista") if isinstance(packages, dict) else None
     verdict = judge_wording(expect.config, expect.domain, expect.version, built_by)
+    pack = installed_pack(verdict.builtin)
+    if pack is not None:
+        expect = held_to_pack(expect, pack)
     for problem in verdict.problems:
         clean(problem)
     for text in verdict.notes:
         notes(text)
+    if expect.version < FORMAT_VERSION:
+        notes(older_format_note(expect.version))
     if expect.images:
         notes(IMAGE_NOTE)
     if expect.defences:

@@ -16,6 +16,8 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
+from hopvista.verify.reading import as_read, spoken_as_digits
+
 Program = dict[str, Any]
 Path_ = tuple[Any, ...]
 
@@ -63,12 +65,15 @@ def _parse_text(text: str) -> Decimal:
         raise ValueError(f"not a number: {text[:40]!r}") from None
 
 
+@lru_cache(maxsize=1 << 14)
 def _normalise(text: str) -> str:
-    return " ".join(text.lower().split())
+    return " ".join(spoken_as_digits(as_read(text)).lower().split())
 
 
 def mentions(text: str, phrase: str) -> bool:
-    """Whether ``phrase`` occurs in ``text`` as whole words (case and spacing ignored)."""
+    """Whether ``phrase`` occurs in ``text`` as whole words, as a reader sees both (case,
+    spacing, invisible characters, compatibility forms and thousands separators ignored, small
+    numbers in words or digits alike: :mod:`hopvista.verify.reading`)."""
     haystack, needle = _normalise(text), _normalise(phrase)
     start = haystack.find(needle)
     while start != -1:

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
-from hopvista.domain import Identity, parse_identity
+from hopvista.domain import MIN_MARGIN, DomainPack, Identity, parse_identity
 from hopvista.errors import UserError
 from hopvista.model.format import DATASET_FORMAT, FORMAT_VERSION
 from hopvista.model.migrate import OLDEST, supported
 from hopvista.plan import LEVEL_NAMES
 from hopvista.statements.registry import STATEMENT_TYPES
+from hopvista.verify.checks import related_groups
 from hopvista.verify.jsonl import parse_strict
 from hopvista.verify.paths import file_problem
 
@@ -61,7 +62,11 @@ def read_manifest(root: Path) -> dict[str, Any]:
 class Expect:
     """What the manifest says every item and count must match; ``None`` where the manifest's
     field is unusable (already reported). ``version`` is the format version the dataset was
-    written in (its items are migrated to the current one before they are checked)."""
+    written in (its items are migrated to the current one before they are checked).
+
+    ``margins``, ``identities`` and ``related`` are what the proofs use: the manifest's for a
+    custom pack, the installed pack's for a built-in pack's dataset (``pack``, see
+    :func:`held_to_pack`), whatever its manifest records."""
 
     version: int
     domain: str | None
@@ -75,6 +80,18 @@ class Expect:
     config: dict[str, Any]
     defences: bool = False
     """Whether the build defeats proxy solvers (format 4 ``config.defences``)."""
+    related: list[list[str]] = field(default_factory=list)
+    pack: str | None = None
+    """The installed pack the dataset is held to, if it is a built-in pack's."""
+
+
+def held_to_pack(expect: Expect, pack: DomainPack) -> Expect:
+    """``expect`` holding a built-in pack's dataset to the installed ``pack``: its margins,
+    identities and related columns, not those the manifest records."""
+    decide = pack.spec.decidability
+    return replace(expect, pack=pack.name, margins=(decide.min_rank_gap, decide.min_trend_step),
+                   identities=list(pack.identities),
+                   related=[list(group) for group in pack.spec.related])
 
 
 def _bad(report: Report, path: str, expected: str, value: Any) -> None:
@@ -91,14 +108,28 @@ def _whole(config: dict[str, Any], key: str, low: int, report: Report) -> int | 
     return value
 
 
-def _margins(config: dict[str, Any], report: Report) -> tuple[float, float] | None:
+#: What a decidability margin must be (:data:`hopvista.domain.MIN_MARGIN`), as messages say.
+MARGIN_EXPECTED = f"a fraction from {MIN_MARGIN} to below 1 (a difference of less than " \
+    f"{MIN_MARGIN:.0%} of a chart's axis is not one a reader can see)"
+MARGIN_KEYS = ("min_rank_gap", "min_trend_step")
+
+
+def visible_margin(value: Any) -> TypeGuard[float]:
+    """Whether ``value`` is a decidability margin a pack may ask for: a number from
+    :data:`~hopvista.domain.MIN_MARGIN` to below 1."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        math.isfinite(value) and MIN_MARGIN <= value < 1
+
+
+def recorded_margins(config: dict[str, Any], report: Report) -> tuple[float, float] | None:
+    """The margins ``config.decidability`` records, when they are ones a reader can see (else
+    the field is reported, and ``None``)."""
     decide = config.get("decidability")
     values = []
-    for key in ("min_rank_gap", "min_trend_step"):
+    for key in MARGIN_KEYS:
         value = decide.get(key) if isinstance(decide, dict) else None
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or \
-                not (math.isfinite(value) and 0 < value < 1):
-            _bad(report, f"config.decidability.{key}", "a fraction in (0, 1)", value)
+        if not visible_margin(value):
+            _bad(report, f"config.decidability.{key}", MARGIN_EXPECTED, value)
             return None
         values.append(float(value))
     return values[0], values[1]
@@ -153,6 +184,6 @@ def expectations(manifest: dict[str, Any], report: Report) -> Expect:
         version=manifest["format_version"], domain=domain, seed=seed,
         count=_whole(config, "count", 1, report), images=images,
         levels=_names(config, "hops", tuple(LEVEL_NAMES.values()), False, report),
-        margins=_margins(config, report), identities=_identities(config, report),
+        margins=recorded_margins(config, report), identities=_identities(config, report),
         types=_names(config, "types", tuple(STATEMENT_TYPES.names()), True, report), config=config,
-        defences=defences)
+        defences=defences, related=related_groups(config))

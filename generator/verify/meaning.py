@@ -27,6 +27,12 @@ against what the verifier knows without the dataset — the installed packs:
 * the **question** must be text, ``{{ names }}`` and one loop numbering the statements, with no
   negating word, and ask which statements are *true* (other words are doubts).
 
+Words are read as a reader reads them (:mod:`hopvista.verify.reading`): NFKC-normalised, a
+negation matched by its stems ("fals…", "untru…", "seem…") and through a disguise (look-alike
+letters of another script, "n o t", "fal-se", "n0t"); wording with an invisible format
+character, a word mixing scripts or written in look-alikes of Latin letters, a mark struck
+over letters, a pictograph or a label before the claim ("Fabricated claim:") is refused.
+
 A refused form is reported naming it and is not used: a statement written with it is not
 proved. What is accepted without being an installed pack's is listed as not checked for
 meaning (the verifier does not read English; it checks words and slots).
@@ -35,6 +41,7 @@ meaning (the verifier does not read English; it checks words and slots).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -48,6 +55,7 @@ from jinja2 import nodes
 from hopvista.domain import DOMAIN_FILE, builtin_pack_names, resolve_pack
 from hopvista.errors import UserError
 from hopvista.sandbox import PackEnvironment
+from hopvista.verify.reading import as_read, invisible, look_alike, skeleton
 from hopvista.yamlfile import read_yaml
 
 #: The one Jinja2 environment verify parses and renders a dataset's templates in.
@@ -104,9 +112,10 @@ SIGN_OPERANDS = {"AR": ("period1", "period2"), "AR+RK": ("cond_column", "cond_co
 WORD_SENSES: dict[str, dict[str, frozenset[str]]] = {
     "cmp": {
         ">": frozenset({"greater than", "more than", "higher than", "larger than", "above",
-                        "over", "bigger than", "exceeding", "in excess of", "greater"}),
+                        "over", "bigger than", "exceeding", "in excess of", "greater",
+                        "at least", "at or above", "exceeds", "surpassing"}),
         "<": frozenset({"less than", "lower than", "smaller than", "below", "under",
-                        "fewer than", "beneath", "lower"}),
+                        "fewer than", "beneath", "lower", "at most", "up to", "at or below"}),
     },
     "sign": {
         "+": frozenset({"plus", "added to", "and"}),
@@ -149,8 +158,29 @@ NEGATING = frozenset({
     "rather", "hardly", "barely", "scarcely", "seldom", "rarely", "misleading", "mistaken",
     "mistakenly", "erroneous", "erroneously", "bogus", "invalid", "refuted", "debunked",
     "non", "anti", "pseudo", "supposed", "disproved", "disproven", "pretend", "pretends",
-    "pretended",
+    "pretended", "denial", "denying", "reportedly", "likely", "unlikely", "arguably",
+    "conceivably", "potentially", "theoretically", "nominally", "lied", "lying", "liar",
+    "thought", "nonsense", "inverse", "reverse", "reversed", "absent", "absence",
+    "un", "dis", "mis", "isnt", "arent", "wasnt", "werent", "dont", "doesnt", "didnt",
+    "hasnt", "hadnt", "havent", "cant", "couldnt", "wont", "wouldnt", "shouldnt", "aint",
+    "baseless", "groundless", "impossible", "formerly", "parody", "joke", "joking",
+    "nonexistent", "unreal", "flawed",
 })
+#: Beginnings of words that negate, hedge or fictionalise a claim in any of their forms
+#: ("fals" for false, falsely, falsified; "untru" for untrue, untruthfully).
+NEGATING_STEMS = (
+    "fals", "untru", "fabricat", "fake", "fictio", "fictiti", "wrong", "incorrect",
+    "inaccura", "erroneous", "mistak", "mislead", "misstat", "misrepresent", "refut",
+    "disprov", "debunk", "contradict", "disput", "doubt", "dubious", "bogus", "spurious",
+    "counterfeit", "never", "seem", "apparent", "alleg", "suppos", "purport", "ostensib",
+    "presum", "rumo", "hypothe", "imagin", "pretend", "pretens", "speculat", "unverif",
+    "unconfirm", "unprove", "unsubstantiat", "claim", "believ", "assum", "myth", "hoax",
+    "negat", "invalid", "fail", "lack", "exclud", "untrustworth", "deceiv", "decept",
+    "unfound", "unreliab", "unsupport", "misreport", "misattribut", "counterfact",
+    "disagre", "reject", "retract", "fault", "satir", "ironic", "sarcas",
+)
+#: Words a question may not use to pick statements: it asks which are true, not which are not.
+EXCLUDING = frozenset({"other", "others", "remaining", "rest", "complement"})
 #: Words a noun (``noun``, ``singular``, ``plural``) may not hold: it would be a clause.
 CLAUSE_WORDS = frozenset({
     "whose", "that", "which", "who", "whom", "with", "is", "are", "was", "were", "be", "been",
@@ -166,11 +196,24 @@ NEUTRAL = frozenset({
     "documents", "page", "pages", "article", "articles", "summary", "passage", "passages",
     "annual", "states", "says", "notes", "data", "reported", "recorded", "registered",
     "posted", "measured", "logged", "is", "was", "are", "were", "has", "had", "have"})
-_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
 #: Characters the text of a form may hold besides letters and whitespace.
 _PUNCTUATION = set(".,;:'\u2019-()")
 #: Signs that negate or qualify what a form claims: never in a form.
-_CONTRADICTING = set("?!\u2260\u00ac~\u2248\u2209")
+_CONTRADICTING = set("?!\u2260\u00ac~\u2248\u2209\u00bf\u203d\u2e2e\u061f")
+#: Symbols (Unicode category So) a form may hold: units.
+_UNIT_SYMBOLS = set("\u00b0\u2103\u2109")
+
+
+def _contradicting(char: str) -> bool:
+    """Whether ``char`` is a sign a reader may read as a verdict on the claim: a question or
+    exclamation mark, a negated relation, or a pictograph (a cross, a thumb down)."""
+    if char in _CONTRADICTING:
+        return True
+    category = unicodedata.category(char)
+    name = unicodedata.name(char, "")
+    return (category == "So" and char not in _UNIT_SYMBOLS) or \
+        (category == "Sm" and ("NOT " in name or "NEITHER" in name))
 
 
 class Refused(ValueError):
@@ -187,14 +230,63 @@ class Slot:
 Part = str | Slot
 
 
+#: Signs a reader reads as an apostrophe.
+_APOSTROPHES = str.maketrans({c: "'" for c in "\u2019\u2018\u02bc\u02b9\u02bb\u02bd\u0060"
+                                                "\u00b4\u2032\u2035\ua78c\uff07"})
+
+
+#: Letters split by signs a reader reads through ("fal-se", "fal·se", "un*true").
+_SPLIT = re.compile(r"[^\W\d_]+(?:[-\u2010\u2011\u2012\u2013\u2014\u00b7\u2027.*_/|~^+]"
+                    r"[^\W\d_]+)+")
+#: Letters and digits mixed in one token ("n0t", "f4lse"), and the letters the digits imitate.
+_LEET = re.compile(r"[^\W_]*(?:[^\W\d_][0134578]|[0134578][^\W\d_])[^\W_]*")
+_DIGIT_LETTERS = str.maketrans("0134578", "oleasbt")
+
+
 def words_of(text: str) -> list[str]:
-    """The words of ``text``, lower case (an apostrophe inside a word keeps it whole)."""
-    return [w.replace("\u2019", "'") for w in _WORD.findall(text.lower())]
+    """The words of ``text`` as a reader sees them (:func:`as_read`), lower case (an
+    apostrophe, or a sign that looks like one, inside a word keeps it whole). After them come
+    the words a reader reads through a disguise: letters spelled out one by one ("n o t"),
+    split by a sign ("fal-se"), or with digits for letters ("n0t")."""
+    read = as_read(text).translate(_APOSTROPHES).lower()
+    words = _WORD.findall(read)
+    joined = ["".join(_WORD.findall(m)) for m in _SPLIT.findall(read)]
+    leet = [m.translate(_DIGIT_LETTERS) for m in _LEET.findall(read)]
+    return words + _spelled(words) + joined + leet
+
+
+def _spelled(words: list[str]) -> list[str]:
+    """The words that runs of two or more single letters spell ("n o t" → "not"; a run does
+    not start with the article "a")."""
+    out: list[str] = []
+    run: list[str] = []
+    for word in [*words, ""]:
+        if len(word) == 1 and (run or word != "a"):
+            run.append(word)
+            continue
+        if len(run) > 1:
+            out.append("".join(run))
+        run = []
+    return out
 
 
 def negating(words: Iterable[str]) -> list[str]:
-    """The words of ``words`` that negate, hedge or condition a claim."""
-    return [w for w in words if w in NEGATING or w.endswith("n't")]
+    """The words of ``words`` that negate, hedge or condition a claim, read as a reader of
+    English reads them (:func:`skeleton`: "fаlse" with a Cyrillic "а" is "false")."""
+    return [w for w in words if _negates(skeleton(w))]
+
+
+def _negates(word: str) -> bool:
+    return word in NEGATING or word.endswith("n't") or word.startswith(NEGATING_STEMS)
+
+
+def unreadable(text: str) -> str | None:
+    """Why ``text`` does not read as it is written (``None``: it does): it holds an invisible
+    format character, or a word in look-alike letters (:mod:`hopvista.verify.reading`)."""
+    hidden = invisible(text)
+    if hidden is not None:
+        return f"the invisible character {hidden} hides what a reader reads"
+    return look_alike(text)
 
 
 def shown(template: str, limit: int = 60) -> str:
@@ -354,9 +446,13 @@ def _text_verdict(text: str, allowed: frozenset[str] | None) -> tuple[str | None
     negates, hedges or conditions the claim, a character that is no wording) and a doubt (a
     word or sign the installed packs do not word the type with, whose meaning verify cannot
     vouch for; ``allowed`` ``None``: no doubt is raised)."""
+    why = unreadable(text)
+    if why is not None:
+        return why, None
+    text = as_read(text)
     doubt = None
     for char in text:
-        if char in _CONTRADICTING:
+        if _contradicting(char):
             return f"the sign {char!r} negates or qualifies the claim", None
         if not char.isprintable() and not char.isspace():
             return f"the character {char!r} is not wording", None
@@ -365,12 +461,12 @@ def _text_verdict(text: str, allowed: frozenset[str] | None) -> tuple[str | None
     words = words_of(text)
     bad = negating(words)
     if bad:
-        return f"the word {bad[0]!r} negates, hedges or conditions the claim", None
+        return f"the word {shown(bad[0], 40)} negates, hedges or conditions the claim", None
     if allowed is None:
         return None, None
     unknown = [w for w in words if w not in allowed]
     if unknown:
-        doubt = f"the word {unknown[0]!r}"
+        doubt = f"the word {shown(unknown[0], 40)}"
     return None, doubt
 
 
@@ -485,7 +581,27 @@ def form_verdict(type_name: str, source: str, extra_words: frozenset[str]
         allowed |= vocabulary.get("FC", frozenset())
     if any(c.isdigit() for c in text):
         return "holds a number of its own", None
-    return _text_verdict(text, allowed)
+    problem, doubt = _text_verdict(text, allowed)
+    label = _label(parts)
+    if problem is None and label is not None:
+        problem = f"puts the label {label!r} before what it claims (no installed form has " \
+            "one: a label can say what the claim is worth)"
+    return (problem, None) if problem is not None else (None, doubt)
+
+
+_LABEL = re.compile(r"[^\W\d_][^.,;:!?\u2014\u2013|\u00bb\u2192]*?"
+                    r"(?::|\u2014|\u2013|\||\u00bb|\u2192|=>|\s-\s)")
+
+
+def _label(parts: list[Part]) -> str | None:
+    """The first label-like run of words ending in a colon (or a dash, a bar, an arrow) in a
+    form's text ("Fabricated claim:", "Untruthfully:", "Counterpoint —"), if any."""
+    for part in parts:
+        if isinstance(part, str):
+            found = _LABEL.search(as_read(part))
+            if found is not None:
+                return " ".join(found.group().split())
+    return None
 
 
 def is_installed_form(type_name: str, source: str) -> bool:
@@ -510,16 +626,26 @@ def word_map_verdict(words: Mapping[str, Mapping[str, str]]) -> tuple[list[str],
             if not isinstance(value, str):
                 problems.append(f"{where} is missing")
                 continue
-            phrase = " ".join(value.lower().split())
+            unread = unreadable(value)
+            if unread is not None:
+                problems.append(f"{where} {shown(value, 40)}: {unread}")
+                continue
+            phrase = " ".join(as_read(value).lower().split())
+            read = " ".join(skeleton(w) for w in phrase.split())
             others = {other for other, found in senses.items() if other != sense and
-                      phrase in found}
+                      (phrase in found or read in found or
+                       set(read.split()) & (_sense_words(found) - _sense_words(allowed)))}
             bad = negating(words_of(phrase))
-            if others or bad or any(c in _CONTRADICTING for c in phrase):
+            if others or bad or any(_contradicting(c) for c in phrase):
                 problems.append(f"{where} {shown(value, 40)} " + (
                     f"says {sorted(others)[0]!r}" if others else "negates or qualifies it"))
             elif phrase not in allowed:
                 doubts.append(f"{where} {shown(value, 40)}")
     return problems, doubts
+
+
+def _sense_words(phrases: frozenset[str]) -> set[str]:
+    return {w for phrase in phrases for w in phrase.split()}
 
 
 def word_map_problems(words: Mapping[str, Mapping[str, str]]) -> list[str]:
@@ -529,6 +655,9 @@ def word_map_problems(words: Mapping[str, Mapping[str, str]]) -> list[str]:
 
 def noun_problem(value: str) -> str | None:
     """Why ``value`` is not a plain noun phrase (``None``: it is)."""
+    unread = unreadable(value)
+    if unread is not None:
+        return unread
     words = words_of(value)
     if not words or len(words) > 4:
         return "is not a noun of one to four words"
@@ -584,6 +713,9 @@ def question_verdict(source: str, extra_words: frozenset[str]
     if loops != 1:
         return "does not list the statements in one {% for %} loop", None
     text = " ".join(texts)
+    unread = unreadable(text)
+    if unread is not None:
+        return unread, None
     if "true" not in words_of(text):
         return "does not ask which statements are true", None
     for char in text:
@@ -591,7 +723,10 @@ def question_verdict(source: str, extra_words: frozenset[str]
             return f"the character {char!r} is not wording", None
     bad = negating(w for w in words_of(text) if w not in installed().question_words)
     if bad:
-        return f"the word {bad[0]!r} negates, hedges or conditions the question", None
+        return f"the word {shown(bad[0], 40)} negates, hedges or conditions the question", None
+    excluding = [w for w in words_of(text) if w in EXCLUDING]
+    if excluding:
+        return f"the word {excluding[0]!r} asks for statements other than the true ones", None
     unknown = [w for w in words_of(text) if w not in
                installed().question_words | NEUTRAL | extra_words]
     return None, (f"the word {unknown[0]!r}" if unknown else None)
@@ -658,7 +793,7 @@ class Judged:
 def pack_words(nouns: Iterable[str], singular: str, plural: str) -> frozenset[str]:
     """The words of the pack's own nouns and their plurals (a form may use them as text)."""
     found = {w for text in (*nouns, singular, plural) for w in words_of(text)
-             if w not in NEGATING and w not in CLAUSE_WORDS}
+             if not negating([w]) and w not in CLAUSE_WORDS}
     plurals = {w + "s" for w in found} | {w + "es" for w in found} | \
         {w[:-1] + "ies" for w in found if w.endswith("y")}
     return frozenset(found | plurals)

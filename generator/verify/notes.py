@@ -18,6 +18,10 @@ FACT_NOTE = "how a statement words a fact beyond its numbers, its proper names a
 IMPORTED_NOTE = "whether the imported answers are right: records without programs are " \
     "proved to agree across their variants (and, with --source, with their source), not " \
     "re-derived"
+NUMBERS_NOTE = "chart values that text chunks write in words or at another scale than the " \
+    "chart's unit ('two thousand'; '2.1 billion' beside a chart in millions): the check that " \
+    "no text states the chart's values reads numbers written in digits, at the chart's unit " \
+    "or times their scale word"
 BUILD_NOTE = "the build checks of the input's base items (balance, proxy readings, the " \
     "chart's need, ids): run gen verify on the input dataset"
 

@@ -5,15 +5,18 @@
 An item that passes can be read by the other checks without a ``KeyError`` or ``TypeError``:
 programs have exactly the nodes their statement type prescribes (docs/format.md, section 4),
 numbers are finite decimal strings of bounded length, and displayed values carry exactly
-their column's precision.
+their column's precision and lie within what a table or chart shows
+(:func:`hopvista.display.unshowable_number`, the bound the sources read data with).
 """
 
 from __future__ import annotations
 
 import re
 import reprlib
+from decimal import Decimal
 from typing import Any
 
+from hopvista.display import unshowable_number
 from hopvista.plan import LEVEL_NAMES
 from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.themes.chart_kinds import CHART_KINDS
@@ -126,6 +129,9 @@ def displayed(value: Any, precision: int, path: str) -> str:
     if not isinstance(value, str) or len(value) > MAX_NUMBER_CHARS or \
             not re.fullmatch(pattern, value):
         raise _fail(path, f"a displayed number with {precision} decimal(s)", value)
+    why = unshowable_number(Decimal(value.replace(",", "")), precision)
+    if why is not None:
+        raise Malformed(f"field '{path}': {_show(value)} {why}")
     return value
 
 

@@ -38,8 +38,17 @@ from hopvista.errors import UserError
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.verify.executor import mentions
 from hopvista.verify.manifest import Expect
-from hopvista.verify.meaning import TEMPLATES, judge, negating, normalised, shown, words_of
+from hopvista.verify.meaning import (
+    TEMPLATES,
+    judge,
+    negating,
+    normalised,
+    shown,
+    unreadable,
+    words_of,
+)
 from hopvista.verify.operators import OPERATORS, View, nodes
+from hopvista.verify.reading import as_read, invisible
 
 NOUN, FACT = "\ue000", "\ue001"
 # The sandbox: a dataset's manifest carries the wording it was built with, and verify must
@@ -99,6 +108,12 @@ def _builtin_pack(name: str) -> DomainPack | None:
         return resolve_pack(name)
     except UserError:
         return None
+
+
+def installed_pack(name: str | None) -> DomainPack | None:
+    """The built-in pack ``name`` as installed (``None`` for no name, or one it does not
+    know)."""
+    return _builtin_pack(name) if name in builtin_pack_names() else None
 
 
 def _installed_packs() -> list[DomainPack]:
@@ -175,17 +190,34 @@ def differences(recorded: Wording | None, pack: DomainPack, domain: str | None
     return problems
 
 
-def content_differences(config: dict[str, Any], pack: DomainPack, domain: str | None
-                        ) -> list[str]:
-    """The identities and related columns of a built-in pack's dataset must be the installed
-    pack's (the chart's need is checked with them)."""
+#: The first format whose manifests record the pack's ``related`` columns (a format-2 build
+#: had none: its pack must have none).
+RELATED_FORMAT = 3
+
+
+def content_differences(config: dict[str, Any], pack: DomainPack, domain: str | None,
+                        version: int = FORMAT_VERSION) -> list[str]:
+    """The identities, related columns and decidability margins of a built-in pack's dataset
+    must be the installed pack's, whatever format or hopvista it claims: the chart's need
+    and its close calls are checked with them."""
     problems = []
-    named = "" if domain == pack.name else f", named {str(domain)[:40]!r}"
-    for key, installed in (("identities", [i.text for i in pack.identities]),
-                           ("related", [list(g) for g in pack.spec.related])):
-        if config.get(key) != installed:
+    said = "(the dataset is that pack" + \
+        ("" if domain == pack.name else f", named {str(domain)[:40]!r}") + ")"
+    related = config.get("related", [] if version < RELATED_FORMAT else None)
+    for key, recorded, installed in (
+            ("identities", config.get("identities"), [i.text for i in pack.identities]),
+            ("related", related, [list(g) for g in pack.spec.related])):
+        if recorded != installed:
             problems.append(f"manifest.json: config.{key} are not the installed pack "
-                            f"{pack.name!r}'s (the dataset is that pack{named})")
+                            f"{pack.name!r}'s {said}")
+    decide = config.get("decidability")
+    for key, installed_margin in pack.spec.decidability.model_dump().items():
+        value = decide.get(key) if isinstance(decide, dict) else None
+        if type(value) not in (int, float) or value != installed_margin:
+            text = repr(value)
+            text = text if len(text) <= 30 else text[:27] + "..."
+            problems.append(f"manifest.json: config.decidability.{key} {text} is not the "
+                            f"installed pack {pack.name!r}'s {installed_margin} {said}")
     return problems
 
 
@@ -195,8 +227,9 @@ def judge_wording(config: dict[str, Any], domain: str | None, version: int,
     docstring); ``version`` is its format version, ``built_by`` the hopvista that made it."""
     recorded, problems = read_recorded(config.get("wording"), domain)
     pack = pack_by_content(config)
+    if pack is not None:
+        problems += content_differences(config, pack, domain, version)
     if pack is not None and version == FORMAT_VERSION and built_by == __version__:
-        problems += content_differences(config, pack, domain)
         problems += differences(recorded, pack, domain)
         return WordingVerdict(_installed_wording(pack), tuple(problems), (), pack.name)
     notes = []
@@ -337,8 +370,10 @@ def statement_variables(statement: dict[str, Any], item: dict[str, Any],
 
 
 def _number_in(text: str, number: str) -> bool:
-    pattern = r"(?<![\d.,\-])" + re.escape(number) + r"(?![\d]|[.,]\d)"
-    return re.search(pattern, text) is not None
+    """Whether ``text`` writes ``number`` as a number (with or without thousands
+    separators)."""
+    pattern = r"(?<![\d.,\-])" + re.escape(as_read(number)) + r"(?![\d]|[.,]\d)"
+    return re.search(pattern, as_read(text)) is not None
 
 
 def needle_tokens(needle: str) -> list[str]:
@@ -376,7 +411,8 @@ def missing_mentions(statement: dict[str, Any], variables: dict[str, str]) -> li
         missing.append(f"the direction {variables['direction']!r}")
     needle = _needle(statement["program"])
     if needle is not None:
-        lost = [t for t in needle_tokens(needle) if t.lower() not in text.lower()]
+        seen = as_read(text).lower()
+        lost = [t for t in needle_tokens(needle) if as_read(t).lower() not in seen]
         if lost:
             missing.append(f"the fact's {', '.join(repr(t) for t in lost[:3])}")
     return missing
@@ -410,8 +446,9 @@ def _quoted_negations(needle: str, item: dict[str, Any] | None) -> set[str]:
     chunks = item.get("inputs", {}).get("text", []) if isinstance(item, dict) else []
     for chunk in chunks if isinstance(chunks, list) else []:
         text = chunk.get("text") if isinstance(chunk, dict) else None
-        if not isinstance(text, str) or needle not in text:
+        if not isinstance(text, str) or as_read(needle) not in as_read(text):
             continue
+        text, needle = as_read(text), as_read(needle)
         sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if needle in s]
         for sentence in sentences or [text]:
             found.update(negating(words_of(sentence)))
@@ -422,7 +459,10 @@ def fact_problem(fact: str, needle: str, item: dict[str, Any] | None) -> str | N
     """Why a statement's wording of a fact does not say what the text says: it loses the
     needle's distinctive tokens, or it negates or hedges what no sentence stating the fact
     negates."""
-    if not all(t.lower() in fact.lower() for t in needle_tokens(needle)):
+    unread = unreadable(fact)
+    if unread is not None:
+        return unread
+    if not all(as_read(t).lower() in as_read(fact).lower() for t in needle_tokens(needle)):
         return "loses the fact's numbers or names"
     added = [w for w in negating(words_of(fact)) if w not in _quoted_negations(needle, item)]
     if added:
@@ -475,9 +515,14 @@ def check_wording(item: dict[str, Any], wording: Wording | None) -> list[str]:
     problems = []
     words = wording.words if wording is not None else None
     for n, statement in enumerate(item["statements"], start=1):
+        where = f"statement {n} ({statement['type']})"
+        hidden = invisible(statement["text"])
+        if hidden is not None:
+            problems.append(f"{where}: text holds the invisible character {hidden}, which "
+                            "hides what a reader reads")
+            continue
         variables = statement_variables(statement, item, words)
         missing = missing_mentions(statement, variables)
-        where = f"statement {n} ({statement['type']})"
         if missing:
             problems.append(f"{where}: text does not mention {'; '.join(missing)} "
                             "of its program")
@@ -496,6 +541,10 @@ def check_wording(item: dict[str, Any], wording: Wording | None) -> list[str]:
 
 def _check_question(item: dict[str, Any], wording: Wording | None) -> list[str]:
     texts = [s["text"] for s in item["statements"]]
+    hidden = invisible(item["question"])
+    if hidden is not None:
+        return [f"question holds the invisible character {hidden}, which hides what a reader "
+                "reads"]
     if wording is not None:
         names = ", ".join(e["name"] for e in item["entities"]).rstrip(".")
         try:

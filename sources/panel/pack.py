@@ -30,8 +30,16 @@ from typing import Any
 
 from hopvista.domain import DOMAIN_FILE, DomainPack, PackSpec, check_columns, pack_from_data
 from hopvista.errors import UserError
+from hopvista.lookalike import Lookalikes
 from hopvista.sources import SourceOptions
-from hopvista.sources.panel.table import Panel, read_panel, slug_key
+from hopvista.sources.panel.table import (
+    Panel,
+    looks_the_same,
+    name_problem,
+    quoted,
+    read_panel,
+    slug_key,
+)
 from hopvista.sources.sec.files import entry_problem, one_line
 from hopvista.yamlfile import Lines, read_yaml
 
@@ -139,6 +147,7 @@ def _columns(panel: Panel, user: dict[str, Any], lines: Lines) -> list[dict[str,
     columns = [{"key": c.key, "label": c.label, "precision": c.precision, "unit": c.unit,
                 "description": "", "chartable": True} for c in panel.columns]
     entries = user.get("columns", [])
+    said: dict[int, int] = {}  # column index -> the user's entry for it
     if not isinstance(entries, list):
         raise UserError(f"{lines.where(('columns',))}: expected a list of columns")
     for i, entry in enumerate(entries):
@@ -158,7 +167,56 @@ def _columns(panel: Panel, user: dict[str, Any], lines: Lines) -> list[dict[str,
         if _same_label(target, entry):
             entry = {k: v for k, v in entry.items() if k != "label"}  # the header's spelling
         target.update(entry)
+        said[columns.index(target)] = i
+    _check_shown_texts(panel, columns, said, user, lines)
     return columns
+
+
+#: Where a text shown in the table is said: a field of ``domain.yaml``, or the CSV header.
+_Said = tuple[int | str, ...] | None
+
+
+def _check_shown_texts(panel: Panel, columns: list[dict[str, Any]], said: dict[int, int],
+                       user: dict[str, Any], lines: Lines) -> None:
+    """The labels and units the user's ``domain.yaml`` gives are shown as plain text, and
+    the headers (entity label, period name, column labels) must be told apart."""
+    headers: dict[str, tuple[Any, _Said]] = {"entity label": (panel.entity_label, None)}
+    if panel.period_label is not None:
+        headers["period name"] = (panel.period_label, None)
+    for what, (part, name) in (("entity label", ("entity", "label")),
+                               ("period name", ("period", "name"))):
+        given = _mapping(user.get(part)).get(name)
+        if isinstance(given, str):
+            headers[what] = (given, (part, name))
+    shown: list[tuple[str, Any, _Said]] = [(what, text, loc)
+                                           for what, (text, loc) in headers.items()]
+    written = _mapping(user.get("period")).get("format")
+    if isinstance(written, str):
+        shown.append(("period format", written, ("period", "format")))
+    for j, column in enumerate(columns):
+        entry = said.get(j)
+        for key in ("label", "unit"):
+            loc: _Said = ("columns", entry, key) \
+                if entry is not None and key in user["columns"][entry] else None
+            shown.append((f"column {key}", column[key], loc))
+    seen: Lookalikes[str] = Lookalikes()
+    shown.sort(key=lambda entry: entry[2] is not None)  # what the user said is the twin
+    for what, text, loc in shown:
+        where = lines.where(loc) if loc is not None else f"{panel.path}:1"
+        if not isinstance(text, str) or not text:
+            continue  # the pack's schema says what a field must be
+        why = name_problem(text)
+        if why is not None:
+            raise UserError(f"{where}: the {what} {quoted(text)} {why}")
+        if what in ("column unit", "period format"):
+            continue
+        twin = seen.add(text, where, distinct=True)
+        if twin is not None and twin[0] == text:
+            raise UserError(f"{where}: the {what} {quoted(text)} is also a header at "
+                            f"{twin[1]} (the table's headers must differ)")
+        if twin is not None:
+            raise UserError(f"{where}: the {what} {looks_the_same(text, twin[0])} "
+                            f"({twin[1]})")
 
 
 def _same_label(column: dict[str, Any], entry: dict[str, Any]) -> bool:

@@ -30,13 +30,20 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from hopvista.display import undrawable
+from hopvista.display import undrawable, unshowable_number
 from hopvista.errors import UserError
+from hopvista.lookalike import (
+    Lookalikes,
+    character_name,
+    first_difference,
+    invisible_character,
+    visible_text,
+)
 from hopvista.sources.sec.files import one_line, read_data_file
 from hopvista.sources.sec.model import SourceFileError
 
 __all__ = ["MAX_NAME_CHARS", "MAX_PRECISION", "MISSING", "PERIOD_NAMES", "Panel", "PanelColumn",
-           "name_problem", "read_panel", "slug_key", "slug_id"]
+           "looks_the_same", "name_problem", "quoted", "read_panel", "slug_key", "slug_id"]
 
 #: Headers that make the second column the period column.
 PERIOD_NAMES = frozenset((
@@ -63,8 +70,10 @@ BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u206
 def name_problem(text: str) -> str | None:
     """Why ``text`` cannot be an entity name or a header label (plain text shown in tables
     and charts), or ``None``: a control character (NUL included), a lone surrogate, a
-    Unicode noncharacter or a bidirectional control, or more than :data:`MAX_NAME_CHARS`
-    characters."""
+    Unicode noncharacter or a bidirectional control, more than :data:`MAX_NAME_CHARS`
+    characters, or an invisible format character (a zero width space, a soft hyphen, ...;
+    a zero width (non-)joiner only where its script needs none,
+    :func:`hopvista.lookalike.invisible_character`)."""
     why = undrawable(text)
     if why is not None:
         return why
@@ -74,10 +83,23 @@ def name_problem(text: str) -> str | None:
                    "text shown"
     if len(text) > MAX_NAME_CHARS:
         return f"is {len(text)} characters long (at most {MAX_NAME_CHARS})"
+    if not visible_text(text):
+        return "shows nothing (it has only blank or invisible characters)"
+    hidden = invisible_character(text)
+    if hidden is not None:
+        return f"has an invisible format character ({character_name(hidden)}), so it " \
+               "would look the same as the text without it"
     return None
 
 
-def _shown(text: str) -> str:
+def looks_the_same(text: str, other: str) -> str:
+    """``'Аcme' looks the same as 'Acme'`` and the character that tells them apart."""
+    differs = first_difference(text, other)
+    tells = f" ({character_name(differs)})" if differs is not None else ""
+    return f"{quoted(text)}{tells} looks the same as {quoted(other)}"
+
+
+def quoted(text: str) -> str:
     """``text`` quoted for a message (unprintable characters escaped), its head and tail
     when it is long."""
     return repr(text if len(text) <= 60 else f"{text[:40]}...{text[-12:]}")
@@ -224,11 +246,16 @@ def _rows(path: Path, text: str) -> tuple[list[str], int, list[_Row]]:
             raise UserError(f"{path}:{header_line}: header column {i + 1} has no label")
         why = name_problem(label)
         if why is not None:
-            raise UserError(f"{path}:{header_line}: header label {_shown(label)} {why}")
-        earlier = [h for h in header[:i] if h.casefold() == label.casefold()]
-        if earlier:
+            raise UserError(f"{path}:{header_line}: header label {quoted(label)} {why}")
+    seen: Lookalikes[int] = Lookalikes()
+    for i, label in enumerate(header):
+        if any(h.casefold() == label.casefold() for h in header[:i]):
             raise UserError(f"{path}:{header_line}: header label {one_line(label)!r} "
                             "appears twice")
+        twin = seen.add(label, i + 1)
+        if twin is not None:
+            raise UserError(f"{path}:{header_line}: header label "
+                            f"{looks_the_same(label, twin[0])} (column {twin[1]})")
     if not rows:
         raise UserError(f"{path}: no data rows after the header")
     return header, header_line, rows
@@ -302,15 +329,21 @@ def read_panel(path: Path, period: str | bool | None = None) -> Panel:
     cells: dict[tuple[str, int], tuple[int, list[Decimal | None]]] = {}
     decimals = [0] * len(labels)
     units: list[set[str]] = [set() for _ in labels]
+    written: list[tuple[int, int, str, Decimal]] = []
+    names: Lookalikes[int] = Lookalikes()
     for row in rows:
         name = " ".join(row.fields[0].split())
         if not name:
             raise UserError(f"{path}:{row.line}: the {header[0]!r} cell is empty")
-        why = name_problem(name)
-        if why is not None:
-            raise UserError(f"{path}:{row.line}: the {header[0]!r} cell {_shown(name)} "
-                            f"{why}; entity names are shown as plain text")
         if name not in ids:
+            why = name_problem(name)
+            if why is not None:
+                raise UserError(f"{path}:{row.line}: the {header[0]!r} cell {quoted(name)} "
+                                f"{why}; entity names are shown as plain text")
+            twin = names.add(name, row.line)
+            if twin is not None:
+                raise UserError(f"{path}:{row.line}: entity {looks_the_same(name, twin[0])} "
+                                f"on line {twin[1]}")
             ids[name] = slug_id(name, taken_ids)
         when = 0
         if has_period:
@@ -332,13 +365,19 @@ def read_panel(path: Path, period: str | bool | None = None) -> Panel:
                 value, unit = _number(cell)
             except ValueError:
                 raise UserError(f"{path}:{row.line}: column {labels[i]!r}: "
-                                f"{one_line(cell.strip())!r} is not a number (leave the "
-                                "cell empty for a missing value)") from None
+                                f"{quoted(cell.strip())} is not a number (leave the cell "
+                                "empty for a missing value)") from None
             if value is not None:
                 decimals[i] = max(decimals[i], _decimals(value))
                 units[i].add(unit)
+                written.append((row.line, i, cell, value))
             values.append(value)
         cells[(name, when)] = (row.line, values)
+    precisions = [min(MAX_PRECISION, d) for d in decimals]
+    for line, i, cell, value in written:
+        why = unshowable_number(value, precisions[i])
+        if why is not None:
+            raise UserError(f"{path}:{line}: column {labels[i]!r}: {quoted(cell.strip())} {why}")
 
     periods = tuple(sorted({when for _, when in cells}))
     position = {p: k for k, p in enumerate(periods)}
@@ -347,9 +386,9 @@ def read_panel(path: Path, period: str | bool | None = None) -> Panel:
     for (name, when), (_, values) in cells.items():
         for key, value in zip(keys, values, strict=True):
             table[ids[name]][key][position[when]] = value
-    columns = tuple(PanelColumn(label, key, min(MAX_PRECISION, d),
-                                next(iter(u)) if len(u) == 1 else "")
-                    for label, key, d, u in zip(labels, keys, decimals, units, strict=True))
+    columns = tuple(PanelColumn(label, key, precision, next(iter(u)) if len(u) == 1 else "")
+                    for label, key, precision, u in zip(labels, keys, precisions, units,
+                                                        strict=True))
     return Panel(path=path, sha256=sha256, entity_label=header[0],
                  period_label=header[1] if has_period else None,
                  entities=tuple((entity_id, name) for name, entity_id in ids.items()),

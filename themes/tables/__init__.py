@@ -10,7 +10,10 @@ the skeleton and the custom properties the renderer sets from the sampled style:
 ``--hv-head-max``  maximum width of a header label before it wraps
 
 A theme sets ``--hv-bg`` (the page colour) in ``:root``. Themes never change the text itself
-(no ``text-transform``, no ``content``): the layout reports the DOM text of every cell.
+(no ``text-transform``, no ``content``): the layout reports the DOM text of every cell. A
+theme file read from ``$HOPVISTA_THEMES`` is held to this when it loads: its CSS may only
+style the table, never hide, move or add content (:mod:`hopvista.themes.tables.policy`,
+docs/themes.md); the built-in files are trusted.
 
 **A theme is a file.** Every theme, built-in or not, is one CSS file whose first comment is
 its front matter: the word ``hopvista-theme``, then YAML (:class:`FrontMatter` lists the keys;
@@ -63,6 +66,7 @@ from pydantic import (
 from hopvista.errors import UserError
 from hopvista.registry import Registry
 from hopvista.rng import Streams
+from hopvista.themes.tables.policy import check_theme_css
 from hopvista.yamlfile import load_yaml, read_text
 
 SKELETON = "table.html.j2"
@@ -229,8 +233,11 @@ def theme_from_file(text: str, origin: str, css_file: str = "", package: str = "
     """The :class:`Theme` a theme file describes. ``origin`` names the file in messages.
 
     With ``css_file`` and ``package`` the theme reads its CSS from that package resource (a
-    built-in theme, which works from a wheel); otherwise it keeps the CSS text. Raises a
-    one-line ``UserError`` naming the file and the field on a malformed front matter.
+    built-in theme, which works from a wheel, and is trusted); otherwise it keeps the CSS
+    text, which must keep to what a theme may do (:mod:`hopvista.themes.tables.policy`: no
+    CSS that could hide, move or add content). Raises a one-line ``UserError`` naming the
+    file and the field on a malformed front matter, and the file, line and property on CSS
+    a theme may not use.
     """
     data, css = split_front_matter(text, origin)
     try:
@@ -252,9 +259,12 @@ def theme_from_file(text: str, origin: str, css_file: str = "", package: str = "
     else:
         given["css"] = css
     try:
-        return Theme(**given, origin=origin)
+        theme = Theme(**given, origin=origin)
     except ValueError as exc:
         raise UserError(f"{origin}: {exc}") from None
+    if not css_file:
+        check_theme_css(theme, css, origin, text[:len(text) - len(css)].count("\n"))
+    return theme
 
 
 def read_theme_folder(folder: str | os.PathLike[str]) -> list[Theme]:
@@ -294,6 +304,12 @@ def _register_files() -> None:
                             f"and in {theme.origin}")
         seen[theme.name] = theme.origin
         TABLE_THEMES.register(theme.name, theme)
+
+
+def load_table_themes() -> None:
+    """Load every table theme now (the built-in ones, ``$HOPVISTA_THEMES``, plug-ins), so that
+    a theme file a user cannot use stops a command before it does any work."""
+    TABLE_THEMES.names()
 
 
 @cache
