@@ -1,5 +1,6 @@
 """Counterfactual markup on charts: the same chart with one mark emphasised — the point a
-statement's label turns on, or a competitive distractor (issue 12, beyond HighlightBench).
+statement's label turns on, or a competitive distractor (an extension of HighlightBench's
+table markup to charts).
 
 Three variants per item, registered as recipes ``chart-markup-n`` (the chart redrawn in the
 shared style, nothing emphasised: the control), ``chart-markup-c`` (congruent: the *target*

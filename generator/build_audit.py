@@ -1,4 +1,4 @@
-"""The audit a build records in its manifest and card (issue 9): ``gen audit``'s proxy
+"""The audit a build records in its manifest and card: ``gen audit``'s proxy
 solvers run on the items just written, before the card is.
 
 Small builds are not audited (their intervals would span most of the scale; the card says

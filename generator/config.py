@@ -26,7 +26,7 @@ class BuildConfig:
     years: tuple[int, int] | None = None
     periods: int | None = None
     defences: bool = True
-    """Whether generation defeats proxy solvers (issue 9): the proxy-agreement axis of the
+    """Whether generation defeats proxy solvers: the proxy-agreement axis of the
     plan. Off only to make a deliberately leaky dataset, e.g. to test ``gen audit``."""
 
     def options(self) -> SourceOptions:

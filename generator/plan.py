@@ -10,7 +10,7 @@ never the answer. Each axis is balanced on its own and shuffled independently:
 * types sharing a modality slot are equal ±1, and equal ±1 among that slot's true statements
   and among its false ones, so true and false are balanced per type and no type predicts
   the label;
-* with the defences on (issue 9), every statement of a type that reads the chart or the
+* with the defences on, every statement of a type that reads the chart or the
   table is told whether the proxy reading of each (:mod:`hopvista.proxy`) must agree with
   its label: the combinations are equal ±1 among a type's true statements and among its
   false ones, so a solver that imputes a withheld modality is at chance on it.

@@ -6,8 +6,8 @@ the table by imputing each table column from the chart; it then runs the stateme
 programs on what it imputed. The generator learns the same lines on its whole world (every
 entity and period) and reads each candidate statement through them with the audit's own
 code. Whether that *proxy reading* agrees with the true label is an axis of the balance plan
-(issue 9): agree and disagree are equal per statement type and label, so a solver that
-imputes is at chance on the modality it lacks.
+(the defences against proxy solvers): agree and disagree are equal per statement type and
+label, so a solver that imputes is at chance on the modality it lacks.
 
 Each statement records its readings (``proxy``: the lines used and the label they give), so
 ``gen verify`` re-derives them from the item alone and re-checks the balance.

@@ -5,7 +5,7 @@
 Builds DOMAIN twice with the same seed and size (``--no-images``), once as ``gen build`` does
 by default and once with ``--no-defences``, runs ``gen audit`` on both and prints the key
 figures with their 95% intervals, the failing checks and the build times: the effect of the
-defences in one run, on one machine (issue 9).
+defences in one run, on one machine.
 """
 
 from __future__ import annotations

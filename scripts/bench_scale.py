@@ -1,4 +1,4 @@
-"""Issue 13's figures, side by side in one run, as ratios (never against another day's number).
+"""The build-scale figures, side by side in one run, as ratios (never against another day's number).
 
 1. **Near the limit**: ``gen build financial -n N --workers W`` (the whole pipeline: sampling,
    HTML, screenshots, charts in three libraries, PNG encoding, hashing, writing, Parquet,

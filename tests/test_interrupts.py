@@ -374,7 +374,7 @@ def test_ctrl_c_of_gen_augment_stops_its_workers_and_leaves_nothing(
     assert (build.process.returncode, build.stderr()) == (130, "gen: interrupted\n")
     assert build.survivors() == []
     assert sorted(p.name for p in build.root.iterdir()) == []  # no staging folder, no output
-    # Known gap (issue 11 note): interrupted mid-run, a worker's Chromium sometimes leaves its
+    # Known gap: interrupted mid-run, a worker's Chromium sometimes leaves its
     # singleton folder (org.chromium.Chromium.*: a socket and a cookie link) in TMPDIR.
     left = [name for name in _left_in(build.tmpdir) if not name.startswith("org.chromium.")]
     assert left == []

@@ -1,4 +1,4 @@
-"""Hop necessity on labels (issue 9, part 4): the ``only`` claim, operator bounds with one
+"""Hop necessity on labels: the ``only`` claim, operator bounds with one
 modality withheld, the verifier's label-openness check, and fresh builds in which withholding
 any one modality leaves both labels possible (checked here by enumerating completions, not by
 the verifier's bounds)."""

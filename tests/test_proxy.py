@@ -1,4 +1,4 @@
-"""The proxy-agreement axis (issue 9, part 3): what a solver without one modality reads is
+"""The proxy-agreement axis: what a solver without one modality reads is
 planned to agree with the truth half of the time, per statement type and label."""
 
 from __future__ import annotations

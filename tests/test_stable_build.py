@@ -1,5 +1,5 @@
 """A table theme and a chart library registered from outside change only the items that pick
-them: two builds with images, byte for byte (issue 8, part 4)."""
+them: two builds with images, byte for byte."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Stable sampling: named streams, rendezvous choices, and registering a theme, a library or a
-chart kind moves only the items that now pick it (issue 8, part 4)."""
+chart kind moves only the items that now pick it."""
 
 from __future__ import annotations
 

@@ -954,7 +954,7 @@ def counts_images(ds: Dataset) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# the proxy-agreement axis (issue 9): readings re-derived, demands kept, balance
+# the proxy-agreement axis: readings re-derived, demands kept, balance
 
 
 def _decided_reading(items: list[dict[str, Any]]) -> tuple[dict[str, Any], int, str]:

@@ -93,7 +93,7 @@ class Margins:
 #: fractions of the gap: the midpoint and one point near each side. Any of them picks the
 #: same entities, so the label never depends on it; what does is how a solver that imputes
 #: the withheld values reads it. A threshold near a side lets an imputed value land on the
-#: other side as often as on the same, so a proxy-agreement demand (issue 9) can be met
+#: other side as often as on the same, so a proxy-agreement demand can be met
 #: either way; offered in random order whatever the demand, so where a threshold sits in
 #: its gap says nothing about the label or the demand.
 GAP_POSITIONS = (Decimal("0.5"), Decimal("0.15"), Decimal("0.85"))

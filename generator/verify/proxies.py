@@ -1,4 +1,4 @@
-"""The proxy-agreement axis (issue 9), re-checked from each item alone.
+"""The proxy-agreement axis, re-checked from each item alone.
 
 A statement of a build with the defences on records, for each modality a proxy stands in for
 (the chart, the table), the straight lines a solver without that modality imputes it with

@@ -52,7 +52,7 @@ def drift(rng: np.random.Generator, n: int, sigma: float) -> Floats:
     Ratios that wander (asset turnover, leverage, margins, capital intensity) let a
     company's columns follow regimes of their own (assets growing while sales fall, debt
     paid down while assets grow), so no table column reads the chart column's trends and
-    rankings as well as it would otherwise (issue 9)."""
+    rankings as well as it would otherwise: a proxy solver cannot stand in for the chart."""
     return np.asarray(np.exp(walk(rng, n, sigma)), dtype=np.float64)
 
 
