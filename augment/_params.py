@@ -1,8 +1,9 @@
-"""Pieces the perturbations' parameter models share: bounded ``(low, high)`` ranges and draws
-from them."""
+"""Pieces the perturbations share: bounded ``(low, high)`` ranges, draws from them, and a
+generator's state as plain JSON (for per-pixel randomness that ``apply`` draws)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,3 +61,34 @@ def uniform(rng: np.random.Generator, bounds: FloatRange, digits: int = 4) -> fl
 def integer(rng: np.random.Generator, bounds: IntRange) -> int:
     """An integer drawn uniformly from ``bounds`` (both ends included)."""
     return int(rng.integers(bounds[0], bounds[1] + 1))
+
+
+def generator_state(rng: np.random.Generator) -> dict[str, Any]:
+    """Where ``rng`` stands, as plain JSON (its bit generator's state, integers in hex, since
+    128-bit ones do not survive every JSON reader): :func:`generator_at` makes a generator
+    that draws what ``rng`` would draw next."""
+    return _hex_ints(rng.bit_generator.state)
+
+
+def generator_at(state: Mapping[str, Any]) -> np.random.Generator:
+    """A generator standing where :func:`generator_state` recorded one."""
+    plain = _plain_ints(dict(state))
+    bit_generator = getattr(np.random, str(plain["bit_generator"]))()
+    bit_generator.state = plain
+    return np.random.Generator(bit_generator)
+
+
+def _hex_ints(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _hex_ints(item) for key, item in value.items()}
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return hex(int(value))
+    return value
+
+
+def _plain_ints(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _plain_ints(item) for key, item in value.items()}
+    if isinstance(value, str) and value.startswith("0x"):
+        return int(value, 16)
+    return value
