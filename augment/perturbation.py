@@ -196,6 +196,13 @@ def _first_difference(recorded: Any, drawn: Mapping[str, Any]) -> str:
     return next(key for key in keys if recorded.get(key) != drawn.get(key))
 
 
+def stream_name(role: str, index: int, name: str) -> str:
+    """The named stream (among the variant's :class:`~hopvista.rng.Streams`) that the
+    ``index``-th perturbation ``name`` of a variant's ``role`` image ("table", "chart") draws
+    from: what :meth:`Perturbation.replay` of that step's record needs."""
+    return f"perturb.{role}.{index}.{name}"
+
+
 PERTURBATIONS: Registry[Perturbation[Any]] = Registry("perturbation", "perturbations")
 """Every perturbation by name (entry-point group ``hopvista.perturbations``)."""
 
