@@ -12,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaH
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
+from hopvista.errors import UserError
+
 FloatRange = tuple[float, float]
 IntRange = tuple[int, int]
 
@@ -67,14 +69,29 @@ def generator_state(rng: np.random.Generator) -> dict[str, Any]:
     """Where ``rng`` stands, as plain JSON (its bit generator's state, integers in hex, since
     128-bit ones do not survive every JSON reader): :func:`generator_at` makes a generator
     that draws what ``rng`` would draw next."""
-    return _hex_ints(rng.bit_generator.state)
+    state: dict[str, Any] = _hex_ints(rng.bit_generator.state)
+    return state
+
+
+BIT_GENERATORS: dict[str, type[np.random.BitGenerator]] = {
+    "MT19937": np.random.MT19937, "PCG64": np.random.PCG64, "PCG64DXSM": np.random.PCG64DXSM,
+    "Philox": np.random.Philox, "SFC64": np.random.SFC64}
+"""NumPy's bit generators by the name their state carries."""
 
 
 def generator_at(state: Mapping[str, Any]) -> np.random.Generator:
-    """A generator standing where :func:`generator_state` recorded one."""
-    plain = _plain_ints(dict(state))
-    bit_generator = getattr(np.random, str(plain["bit_generator"]))()
-    bit_generator.state = plain
+    """A generator standing where :func:`generator_state` recorded one; a ``UserError`` when
+    ``state`` is not one."""
+    name = state.get("bit_generator")
+    kind = BIT_GENERATORS.get(str(name))
+    if kind is None:
+        raise UserError(f"generator state: bit_generator: {name!r} is not one of "
+                        f"{sorted(BIT_GENERATORS)}")
+    bit_generator = kind()
+    try:
+        bit_generator.state = _plain_ints(dict(state))
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
+        raise UserError(f"generator state: not a {name} state ({exc})") from None
     return np.random.Generator(bit_generator)
 
 

@@ -1,7 +1,8 @@
 """``elastic``: a mild, smooth elastic warp (TableVista's "Structural" variant) that keeps text
 readable.
 
-The displacement field ``d`` is a coarse grid of Gaussian draws, scaled so that its largest
+The displacement field ``d`` is a coarse grid of Gaussian draws (from the generator state the
+sample records after the amplitude and spacing), scaled so that its largest
 component is the drawn amplitude, and upsampled (bicubic) to the image: output pixel ``q``
 shows input point ``q + d(q)``. The warp carries an input point ``p`` to the output point ``q``
 solving ``q + d(q) = p`` by fixed-point iteration (``q <- p - d(q)``, eight rounds, the field

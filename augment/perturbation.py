@@ -172,7 +172,7 @@ class Perturbation(Generic[P]):
         was altered: a ``UserError`` naming the perturbation and the first such value.
         """
         if record.get("name") != self.name:
-            raise UserError(f"perturbation {self.name!r}: the record is one of "
+            raise UserError(f"perturbation {self.name!r}: the record names perturbation "
                             f"{record.get('name')!r}")
         result = self.run(image, rng, record.get("params"))
         recorded = record.get("drawn")

@@ -105,5 +105,5 @@ def test_a_record_whose_drawn_value_was_altered_is_refused(name: str) -> None:
 
 def test_a_record_of_another_perturbation_is_refused() -> None:
     image, record = drawn_once("rescale")
-    with pytest.raises(UserError, match="perturbation 'noise': the record is one of 'rescale'"):
+    with pytest.raises(UserError, match="perturbation 'noise': the record names perturbation 'rescale'"):
         PERTURBATIONS.get("noise").replay(image, record, STREAMS.stream("any"))
