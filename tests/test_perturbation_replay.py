@@ -105,5 +105,18 @@ def test_a_record_whose_drawn_value_was_altered_is_refused(name: str) -> None:
 
 def test_a_record_of_another_perturbation_is_refused() -> None:
     image, record = drawn_once("rescale")
-    with pytest.raises(UserError, match="perturbation 'noise': the record names perturbation 'rescale'"):
+    with pytest.raises(UserError,
+                       match="perturbation 'noise': the record names perturbation 'rescale'"):
         PERTURBATIONS.get("noise").replay(image, record, STREAMS.stream("any"))
+
+
+def test_drawn_values_with_a_forged_generator_state_are_refused() -> None:
+    chosen = PERTURBATIONS.get("noise")
+    image = Image.open(io.BytesIO(table_png())).convert("RGB")
+    drawn = chosen.draw(image.size, STREAMS.stream(stream_name("table", 0, "noise")))
+    forged = drawn | {"noise_state": drawn["noise_state"] | {"bit_generator": "seed"}}
+    before = np.random.get_state(legacy=True)
+    with pytest.raises(UserError, match="generator state: bit_generator: 'seed' is not one of"):
+        chosen.applied(image, forged)
+    after = np.random.get_state(legacy=True)  # NumPy's global generator is left alone
+    assert np.array_equal(before[1], after[1]) and before[2:] == after[2:]
