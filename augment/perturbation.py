@@ -207,7 +207,7 @@ PERTURBATIONS: Registry[Perturbation[Any]] = Registry("perturbation", "perturbat
 """Every perturbation by name (entry-point group ``hopvista.perturbations``)."""
 
 
-def perturbation(name: str, parameters: type[P], sample: Sample[P] | None = None,
+def perturbation(name: str, parameters: type[P], sample: Sample[P] | None = None, *,
                  description: str | None = None) -> Callable[[Apply[P]], Apply[P]]:
     """Decorator registering ``apply`` as the perturbation ``name``, whose random values
     ``sample`` draws (none when omitted)::
