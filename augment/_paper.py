@@ -11,6 +11,7 @@ one-value range, so the record holds them and the seed decides only the per-pixe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 from hopvista.augment._deps import require, seeded_global_rngs
 
 
-def paper(array: np.ndarray, values: dict[str, Any]) -> np.ndarray:
+def paper(array: np.ndarray, values: Mapping[str, Any]) -> np.ndarray:
     """The RGB document ``array`` printed on textured paper (``values`` as drawn by
     ``photo-paper``: ``ink_bleed``, ``ink_severity``, ``paper_hue``, ``paper_saturation``,
     ``texture_sigma``, ``texture_turbulence``, ``paper_brightness``, ``augraphy_seed``)."""

@@ -1,8 +1,9 @@
-"""Pieces the perturbations' parameter models share: bounded ``(low, high)`` ranges and draws
-from them."""
+"""Pieces the perturbations share: bounded ``(low, high)`` ranges, draws from them, and a
+generator's state as plain JSON (for per-pixel randomness that ``apply`` draws)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,6 +11,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
+
+from hopvista.errors import UserError
 
 FloatRange = tuple[float, float]
 IntRange = tuple[int, int]
@@ -60,3 +63,49 @@ def uniform(rng: np.random.Generator, bounds: FloatRange, digits: int = 4) -> fl
 def integer(rng: np.random.Generator, bounds: IntRange) -> int:
     """An integer drawn uniformly from ``bounds`` (both ends included)."""
     return int(rng.integers(bounds[0], bounds[1] + 1))
+
+
+def generator_state(rng: np.random.Generator) -> dict[str, Any]:
+    """Where ``rng`` stands, as plain JSON (its bit generator's state, integers in hex, since
+    128-bit ones do not survive every JSON reader): :func:`generator_at` makes a generator
+    that draws what ``rng`` would draw next."""
+    state: dict[str, Any] = _hex_ints(rng.bit_generator.state)
+    return state
+
+
+BIT_GENERATORS: dict[str, type[np.random.BitGenerator]] = {
+    "MT19937": np.random.MT19937, "PCG64": np.random.PCG64, "PCG64DXSM": np.random.PCG64DXSM,
+    "Philox": np.random.Philox, "SFC64": np.random.SFC64}
+"""NumPy's bit generators by the name their state carries."""
+
+
+def generator_at(state: Mapping[str, Any]) -> np.random.Generator:
+    """A generator standing where :func:`generator_state` recorded one; a ``UserError`` when
+    ``state`` is not one."""
+    name = state.get("bit_generator")
+    kind = BIT_GENERATORS.get(str(name))
+    if kind is None:
+        raise UserError(f"generator state: bit_generator: {name!r} is not one of "
+                        f"{sorted(BIT_GENERATORS)}")
+    bit_generator = kind()
+    try:
+        bit_generator.state = _plain_ints(dict(state))
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
+        raise UserError(f"generator state: not a {name} state ({exc})") from None
+    return np.random.Generator(bit_generator)
+
+
+def _hex_ints(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _hex_ints(item) for key, item in value.items()}
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return hex(int(value))
+    return value
+
+
+def _plain_ints(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {key: _plain_ints(item) for key, item in value.items()}
+    if isinstance(value, str) and value.startswith("0x"):
+        return int(value, 16)
+    return value

@@ -1,7 +1,8 @@
 """``elastic``: a mild, smooth elastic warp (TableVista's "Structural" variant) that keeps text
 readable.
 
-The displacement field ``d`` is a coarse grid of Gaussian draws, scaled so that its largest
+The displacement field ``d`` is a coarse grid of Gaussian draws (from the generator state the
+sample records after the amplitude and spacing), scaled so that its largest
 component is the drawn amplitude, and upsampled (bicubic) to the image: output pixel ``q``
 shows input point ``q + d(q)``. The warp carries an input point ``p`` to the output point ``q``
 solving ``q + d(q) = p`` by fixed-point iteration (``q <- p - d(q)``, eight rounds, the field
@@ -12,8 +13,9 @@ points outside the image use the field of the nearest edge.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import ModuleType
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 from PIL import Image
@@ -21,9 +23,18 @@ from pydantic import Field
 
 from hopvista.augment._deps import require
 from hopvista.augment._image import from_rgb, read_rgb
-from hopvista.augment._params import FloatRange, IntRange, Params, Within, integer, uniform
+from hopvista.augment._params import (
+    FloatRange,
+    IntRange,
+    Params,
+    Within,
+    generator_at,
+    generator_state,
+    integer,
+    uniform,
+)
 from hopvista.augment.geometry import as_points
-from hopvista.augment.perturbation import Perturbed, Warp, perturbation
+from hopvista.augment.perturbation import Perturbed, Size, Warp, perturbation
 
 ITERATIONS = 8
 
@@ -99,13 +110,21 @@ def map_warp(maps: np.ndarray) -> Warp:
     return warp
 
 
-@perturbation("elastic", ElasticParams)
-def elastic(image: Image.Image, rng: np.random.Generator, params: ElasticParams) -> Perturbed:
+def sample_elastic(rng: np.random.Generator, size: Size,
+                   params: ElasticParams) -> dict[str, Any]:
+    """The amplitude and spacing, and the state the field's control points are drawn from."""
+    return {"amplitude": uniform(rng, params.amplitude, 3),
+            "spacing": integer(rng, params.spacing),
+            "field_state": generator_state(rng)}
+
+
+@perturbation("elastic", ElasticParams, sample_elastic)
+def elastic(image: Image.Image, params: ElasticParams, drawn: Mapping[str, Any]) -> Perturbed:
     """A mild smooth elastic warp; the warp follows the displacement field."""
     cv2 = require("cv2", "elastic")
-    amplitude = uniform(rng, params.amplitude, 3)
-    spacing = integer(rng, params.spacing)
-    field = displacement(cv2, rng, image.size, amplitude, spacing)
+    amplitude, spacing = float(drawn["amplitude"]), int(drawn["spacing"])
+    field = displacement(cv2, generator_at(drawn["field_state"]), image.size, amplitude,
+                         spacing)
     width, height = image.size
     # The field becomes the absolute map (x + dx, y + dy) in place: one two-channel map and no
     # full-size temporaries (the same coordinates as separate x and y maps, so the same pixels).
@@ -113,5 +132,5 @@ def elastic(image: Image.Image, rng: np.random.Generator, params: ElasticParams)
     field[..., 1] += np.arange(height, dtype=np.float32)[:, None]
     array = cv2.remap(read_rgb(image), field, None, interpolation=cv2.INTER_LINEAR,
                       borderMode=cv2.BORDER_REPLICATE)
-    record = {"amplitude": amplitude, "spacing": spacing}
+    record = {"amplitude": drawn["amplitude"], "spacing": drawn["spacing"]}
     return Perturbed(from_rgb(array), record, map_warp(field))

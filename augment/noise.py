@@ -2,13 +2,15 @@
 TableVista "Noise" variant. Pixels stay where they are (no warp).
 
 Every value is drawn from the variant's generator in a fixed order whichever components are on,
-so switching one component off leaves the others' draws unchanged. The defaults keep a 14 px
+so switching one component off leaves the others' draws unchanged; the sensor noise is drawn
+last, from the state the sample records. The defaults keep a 14 px
 table cell readable.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, Any
 
 import numpy as np
 from PIL import Image
@@ -23,8 +25,17 @@ from hopvista.augment._image import (
     jpeg,
     to_rgb,
 )
-from hopvista.augment._params import FloatRange, IntRange, Params, Within, integer, uniform
-from hopvista.augment.perturbation import Perturbed, perturbation
+from hopvista.augment._params import (
+    FloatRange,
+    IntRange,
+    Params,
+    Within,
+    generator_at,
+    generator_state,
+    integer,
+    uniform,
+)
+from hopvista.augment.perturbation import Perturbed, Size, perturbation
 
 
 class NoiseParams(Params):
@@ -46,38 +57,43 @@ class NoiseParams(Params):
         (0.85, 1.1), description="Contrast factor around mid-grey.")
 
 
-def draw(rng: np.random.Generator, params: NoiseParams) -> dict[str, float | int]:
-    """The drawn values of every component (in a fixed order, all always drawn)."""
+def sample_noise(rng: np.random.Generator, size: Size, params: NoiseParams) -> dict[str, Any]:
+    """The drawn values of every component (in a fixed order, all always drawn) and the state
+    the sensor noise is drawn from."""
     return {"blur_sigma": uniform(rng, params.blur_sigma, 3),
             "noise_sigma": uniform(rng, params.noise_sigma, 3),
             "jpeg_quality": integer(rng, params.jpeg_quality),
             "brightness": uniform(rng, params.brightness, 4),
-            "contrast": uniform(rng, params.contrast, 4)}
+            "contrast": uniform(rng, params.contrast, 4),
+            "noise_state": generator_state(rng)}
 
 
-@perturbation("noise", NoiseParams)
-def noise(image: Image.Image, rng: np.random.Generator, params: NoiseParams) -> Perturbed:
+KEEP = {"brightness_contrast": ("brightness", "contrast"), "blur": ("blur_sigma",),
+        "noise": ("noise_sigma",), "jpeg": ("jpeg_quality",)}
+"""The drawn values each component records when it is applied."""
+
+
+@perturbation("noise", NoiseParams, sample_noise)
+def noise(image: Image.Image, params: NoiseParams, drawn: Mapping[str, Any]) -> Perturbed:
     """Blur, sensor noise, JPEG re-encoding and a brightness/contrast change (no warp)."""
     cv2 = require("cv2", "noise")
-    values = draw(rng, params)
     array = to_rgb(image)
     applied: list[str] = []
     if params.brightness_contrast:
-        array = brightness_contrast(cv2, array, float(values["brightness"]),
-                                    float(values["contrast"]))
+        array = brightness_contrast(cv2, array, float(drawn["brightness"]),
+                                    float(drawn["contrast"]))
         applied.append("brightness_contrast")
     if params.blur:
-        array = gaussian_blur(cv2, array, float(values["blur_sigma"]))
+        array = gaussian_blur(cv2, array, float(drawn["blur_sigma"]))
         applied.append("blur")
     if params.noise:
-        array = gaussian_noise(rng, array, float(values["noise_sigma"]))
+        array = gaussian_noise(generator_at(drawn["noise_state"]), array,
+                               float(drawn["noise_sigma"]))
         applied.append("noise")
     if params.jpeg:
-        array = jpeg(cv2, array, int(values["jpeg_quality"]))
+        array = jpeg(cv2, array, int(drawn["jpeg_quality"]))
         applied.append("jpeg")
-    keep = {"brightness_contrast": ("brightness", "contrast"), "blur": ("blur_sigma",),
-            "noise": ("noise_sigma",), "jpeg": ("jpeg_quality",)}
-    record: dict[str, object] = {"applied": applied}
+    record: dict[str, Any] = {"applied": applied}
     for component in applied:
-        record.update({key: values[key] for key in keep[component]})
+        record.update({key: drawn[key] for key in KEEP[component]})
     return Perturbed(from_rgb(array), record)

@@ -1,20 +1,29 @@
 """Perturbations: named image transformations, with a parameter schema and a record.
 
 A :class:`Perturbation` is what a variant recipe applies to an item's image (blur, rotation,
-JPEG compression, a photo of a screen, ...). Its entry contract:
+JPEG compression, a photo of a screen, ...). It samples, then applies (albumentations'
+``get_params`` then ``apply(img, **params)``). Its entry contract:
 
 - ``name`` — the registered name (``PERTURBATIONS.register(name, ...)`` uses the same one);
 - ``parameters`` — a pydantic model class: the perturbation's parameters, their types,
   defaults and bounds. ``schema()`` gives its JSON Schema (what ``gen schema`` and the docs
   publish); bad parameters are a :class:`~hopvista.errors.UserError` naming the field;
-- ``apply(image, rng, params) -> Perturbed`` — a *new* PIL image, a JSON record of what it
-  drew (the exact angle, the JPEG quality, ...) and, if it moves pixels, a ``warp`` mapping
-  input points to output points (cell boxes follow it). ``image`` is a copy the function may not
-  keep; ``rng`` is the variant's own named stream (:func:`hopvista.rng.stream`), the only
-  source of randomness; the same image, stream state and parameters give the same pixels.
+- ``sample(rng, size, params) -> drawn`` — every random value the perturbation uses, drawn
+  from ``rng`` (the variant's own named stream, :func:`hopvista.rng.stream`, the only source
+  of randomness) for an image of ``size = (width, height)``: plain JSON values (numbers,
+  strings, lists, dicts), drawn in a fixed order. Per-pixel randomness (sensor noise, a
+  displacement field) is drawn by ``apply`` from a generator rebuilt from a state ``sample``
+  records (:func:`~hopvista.augment._params.generator_state`), as albumentations' ``ISONoise``
+  records a seed;
+- ``apply(image, params, drawn) -> Perturbed`` — deterministic, with no generator of its own:
+  a *new* PIL image, the record of what it used (what a variant stores as ``drawn``: the exact
+  angle, the JPEG quality, ...) and, if it moves pixels, a ``warp`` mapping input points to
+  output points (cell boxes follow it). ``image`` is a copy the function may not keep; the
+  same image, parameters and drawn values give the same pixels.
 
-:meth:`Perturbation.run` validates, applies and checks the result, and returns the record a
-variant stores: ``{"name", "params", "drawn"}``. A third-party package registers one with the
+:meth:`Perturbation.run` validates, samples, applies and checks the result, and returns the
+record a variant stores: ``{"name", "params", "drawn"}``; :meth:`Perturbation.replay` makes
+the same image again from such a record. A third-party package registers one with the
 :func:`perturbation` decorator (or ``PERTURBATIONS.register``) in a module its
 ``hopvista.perturbations`` entry point names.
 """
@@ -63,8 +72,28 @@ class Perturbed(NamedTuple):
     warp: Warp | None = None
 
 
-Apply = Callable[[Image.Image, np.random.Generator, P], Perturbed]
-"""``apply(image, rng, params) -> Perturbed``."""
+Size = tuple[int, int]
+"""An image's ``(width, height)`` in pixels."""
+
+Sample = Callable[[np.random.Generator, Size, P], dict[str, Any]]
+"""``sample(rng, size, params) -> drawn``: the perturbation's random values, as plain JSON."""
+
+Apply = Callable[[Image.Image, P, Mapping[str, Any]], Perturbed]
+"""``apply(image, params, drawn) -> Perturbed``: deterministic, no generator."""
+
+
+def draws_nothing(rng: np.random.Generator, size: Size, params: BaseModel) -> dict[str, Any]:
+    """The ``sample`` of a perturbation that draws nothing (its parameters decide it all)."""
+    return {}
+
+
+def _json_problem(value: Any) -> str | None:
+    """Why ``value`` is not plain JSON, or ``None`` when it is."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        return str(exc)
+    return None
 
 
 @dataclass(frozen=True)
@@ -75,6 +104,7 @@ class Perturbation(Generic[P]):
     description: str
     parameters: type[P]
     apply: Apply[P]
+    sample: Sample[P] = draws_nothing
 
     @property
     def origin(self) -> str:
@@ -92,47 +122,112 @@ class Perturbation(Generic[P]):
         given = cast("Mapping[str, Any] | None", params)  # another model is read as a mapping
         return parse_params(self.parameters, given, f"perturbation {self.name!r}")
 
-    def run(self, image: Image.Image, rng: np.random.Generator,
-            params: Mapping[str, Any] | P | None = None) -> Perturbed:
-        """Apply to a copy of ``image``; the record is ``{"name", "params", "drawn"}``.
+    def draw(self, size: Size, rng: np.random.Generator,
+             params: Mapping[str, Any] | P | None = None) -> dict[str, Any]:
+        """The values ``sample`` draws from ``rng`` for an image of ``size``.
+
+        Raises ``TypeError`` when ``sample`` breaks the contract (no dict, or not JSON).
+        """
+        drawn = self.sample(rng, size, self.parse(params))
+        problem = "it is not a dict" if not isinstance(drawn, dict) else _json_problem(drawn)
+        if problem is not None:
+            raise TypeError(f"perturbation {self.name!r}: sample must return JSON values: "
+                            f"{problem}")
+        return drawn
+
+    def applied(self, image: Image.Image, drawn: Mapping[str, Any],
+                params: Mapping[str, Any] | P | None = None) -> Perturbed:
+        """``apply`` with ``drawn`` to a copy of ``image`` (no generator involved); the record
+        is ``{"name", "params", "drawn"}``.
 
         Raises ``TypeError`` when ``apply`` breaks the contract (no PIL image, or a record
         that is not JSON).
         """
         parsed = self.parse(params)
-        result = self.apply(image.copy(), rng, parsed)
+        result = self.apply(image.copy(), parsed, drawn)
         if not isinstance(result, Perturbed) or not isinstance(result.image, Image.Image):
             raise TypeError(f"perturbation {self.name!r}: apply must return "
                             "Perturbed(PIL image, record)")
         record = {"name": self.name, "params": parsed.model_dump(mode="json"),
                   "drawn": result.record}
-        try:
-            json.dumps(record, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"perturbation {self.name!r}: record is not JSON: {exc}") from None
+        problem = _json_problem(record)
+        if problem is not None:
+            raise TypeError(f"perturbation {self.name!r}: record is not JSON: {problem}")
         return Perturbed(result.image, record, result.warp)
+
+    def run(self, image: Image.Image, rng: np.random.Generator,
+            params: Mapping[str, Any] | P | None = None) -> Perturbed:
+        """Sample from ``rng``, then apply to a copy of ``image``; the record is
+        ``{"name", "params", "drawn"}``."""
+        parsed = self.parse(params)
+        return self.applied(image, self.draw(image.size, rng, parsed), parsed)
+
+    def replay(self, image: Image.Image, record: Mapping[str, Any],
+               rng: np.random.Generator) -> Perturbed:
+        """The image ``run`` made from ``image``, again, from the record a variant stored
+        (``{"name", "params", "drawn", ...}``) and the named stream it was drawn from.
+
+        The stream gives back what the record leaves out (the generator state of per-pixel
+        randomness); every value the record holds must be the one drawn again, or the record
+        was altered: a ``UserError`` naming the perturbation and the first such value.
+        """
+        if record.get("name") != self.name:
+            raise UserError(f"perturbation {self.name!r}: the record names perturbation "
+                            f"{record.get('name')!r}")
+        result = self.run(image, rng, record.get("params"))
+        recorded = record.get("drawn")
+        if recorded != result.record["drawn"]:
+            key = _first_difference(recorded, result.record["drawn"])
+            raise UserError(f"perturbation {self.name!r}: drawn.{key}: the record says "
+                            f"{_get(recorded, key)!r}, its stream draws "
+                            f"{_get(result.record['drawn'], key)!r}")
+        return result
+
+
+def _get(values: Any, key: str) -> Any:
+    return values.get(key) if isinstance(values, Mapping) else values
+
+
+def _first_difference(recorded: Any, drawn: Mapping[str, Any]) -> str:
+    """The first key (in sorted order) whose value differs between two records."""
+    if not isinstance(recorded, Mapping):
+        return "(the whole record)"
+    keys = sorted(set(recorded) | set(drawn))
+    return next(key for key in keys if recorded.get(key) != drawn.get(key))
+
+
+def stream_name(role: str, index: int, name: str) -> str:
+    """The named stream (among the variant's :class:`~hopvista.rng.Streams`) that the
+    ``index``-th perturbation ``name`` of a variant's ``role`` image ("table", "chart") draws
+    from: what :meth:`Perturbation.replay` of that step's record needs."""
+    return f"perturb.{role}.{index}.{name}"
 
 
 PERTURBATIONS: Registry[Perturbation[Any]] = Registry("perturbation", "perturbations")
 """Every perturbation by name (entry-point group ``hopvista.perturbations``)."""
 
 
-def perturbation(name: str, parameters: type[P],
+def perturbation(name: str, parameters: type[P], sample: Sample[P] | None = None, *,
                  description: str | None = None) -> Callable[[Apply[P]], Apply[P]]:
-    """Decorator registering ``apply`` as the perturbation ``name``::
+    """Decorator registering ``apply`` as the perturbation ``name``, whose random values
+    ``sample`` draws (none when omitted)::
 
-        class BlurParams(BaseModel):
-            radius: float = Field(1.0, gt=0, le=5)
+        class BlurParams(Params):
+            radius: tuple[float, float] = (0.5, 1.5)
 
-        @perturbation("blur", BlurParams)
-        def blur(image, rng, params):
-            return Perturbed(image.filter(GaussianBlur(params.radius)), {})
+        def draw_blur(rng, size, params):
+            return {"radius": uniform(rng, params.radius, 3)}
+
+        @perturbation("blur", BlurParams, draw_blur)
+        def blur(image, params, drawn):
+            return Perturbed(image.filter(GaussianBlur(drawn["radius"])), dict(drawn))
 
     ``description`` defaults to the first line of the function's docstring.
     """
     def register(apply: Apply[P]) -> Apply[P]:
         text = description or (apply.__doc__ or "").strip().split("\n")[0]
-        PERTURBATIONS.register(name, Perturbation(name, text, parameters, apply))
+        PERTURBATIONS.register(name, Perturbation(name, text, parameters, apply,
+                                                  sample or draws_nothing))
         return apply
 
     return register

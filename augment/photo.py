@@ -12,6 +12,7 @@ shadow.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Annotated, Any
 
@@ -22,9 +23,18 @@ from pydantic import Field
 from hopvista.augment._deps import require
 from hopvista.augment._image import from_rgb, gaussian_blur, gaussian_noise, jpeg, to_rgb
 from hopvista.augment._paper import paper
-from hopvista.augment._params import FloatRange, IntRange, Params, Within, integer, uniform
+from hopvista.augment._params import (
+    FloatRange,
+    IntRange,
+    Params,
+    Within,
+    generator_at,
+    generator_state,
+    integer,
+    uniform,
+)
 from hopvista.augment.geometry import homography_warp
-from hopvista.augment.perturbation import Perturbed, perturbation
+from hopvista.augment.perturbation import Perturbed, Size, perturbation
 
 
 class PhotoParams(Params):
@@ -74,29 +84,40 @@ class PaperParams(PhotoParams):
         (2, 5), description="Paper noise texture strength (augraphy NoiseTexturize sigma).")
 
 
-def _camera(cv2: ModuleType, rng: np.random.Generator, params: PhotoParams,
-            size: tuple[int, int]) -> tuple[dict[str, Any], np.ndarray, tuple[int, int]]:
-    """Draw the pose: the record, the homography (OpenCV pixel-centre convention) and the
-    output size. The document's corners land on the drawn quad, inside a margin."""
+def _pose(rng: np.random.Generator, params: PhotoParams, size: Size) -> dict[str, Any]:
+    """Draw the pose: margin, tilt, rotation, where the document's corners land (inside the
+    margin) and the output size."""
     width, height = size
     margin = uniform(rng, params.margin, 4)
     tilt = uniform(rng, params.tilt, 4)
     rotation = uniform(rng, params.rotation, 3)
     jitter = rng.uniform(-1.0, 1.0, (4, 2)) * tilt * min(width, height)
-    src = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float64)
-    quad = src + jitter - [width / 2, height / 2]
+    quad = _corners(size) + jitter - [width / 2, height / 2]
     angle = math.radians(rotation)
     turn = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
     pad = round(margin * max(width, height))
     quad = quad @ turn.T
     quad = np.round(quad - quad.min(axis=0) + pad, 2)
     out = (math.ceil(quad[:, 0].max()) + pad, math.ceil(quad[:, 1].max()) + pad)
-    edges = cv2.getPerspectiveTransform(src.astype(np.float32), quad.astype(np.float32))
+    return {"margin": margin, "tilt": tilt, "rotation": rotation,
+            "corners": quad.tolist(), "size": list(out)}
+
+
+def _corners(size: Size) -> np.ndarray:
+    """The corners of an image of ``size``, clockwise from the top left (edge coordinates)."""
+    width, height = size
+    return np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float64)
+
+
+def _homography(cv2: ModuleType, size: Size, drawn: Mapping[str, Any]) -> np.ndarray:
+    """The homography (OpenCV pixel-centre convention) taking the document of ``size`` onto
+    the drawn corners."""
+    quad = np.asarray(drawn["corners"], dtype=np.float64)
+    edges = cv2.getPerspectiveTransform(_corners(size).astype(np.float32),
+                                        quad.astype(np.float32))
     shift = np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
-    centres = np.linalg.inv(shift) @ np.asarray(edges, dtype=np.float64) @ shift
-    record = {"margin": margin, "tilt": tilt, "rotation": rotation,
-              "corners": quad.tolist(), "size": list(out)}
-    return record, centres, out
+    centres: np.ndarray = np.linalg.inv(shift) @ np.asarray(edges, dtype=np.float64) @ shift
+    return centres
 
 
 def _look(rng: np.random.Generator, params: PhotoParams) -> dict[str, Any]:
@@ -108,16 +129,21 @@ def _look(rng: np.random.Generator, params: PhotoParams) -> dict[str, Any]:
             "jpeg_quality": integer(rng, params.jpeg_quality)}
 
 
-def _finish(cv2: ModuleType, rng: np.random.Generator, array: np.ndarray,
-            look: dict[str, Any]) -> np.ndarray:
-    """Lighting gradient, camera blur, sensor noise, JPEG."""
-    if look["lighting"] > 0:
+def _finish(cv2: ModuleType, array: np.ndarray, drawn: Mapping[str, Any]) -> np.ndarray:
+    """Lighting gradient, camera blur, sensor noise (from the drawn state), JPEG."""
+    if drawn["lighting"] > 0:
         fpixel = require("albumentations.augmentations.pixel.functional", "photo")
-        array = fpixel.apply_linear_illumination(array, float(look["lighting"]),
-                                                 float(look["lighting_angle"]))
-    array = gaussian_blur(cv2, array, float(look["blur_sigma"]))
-    array = gaussian_noise(rng, array, float(look["noise_sigma"]))
-    return jpeg(cv2, array, int(look["jpeg_quality"]))
+        array = fpixel.apply_linear_illumination(array, float(drawn["lighting"]),
+                                                 float(drawn["lighting_angle"]))
+    array = gaussian_blur(cv2, array, float(drawn["blur_sigma"]))
+    array = gaussian_noise(generator_at(drawn["noise_state"]), array,
+                           float(drawn["noise_sigma"]))
+    return jpeg(cv2, array, int(drawn["jpeg_quality"]))
+
+
+def _recorded(drawn: Mapping[str, Any]) -> dict[str, Any]:
+    """What a photo records: every drawn value but the sensor noise's generator state."""
+    return {key: value for key, value in drawn.items() if key != "noise_state"}
 
 
 def moire(array: np.ndarray, amplitude: float, period: float, angle: float,
@@ -138,25 +164,33 @@ def moire(array: np.ndarray, amplitude: float, period: float, angle: float,
     return result
 
 
-@perturbation("photo-screen", ScreenParams)
-def photo_screen(image: Image.Image, rng: np.random.Generator,
-                 params: ScreenParams) -> Perturbed:
-    """A phone photo of the table on a screen: tilt, bezel, moiré, lighting, blur, noise, JPEG."""
-    cv2 = require("cv2", "photo-screen")
-    pose, matrix, out = _camera(cv2, rng, params, image.size)
+def sample_screen(rng: np.random.Generator, size: Size,
+                  params: ScreenParams) -> dict[str, Any]:
+    """Pose, bezel, moiré, lighting, blur, noise and JPEG, in that order."""
+    pose = _pose(rng, params, size)
     screen = {"bezel": integer(rng, params.bezel),
               "moire_amplitude": uniform(rng, params.moire_amplitude, 4),
               "moire_period": uniform(rng, params.moire_period, 3),
               "moire_angle": uniform(rng, (0.0, 180.0), 2),
               "moire_phase": uniform(rng, (0.0, 2 * math.pi), 4)}
     look = _look(rng, params)
+    return {**pose, **screen, **look, "noise_state": generator_state(rng)}
+
+
+@perturbation("photo-screen", ScreenParams, sample_screen)
+def photo_screen(image: Image.Image, params: ScreenParams,
+                 drawn: Mapping[str, Any]) -> Perturbed:
+    """A phone photo of the table on a screen: tilt, bezel, moiré, lighting, blur, noise, JPEG."""
+    cv2 = require("cv2", "photo-screen")
+    matrix = _homography(cv2, image.size, drawn)
+    out = (int(drawn["size"][0]), int(drawn["size"][1]))
     array = cv2.warpPerspective(to_rgb(image), matrix, out, flags=cv2.INTER_LINEAR,
                                 borderMode=cv2.BORDER_CONSTANT,
-                                borderValue=(screen["bezel"],) * 3)
-    array = moire(array, screen["moire_amplitude"], screen["moire_period"],
-                  screen["moire_angle"], screen["moire_phase"])
-    array = _finish(cv2, rng, array, look)
-    return Perturbed(from_rgb(array), {**pose, **screen, **look}, homography_warp(matrix))
+                                borderValue=(drawn["bezel"],) * 3)
+    array = moire(array, drawn["moire_amplitude"], drawn["moire_period"],
+                  drawn["moire_angle"], drawn["moire_phase"])
+    array = _finish(cv2, array, drawn)
+    return Perturbed(from_rgb(array), _recorded(drawn), homography_warp(matrix))
 
 
 def soft_shadow(cv2: ModuleType, array: np.ndarray, side: int, depth: float, slant: float,
@@ -183,13 +217,10 @@ def soft_shadow(cv2: ModuleType, array: np.ndarray, side: int, depth: float, sla
     return result
 
 
-@perturbation("photo-paper", PaperParams)
-def photo_paper(image: Image.Image, rng: np.random.Generator,
-                params: PaperParams) -> Perturbed:
-    """A phone photo of the table printed on paper: augraphy ink and paper, tilt, desk, soft
-    shadow, lighting, blur, noise, JPEG."""
-    cv2 = require("cv2", "photo-paper")
-    pose, matrix, out = _camera(cv2, rng, params, image.size)
+def sample_paper(rng: np.random.Generator, size: Size,
+                 params: PaperParams) -> dict[str, Any]:
+    """Pose, desk, ink, paper, shadow, lighting, blur, noise and JPEG, in that order."""
+    pose = _pose(rng, params, size)
     grey = integer(rng, params.desk)
     desk = [min(255, grey + 25), min(255, grey + 8), max(0, grey - 15)]  # a warm tint
     sheet: dict[str, Any] = {
@@ -207,10 +238,21 @@ def photo_paper(image: Image.Image, rng: np.random.Generator,
         "shadow_slant": uniform(rng, (-0.1, 0.1), 3),
         "shadow_opacity": uniform(rng, params.shadow_opacity, 3)}
     look = _look(rng, params)
-    array = paper(to_rgb(image), sheet)
+    return {**pose, **sheet, **look, "noise_state": generator_state(rng)}
+
+
+@perturbation("photo-paper", PaperParams, sample_paper)
+def photo_paper(image: Image.Image, params: PaperParams,
+                drawn: Mapping[str, Any]) -> Perturbed:
+    """A phone photo of the table printed on paper: augraphy ink and paper, tilt, desk, soft
+    shadow, lighting, blur, noise, JPEG."""
+    cv2 = require("cv2", "photo-paper")
+    matrix = _homography(cv2, image.size, drawn)
+    out = (int(drawn["size"][0]), int(drawn["size"][1]))
+    array = paper(to_rgb(image), drawn)
     array = cv2.warpPerspective(array, matrix, out, flags=cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_CONSTANT, borderValue=tuple(sheet["desk"]))
-    array = soft_shadow(cv2, array, sheet["shadow_side"], sheet["shadow_depth"],
-                        sheet["shadow_slant"], sheet["shadow_opacity"])
-    array = _finish(cv2, rng, array, look)
-    return Perturbed(from_rgb(array), {**pose, **sheet, **look}, homography_warp(matrix))
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=tuple(drawn["desk"]))
+    array = soft_shadow(cv2, array, drawn["shadow_side"], drawn["shadow_depth"],
+                        drawn["shadow_slant"], drawn["shadow_opacity"])
+    array = _finish(cv2, array, drawn)
+    return Perturbed(from_rgb(array), _recorded(drawn), homography_warp(matrix))

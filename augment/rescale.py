@@ -3,7 +3,8 @@ the exact warp (Pillow's resampling is centre-aligned, so box edges scale by the
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Annotated, Any
 
 import numpy as np
 from PIL import Image
@@ -11,7 +12,7 @@ from pydantic import Field
 
 from hopvista.augment._params import FloatRange, Params, Within, uniform
 from hopvista.augment.geometry import scale_warp
-from hopvista.augment.perturbation import Perturbed, perturbation
+from hopvista.augment.perturbation import Perturbed, Size, perturbation
 
 
 class RescaleParams(Params):
@@ -21,13 +22,20 @@ class RescaleParams(Params):
         (0.7, 1.3), description="Scale factor (both axes), drawn from this range.")
 
 
-@perturbation("rescale", RescaleParams)
-def rescale(image: Image.Image, rng: np.random.Generator, params: RescaleParams) -> Perturbed:
+def sample_rescale(rng: np.random.Generator, size: Size,
+                   params: RescaleParams) -> dict[str, Any]:
+    """The scale factor."""
+    return {"factor": uniform(rng, params.factor, 4)}
+
+
+@perturbation("rescale", RescaleParams, sample_rescale)
+def rescale(image: Image.Image, params: RescaleParams, drawn: Mapping[str, Any]) -> Perturbed:
     """Resize by a drawn factor; the warp scales points by the exact size ratio."""
-    factor = uniform(rng, params.factor, 4)
+    factor = float(drawn["factor"])
     width, height = image.size
     size = (max(1, round(width * factor)), max(1, round(height * factor)))
     resample = Image.Resampling.LANCZOS if factor < 1 else Image.Resampling.BICUBIC
     rgb = image if image.mode == "RGB" else image.convert("RGB")
     warp = scale_warp(size[0] / width, size[1] / height)
-    return Perturbed(rgb.resize(size, resample), {"factor": factor, "size": list(size)}, warp)
+    return Perturbed(rgb.resize(size, resample), {"factor": drawn["factor"], "size": list(size)},
+                     warp)

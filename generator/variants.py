@@ -22,6 +22,7 @@ from PIL import Image as PILImage
 
 from hopvista.augment.geometry import warp_box
 from hopvista.augment.grid import Grid, grid_of_table
+from hopvista.augment.perturbation import PERTURBATIONS, stream_name
 from hopvista.augment.recipes import VARIANTS, Base, Plan, Skip, chart_readers
 from hopvista.errors import UserError
 from hopvista.model import Item
@@ -120,12 +121,10 @@ def perturb(png: bytes, steps: tuple[tuple[str, dict[str, Any]], ...], streams: 
     the layout with its boxes moved along."""
     if not steps:
         return png, [], layout
-    from hopvista.augment import PERTURBATIONS
-
     image: PILImage.Image = PILImage.open(io.BytesIO(png)).convert("RGB")
     records = []
     for k, (name, params) in enumerate(steps):
-        done = PERTURBATIONS.get(name).run(image, streams.stream(f"perturb.{role}.{k}.{name}"),
+        done = PERTURBATIONS.get(name).run(image, streams.stream(stream_name(role, k, name)),
                                            params)
         image = done.image.convert("RGB")
         if layout is not None and done.warp is not None:

@@ -33,13 +33,16 @@ class ShiftParams(BaseModel):
 
 @pytest.fixture
 def shift() -> Iterator[Perturbation[Any]]:
-    @perturbation("test-shift", ShiftParams)
-    def apply(image: Image.Image, rng: np.random.Generator, params: ShiftParams) -> Perturbed:
+    def sample(rng: np.random.Generator, size: tuple[int, int],
+               params: ShiftParams) -> dict[str, Any]:
+        return {"dx": int(rng.integers(-params.max_px, params.max_px + 1))}
+
+    @perturbation("test-shift", ShiftParams, sample)
+    def apply(image: Image.Image, params: ShiftParams, drawn: Mapping[str, Any]) -> Perturbed:
         """Moves the image by a few pixels, filling with white."""
-        dx = int(rng.integers(-params.max_px, params.max_px + 1))
         moved = Image.new(image.mode, image.size, "white")
-        moved.paste(image, (dx, 0))
-        return Perturbed(moved, {"dx": dx})
+        moved.paste(image, (drawn["dx"], 0))
+        return Perturbed(moved, dict(drawn))
 
     yield PERTURBATIONS.get("test-shift")
     PERTURBATIONS.unregister("test-shift")
@@ -63,12 +66,19 @@ def test_a_perturbation_registered_outside_is_found_and_runs(
 
 
 def test_a_perturbation_breaking_its_contract_is_named() -> None:
-    def bad(image: Image.Image, rng: np.random.Generator, params: ShiftParams) -> Perturbed:
+    def bad(image: Image.Image, params: ShiftParams, drawn: Mapping[str, Any]) -> Perturbed:
         return Perturbed(image, {"when": object()})
 
+    def bad_draw(rng: np.random.Generator, size: tuple[int, int],
+                 params: ShiftParams) -> dict[str, Any]:
+        return {"when": rng}
+
     broken = Perturbation("test-bad", "bad record", ShiftParams, bad)
-    with pytest.raises(TypeError, match="test-bad.*JSON"):
+    with pytest.raises(TypeError, match="test-bad.*record is not JSON"):
         broken.run(Image.new("RGB", (4, 4)), np.random.default_rng(0))
+    unjson = Perturbation("test-bad", "bad sample", ShiftParams, bad, bad_draw)
+    with pytest.raises(TypeError, match="test-bad.*sample must return JSON"):
+        unjson.run(Image.new("RGB", (4, 4)), np.random.default_rng(0))
 
 
 def test_a_model_registered_outside_is_found_and_answers() -> None:
@@ -109,7 +119,7 @@ PLUGINS = {
             pass
 
         @perturbation("ep-identity", Nothing)
-        def identity(image, rng, params):
+        def identity(image, params, drawn):
             """Leaves the image as it is."""
             return Perturbed(image, {})
     ''', PERTURBATIONS, "ep-identity"),
