@@ -54,7 +54,7 @@ EXCHANGED = "the chart with the target's and the distractor's values exchanged"
 
 def _points(base: Base) -> tuple[dict[tuple[str, int], Decimal], dict[tuple[str, int], str]]:
     """The chart's points: (entity, year) -> value (as the verifier parses it) and text."""
-    from hopvista.verify.executor import parse_number
+    from hopvista.program.executor import parse_number
 
     chart = base.item.inputs.chart
     if chart is None:
@@ -85,7 +85,7 @@ def _label(raw: dict[str, Any], k: int, margins: dict[str, Any],
                                                                            frozenset[str]]:
     """Statement ``k``'s label on the item ``raw`` (the two points of ``swap`` exchanged) and
     the entities its selector picks; ``None`` and nothing when undecidable."""
-    from hopvista.verify.executor import Context, Undecidable, decide, picked_by
+    from hopvista.program.executor import Context, Undecidable, decide, picked_by
 
     shown = raw
     if swap is not None:

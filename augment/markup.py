@@ -199,7 +199,7 @@ def _misread(base: Base, target: dict[str, Any], value: str) -> tuple[Any, bool 
     """A generated item's answer, and the chosen statement's label, re-derived by the
     verifier's executor with the target cell showing ``value``; ``(None, None)`` when the
     statement cannot be decided so."""
-    from hopvista.verify.executor import Context, Undecidable, decide
+    from hopvista.program.executor import Context, Undecidable, decide
 
     item = base.item
     raw = item.model_dump(mode="json", by_alias=True)

@@ -363,7 +363,7 @@ class MissingParams(Params):
 
     @model_validator(mode="after")
     def _known(self) -> MissingParams:
-        from hopvista.verify.executor import MISSING_TOKENS
+        from hopvista.program.executor import MISSING_TOKENS
 
         unknown = [t for t in self.tokens if t.strip().lower() not in MISSING_TOKENS]
         if unknown:

@@ -28,8 +28,8 @@ from hopvista.rng import derive
 from hopvista.sources import source
 from hopvista.statements.registry import selector
 from hopvista.statements.selection import Selection, num, table_cells
-from hopvista.verify.executor import Undecidable
-from hopvista.verify.operators import operator
+from hopvista.program.executor import Undecidable
+from hopvista.program.operators import operator
 from hopvista.world import Entity, World
 
 

@@ -160,8 +160,8 @@ def _label_problems(item: Item, blanked: set[tuple[int, int]],
     problems, held = _margin_problem(item, margins)
     if held is None:
         return problems
+    from hopvista.program.executor import Context
     from hopvista.verify.checks import check_item, check_names
-    from hopvista.verify.executor import Context
 
     table = item.inputs.table
     if not isinstance(table, Table) or item.inputs.chart is None:

@@ -28,6 +28,7 @@ from hopvista import __version__
 from hopvista.errors import UserError
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
+from hopvista.program.executor import Context
 from hopvista.verify.augmented import is_augmented, verify_augmented
 from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
 from hopvista.verify.checks import (
@@ -42,7 +43,6 @@ from hopvista.verify.consistency import (
     check_provenance,
     check_statements,
 )
-from hopvista.verify.executor import Context
 from hopvista.verify.files import check_files
 from hopvista.verify.images import Images, check_images
 from hopvista.verify.jsonl import Line, parse_strict, read_lines

@@ -10,13 +10,15 @@ checked. Anything that fails raises :class:`Undecidable`.
 from __future__ import annotations
 
 import copy
-import re
 from decimal import Decimal
 from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
-from hopvista.verify.reading import as_read, spoken_as_digits
+from hopvista.errors import UserError
+from hopvista.program.numbers import program_number
+from hopvista.program.operators import OPERATORS
+from hopvista.program.reading import as_read, spoken_as_digits
 
 Program = dict[str, Any]
 Path_ = tuple[Any, ...]
@@ -24,22 +26,6 @@ Path_ = tuple[Any, ...]
 
 class Undecidable(Exception):
     """The program's label cannot be concluded from the inputs."""
-
-
-_PLAIN_DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
-#: Longest number text read: a longer one is not a displayed value (and could overflow).
-MAX_NUMBER_CHARS = 40
-
-
-def program_number(text: Any) -> Decimal:
-    """A program's number ("-1234.5": a decimal string without separators), exactly.
-
-    ``ValueError`` for anything else: NaN, infinities, exponents, non-strings, huge texts.
-    """
-    if not isinstance(text, str) or len(text) > MAX_NUMBER_CHARS or \
-            not _PLAIN_DECIMAL.fullmatch(text):
-        raise ValueError(f"not a decimal number: {str(text)[:40]!r}")
-    return Decimal(text)
 
 
 MISSING_TOKENS = frozenset({"", "n/a", "-", "\u2014", "\u2013", "na", "--"})
@@ -73,7 +59,7 @@ def _normalise(text: str) -> str:
 def mentions(text: str, phrase: str) -> bool:
     """Whether ``phrase`` occurs in ``text`` as whole words, as a reader sees both (case,
     spacing, invisible characters, compatibility forms and thousands separators ignored, small
-    numbers in words or digits alike: :mod:`hopvista.verify.reading`)."""
+    numbers in words or digits alike: :mod:`hopvista.program.reading`)."""
     haystack, needle = _normalise(text), _normalise(phrase)
     start = haystack.find(needle)
     while start != -1:
@@ -190,9 +176,6 @@ def best(ctx: Context, scores: dict[str, Decimal], order: str, gap: Decimal) -> 
 
 def select(node: dict[str, Any], ctx: Context) -> frozenset[str]:
     """The set of entities a selector node picks (its operator's own definition)."""
-    from hopvista.errors import UserError
-    from hopvista.verify.operators import OPERATORS
-
     op = node["op"]
     if not isinstance(op, str):
         raise Undecidable(f"operation is not a name: {str(op)[:40]!r}")
@@ -213,8 +196,6 @@ def picked_by(node: dict[str, Any], ctx: Context) -> frozenset[str]:
 
 def reads(node: Any, modality: str) -> bool:
     """Whether a node, or any node nested in its fields, reads ``modality``."""
-    from hopvista.verify.operators import OPERATORS
-
     if isinstance(node, list):
         return any(reads(value, modality) for value in node)
     if not isinstance(node, dict):
@@ -231,9 +212,6 @@ def bounds(node: dict[str, Any], ctx: Context, hidden: str) -> tuple[frozenset[s
     completion of the withheld modality ``hidden`` (docs/format.md, section 3.8). An operator
     without bounds of its own may pick anything when it (or a node inside it) reads
     ``hidden``, and exactly what it picks otherwise."""
-    from hopvista.errors import UserError
-    from hopvista.verify.operators import OPERATORS
-
     try:
         definition = OPERATORS.get(node["op"])
     except UserError:
@@ -281,8 +259,6 @@ def claimed_entity(entity: Any, ctx: Context) -> str:
 
 def hops(program: Program) -> list[Path_]:
     """Paths of every hop of a program, each of which can be dropped."""
-    from hopvista.verify.operators import OPERATORS
-
     select_node = program["select"]
     found = list(OPERATORS.get(select_node["op"]).hop_paths(select_node, ("select",)))
     if program.get("claim") and "fact" in program["claim"]:
