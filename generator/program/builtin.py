@@ -358,7 +358,7 @@ def _condition_years(node: Node, ctx: Context) -> list[int]:
           fields={"column": text, "order": one_of(*ORDERS), "when": condition(on_entity=True)},
           lenient=_rank_when_pick, cells=_rk_when_cells, references=_rk_when_references,
           variables=_rk_when_variables, bounds=_rk_when_bounds,
-          hop_paths=lambda n, path: [(*path, "when"), path])
+          conditions=("when",))
 def _rk_when(node: Node, ctx: Context) -> frozenset[str]:
     """CT+RK / AR+RK: the winner in every period where the condition on an entity holds."""
     when = node.get("when")
@@ -486,7 +486,7 @@ def _rank_among_pick(node: Node, ctx: Context) -> frozenset[str]:
           fields={"column": text, "order": one_of(*ORDERS), "among": condition(on_entity=False)},
           lenient=_rank_among_pick, cells=_rk_among_cells,
           references=_rk_among_references, variables=_rk_among_variables,
-          bounds=_rk_among_bounds, hop_paths=lambda n, path: [(*path, "among"), path])
+          bounds=_rk_among_bounds, conditions=("among",))
 def _rk_among(node: Node, ctx: Context) -> frozenset[str]:
     """CT+RK / AR+RK without a period axis: among the entities whose condition holds (two or
     more), the clear winner on the chart, provided it is not the clear winner among all the

@@ -266,14 +266,10 @@ def hops(program: Program) -> list[Path_]:
     return found
 
 
-#: Fields of a node that are a hop of their own, a condition: dropping one deletes the field
-#: (``rk_when`` then ranks over every period, ``rk_among`` among every entity).
-CONDITION_FIELDS = ("when", "among")
-
-
 def drop(program: Program, path: Path_) -> Program:
-    """The program without one hop: a selector becomes 'any entity', a condition
-    (:data:`CONDITION_FIELDS`) is deleted, a fact claim claims nothing."""
+    """The program without one hop: a selector becomes 'any entity', a condition (a field
+    its operator lists in ``conditions``: ``rk_when`` then ranks over every period,
+    ``rk_among`` among every entity) is deleted, a fact claim claims nothing."""
     result = copy.deepcopy(program)
     if path == ("claim",):
         result["claim"] = None
@@ -281,8 +277,14 @@ def drop(program: Program, path: Path_) -> Program:
     parent: Any = result
     for key in path[:-1]:
         parent = parent[key]
-    if path[-1] in CONDITION_FIELDS:
+    if path[-1] in _conditions(parent):
         del parent[path[-1]]
     else:
         parent[path[-1]] = {"op": "any"}
     return result
+
+
+def _conditions(node: Any) -> tuple[str, ...]:
+    """The condition fields of a node's operator (none for anything else)."""
+    op = node.get("op") if isinstance(node, dict) else None
+    return OPERATORS.get(op).conditions if isinstance(op, str) and op in OPERATORS else ()

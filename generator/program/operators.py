@@ -13,7 +13,10 @@ Built-in operators (:mod:`hopvista.program.builtin`) and a plug-in's are registe
 * ``cells(node, view)`` — the inputs it reads, as the format lists them in ``cells``;
 * ``references(node, view)`` — problems with the columns or entities it names;
 * ``variables(node, view)`` — the wording variables it fixes (numbers, periods, labels);
-* ``hop_paths(node, path)`` — its droppable hops (default: the node itself is one hop);
+* ``conditions`` — its fields that are a hop of their own, a condition: dropping one deletes
+  the field (``rk_when`` then ranks over every period);
+* ``hop_paths(node, path)`` — its droppable hops (default: each of its conditions, then the
+  node itself);
 * ``bounds(node, ctx, hidden)`` — ``(must, may)``: the entities the node picks in every and
   in some completion of the withheld modality ``hidden`` (default, see
   :func:`hopvista.program.executor.bounds`: anything when the node reads ``hidden``, else
@@ -100,8 +103,11 @@ def _no_variables(node: Node, view: View) -> dict[str, str]:
     return {}
 
 
-def _one_hop(node: Node, path: PathT) -> list[PathT]:
-    return [path]
+def _condition_hops(conditions: tuple[str, ...]) -> Callable[[Node, PathT], list[PathT]]:
+    """The hops of a node with ``conditions``: each condition, then the node itself."""
+    def hop_paths(node: Node, path: PathT) -> list[PathT]:
+        return [*((*path, condition) for condition in conditions), path]
+    return hop_paths
 
 
 @dataclass(frozen=True)
@@ -114,7 +120,8 @@ class Operator:
     cells: Callable[[Node, View], set[Cell]] = _no_cells
     references: Callable[[Node, View], list[str]] = _no_problems
     variables: Callable[[Node, View], dict[str, str]] = _no_variables
-    hop_paths: Callable[[Node, PathT], list[PathT]] = _one_hop
+    hop_paths: Callable[[Node, PathT], list[PathT]] = _condition_hops(())
+    conditions: tuple[str, ...] = ()
     bounds: BoundsFn | None = None
     fields: dict[str, FieldCheck] | None = None
     lenient: SelectFn | None = None
@@ -131,7 +138,8 @@ def operator(name: str, modalities: tuple[str, ...], *,
              cells: Callable[[Node, View], set[Cell]] = _no_cells,
              references: Callable[[Node, View], list[str]] = _no_problems,
              variables: Callable[[Node, View], dict[str, str]] = _no_variables,
-             hop_paths: Callable[[Node, PathT], list[PathT]] = _one_hop,
+             conditions: tuple[str, ...] = (),
+             hop_paths: Callable[[Node, PathT], list[PathT]] | None = None,
              bounds: BoundsFn | None = None,
              lenient: SelectFn | None = None,
              narrow: NarrowFn | None = None,
@@ -141,7 +149,9 @@ def operator(name: str, modalities: tuple[str, ...], *,
     def register(select: SelectFn) -> SelectFn:
         OPERATORS.register(name, Operator(
             name=name, select=select, modalities=modalities, cells=cells, references=references,
-            variables=variables, hop_paths=hop_paths, bounds=bounds, fields=fields,
+            variables=variables, conditions=conditions,
+            hop_paths=_condition_hops(conditions) if hop_paths is None else hop_paths,
+            bounds=bounds, fields=fields,
             lenient=lenient, narrow=narrow, origin=getattr(select, "__module__", "")))
         return select
 

@@ -328,9 +328,9 @@ def _node_variables(node: dict[str, Any], view: View,
 
 
 def _node_words(node: dict[str, Any], words: dict[str, dict[str, str]]) -> dict[str, str]:
-    # a ranking's condition (rk_when's ``when``, rk_among's ``among``) holds its cmp and sign
-    condition = {"rk_when": "when", "rk_among": "among"}.get(node["op"])
-    source = node[condition] if condition is not None else node
+    # a condition (rk_when's ``when``, rk_among's ``among``) holds its cmp and sign
+    conditions = OPERATORS.get(node["op"]).conditions
+    source = node[conditions[0]] if conditions else node
     out = {}
     if "cmp" in source:
         out["cmp"] = words["cmp"][source["cmp"]]
