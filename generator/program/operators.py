@@ -112,10 +112,10 @@ def _condition_hops(conditions: tuple[str, ...]) -> Callable[[Node, PathT], list
 
 @dataclass(frozen=True)
 class Operator:
-    """Everything the verifier knows of one program operator (see the module docstring)."""
+    """Everything the program language knows of one operator (see the module docstring)."""
 
     name: str
-    select: Callable[[Node, Context], frozenset[str]]
+    select: SelectFn
     modalities: tuple[str, ...]
     cells: Callable[[Node, View], set[Cell]] = _no_cells
     references: Callable[[Node, View], list[str]] = _no_problems
