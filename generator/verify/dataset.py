@@ -29,6 +29,7 @@ from hopvista.errors import UserError
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
 from hopvista.program.executor import Context
+from hopvista.program.fields import Malformed
 from hopvista.verify.augmented import is_augmented, verify_augmented
 from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
 from hopvista.verify.checks import (
@@ -51,7 +52,7 @@ from hopvista.verify.notes import FACT_NOTE, IMAGE_NOTE, NUMBERS_NOTE, PROXY_NOT
 from hopvista.verify.parquet import Row, compare_row, iter_rows, shard_names
 from hopvista.verify.paths import FILE, file_problem, walk
 from hopvista.verify.proxies import check_proxies
-from hopvista.verify.schema import Malformed, check_shape
+from hopvista.verify.schema import check_shape
 from hopvista.verify.wording import (
     WordingVerdict,
     check_wording,
