@@ -19,6 +19,8 @@ from hopvista.derivation import derivation
 from hopvista.display import fmt, shown
 from hopvista.domain import DomainPack
 from hopvista.identities import Identity, derivable_closure
+from hopvista.program.executor import mentions
+from hopvista.program.reading import as_read
 from hopvista.ratios import product_relation
 from hopvista.stated_numbers import stated_values
 from hopvista.world import Chunk, Column, Entity, Fact, SharedFact, World
@@ -118,8 +120,6 @@ class Instance:
 @functools.lru_cache(maxsize=1 << 12)
 def _as_read(text: str) -> str:
     """``text`` as ``gen verify`` reads it (:func:`hopvista.program.reading.as_read`)."""
-    from hopvista.program.reading import as_read  # generation and verify import each other
-
     return as_read(text)
 
 
@@ -130,8 +130,6 @@ def needle_occurs(needle: str, text: str) -> bool:
     digits: :func:`hopvista.program.executor.mentions`), so that a fact the build finds in one
     chunk only, verify finds there only too (remembered: instance draws ask it of the same
     chunks again and again)."""
-    from hopvista.program.executor import mentions  # generation and verify import each other
-
     return mentions(text, needle)
 
 

@@ -50,6 +50,7 @@ from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.inputs import Table
 from hopvista.model.item import BASE_VARIANT
+from hopvista.program.executor import Context
 from hopvista.verify.images import png_problem, read_image
 from hopvista.verify.jsonl import parse_strict, read_lines
 from hopvista.verify.manifest import MARGIN_EXPECTED, MARGIN_KEYS, visible_margin
@@ -160,7 +161,6 @@ def _label_problems(item: Item, blanked: set[tuple[int, int]],
     problems, held = _margin_problem(item, margins)
     if held is None:
         return problems
-    from hopvista.program.executor import Context
     from hopvista.verify.checks import check_item, check_names
 
     table = item.inputs.table
