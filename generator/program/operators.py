@@ -38,22 +38,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from hopvista.program.context import Context
 from hopvista.program.fields import FieldCheck
 from hopvista.registry import Registry
-
-if TYPE_CHECKING:
-    from hopvista.program.executor import Context
 
 Node = dict[str, Any]
 Cell = tuple[Any, ...]
 PathT = tuple[Any, ...]
 Bounds = tuple[frozenset[str], frozenset[str]]
 """``(must, may)``: entities picked by every / by some completion of a withheld modality."""
-BoundsFn = Callable[[Node, "Context", str], Bounds]
-SelectFn = Callable[[Node, "Context"], frozenset[str]]
-NarrowFn = Callable[[Node, "Context", frozenset[str]], frozenset[str]]
+BoundsFn = Callable[[Node, Context, str], Bounds]
+SelectFn = Callable[[Node, Context], frozenset[str]]
+NarrowFn = Callable[[Node, Context, frozenset[str]], frozenset[str]]
 
 #: Canonical order of the built-in modalities (others sort after them, by name).
 MODALITY_ORDER = ("text", "table", "chart")
