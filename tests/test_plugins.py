@@ -168,6 +168,8 @@ def test_a_plugin_type_and_source_build_and_verify(plugin: Path, tmp_path: Path)
 
     verified = _run(["verify", str(out)], plugin, tmp_path)
     assert verified.returncode == 0, verified.stdout + verified.stderr
+    # its operator declares no node fields: verify says what it therefore leaves unchecked
+    assert "not checked: the fields of program operator 'lowest'" in verified.stdout
 
     # Without the plug-in, the verifier does not know the operator: it says so, it does not
     # take the stored labels on trust.

@@ -99,6 +99,7 @@ def test_a_plugin_type_builds_verifies_and_meets_the_build_defences(
     assert plugin.LENIENT_READS
     capsys.readouterr()
     assert main(["verify", str(dataset)]) == 0, capsys.readouterr()
+    assert "fields of program operator" not in capsys.readouterr().out  # all are checked
 
 
 def test_the_audit_reads_a_plugin_node_leniently(plugin: ModuleType, dataset: Path) -> None:

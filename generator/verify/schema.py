@@ -30,6 +30,7 @@ from hopvista.program.fields import (
     shown,
 )
 from hopvista.program.numbers import MAX_NUMBER_CHARS
+from hopvista.program.operators import OPERATORS, nodes
 from hopvista.program.schema import check_node, check_selector
 from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.themes.chart_kinds import CHART_KINDS
@@ -67,6 +68,20 @@ def check_program(program: Any, type_name: str, path: str) -> None:
         kind_of_claim = "only" if "only" in claim else "entity"
         exact_keys(claim, (kind_of_claim,), f"{path}.claim")
         as_str(claim[kind_of_claim], f"{path}.claim.{kind_of_claim}")
+
+
+def undeclared_fields(item: dict[str, Any]) -> list[str]:
+    """The ops of a well-formed item's program nodes whose operators declare no fields
+    (their nodes are held to nothing but their op), in order of first use."""
+    found: list[str] = []
+    for statement in item["statements"]:
+        program = statement["program"]
+        claim = program["claim"]
+        for node in [*nodes(program["select"]), *([claim["fact"]] if "fact" in claim else [])]:
+            op = node["op"]
+            if OPERATORS.get(op).fields is None and op not in found:
+                found.append(op)
+    return found
 
 
 def _check_statement(statement: Any, path: str) -> None:
