@@ -32,6 +32,7 @@ from typing import Any
 from hopvista.augment.grid import plain
 from hopvista.augment.recipes import Base, Params, Plan, Skip, base_style, recipe
 from hopvista.model.statement import ValueCell
+from hopvista.program.executor import Context, Undecidable, decide, parse_number, picked_by
 from hopvista.rng import Streams
 
 VARIANTS: dict[str, str | None] = {
@@ -55,8 +56,6 @@ EXCHANGED = "the chart with the target's and the distractor's values exchanged"
 
 def _points(base: Base) -> tuple[dict[tuple[str, int], Decimal], dict[tuple[str, int], str]]:
     """The chart's points: (entity, year) -> value (as the verifier parses it) and text."""
-    from hopvista.verify.executor import parse_number
-
     chart = base.item.inputs.chart
     if chart is None:
         raise Skip("no chart in data form (an imported chart exists only as an image)")
@@ -86,8 +85,6 @@ def _label(raw: dict[str, Any], k: int, margins: dict[str, Any],
                                                                            frozenset[str]]:
     """Statement ``k``'s label on the item ``raw`` (the two points of ``swap`` exchanged) and
     the entities its selector picks; ``None`` and nothing when undecidable."""
-    from hopvista.verify.executor import Context, Undecidable, decide, picked_by
-
     shown = raw
     if swap is not None:
         shown = dict(raw)

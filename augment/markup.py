@@ -29,6 +29,7 @@ from typing import Any
 from hopvista.augment.grid import Grid, marked, plain
 from hopvista.augment.recipes import Base, Params, Plan, Skip, base_style, recipe
 from hopvista.model.inputs import Table
+from hopvista.program.executor import Context, Undecidable, decide
 from hopvista.rng import Streams
 
 VARIANTS = {
@@ -199,8 +200,6 @@ def _misread(base: Base, target: dict[str, Any], value: str) -> tuple[Any, bool 
     """A generated item's answer, and the chosen statement's label, re-derived by the
     verifier's executor with the target cell showing ``value``; ``(None, None)`` when the
     statement cannot be decided so."""
-    from hopvista.verify.executor import Context, Undecidable, decide
-
     item = base.item
     raw = item.model_dump(mode="json", by_alias=True)
     raw["inputs"]["table"]["rows"][target["row"] - 1]["values"][target["column"]] = value

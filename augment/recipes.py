@@ -48,6 +48,7 @@ from hopvista.augment.grid import (
 from hopvista.augment.perturbation import parse_params
 from hopvista.errors import UserError
 from hopvista.model import Item
+from hopvista.program.executor import MISSING_TOKENS
 from hopvista.registry import Registry
 from hopvista.rng import Streams
 from hopvista.themes.tables import sample_table_style
@@ -363,8 +364,6 @@ class MissingParams(Params):
 
     @model_validator(mode="after")
     def _known(self) -> MissingParams:
-        from hopvista.verify.executor import MISSING_TOKENS
-
         unknown = [t for t in self.tokens if t.strip().lower() not in MISSING_TOKENS]
         if unknown:
             raise UserError(f"variant 'missing': tokens: {unknown[0]!r} is not a token readers "

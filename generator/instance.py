@@ -19,6 +19,8 @@ from hopvista.derivation import derivation
 from hopvista.display import fmt, shown
 from hopvista.domain import DomainPack
 from hopvista.identities import Identity, derivable_closure
+from hopvista.program.executor import mentions
+from hopvista.program.reading import as_read
 from hopvista.ratios import product_relation
 from hopvista.stated_numbers import stated_values
 from hopvista.world import Chunk, Column, Entity, Fact, SharedFact, World
@@ -117,9 +119,7 @@ class Instance:
 @functools.lru_cache(maxsize=8192)
 @functools.lru_cache(maxsize=1 << 12)
 def _as_read(text: str) -> str:
-    """``text`` as ``gen verify`` reads it (:func:`hopvista.verify.reading.as_read`)."""
-    from hopvista.verify.reading import as_read  # generation and verify import each other
-
+    """``text`` as ``gen verify`` reads it (:func:`hopvista.program.reading.as_read`)."""
     return as_read(text)
 
 
@@ -127,11 +127,9 @@ def _as_read(text: str) -> str:
 def needle_occurs(needle: str, text: str) -> bool:
     """Whether ``needle`` occurs in ``text`` as whole words, as ``gen verify`` reads both
     (case, spacing, invisible characters, thousands separators, small numbers in words or
-    digits: :func:`hopvista.verify.executor.mentions`), so that a fact the build finds in one
+    digits: :func:`hopvista.program.executor.mentions`), so that a fact the build finds in one
     chunk only, verify finds there only too (remembered: instance draws ask it of the same
     chunks again and again)."""
-    from hopvista.verify.executor import mentions  # generation and verify import each other
-
     return mentions(text, needle)
 
 

@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 
 from hopvista.audit.impute import ChartModel, LinearFit, TableModel, fit_line
-from hopvista.audit.lenient import judge, lenient_pick
 from hopvista.audit.solvers import without_chart, without_table
+from hopvista.program.executor import Context, Undecidable, select
+from hopvista.program.lenient import judge, lenient_pick
 from hopvista.statements.registry import PROXIED, proxied  # noqa: F401 (re-exported)
-from hopvista.verify.executor import Context, Undecidable, select
 from hopvista.world import World
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from hopvista.verify.executor import Context, Undecidable, decide, drop, hops, mentions
+from hopvista.program.executor import Context, Undecidable, decide, drop, hops, mentions
 
 YEARS = [2019, 2020, 2021, 2022, 2023]
 

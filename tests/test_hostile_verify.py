@@ -1320,7 +1320,7 @@ def _fact_false(items: list[dict[str, Any]], wanted: Callable[[str], bool],
                 margins: tuple[float, float]) -> tuple[dict[str, Any], str, str]:
     """A false statement claiming a fact ``wanted`` accepts: its item, the needle, and the
     entity of which it is claimed."""
-    from hopvista.verify.executor import Context, picked_by
+    from hopvista.program.executor import Context, picked_by
 
     for item in items:
         for statement in item["statements"]:

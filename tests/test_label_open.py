@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from hopvista.audit.lenient import lenient_decide
 from hopvista.cli.main import main
+from hopvista.program.executor import Context, Undecidable, bounds, decide, select
+from hopvista.program.lenient import lenient_decide
 from hopvista.statements.registry import STATEMENT_TYPES, selector
 from hopvista.verify.checks import (
     LABEL_DECIDABLE_FALSE,
@@ -24,7 +25,6 @@ from hopvista.verify.checks import (
     hop_necessary,
     readable_without,
 )
-from hopvista.verify.executor import Context, Undecidable, bounds, decide, select
 from tests.test_verify_fuzz import Dataset
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,13 +12,13 @@ from hopvista.domain import DomainPack
 from hopvista.feasibility import needs_shared_facts, needs_trend_pair
 from hopvista.instance import Instance, sample_instance
 from hopvista.plan import slot_groups
+from hopvista.program.executor import Context, Undecidable, best, decide, drop, hops, select
+from hopvista.program.operators import OPERATORS, modalities
 from hopvista.rng import derive
 from hopvista.statements.fact import fact_node
 from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.statements.types import Statement, make_statement
 from hopvista.verify.checks import hop_necessary, readable_without
-from hopvista.verify.executor import Context, Undecidable, best, decide, drop, hops, select
-from hopvista.verify.operators import OPERATORS, modalities
 from hopvista.world import World
 
 PER_TYPE = 4

@@ -26,9 +26,9 @@ from typing import Any
 import pytest
 
 from hopvista.cli.main import main
+from hopvista.program.executor import Context, Undecidable, decide, parse_number, select
 from hopvista.verify import verify_into
 from hopvista.verify.balance import Tally, shares
-from hopvista.verify.executor import Context, Undecidable, decide, parse_number, select
 from hopvista.verify.manifest import expectations
 from hopvista.verify.wording import check_wording, pack_wording
 

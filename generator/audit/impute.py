@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from hopvista.audit.data import AuditItem
-from hopvista.verify.executor import parse_number
+from hopvista.program.executor import parse_number
 
 #: Fewest training points a straight line is fitted on.
 MIN_POINTS = 10

@@ -10,7 +10,7 @@ learned on the other folds only. A solver returns one list of three predicted la
   hops select (the claim is judged true when they select exactly one entity).
 - ``prior``: the majority label of the statement's type at its surface position (1, 2, 3).
 
-On imputed inputs a solver reads programs leniently (:mod:`hopvista.audit.lenient`): chart
+On imputed inputs a solver reads programs leniently (:mod:`hopvista.program.lenient`): chart
 margins of zero, a definite description takes its most plausible entity when the imputed
 values leave it empty, and a claim is judged true when it names one of the entities picked.
 Whenever even that cannot be said, the solver falls back to ``prior`` (the answer is marked
@@ -26,8 +26,8 @@ from typing import Any, NamedTuple
 
 from hopvista.audit.data import AuditItem, Margins
 from hopvista.audit.impute import ChartModel, TableModel
-from hopvista.audit.lenient import lenient_decide
-from hopvista.verify.executor import Context, Undecidable, decide, select
+from hopvista.program.executor import Context, Undecidable, decide, select
+from hopvista.program.lenient import lenient_decide
 
 
 class Answer(NamedTuple):

@@ -11,7 +11,7 @@
     The answer given most often among the evaluated items (ties: the first in sorted order).
 ``oracle``
     Executes the stored statement programs on the item's inputs with the verifier
-    (:mod:`hopvista.verify.executor`) and answers with the statements they prove true; it must
+    (:mod:`hopvista.program.executor`) and answers with the statements they prove true; it must
     score 100%, so it is a guard on the dataset itself. An item kind without programs
     (short-answer questions) is answered with its reference answer; a markup task with the
     result of its program (:mod:`hopvista.verify.markup`).
@@ -34,8 +34,8 @@ from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
 from hopvista.model.kinds import ITEM_KINDS
 from hopvista.models import MODELS, check_options
+from hopvista.program.executor import Context, Undecidable, decide
 from hopvista.rng import derive
-from hopvista.verify.executor import Context, Undecidable, decide
 
 
 def _reference(item: Item) -> str:

@@ -36,7 +36,7 @@ from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import Table
 from hopvista.models import MODELS, ModelError, check_options
-from hopvista.verify.executor import Context, Undecidable, decide
+from hopvista.program.executor import Context, Undecidable, decide
 
 _NUMBER = re.compile(r"^\(?[-−–]?[$€£]?\d[\d,]*(\.\d+)?%?\)?$")
 MATCH = 0.5

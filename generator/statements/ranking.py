@@ -265,7 +265,7 @@ def ct_rk(instance: Instance, rng: np.random.Generator, words: Words,
 
 @selector("AR+RK", modalities=("table", "chart"), variables=(*_WHEN, "sign", "cond_column2"),
           operators=("rk_when", "rk_among"), hops=2, min_periods=2,
-          one_period=(*_AMONG, "sign", "cond_column2"))
+          one_period=(*_AMONG, "sign", "cond_column2"), condition_terms=2)
 def ar_rk(instance: Instance, rng: np.random.Generator, words: Words,
           margins: Margins) -> Iterator[Selection]:
     """AR+RK: as CT+RK with the condition on {cond_column} {sign} {cond_column2}."""

@@ -11,10 +11,13 @@ Declaring it registers the type itself ("the {noun} with ... is {entity}") and, 
 ``fact_form=False``, its fact form ``FC+<name>`` ("the {noun} with ... {fact}"), one hop more,
 with text among its modalities. ``variables`` are the wording variables the selection fills
 (besides ``noun``, ``singular``, ``plural`` and the claim's ``entity`` or ``fact``);
-``operators`` are the program operators its nodes use, which the independent verifier must
-know (``hopvista.verify.operators``). ``min_periods`` says how many periods an instance needs
-(a trend needs two, so a domain without a period axis cannot have it); ``one_period`` gives a
-type that reads periods a shape of its own on an instance of one period (no period axis), and
+``operators`` are the program operators its nodes use (``hopvista.program.operators``), and
+they are its selector's shape, which ``gen verify`` holds its programs to: a node of one of
+them, or, when the first is ``"and"``, an ``and`` of one node of each of the others in order;
+``condition_terms`` is how many terms a ranking's condition has (AR+RK: two).
+``min_periods`` says how many periods an instance needs (a trend needs two, so a domain
+without a period axis cannot have it); ``one_period`` gives a type that reads periods a shape
+of its own on an instance of one period (no period axis), and
 the wording variables that shape fills: CT+RK and AR+RK rank among the entities a table
 condition restricts (``rk_among``) instead of over the periods when it holds (``rk_when``), so
 they are made with or without periods (:attr:`StatementType.min_periods` is then 1, and
@@ -37,6 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from hopvista.instance import Instance
+from hopvista.program.fields import Shape
+from hopvista.program.operators import modality_key
 from hopvista.registry import Registry
 from hopvista.statements.selection import Margins, Selection
 
@@ -45,15 +50,6 @@ Selector = Callable[[Instance, np.random.Generator, Words, Margins], Iterator[Se
 
 #: The claims a selector type's own statements can make (see the module docstring).
 CLAIMS = ("entity", "only")
-
-#: Canonical order of the built-in modalities (others sort after them, by name).
-MODALITY_ORDER = ("text", "table", "chart")
-
-
-def modality_key(name: str) -> tuple[int, str]:
-    """Sort key putting modalities in canonical order."""
-    return (MODALITY_ORDER.index(name) if name in MODALITY_ORDER else len(MODALITY_ORDER), name)
-
 
 #: The modalities a proxy solver stands in for (:mod:`hopvista.proxy`; a fact has none).
 PROXIED = ("chart", "table")
@@ -93,6 +89,17 @@ class StatementType:
     several_periods: int | None = None
     """Periods its shape for several periods needs, where a one-period shape lowers
     :attr:`min_periods` (CT+RK, AR+RK: 2); see :attr:`periods_read`."""
+    condition_terms: int = 1
+    """Terms of a ranking's condition in its programs (``when``, ``among``)."""
+
+    @property
+    def shape(self) -> Shape:
+        """The selector node its programs hold (see the module docstring): what ``gen
+        verify`` checks them against, each node with the fields its operator declares."""
+        ops = self.operators[:-1] if self.with_fact else self.operators
+        if ops[:1] == ("and",):
+            return Shape(("and",), ops[1:], self.condition_terms)
+        return Shape(ops, (), self.condition_terms)
 
     @property
     def periods_read(self) -> int:
@@ -130,14 +137,15 @@ def selector(name: str, *, modalities: tuple[str, ...], variables: tuple[str, ..
              operators: tuple[str, ...], hops: int = 1, min_periods: int = 1,
              trend_pair: bool = False, fact_form: bool = True,
              claims_entity: bool = True, claim: str = "entity",
-             shared_fact_form: bool = False,
-             one_period: tuple[str, ...] | None = None) -> Callable[[Selector], Selector]:
+             shared_fact_form: bool = False, one_period: tuple[str, ...] | None = None,
+             condition_terms: int = 1) -> Callable[[Selector], Selector]:
     """Register the selector type ``name`` (and its ``FC+name`` form) for the decorated
     selector factory; see the module docstring. ``shared_fact_form``: the ``FC+name`` form
     claims facts several entities state (:attr:`StatementType.shared_facts`), as a fused
     pair of selectors needs. ``one_period``: the wording variables the selector fills on an
     instance of one period, where it makes another shape (``operators`` lists both shapes'
-    operators); the type then needs ``min_periods`` periods, or one."""
+    operators); the type then needs ``min_periods`` periods, or one. ``condition_terms``:
+    the terms of a ranking's condition."""
     if claim not in CLAIMS:
         raise ValueError(f"statement type {name}: claim must be one of {CLAIMS}, not {claim!r}")
     needs = 1 if one_period is not None else min_periods
@@ -152,7 +160,8 @@ def selector(name: str, *, modalities: tuple[str, ...], variables: tuple[str, ..
             name=name, hops=hops, modalities=_canonical(modalities), variables=own_vars,
             select=select, operators=operators, min_periods=needs,
             trend_pair=trend_pair, origin=origin, claim=claim,
-            one_period_variables=own_one, several_periods=several))
+            one_period_variables=own_one, several_periods=several,
+            condition_terms=condition_terms))
         if fact_form:
             STATEMENT_TYPES.register(f"FC+{name}", StatementType(
                 name=f"FC+{name}", hops=hops + 1, modalities=_canonical(("text", *modalities)),
@@ -160,7 +169,7 @@ def selector(name: str, *, modalities: tuple[str, ...], variables: tuple[str, ..
                 operators=(*operators, "fact"), min_periods=needs,
                 trend_pair=trend_pair, shared_facts=shared_fact_form, origin=origin,
                 one_period_variables=None if one_period is None else (*one_period, "fact"),
-                several_periods=several))
+                several_periods=several, condition_terms=condition_terms))
         return select
 
     return register

@@ -50,6 +50,7 @@ from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.inputs import Table
 from hopvista.model.item import BASE_VARIANT
+from hopvista.program.executor import Context
 from hopvista.verify.images import png_problem, read_image
 from hopvista.verify.jsonl import parse_strict, read_lines
 from hopvista.verify.manifest import MARGIN_EXPECTED, MARGIN_KEYS, visible_margin
@@ -161,7 +162,6 @@ def _label_problems(item: Item, blanked: set[tuple[int, int]],
     if held is None:
         return problems
     from hopvista.verify.checks import check_item, check_names
-    from hopvista.verify.executor import Context
 
     table = item.inputs.table
     if not isinstance(table, Table) or item.inputs.chart is None:

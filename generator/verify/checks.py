@@ -10,9 +10,7 @@ from hopvista.derivation import Relation, derivation
 from hopvista.domain import Identity, derivable_closure
 from hopvista.errors import excerpt
 from hopvista.lookalike import Lookalikes, character_name, invisible_character
-from hopvista.ratios import Product, product_relation
-from hopvista.stated_numbers import stated_values
-from hopvista.verify.executor import (
+from hopvista.program.executor import (
     Context,
     Undecidable,
     bounds,
@@ -22,8 +20,10 @@ from hopvista.verify.executor import (
     parse_number,
     picked_by,
 )
-from hopvista.verify.operators import modalities
-from hopvista.verify.reading import as_read
+from hopvista.program.operators import modalities
+from hopvista.program.reading import as_read
+from hopvista.ratios import Product, product_relation
+from hopvista.stated_numbers import stated_values
 
 #: The first format whose builds keep every "during the years when" label open without the
 #: table; older datasets were made before that rule and are not held to it.
@@ -172,7 +172,7 @@ def check_chart_needed(item: dict[str, Any], identities: list[Identity],
     the pack, or a linear relation the data shown obey: :func:`hopvista.derivation.derivation`,
     or a product or ratio of one or two columns: :func:`hopvista.ratios.product_relation`),
     and no text states its values (as numbers: :mod:`hopvista.stated_numbers`, in the text as
-    a reader sees it: :func:`hopvista.verify.reading.as_read`)."""
+    a reader sees it: :func:`hopvista.program.reading.as_read`)."""
     chart = item["inputs"]["chart"]
     column = chart["column"]["key"]
     table = {c["key"] for c in item["inputs"]["table"]["columns"]}

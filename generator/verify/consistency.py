@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from hopvista.plan import LEVEL_NAMES
-from hopvista.verify.executor import hops
+from hopvista.program.executor import hops
+from hopvista.program.operators import OPERATORS, View, modalities, nodes
 from hopvista.verify.manifest import Expect
-from hopvista.verify.operators import OPERATORS, View, modalities, nodes
 
 Cell = tuple[Any, ...]
 

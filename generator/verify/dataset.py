@@ -28,6 +28,8 @@ from hopvista import __version__
 from hopvista.errors import UserError
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
+from hopvista.program.executor import Context
+from hopvista.program.fields import Malformed
 from hopvista.verify.augmented import is_augmented, verify_augmented
 from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
 from hopvista.verify.checks import (
@@ -42,16 +44,22 @@ from hopvista.verify.consistency import (
     check_provenance,
     check_statements,
 )
-from hopvista.verify.executor import Context
 from hopvista.verify.files import check_files
 from hopvista.verify.images import Images, check_images
 from hopvista.verify.jsonl import Line, parse_strict, read_lines
 from hopvista.verify.manifest import Expect, expectations, held_to_pack, read_manifest
-from hopvista.verify.notes import FACT_NOTE, IMAGE_NOTE, NUMBERS_NOTE, PROXY_NOTE, Notes
+from hopvista.verify.notes import (
+    FACT_NOTE,
+    IMAGE_NOTE,
+    NUMBERS_NOTE,
+    PROXY_NOTE,
+    Notes,
+    fields_note,
+)
 from hopvista.verify.parquet import Row, compare_row, iter_rows, shard_names
 from hopvista.verify.paths import FILE, file_problem, walk
 from hopvista.verify.proxies import check_proxies
-from hopvista.verify.schema import Malformed, check_shape
+from hopvista.verify.schema import check_shape, undeclared_fields
 from hopvista.verify.wording import (
     WordingVerdict,
     check_wording,
@@ -180,6 +188,8 @@ class _Run:
     def _proofs(self, item: dict[str, Any]) -> list[str]:
         self._builtin_by_columns(item)
         problems = check_wording(item, self.wording) + check_names(item)
+        for op in undeclared_fields(item):
+            self.notes(fields_note(op))
         if any("fact" in s["program"]["claim"] or s["program"]["select"]["op"] == "fact"
                for s in item["statements"]):
             self.notes(FACT_NOTE)

@@ -3,7 +3,7 @@ section 11). ``gen verify`` re-derives every markup task's answer with :func:`ex
 generator (:mod:`hopvista.markup`) decides answers its own way and never calls this.
 
 A table is read as a grid: row 0 is the header, column 0 the row labels. A cell is *missing*
-when it shows nothing, a dash or N/A (:data:`hopvista.verify.executor.MISSING_TOKENS`); a
+when it shows nothing, a dash or N/A (:data:`hopvista.program.executor.MISSING_TOKENS`); a
 number is read as :func:`hopvista.model.answers.read_number` reads it.
 
 A **scope** picks cells: ``{"marked": true}`` (the default) keeps marked cells only,
@@ -54,7 +54,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from hopvista.model.answers import read_number
-from hopvista.verify.executor import MISSING_TOKENS
+from hopvista.program.executor import MISSING_TOKENS
 
 DIRECTIONS = {"above": (-1, 0), "below": (1, 0), "left": (0, -1), "right": (0, 1)}
 

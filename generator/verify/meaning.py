@@ -27,7 +27,7 @@ against what the verifier knows without the dataset — the installed packs:
 * the **question** must be text, ``{{ names }}`` and one loop numbering the statements, with no
   negating word, and ask which statements are *true* (other words are doubts).
 
-Words are read as a reader reads them (:mod:`hopvista.verify.reading`): NFKC-normalised, a
+Words are read as a reader reads them (:mod:`hopvista.program.reading`): NFKC-normalised, a
 negation matched by its stems ("fals…", "untru…", "seem…") and through a disguise (look-alike
 letters of another script, "n o t", "fal-se", "n0t"); wording with an invisible format
 character, a word mixing scripts or written in look-alikes of Latin letters, a mark struck
@@ -54,8 +54,8 @@ from jinja2 import nodes
 
 from hopvista.domain import DOMAIN_FILE, builtin_pack_names, resolve_pack
 from hopvista.errors import UserError
+from hopvista.program.reading import as_read, invisible, look_alike, skeleton
 from hopvista.sandbox import PackEnvironment
-from hopvista.verify.reading import as_read, invisible, look_alike, skeleton
 from hopvista.yamlfile import read_yaml
 
 #: The one Jinja2 environment verify parses and renders a dataset's templates in.
@@ -282,7 +282,7 @@ def _negates(word: str) -> bool:
 
 def unreadable(text: str) -> str | None:
     """Why ``text`` does not read as it is written (``None``: it does): it holds an invisible
-    format character, or a word in look-alike letters (:mod:`hopvista.verify.reading`)."""
+    format character, or a word in look-alike letters (:mod:`hopvista.program.reading`)."""
     hidden = invisible(text)
     if hidden is not None:
         return f"the invisible character {hidden} hides what a reader reads"

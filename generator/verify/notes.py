@@ -26,6 +26,12 @@ BUILD_NOTE = "the build checks of the input's base items (balance, proxy reading
     "chart's need, ids): run gen verify on the input dataset"
 
 
+def fields_note(op: str) -> str:
+    """What verify leaves unchecked of a node whose operator declares no fields."""
+    return f"the fields of program operator {op!r}: it declares none, so only its op is " \
+        "checked (a plug-in declares them with operator(..., fields=...))"
+
+
 class Notes:
     """What verification did not prove, each said once, in the order found."""
 

@@ -12,114 +12,31 @@ their column's precision and lie within what a table or chart shows
 from __future__ import annotations
 
 import re
-import reprlib
 from decimal import Decimal
 from typing import Any
 
 from hopvista.display import unshowable_number
 from hopvista.plan import LEVEL_NAMES
+from hopvista.program.fields import (
+    Malformed,
+    as_bool,
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    exact_keys,
+    expected,
+    field,
+    shown,
+)
+from hopvista.program.numbers import MAX_NUMBER_CHARS
+from hopvista.program.operators import OPERATORS, nodes
+from hopvista.program.schema import check_node, check_selector
 from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.themes.chart_kinds import CHART_KINDS
 
 ITEM_KIND = "three_statement"
 ANSWER_TYPE = "indices"
-CMPS, SIGNS, ORDERS = (">", "<"), ("+", "-"), ("max", "min")
-DIRECTIONS = ("increasing", "decreasing")
-#: Longest number text accepted (a displayed value or a program's decimal).
-MAX_NUMBER_CHARS = 40
-_DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
-#: The ranking pairs' ops: ``rk_when`` over periods, ``rk_among`` on an item of one period.
-RANKED_OPS = ("rk_when", "rk_among")
-#: Selector node(s) of each selector type: an op, or ("and", op, op), or ("ranked", terms):
-#: one of :data:`RANKED_OPS` whose condition has that many terms.
-SELECTOR_SHAPES: dict[str, tuple[Any, ...]] = {
-    "FC": ("fact",), "CT": ("ct",), "AR": ("ar",), "TR": ("tr",), "RK": ("rk",),
-    "CT+TR": ("and", "ct_all", "tr_all"), "AR+TR": ("and", "ar_sum", "tr_all"),
-    "CT+RK": ("ranked", 1), "AR+RK": ("ranked", 2),
-}
-_NODE_FIELDS: dict[str, tuple[str, ...]] = {
-    "fact": ("needle",), "ct": ("column", "year", "cmp", "threshold"),
-    "ct_all": ("column", "cmp", "threshold"), "ar": ("column", "years", "sign", "result"),
-    "ar_sum": ("column", "cmp", "threshold"), "tr": ("column", "from", "to", "direction"),
-    "tr_all": ("column", "direction"), "rk": ("column", "year", "order"),
-    "rk_when": ("column", "order", "when"), "rk_among": ("column", "order", "among"),
-    "and": ("args",),
-}
-
-
-class Malformed(Exception):
-    """An item field is missing or has the wrong type or value."""
-
-
-_REPR = reprlib.Repr()
-_REPR.maxstring = _REPR.maxother = 40
-
-
-def _show(value: Any) -> str:
-    return _REPR.repr(value)
-
-
-def _fail(path: str, expected: str, value: Any) -> Malformed:
-    return Malformed(f"field '{path}': expected {expected}, got {_show(value)}")
-
-
-def field(obj: dict[str, Any], key: str, path: str) -> Any:
-    """``obj[key]``, or :class:`Malformed` naming ``path.key``."""
-    where = f"{path}.{key}" if path else key
-    if key not in obj:
-        raise Malformed(f"field '{where}' is missing")
-    return obj[key]
-
-
-def as_dict(value: Any, path: str) -> dict[str, Any]:
-    """``value`` if it is a JSON object."""
-    if not isinstance(value, dict):
-        raise _fail(path, "an object", value)
-    return value
-
-
-def as_list(value: Any, path: str, length: int | None = None, least: int = 0) -> list[Any]:
-    """``value`` if it is a JSON array of ``length`` (or at least ``least``) elements."""
-    if not isinstance(value, list):
-        raise _fail(path, "a list", value)
-    if length is not None and len(value) != length:
-        raise Malformed(f"field '{path}': expected {length} element(s), got {len(value)}")
-    if len(value) < least:
-        raise Malformed(f"field '{path}': expected at least {least} element(s), got {len(value)}")
-    return value
-
-
-def as_str(value: Any, path: str, choices: tuple[str, ...] | None = None) -> str:
-    """``value`` if it is a non-empty string (one of ``choices`` when given)."""
-    if not isinstance(value, str) or not value:
-        raise _fail(path, "a non-empty string", value)
-    if choices is not None and value not in choices:
-        raise _fail(path, "one of " + ", ".join(repr(c) for c in choices), value)
-    return value
-
-
-def as_int(value: Any, path: str, low: int | None = None, high: int | None = None) -> int:
-    """``value`` if it is a JSON integer (not a boolean) within ``low..high``."""
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise _fail(path, "a whole number", value)
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise _fail(path, f"a whole number in {low}..{high}", value)
-    return value
-
-
-def as_bool(value: Any, path: str) -> bool:
-    """``value`` if it is ``true`` or ``false``."""
-    if not isinstance(value, bool):
-        raise _fail(path, "true or false", value)
-    return value
-
-
-def as_decimal(value: Any, path: str) -> str:
-    """``value`` if it is a program number: a finite decimal string without separators."""
-    if not isinstance(value, str) or len(value) > MAX_NUMBER_CHARS or \
-            not _DECIMAL.fullmatch(value):
-        raise _fail(path, "a decimal string such as '-12.5'", value)
-    return value
 
 
 def displayed(value: Any, precision: int, path: str) -> str:
@@ -128,116 +45,43 @@ def displayed(value: Any, precision: int, path: str) -> str:
     pattern = rf"-?(?:[0-9]{{1,3}}(?:,[0-9]{{3}})*){decimals}"
     if not isinstance(value, str) or len(value) > MAX_NUMBER_CHARS or \
             not re.fullmatch(pattern, value):
-        raise _fail(path, f"a displayed number with {precision} decimal(s)", value)
+        raise expected(path, f"a displayed number with {precision} decimal(s)", value)
     why = unshowable_number(Decimal(value.replace(",", "")), precision)
     if why is not None:
-        raise Malformed(f"field '{path}': {_show(value)} {why}")
+        raise Malformed(f"field '{path}': {shown(value)} {why}")
     return value
-
-
-def _exact_keys(node: dict[str, Any], keys: tuple[str, ...], path: str) -> None:
-    extra = sorted(set(node) - set(keys))
-    if extra:
-        raise Malformed(f"field '{path}': unknown key(s) {', '.join(map(repr, extra))} "
-                        "(a program may hold only the fields of its op)")
-    for key in keys:
-        field(node, key, path)
-
-
-def check_node(node: Any, op: str, path: str, terms: int = 1) -> None:
-    """A selector node of op ``op`` with exactly its fields, each of its type."""
-    node = as_dict(node, path)
-    if field(node, "op", path) != op:
-        raise _fail(f"{path}.op", repr(op), node["op"])
-    _exact_keys(node, ("op", *_NODE_FIELDS[op]), path)
-    for key in _NODE_FIELDS[op]:
-        _check_node_field(node, key, f"{path}.{key}", terms)
-
-
-def _check_node_field(node: dict[str, Any], key: str, path: str, terms: int) -> None:
-    value = node[key]
-    if key in ("column", "needle"):
-        as_str(value, path)
-    elif key in ("year", "from", "to"):
-        as_int(value, path)
-    elif key in ("threshold", "result"):
-        as_decimal(value, path)
-    elif key == "cmp":
-        as_str(value, path, CMPS)
-    elif key == "sign":
-        as_str(value, path, SIGNS)
-    elif key == "order":
-        as_str(value, path, ORDERS)
-    elif key == "direction":
-        as_str(value, path, DIRECTIONS)
-    elif key == "years":
-        for i, year in enumerate(as_list(value, path, 2)):
-            as_int(year, f"{path}.{i}")
-    elif key == "when":
-        _check_condition(value, path, terms, on_entity=True)
-    elif key == "among":
-        _check_condition(value, path, terms, on_entity=False)
-
-
-def _check_condition(when: Any, path: str, terms: int, on_entity: bool) -> None:
-    """A ranking's condition: ``when`` names the entity it reads, ``among`` reads every one."""
-    when = as_dict(when, path)
-    _exact_keys(when, ("entity", "terms", "cmp", "threshold") if on_entity else
-                ("terms", "cmp", "threshold"), path)
-    if on_entity:
-        as_str(when["entity"], f"{path}.entity")
-    as_str(when["cmp"], f"{path}.cmp", CMPS)
-    as_decimal(when["threshold"], f"{path}.threshold")
-    for i, term in enumerate(as_list(when["terms"], f"{path}.terms", terms)):
-        where = f"{path}.terms.{i}"
-        _exact_keys(as_dict(term, where), ("column", "sign"), where)
-        as_str(term["column"], f"{where}.column")
-        as_str(term["sign"], f"{where}.sign", ("+",) if i == 0 else SIGNS)
-
-
-def _check_registered(node: Any, path: str, depth: int = 0) -> None:
-    """A plug-in's selector node: an object whose op the verifier has registered."""
-    from hopvista.verify.operators import OPERATORS
-
-    node = as_dict(node, path)
-    op = as_str(field(node, "op", path), f"{path}.op")
-    if op not in OPERATORS or depth > 8:
-        raise _fail(f"{path}.op", "an operator the verifier knows", op)
-    if op == "and":
-        for i, arg in enumerate(as_list(field(node, "args", path), f"{path}.args")):
-            _check_registered(arg, f"{path}.args.{i}", depth + 1)
 
 
 def check_program(program: Any, type_name: str, path: str) -> None:
     """The program of a statement of ``type_name``: the selector and claim its type
-    prescribes (docs/format.md, section 4), with no other keys."""
+    prescribes (its selector shape, each node with the fields its operator declares:
+    docs/format.md, section 4), with no other keys."""
     program = as_dict(program, path)
-    _exact_keys(program, ("select", "claim"), path)
-    with_fact = type_name.startswith("FC+")
-    shape = SELECTOR_SHAPES.get(type_name[3:] if with_fact else type_name)
-    select = f"{path}.select"
-    if shape is None:  # a type registered by a plug-in: its operators must be known
-        _check_registered(program["select"], select)
-    elif shape[0] == "and":
-        node = as_dict(program["select"], select)
-        check_node(node, "and", select)
-        for i, op in enumerate(as_list(node["args"], f"{select}.args", 2)):
-            check_node(op, shape[1 + i], f"{select}.args.{i}")
-    elif shape[0] == "ranked":
-        op = field(as_dict(program["select"], select), "op", select)
-        if op not in RANKED_OPS:
-            raise _fail(f"{select}.op", " or ".join(map(repr, RANKED_OPS)), op)
-        check_node(program["select"], op, select, terms=shape[1])
-    else:
-        check_node(program["select"], shape[0], select)
+    exact_keys(program, ("select", "claim"), path)
+    kind = STATEMENT_TYPES.get(type_name)
+    check_selector(program["select"], kind.shape, f"{path}.select")
     claim = as_dict(program["claim"], f"{path}.claim")
-    if with_fact:
-        _exact_keys(claim, ("fact",), f"{path}.claim")
-        check_node(claim["fact"], "fact", f"{path}.claim.fact")
+    if kind.with_fact:
+        exact_keys(claim, ("fact",), f"{path}.claim")
+        check_node(claim["fact"], ("fact",), f"{path}.claim.fact", kind.shape)
     else:
-        kind = "only" if "only" in claim else "entity"
-        _exact_keys(claim, (kind,), f"{path}.claim")
-        as_str(claim[kind], f"{path}.claim.{kind}")
+        kind_of_claim = "only" if "only" in claim else "entity"
+        exact_keys(claim, (kind_of_claim,), f"{path}.claim")
+        as_str(claim[kind_of_claim], f"{path}.claim.{kind_of_claim}")
+
+
+def undeclared_fields(item: dict[str, Any]) -> list[str]:
+    """The ops of a well-formed item's program nodes whose operators declare no fields
+    (their nodes are held to nothing but their op), in order of first use."""
+    found: list[str] = []
+    for statement in item["statements"]:
+        program = statement["program"]
+        claim = program["claim"]
+        for node in [*nodes(program["select"]), *([claim["fact"]] if "fact" in claim else [])]:
+            op = node["op"]
+            if OPERATORS.get(op).fields is None and op not in found:
+                found.append(op)
+    return found
 
 
 def _check_statement(statement: Any, path: str) -> None:
@@ -276,7 +120,7 @@ def _check_column(column: Any, path: str) -> int:
     as_str(field(column, "key", path), f"{path}.key")
     as_str(field(column, "label", path), f"{path}.label")
     if not isinstance(field(column, "unit", path), str):
-        raise _fail(f"{path}.unit", "a string", column["unit"])
+        raise expected(f"{path}.unit", "a string", column["unit"])
     return as_int(field(column, "precision", path), f"{path}.precision", 0, 6)
 
 
@@ -397,7 +241,7 @@ def _check_image(image: Any, path: str) -> None:
     as_str(field(image, "path", path), f"{path}.path")
     sha = as_str(field(image, "sha256", path), f"{path}.sha256")
     if not re.fullmatch(r"[0-9a-f]{64}", sha):
-        raise _fail(f"{path}.sha256", "a hex sha256", sha)
+        raise expected(f"{path}.sha256", "a hex sha256", sha)
     as_int(field(image, "width", path), f"{path}.width", 1)
     as_int(field(image, "height", path), f"{path}.height", 1)
     as_dict(field(image, "render", path), f"{path}.render")

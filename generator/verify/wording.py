@@ -36,7 +36,9 @@ from hopvista import __version__
 from hopvista.domain import DomainPack, builtin_pack_names, resolve_pack
 from hopvista.errors import UserError
 from hopvista.model.format import FORMAT_VERSION
-from hopvista.verify.executor import mentions
+from hopvista.program.executor import mentions
+from hopvista.program.operators import OPERATORS, View, nodes
+from hopvista.program.reading import as_read, invisible
 from hopvista.verify.manifest import Expect
 from hopvista.verify.meaning import (
     TEMPLATES,
@@ -47,8 +49,6 @@ from hopvista.verify.meaning import (
     unreadable,
     words_of,
 )
-from hopvista.verify.operators import OPERATORS, View, nodes
-from hopvista.verify.reading import as_read, invisible
 
 NOUN, FACT = "\ue000", "\ue001"
 # The sandbox: a dataset's manifest carries the wording it was built with, and verify must
@@ -328,9 +328,9 @@ def _node_variables(node: dict[str, Any], view: View,
 
 
 def _node_words(node: dict[str, Any], words: dict[str, dict[str, str]]) -> dict[str, str]:
-    # a ranking's condition (rk_when's ``when``, rk_among's ``among``) holds its cmp and sign
-    condition = {"rk_when": "when", "rk_among": "among"}.get(node["op"])
-    source = node[condition] if condition is not None else node
+    # a condition (rk_when's ``when``, rk_among's ``among``) holds its cmp and sign
+    conditions = OPERATORS.get(node["op"]).conditions
+    source = node[conditions[0]] if conditions else node
     out = {}
     if "cmp" in source:
         out["cmp"] = words["cmp"][source["cmp"]]

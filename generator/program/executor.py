@@ -10,59 +10,21 @@ checked. Anything that fails raises :class:`Undecidable`.
 from __future__ import annotations
 
 import copy
-import re
 from decimal import Decimal
 from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
-from hopvista.verify.reading import as_read, spoken_as_digits
+from hopvista.errors import UserError
+from hopvista.program.context import MISSING_TOKENS as MISSING_TOKENS
+from hopvista.program.context import Context as Context
+from hopvista.program.context import Undecidable as Undecidable
+from hopvista.program.context import parse_number as parse_number
+from hopvista.program.operators import OPERATORS
+from hopvista.program.reading import as_read, spoken_as_digits
 
 Program = dict[str, Any]
 Path_ = tuple[Any, ...]
-
-
-class Undecidable(Exception):
-    """The program's label cannot be concluded from the inputs."""
-
-
-_PLAIN_DECIMAL = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
-#: Longest number text read: a longer one is not a displayed value (and could overflow).
-MAX_NUMBER_CHARS = 40
-
-
-def program_number(text: Any) -> Decimal:
-    """A program's number ("-1234.5": a decimal string without separators), exactly.
-
-    ``ValueError`` for anything else: NaN, infinities, exponents, non-strings, huge texts.
-    """
-    if not isinstance(text, str) or len(text) > MAX_NUMBER_CHARS or \
-            not _PLAIN_DECIMAL.fullmatch(text):
-        raise ValueError(f"not a decimal number: {str(text)[:40]!r}")
-    return Decimal(text)
-
-
-MISSING_TOKENS = frozenset({"", "n/a", "-", "\u2014", "\u2013", "na", "--"})
-"""What a cell shows when a ``missing`` variant blanked it (compared lower-cased, stripped).
-A build never writes these (its schema wants a displayed number in every cell)."""
-
-
-def parse_number(text: Any) -> Decimal:
-    """A displayed number ("-1,234.5", also with U+2212 as the minus) back to an exact
-    decimal; ``ValueError`` for anything that is not a finite plain decimal."""
-    if not isinstance(text, str):
-        raise ValueError(f"not a number: {str(text)[:40]!r}")
-    return _parse_text(text)
-
-
-@lru_cache(maxsize=8192)
-def _parse_text(text: str) -> Decimal:
-    """:func:`parse_number` of a string (remembered: a generator reads the same cells of an
-    instance under every candidate statement)."""
-    try:
-        return program_number(text.replace(",", "").replace("\u2212", "-").strip())
-    except ValueError:
-        raise ValueError(f"not a number: {text[:40]!r}") from None
 
 
 @lru_cache(maxsize=1 << 14)
@@ -73,7 +35,7 @@ def _normalise(text: str) -> str:
 def mentions(text: str, phrase: str) -> bool:
     """Whether ``phrase`` occurs in ``text`` as whole words, as a reader sees both (case,
     spacing, invisible characters, compatibility forms and thousands separators ignored, small
-    numbers in words or digits alike: :mod:`hopvista.verify.reading`)."""
+    numbers in words or digits alike: :mod:`hopvista.program.reading`)."""
     haystack, needle = _normalise(text), _normalise(phrase)
     start = haystack.find(needle)
     while start != -1:
@@ -84,54 +46,6 @@ def mentions(text: str, phrase: str) -> bool:
             return True
         start = haystack.find(needle, start + 1)
     return False
-
-
-class Context:
-    """An item's inputs, parsed, with the chart margins of its build."""
-
-    def __init__(self, item: dict[str, Any], min_rank_gap: float, min_trend_step: float):
-        inputs = item["inputs"]
-        self.entities = [e["id"] for e in item["entities"]]
-        self.table: dict[tuple[str, str, int], Decimal] = {}
-        for row in inputs["table"]["rows"]:
-            for column, text in row["values"].items():
-                if isinstance(text, str) and text.strip().lower() in MISSING_TOKENS:
-                    continue  # a cell a variant shows blank: a program reading it fails
-                self.table[(row["entity"], column, int(row["year"]))] = parse_number(text)
-        chart = inputs["chart"]
-        self.chart_column = chart["column"]["key"]
-        self.years = [int(y) for y in chart["years"]]
-        self.chart: dict[tuple[str, int], Decimal] = {}
-        for series in chart["series"]:
-            for year, text in zip(self.years, series["values"], strict=True):
-                self.chart[(series["entity"], year)] = parse_number(text)
-        self.texts = {t["entity"]: t["text"] for t in inputs["text"]}
-        self.chart_kind = chart.get("kind")
-        if self.chart_kind == "pie":
-            # a pie shows shares of one whole: its scale is the sum of the slices
-            if len(self.years) != 1 or min(self.chart.values()) <= 0:
-                raise ValueError("a pie chart needs one year of positive values")
-            span = sum(self.chart.values(), Decimal(0))
-        else:
-            points = list(self.chart.values()) + [Decimal(0)]
-            span = max(points) - min(points)
-        self.rank_gap = span * Decimal(str(min_rank_gap))
-        self.trend_step = span * Decimal(str(min_trend_step))
-
-    def cell(self, entity: str, column: str, year: int) -> Decimal:
-        """A table value (or a chart value, for the chart column)."""
-        if column == self.chart_column:
-            return self.chart[(entity, year)]
-        try:
-            return self.table[(entity, column, year)]
-        except KeyError:
-            raise Undecidable(f"no table cell {entity}/{column}/{year}") from None
-
-    def point(self, entity: str, column: str, year: int) -> Decimal:
-        """A chart value; chart hops may read nothing else."""
-        if column != self.chart_column:
-            raise Undecidable(f"{column!r} is not the chart column")
-        return self.chart[(entity, year)]
 
 
 def compare(value: Decimal, cmp: str, threshold: Decimal) -> bool:
@@ -190,9 +104,6 @@ def best(ctx: Context, scores: dict[str, Decimal], order: str, gap: Decimal) -> 
 
 def select(node: dict[str, Any], ctx: Context) -> frozenset[str]:
     """The set of entities a selector node picks (its operator's own definition)."""
-    from hopvista.errors import UserError
-    from hopvista.verify.operators import OPERATORS
-
     op = node["op"]
     if not isinstance(op, str):
         raise Undecidable(f"operation is not a name: {str(op)[:40]!r}")
@@ -213,8 +124,6 @@ def picked_by(node: dict[str, Any], ctx: Context) -> frozenset[str]:
 
 def reads(node: Any, modality: str) -> bool:
     """Whether a node, or any node nested in its fields, reads ``modality``."""
-    from hopvista.verify.operators import OPERATORS
-
     if isinstance(node, list):
         return any(reads(value, modality) for value in node)
     if not isinstance(node, dict):
@@ -231,9 +140,6 @@ def bounds(node: dict[str, Any], ctx: Context, hidden: str) -> tuple[frozenset[s
     completion of the withheld modality ``hidden`` (docs/format.md, section 3.8). An operator
     without bounds of its own may pick anything when it (or a node inside it) reads
     ``hidden``, and exactly what it picks otherwise."""
-    from hopvista.errors import UserError
-    from hopvista.verify.operators import OPERATORS
-
     try:
         definition = OPERATORS.get(node["op"])
     except UserError:
@@ -281,8 +187,6 @@ def claimed_entity(entity: Any, ctx: Context) -> str:
 
 def hops(program: Program) -> list[Path_]:
     """Paths of every hop of a program, each of which can be dropped."""
-    from hopvista.verify.operators import OPERATORS
-
     select_node = program["select"]
     found = list(OPERATORS.get(select_node["op"]).hop_paths(select_node, ("select",)))
     if program.get("claim") and "fact" in program["claim"]:
@@ -290,14 +194,10 @@ def hops(program: Program) -> list[Path_]:
     return found
 
 
-#: Fields of a node that are a hop of their own, a condition: dropping one deletes the field
-#: (``rk_when`` then ranks over every period, ``rk_among`` among every entity).
-CONDITION_FIELDS = ("when", "among")
-
-
 def drop(program: Program, path: Path_) -> Program:
-    """The program without one hop: a selector becomes 'any entity', a condition
-    (:data:`CONDITION_FIELDS`) is deleted, a fact claim claims nothing."""
+    """The program without one hop: a selector becomes 'any entity', a condition (a field
+    its operator lists in ``conditions``: ``rk_when`` then ranks over every period,
+    ``rk_among`` among every entity) is deleted, a fact claim claims nothing."""
     result = copy.deepcopy(program)
     if path == ("claim",):
         result["claim"] = None
@@ -305,8 +205,14 @@ def drop(program: Program, path: Path_) -> Program:
     parent: Any = result
     for key in path[:-1]:
         parent = parent[key]
-    if path[-1] in CONDITION_FIELDS:
+    if path[-1] in _conditions(parent):
         del parent[path[-1]]
     else:
         parent[path[-1]] = {"op": "any"}
     return result
+
+
+def _conditions(node: Any) -> tuple[str, ...]:
+    """The condition fields of a node's operator (none for anything else)."""
+    op = node.get("op") if isinstance(node, dict) else None
+    return OPERATORS.get(op).conditions if isinstance(op, str) and op in OPERATORS else ()

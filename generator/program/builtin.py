@@ -1,14 +1,17 @@
-"""The built-in operators of the program language (docs/format.md), as the verifier reads them.
+"""The built-in operators of the program language (docs/format.md).
 
-Importing this module registers them in :data:`hopvista.verify.operators.OPERATORS`.
+Importing this module registers them in :data:`hopvista.program.operators.OPERATORS`, with
+:func:`hopvista.program.operators.operator` as a plug-in registers its own: each declares its
+node's fields, the inputs it reads, its wording variables and its lenient reading.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
+from itertools import pairwise
 from typing import Any
 
-from hopvista.verify.executor import (
+from hopvista.program.executor import (
     Context,
     Undecidable,
     apply_sign,
@@ -16,12 +19,43 @@ from hopvista.verify.executor import (
     bounds,
     compare,
     mentions,
-    program_number,
     select,
     trend,
     year_span,
 )
-from hopvista.verify.operators import Bounds, Cell, Node, PathT, View, operator, shown_number
+from hopvista.program.fields import (
+    CMPS,
+    DIRECTIONS,
+    ORDERS,
+    SIGNS,
+    Shape,
+    as_list,
+    condition,
+    decimal,
+    one_of,
+    text,
+    whole,
+    whole_numbers,
+)
+from hopvista.program.lenient import lenient_pick, narrowing
+from hopvista.program.numbers import program_number
+from hopvista.program.operators import (
+    OPERATORS,
+    Bounds,
+    Cell,
+    Node,
+    PathT,
+    View,
+    operator,
+    shown_number,
+)
+from hopvista.program.schema import check_node
+
+
+def _arguments(value: Any, path: str, shape: Shape) -> None:
+    """The arguments of ``and``: one node of each of ``shape.args``, in that order."""
+    for i, arg in enumerate(as_list(value, path, len(shape.args))):
+        check_node(arg, (shape.args[i],), f"{path}.{i}", shape)
 
 
 def _table_cells(node: Node, view: View, years: list[Any]) -> set[Cell]:
@@ -54,15 +88,13 @@ def _all_years_words(key: str) -> Any:
     return variables
 
 
-@operator("any", ())
+@operator("any", (), fields={})
 def _any(node: Node, ctx: Context) -> frozenset[str]:
     """Every entity (what a dropped hop becomes)."""
     return frozenset(ctx.entities)
 
 
 def _and_hops(node: Node, path: PathT) -> list[PathT]:
-    from hopvista.verify.operators import OPERATORS
-
     found: list[PathT] = []
     for i, arg in enumerate(node["args"]):
         found += OPERATORS.get(arg["op"]).hop_paths(arg, (*path, "args", i))
@@ -79,7 +111,22 @@ def _and_bounds(node: Node, ctx: Context, hidden: str) -> Bounds:
     return must, may
 
 
-@operator("and", (), hop_paths=_and_hops, bounds=_and_bounds)
+def _and_pick(node: Node, ctx: Context) -> frozenset[str]:
+    """Leniently, the entities every argument picks; the arguments that narrow (a trend) are
+    applied last, so that one which would leave none keeps the entity closest to it."""
+    args = [(arg, narrowing(arg)) for arg in node["args"]]
+    picked = frozenset(ctx.entities)
+    for arg, narrow in args:
+        if narrow is None:
+            picked &= lenient_pick(arg, ctx)
+    for arg, narrow in args:
+        if narrow is not None:
+            picked = narrow(arg, ctx, picked)
+    return picked
+
+
+@operator("and", (), fields={"args": _arguments}, hop_paths=_and_hops, bounds=_and_bounds,
+          lenient=_and_pick)
 def _and(node: Node, ctx: Context) -> frozenset[str]:
     """The entities every argument picks."""
     picked = frozenset(ctx.entities)
@@ -88,7 +135,16 @@ def _and(node: Node, ctx: Context) -> frozenset[str]:
     return picked
 
 
-@operator("ct", ("table",), cells=lambda n, v: _table_cells(n, v, [n["year"]]),
+def _ct_pick(node: Node, ctx: Context) -> frozenset[str]:
+    """Leniently, the entity furthest past the threshold's side (highest for ``>``)."""
+    values = {e: ctx.cell(e, node["column"], int(node["year"])) for e in ctx.entities}
+    pick = max if node["cmp"] == ">" else min
+    return frozenset([pick(values, key=lambda e: (values[e], e))])
+
+
+@operator("ct", ("table",),
+          fields={"column": text, "year": whole, "cmp": one_of(*CMPS), "threshold": decimal},
+          lenient=_ct_pick, cells=lambda n, v: _table_cells(n, v, [n["year"]]),
           references=_table_column,
           variables=lambda n, v: {"column": v.label(n["column"]), "period": v.show(n["year"]),
                                   "threshold": shown_number(n["threshold"])})
@@ -99,7 +155,9 @@ def _ct(node: Node, ctx: Context) -> frozenset[str]:
                      if compare(ctx.cell(e, node["column"], node["year"]), node["cmp"], t))
 
 
-@operator("ct_all", ("table",), cells=lambda n, v: _table_cells(n, v, v.years),
+@operator("ct_all", ("table",),
+          fields={"column": text, "cmp": one_of(*CMPS), "threshold": decimal},
+          cells=lambda n, v: _table_cells(n, v, v.years),
           references=_table_column, variables=_all_years_words("cond_column"))
 def _ct_all(node: Node, ctx: Context) -> frozenset[str]:
     """The condition of CT+TR: the comparison holds in every period."""
@@ -109,7 +167,21 @@ def _ct_all(node: Node, ctx: Context) -> frozenset[str]:
                              for y in ctx.years]))
 
 
-@operator("ar", ("table",), cells=lambda n, v: _table_cells(n, v, list(n["years"])),
+def _ar_pick(node: Node, ctx: Context) -> frozenset[str]:
+    """Leniently, the entity whose sum or difference comes closest to the result."""
+    first, second = (int(y) for y in node["years"])
+    target = program_number(node["result"])
+    sign = 1 if node["sign"] == "+" else -1
+    gaps = {e: abs(ctx.cell(e, node["column"], first)
+                   + sign * ctx.cell(e, node["column"], second) - target)
+            for e in ctx.entities}
+    return frozenset([min(gaps, key=lambda e: (gaps[e], e))])
+
+
+@operator("ar", ("table",),
+          fields={"column": text, "years": whole_numbers(2), "sign": one_of(*SIGNS),
+                  "result": decimal},
+          lenient=_ar_pick, cells=lambda n, v: _table_cells(n, v, list(n["years"])),
           references=_table_column,
           variables=lambda n, v: {"column": v.label(n["column"]),
                                   "period1": v.show(n["years"][0]),
@@ -123,7 +195,9 @@ def _ar(node: Node, ctx: Context) -> frozenset[str]:
         ctx.cell(e, node["column"], y1), node["sign"], ctx.cell(e, node["column"], y2)) == r)
 
 
-@operator("ar_sum", ("table",), cells=lambda n, v: _table_cells(n, v, v.years),
+@operator("ar_sum", ("table",),
+          fields={"column": text, "cmp": one_of(*CMPS), "threshold": decimal},
+          cells=lambda n, v: _table_cells(n, v, v.years),
           references=_table_column, variables=_all_years_words("cond_column"))
 def _ar_sum(node: Node, ctx: Context) -> frozenset[str]:
     """The condition of AR+TR: the total over the periods compared with a threshold."""
@@ -132,7 +206,39 @@ def _ar_sum(node: Node, ctx: Context) -> frozenset[str]:
         sum((ctx.cell(e, node["column"], y) for y in ctx.years), Decimal(0)), node["cmp"], t))
 
 
+def _trend_years(node: Node, ctx: Context) -> list[int]:
+    if node["op"] == "tr":
+        return [y for y in ctx.years if int(node["from"]) <= y <= int(node["to"])]
+    return list(ctx.years)
+
+
+def _trend_score(node: Node, ctx: Context, entity: str) -> Decimal:
+    """How clearly ``entity`` moves the node's way: its weakest step (negative when some
+    step goes the other way)."""
+    sign = 1 if node["direction"] == "increasing" else -1
+    values = [ctx.point(entity, node["column"], y) for y in _trend_years(node, ctx)]
+    return min(sign * (b - a) for a, b in pairwise(values))
+
+
+def _trend_within(node: Node, ctx: Context, among: frozenset[str]) -> frozenset[str]:
+    """Leniently, the entities of ``among`` that move the node's way every step; when none
+    does, the one that comes closest."""
+    if not among:
+        return among
+    scores = {e: _trend_score(node, ctx, e) for e in sorted(among)}
+    moving = frozenset(e for e, s in scores.items() if s > 0)
+    return moving or frozenset([max(scores, key=lambda e: (scores[e], e))])
+
+
+def _trend_pick(node: Node, ctx: Context) -> frozenset[str]:
+    """Leniently, the entities that move the node's way (:func:`_trend_within` of all)."""
+    return _trend_within(node, ctx, frozenset(ctx.entities))
+
+
 @operator("tr", ("chart",),
+          fields={"column": text, "from": whole, "to": whole,
+                  "direction": one_of(*DIRECTIONS)},
+          lenient=_trend_pick, narrow=_trend_within,
           cells=lambda n, v: _chart_cells(n, v, [y for y in v.chart_years
                                                  if n["from"] <= y <= n["to"]]),
           references=_chart_column,
@@ -143,14 +249,17 @@ def _tr(node: Node, ctx: Context) -> frozenset[str]:
     return trend(ctx, node, year_span(ctx, node["from"], node["to"]))
 
 
-@operator("tr_all", ("chart",), cells=lambda n, v: _chart_cells(n, v, v.chart_years),
+@operator("tr_all", ("chart",), fields={"column": text, "direction": one_of(*DIRECTIONS)},
+          lenient=_trend_pick, narrow=_trend_within,
+          cells=lambda n, v: _chart_cells(n, v, v.chart_years),
           references=_chart_column, variables=_all_years_words("trend_column"))
 def _tr_all(node: Node, ctx: Context) -> frozenset[str]:
     """The trend of CT+TR / AR+TR: over every period."""
     return trend(ctx, node, ctx.years)
 
 
-@operator("rk", ("chart",), cells=lambda n, v: _chart_cells(n, v, [n["year"]]),
+@operator("rk", ("chart",), fields={"column": text, "year": whole, "order": one_of(*ORDERS)},
+          cells=lambda n, v: _chart_cells(n, v, [n["year"]]),
           references=_chart_column,
           variables=lambda n, v: {"column": v.label(n["column"]), "period": v.show(n["year"])})
 def _rk(node: Node, ctx: Context) -> frozenset[str]:
@@ -218,9 +327,38 @@ def _rk_when_bounds(node: Node, ctx: Context, hidden: str) -> Bounds:
     return picked, picked
 
 
-@operator("rk_when", ("table", "chart"), cells=_rk_when_cells, references=_rk_when_references,
+def _rank_when_pick(node: Node, ctx: Context) -> frozenset[str]:
+    """Leniently, the winner in every period the condition holds; when the imputed condition
+    holds in none, or no entity wins them all, the entity that wins most of them (all periods
+    when none)."""
+    try:
+        return select(node, ctx)
+    except Undecidable:
+        pass
+    years = _condition_years(node, ctx) or list(ctx.years)
+    wins: dict[str, int] = dict.fromkeys(ctx.entities, 0)
+    pick = max if node["order"] == "max" else min
+    for y in years:
+        scores = {e: ctx.point(e, node["column"], y) for e in ctx.entities}
+        wins[pick(scores, key=lambda e: (scores[e], e))] += 1
+    return frozenset([max(wins, key=lambda e: (wins[e], e))])
+
+
+def _condition_years(node: Node, ctx: Context) -> list[int]:
+    when = node.get("when")
+    if when is None:
+        return list(ctx.years)
+    threshold = program_number(when["threshold"])
+    return [y for y in ctx.years
+            if compare(_terms_value(ctx, when["terms"], when["entity"], y), when["cmp"],
+                       threshold)]
+
+
+@operator("rk_when", ("table", "chart"),
+          fields={"column": text, "order": one_of(*ORDERS), "when": condition(on_entity=True)},
+          lenient=_rank_when_pick, cells=_rk_when_cells, references=_rk_when_references,
           variables=_rk_when_variables, bounds=_rk_when_bounds,
-          hop_paths=lambda n, path: [(*path, "when"), path])
+          conditions=("when",))
 def _rk_when(node: Node, ctx: Context) -> frozenset[str]:
     """CT+RK / AR+RK: the winner in every period where the condition on an entity holds."""
     when = node.get("when")
@@ -325,9 +463,30 @@ def _rk_among_bounds(node: Node, ctx: Context, hidden: str) -> Bounds:
     return picked, picked
 
 
-@operator("rk_among", ("table", "chart"), cells=_rk_among_cells,
+def _rank_among_pick(node: Node, ctx: Context) -> frozenset[str]:
+    """Leniently, the winner on the chart among the entities whose condition holds, by the
+    imputed values with no margin and none of rk_among's presuppositions; when the condition
+    holds for none, the entity closest to meeting it."""
+    (year,) = ctx.years
+    among = node["among"]
+    threshold = program_number(among["threshold"])
+    values = {e: _terms_value(ctx, among["terms"], e, year) for e in ctx.entities}
+    above = among["cmp"] == ">"
+    members = [e for e in ctx.entities if (values[e] > threshold if above
+                                           else values[e] < threshold)]
+    if not members:
+        gaps = {e: abs(values[e] - threshold) for e in ctx.entities}
+        return frozenset([min(gaps, key=lambda e: (gaps[e], e))])
+    scores = {e: ctx.point(e, node["column"], year) for e in members}
+    pick = max if node["order"] == "max" else min
+    return frozenset([pick(scores, key=lambda e: (scores[e], e))])
+
+
+@operator("rk_among", ("table", "chart"),
+          fields={"column": text, "order": one_of(*ORDERS), "among": condition(on_entity=False)},
+          lenient=_rank_among_pick, cells=_rk_among_cells,
           references=_rk_among_references, variables=_rk_among_variables,
-          bounds=_rk_among_bounds, hop_paths=lambda n, path: [(*path, "among"), path])
+          bounds=_rk_among_bounds, conditions=("among",))
 def _rk_among(node: Node, ctx: Context) -> frozenset[str]:
     """CT+RK / AR+RK without a period axis: among the entities whose condition holds (two or
     more), the clear winner on the chart, provided it is not the clear winner among all the
@@ -347,7 +506,7 @@ def _rk_among(node: Node, ctx: Context) -> frozenset[str]:
     return frozenset({winner})
 
 
-@operator("fact", ("text",),
+@operator("fact", ("text",), fields={"needle": text},
           cells=lambda n, v: {("text", e, chunk) for e, chunk in v.texts.items()})
 def _fact(node: Node, ctx: Context) -> frozenset[str]:
     """FC: the entities whose text states the needle."""
