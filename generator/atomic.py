@@ -9,9 +9,9 @@ import errno
 import fcntl
 import hashlib
 import os
+import secrets
 import stat
 import sys
-import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,9 @@ from typing import Any
 AT_FDCWD = -100
 RENAME_NOREPLACE = 1
 RENAME_EXCHANGE = 2
+TEMP_RANDOM = 8
+"""Random characters in the name of the temporary file :func:`write_atomic` writes first, as
+many as :mod:`tempfile` adds to a prefix (a staging folder's name)."""
 
 
 class Unsupported(OSError):
@@ -34,17 +37,40 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+FILE_MODE = 0o644
+"""Permission bits of the files a dataset, run or report is made of, whatever the umask, so a
+folder reads the same on every machine it is copied to."""
+
+
+def write_atomic(path: Path, data: bytes, *, mode: int | None = FILE_MODE) -> None:
+    """Write ``data`` to ``path`` through a temporary file ``.NAME.XXXXXXXX`` beside it and a
+    rename, so ``path`` is at every instant either what it was or ``data`` whole.
+
+    ``mode`` is the file's permission bits (:data:`FILE_MODE` unless given); ``None`` leaves
+    them to the process's umask, as for a file the user downloads.
+    """
+    fd, temp = _create_temporary(path, 0o666 if mode is None else 0o600)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+            if mode is not None:
+                os.fchmod(fh.fileno(), mode)
+        os.replace(temp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        temp.unlink(missing_ok=True)
         raise
+
+
+def _create_temporary(path: Path, mode: int) -> tuple[int, Path]:
+    """Create a new file ``.NAME.XXXXXXXX`` beside ``path`` (``mode`` less the umask) and
+    return its descriptor and path."""
+    while True:
+        temp = path.with_name(f".{path.name}.{secrets.token_hex(TEMP_RANDOM // 2)}")
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
+        except FileExistsError:
+            continue
+        return fd, temp
 
 
 def remove_empty(folders: list[Path]) -> None:
