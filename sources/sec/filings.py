@@ -938,14 +938,17 @@ def _parse_date(text: str) -> date | None:
     return None
 
 
-def _cik(text: str | None) -> str | None:
+def _cik_in_field(text: str | None) -> str | None:
+    """The CIK a filing's field writes (``0000320193``, ``CIK 320193``): its digits, at most
+    ten and not all zero, padded to ten, else ``None``."""
     digits = re.sub(r"[^0-9]", "", text or "")
     return digits.zfill(10) if digits and len(digits) <= 10 and int(digits) else None
 
 
 def _fill_from_dei(filing: Filing, xbrl: _Xbrl) -> None:
     dei = xbrl.dei
-    filing.cik = _cik(dei.get("dei:EntityCentralIndexKey")) or _cik(xbrl.identifier)
+    filing.cik = (_cik_in_field(dei.get("dei:EntityCentralIndexKey"))
+                  or _cik_in_field(xbrl.identifier))
     filing.name = dei.get("dei:EntityRegistrantName") or None
     filing.ticker = (dei.get("dei:TradingSymbol") or "").split(" ")[0] or None
     if "dei:DocumentPeriodEndDate" in dei:
@@ -959,7 +962,7 @@ def _fill_from_dei(filing: Filing, xbrl: _Xbrl) -> None:
 def _fill_from_header(filing: Filing, header: dict[str, str]) -> None:
     if not header:
         return
-    filing.cik = filing.cik or _cik(header.get("CENTRAL INDEX KEY"))
+    filing.cik = filing.cik or _cik_in_field(header.get("CENTRAL INDEX KEY"))
     filing.name = filing.name or header.get("COMPANY CONFORMED NAME")
     if filing.period_end is None and "CONFORMED PERIOD OF REPORT" in header:
         filing.period_end = _parse_date(header["CONFORMED PERIOD OF REPORT"])
