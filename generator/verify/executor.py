@@ -16,7 +16,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any
 
-from hopvista.verify.reading import as_read, spoken_as_digits
+from hopvista.reading import as_read, spoken_as_digits
 
 Program = dict[str, Any]
 Path_ = tuple[Any, ...]
@@ -73,7 +73,7 @@ def _normalise(text: str) -> str:
 def mentions(text: str, phrase: str) -> bool:
     """Whether ``phrase`` occurs in ``text`` as whole words, as a reader sees both (case,
     spacing, invisible characters, compatibility forms and thousands separators ignored, small
-    numbers in words or digits alike: :mod:`hopvista.verify.reading`)."""
+    numbers in words or digits alike: :mod:`hopvista.reading`)."""
     haystack, needle = _normalise(text), _normalise(phrase)
     start = haystack.find(needle)
     while start != -1:

@@ -27,7 +27,7 @@ against what the verifier knows without the dataset — the installed packs:
 * the **question** must be text, ``{{ names }}`` and one loop numbering the statements, with no
   negating word, and ask which statements are *true* (other words are doubts).
 
-Words are read as a reader reads them (:mod:`hopvista.verify.reading`): NFKC-normalised, a
+Words are read as a reader reads them (:mod:`hopvista.reading`): NFKC-normalised, a
 negation matched by its stems ("fals…", "untru…", "seem…") and through a disguise (look-alike
 letters of another script, "n o t", "fal-se", "n0t"); wording with an invisible format
 character, a word mixing scripts or written in look-alikes of Latin letters, a mark struck
@@ -54,8 +54,8 @@ from jinja2 import nodes
 
 from hopvista.domain import DOMAIN_FILE, builtin_pack_names, resolve_pack
 from hopvista.errors import UserError
+from hopvista.reading import as_read, format_character, latin_reading, look_alike
 from hopvista.sandbox import PackEnvironment
-from hopvista.verify.reading import as_read, invisible, look_alike, skeleton
 from hopvista.yamlfile import read_yaml
 
 #: The one Jinja2 environment verify parses and renders a dataset's templates in.
@@ -272,8 +272,8 @@ def _spelled(words: list[str]) -> list[str]:
 
 def negating(words: Iterable[str]) -> list[str]:
     """The words of ``words`` that negate, hedge or condition a claim, read as a reader of
-    English reads them (:func:`skeleton`: "fаlse" with a Cyrillic "а" is "false")."""
-    return [w for w in words if _negates(skeleton(w))]
+    English reads them (:func:`latin_reading`: "fаlse" with a Cyrillic "а" is "false")."""
+    return [w for w in words if _negates(latin_reading(w))]
 
 
 def _negates(word: str) -> bool:
@@ -282,8 +282,8 @@ def _negates(word: str) -> bool:
 
 def unreadable(text: str) -> str | None:
     """Why ``text`` does not read as it is written (``None``: it does): it holds an invisible
-    format character, or a word in look-alike letters (:mod:`hopvista.verify.reading`)."""
-    hidden = invisible(text)
+    format character, or a word in look-alike letters (:mod:`hopvista.reading`)."""
+    hidden = format_character(text)
     if hidden is not None:
         return f"the invisible character {hidden} hides what a reader reads"
     return look_alike(text)
@@ -631,7 +631,7 @@ def word_map_verdict(words: Mapping[str, Mapping[str, str]]) -> tuple[list[str],
                 problems.append(f"{where} {shown(value, 40)}: {unread}")
                 continue
             phrase = " ".join(as_read(value).lower().split())
-            read = " ".join(skeleton(w) for w in phrase.split())
+            read = " ".join(latin_reading(w) for w in phrase.split())
             others = {other for other, found in senses.items() if other != sense and
                       (phrase in found or read in found or
                        set(read.split()) & (_sense_words(found) - _sense_words(allowed)))}

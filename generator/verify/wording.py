@@ -36,6 +36,7 @@ from hopvista import __version__
 from hopvista.domain import DomainPack, builtin_pack_names, resolve_pack
 from hopvista.errors import UserError
 from hopvista.model.format import FORMAT_VERSION
+from hopvista.reading import as_read, format_character
 from hopvista.verify.executor import mentions
 from hopvista.verify.manifest import Expect
 from hopvista.verify.meaning import (
@@ -48,7 +49,6 @@ from hopvista.verify.meaning import (
     words_of,
 )
 from hopvista.verify.operators import OPERATORS, View, nodes
-from hopvista.verify.reading import as_read, invisible
 
 NOUN, FACT = "\ue000", "\ue001"
 # The sandbox: a dataset's manifest carries the wording it was built with, and verify must
@@ -516,7 +516,7 @@ def check_wording(item: dict[str, Any], wording: Wording | None) -> list[str]:
     words = wording.words if wording is not None else None
     for n, statement in enumerate(item["statements"], start=1):
         where = f"statement {n} ({statement['type']})"
-        hidden = invisible(statement["text"])
+        hidden = format_character(statement["text"])
         if hidden is not None:
             problems.append(f"{where}: text holds the invisible character {hidden}, which "
                             "hides what a reader reads")
@@ -541,7 +541,7 @@ def check_wording(item: dict[str, Any], wording: Wording | None) -> list[str]:
 
 def _check_question(item: dict[str, Any], wording: Wording | None) -> list[str]:
     texts = [s["text"] for s in item["statements"]]
-    hidden = invisible(item["question"])
+    hidden = format_character(item["question"])
     if hidden is not None:
         return [f"question holds the invisible character {hidden}, which hides what a reader "
                 "reads"]
