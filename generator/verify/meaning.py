@@ -549,14 +549,6 @@ def _order_problem(type_name: str, parts: list[Part]) -> str | None:
             return f"puts {{{{ {inside[0]} }}}} inside {what}: the slots of one clause " \
                    "stand together"
     return None
-
-
-def form_problem(type_name: str, source: str, extra_words: frozenset[str]) -> str | None:
-    """Why the recorded form ``source`` of ``type_name`` is refused (``None``: accepted).
-    ``extra_words`` are the pack's own nouns, which any form may use."""
-    return form_verdict(type_name, source, extra_words)[0]
-
-
 def form_verdict(type_name: str, source: str, extra_words: frozenset[str]
                  ) -> tuple[str | None, str | None]:
     """Why the recorded form ``source`` of ``type_name`` is refused, and what of it verify
@@ -646,13 +638,6 @@ def word_map_verdict(words: Mapping[str, Mapping[str, str]]) -> tuple[list[str],
 
 def _sense_words(phrases: frozenset[str]) -> set[str]:
     return {w for phrase in phrases for w in phrase.split()}
-
-
-def word_map_problems(words: Mapping[str, Mapping[str, str]]) -> list[str]:
-    """The problems :func:`word_map_verdict` finds."""
-    return word_map_verdict(words)[0]
-
-
 def noun_problem(value: str) -> str | None:
     """Why ``value`` is not a plain noun phrase (``None``: it is)."""
     unread = unreadable(value)
@@ -681,13 +666,6 @@ def period_format_problem(value: str) -> str | None:
 
 
 QUESTION_VARIABLES = frozenset({"names", "singular", "plural", "noun"})
-
-
-def question_problem(source: str, extra_words: frozenset[str]) -> str | None:
-    """Why the question template ``source`` is refused (:func:`question_verdict`)."""
-    return question_verdict(source, extra_words)[0]
-
-
 def question_verdict(source: str, extra_words: frozenset[str]
                      ) -> tuple[str | None, str | None]:
     """Why the question template ``source`` is refused, and what of it verify cannot vouch

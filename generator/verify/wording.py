@@ -38,7 +38,6 @@ from hopvista.errors import UserError
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.reading import as_read, format_character
 from hopvista.verify.executor import mentions
-from hopvista.verify.manifest import Expect
 from hopvista.verify.meaning import (
     TEMPLATES,
     judge,
@@ -267,17 +266,6 @@ def unheld_note(pack: str, version: int, built_by: Any) -> str:
     return f"the recorded wording against the installed pack {pack!r} (the dataset was " \
         f"made in format {version} by hopvista {str(built_by)[:20]}; the pack may have " \
         "changed since): judged by its words and slots, as a custom pack's"
-
-
-def pack_wording(expect: Expect, manifest: dict[str, Any]) -> Wording | None:
-    """The wording that proves the dataset's texts (:func:`judge_wording`): the installed
-    pack's, or the accepted part of the manifest's, or ``None`` (only the mentions are
-    checked then)."""
-    packages = manifest.get("packages")
-    built_by = packages.get("hopvista") if isinstance(packages, dict) else None
-    return judge_wording(expect.config, expect.domain, expect.version, built_by).wording
-
-
 def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(
         isinstance(v, str) and len(v) <= MAX_TEMPLATE_CHARS for v in value)
@@ -311,13 +299,6 @@ def read_recorded(recorded: Any, domain: str | None) -> tuple[Wording | None, li
     return Wording(pack=f"{domain} (as recorded)", forms=forms, words=words,
                    nouns=tuple(nouns), question=question, singular=extras[0],
                    plural=extras[1], period_format=period_format), []
-
-
-def recorded_wording(recorded: Any, domain: str | None) -> Wording | None:
-    """The manifest's ``config.wording``, when it is well formed (else ``None``)."""
-    return read_recorded(recorded, domain)[0]
-
-
 def _node_variables(node: dict[str, Any], view: View,
                     words: dict[str, dict[str, str]] | None) -> dict[str, str]:
     """The template variables one selector node fixes (its operator says which)."""

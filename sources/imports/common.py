@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hopvista.errors import EXCERPT_CHARS, UserError, excerpt
+from hopvista.errors import EXCERPT_CHARS, excerpt
 from hopvista.model import Item, TextChunk
 from hopvista.model.inputs import GridTable
 from hopvista.model.item import variant_id
@@ -442,18 +442,6 @@ def found(value: Any) -> str:
     if isinstance(value, (int, float, BadNumber)):
         return "a number"
     return "null" if value is None else type(value).__name__
-
-
-def require_json(path: Path) -> None:
-    """A ``UserError`` naming ``path`` when it is a file that does not read as JSON (a folder
-    passes: its files are checked as they are read)."""
-    if path.is_file():
-        try:
-            load_json(path)
-        except (OSError, ValueError) as exc:
-            raise UserError(f"{path}: {one_line(exc)}") from None
-
-
 # -- places and messages -------------------------------------------------------------------------
 
 
