@@ -9,9 +9,9 @@ import errno
 import fcntl
 import hashlib
 import os
-import secrets
 import stat
 import sys
+import tempfile
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,8 +20,8 @@ AT_FDCWD = -100
 RENAME_NOREPLACE = 1
 RENAME_EXCHANGE = 2
 TEMP_RANDOM = 8
-"""Random characters in the name of the temporary file :func:`write_atomic` writes first, as
-many as :mod:`tempfile` adds to a prefix (a staging folder's name)."""
+"""Random characters :mod:`tempfile` adds to a prefix: in the name of the temporary file
+:func:`write_atomic` writes first, and of a staging folder."""
 
 
 class Unsupported(OSError):
@@ -49,28 +49,30 @@ def write_atomic(path: Path, data: bytes, *, mode: int | None = FILE_MODE) -> No
     ``mode`` is the file's permission bits (:data:`FILE_MODE` unless given); ``None`` leaves
     them to the process's umask, as for a file the user downloads.
     """
-    fd, temp = _create_temporary(path, 0o666 if mode is None else 0o600)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            if mode is not None:
-                os.fchmod(fh.fileno(), mode)
+            os.fchmod(fh.fileno(), 0o666 & ~_umask() if mode is None else mode)
         os.replace(temp, path)
     except BaseException:
-        temp.unlink(missing_ok=True)
+        Path(temp).unlink(missing_ok=True)
         raise
 
 
-def _create_temporary(path: Path, mode: int) -> tuple[int, Path]:
-    """Create a new file ``.NAME.XXXXXXXX`` beside ``path`` (``mode`` less the umask) and
-    return its descriptor and path."""
-    while True:
-        temp = path.with_name(f".{path.name}.{secrets.token_hex(TEMP_RANDOM // 2)}")
-        try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
-        except FileExistsError:
-            continue
-        return fd, temp
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux tells it (setting it to read
+    it back would race with other threads creating files)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def remove_empty(folders: list[Path]) -> None:
