@@ -14,9 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hopvista.display import fmt, midpoint
+from hopvista.model.strict_json import parse_strict
 from hopvista.verify.executor import parse_number, program_number
 from hopvista.verify.images import png_problem
-from hopvista.verify.jsonl import parse_strict, read_lines, same_json
+from hopvista.verify.jsonl import read_lines, same_json
 from hopvista.verify.operators import shown_number
 from hopvista.verify.paths import FILE, SPECIAL, SYMLINK, file_problem, unsafe_name, walk
 from hopvista.verify.schema import Malformed, check_program, displayed

@@ -29,6 +29,7 @@ from hopvista.errors import UserError
 from hopvista.model.dataset import read_manifest
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
+from hopvista.model.strict_json import parse_strict
 from hopvista.verify.augmented import is_augmented, verify_augmented
 from hopvista.verify.balance import Tally, check_balance, check_counts, check_shares
 from hopvista.verify.checks import (
@@ -46,7 +47,7 @@ from hopvista.verify.consistency import (
 from hopvista.verify.executor import Context
 from hopvista.verify.files import check_files
 from hopvista.verify.images import Images, check_images
-from hopvista.verify.jsonl import Line, parse_strict, read_lines
+from hopvista.verify.jsonl import Line, read_lines
 from hopvista.verify.manifest import Expect, expectations, held_to_pack
 from hopvista.verify.notes import FACT_NOTE, IMAGE_NOTE, NUMBERS_NOTE, PROXY_NOTE, Notes
 from hopvista.verify.parquet import Row, compare_row, iter_rows, shard_names

@@ -1,9 +1,8 @@
-"""Strict JSON and a streaming line reader: nothing a corrupt file holds can crash the verifier.
+"""A streaming line reader: nothing a corrupt file holds can crash the verifier.
 
-:func:`parse_strict` (:mod:`hopvista.model.strict_json`) turns what a dataset must not contain
-into ``ValueError`` with a short reason. :func:`read_lines` reads a file line by line in binary,
-so memory stays flat however long the file is, and a line too long to be an item is skipped
-without being held in memory.
+:func:`read_lines` reads a file line by line in binary, so memory stays flat however long the
+file is, and a line too long to be an item is skipped without being held in memory. Its JSON is
+parsed by :func:`hopvista.model.strict_json.parse_strict`.
 """
 
 from __future__ import annotations
@@ -13,10 +12,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from hopvista.model.strict_json import parse_strict
-
-__all__ = ["MAX_LINE_BYTES", "Line", "parse_strict", "read_lines", "same_json"]
 
 #: Longest line accepted as an item (a generous bound: items are tens of kilobytes).
 MAX_LINE_BYTES = 8 << 20
