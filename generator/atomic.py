@@ -19,6 +19,9 @@ from typing import Any
 AT_FDCWD = -100
 RENAME_NOREPLACE = 1
 RENAME_EXCHANGE = 2
+TEMP_RANDOM = 8
+"""Random characters :mod:`tempfile` adds to a prefix: in the name of the temporary file
+:func:`write_atomic` writes first, and of a staging folder."""
 
 
 class Unsupported(OSError):
@@ -34,17 +37,42 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+FILE_MODE = 0o644
+"""Permission bits of the files a dataset, run or report is made of, whatever the umask, so a
+folder reads the same on every machine it is copied to."""
+
+
+def write_atomic(path: Path, data: bytes, *, mode: int | None = FILE_MODE) -> None:
+    """Write ``data`` to ``path`` through a temporary file ``.NAME.XXXXXXXX`` beside it and a
+    rename, so ``path`` is at every instant either what it was or ``data`` whole.
+
+    ``mode`` is the file's permission bits (:data:`FILE_MODE` unless given); ``None`` leaves
+    them to the process's umask, as for a file the user downloads.
+    """
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+            os.fchmod(fh.fileno(), 0o666 & ~_umask() if mode is None else mode)
+        os.replace(temp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        Path(temp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux tells it (setting it to read
+    it back would race with other threads creating files)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def remove_empty(folders: list[Path]) -> None:

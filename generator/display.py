@@ -93,10 +93,17 @@ def undrawable(text: str) -> str | None:
     return None
 
 
-def significant_digits(value: Decimal) -> int:
-    """How many significant digits a finite ``value`` has (``Decimal('120.50')`` has 4)."""
+def value_significant_digits(value: Decimal) -> int:
+    """How many significant digits a finite ``value`` has, trailing zeros not counted
+    (``Decimal('120.50')`` has 4): what it takes to show the value exactly."""
     nonzero = [i for i, digit in enumerate(value.as_tuple().digits) if digit]
     return nonzero[-1] - nonzero[0] + 1 if nonzero else 0
+
+
+def written_significant_digits(number: str) -> int:
+    """How many significant digits a number has as written, trailing zeros counted ("300" has
+    3, "0.050" has 2, "1,200.5" has 5): the precision its writer claims."""
+    return len(number.replace(",", "").replace(".", "").lstrip("0"))
 
 
 def unshowable_number(value: Decimal, precision: int) -> str | None:
@@ -116,7 +123,7 @@ def unshowable_number(value: Decimal, precision: int) -> str | None:
             abs(shown(value, precision)) >= MAX_SHOWN_MAGNITUDE:
         return f"is too large to show (a table or chart shows magnitudes below " \
                f"1e{MAX_SHOWN_MAGNITUDE.adjusted()})"
-    digits = significant_digits(shown(value, precision))
+    digits = value_significant_digits(shown(value, precision))
     if digits > MAX_SIGNIFICANT_DIGITS:
         return f"has {digits} significant digits as shown with {precision} decimal(s) " \
                f"(at most {MAX_SIGNIFICANT_DIGITS})"

@@ -11,8 +11,17 @@ class GenerationError(Exception):
     """The engine could not make what the plan asked for within its bounded retries."""
 
 
-def excerpt(text: str, limit: int = 40) -> str:
-    """``text`` quoted for an error message, cut to about ``limit`` characters."""
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}… ({len(text):,} characters)"
+EXCERPT_CHARS = 40
+"""Longest piece of the input an error message quotes."""
+
+
+def excerpt(value: object, limit: int = EXCERPT_CHARS, *, length: bool = True) -> str:
+    """``value`` quoted for a one-line message: its ``repr`` when short, else its first
+    ``limit`` characters and (with ``length``, for text) its length:
+    ``'aaaa'… (5,000 characters)``."""
+    if not isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= limit else f"{text[:limit]}…"
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}…" + (f" ({len(value):,} characters)" if length else "")

@@ -9,7 +9,6 @@ and the whole item as ``item_json`` (exactly its line of ``items.jsonl``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -153,16 +152,3 @@ class ParquetShards:
         self._flush()
         self._writer.close()
         self._writer = None
-
-
-def write_parquet(items: Iterable[Item], root: Path, count: int,
-                  shard_rows: int = SHARD_ROWS) -> list[str]:
-    """Write ``count`` items as Parquet shards under ``root``; return the relative paths.
-
-    The schema carries the Hugging Face features (``Image`` columns hold the PNG bytes), so
-    the shards load with ``datasets`` and stand alone without the ``images/`` folder.
-    """
-    shards = ParquetShards(root, count, shard_rows)
-    for item in items:
-        shards.add(item)
-    return shards.close()

@@ -20,8 +20,8 @@ from hopvista.display import fmt, shown
 from hopvista.domain import DomainPack
 from hopvista.identities import Identity, derivable_closure
 from hopvista.program.executor import mentions
-from hopvista.program.reading import as_read
 from hopvista.ratios import product_relation
+from hopvista.reading import as_read
 from hopvista.stated_numbers import stated_values
 from hopvista.world import Chunk, Column, Entity, Fact, SharedFact, World
 
@@ -117,9 +117,8 @@ class Instance:
 
 
 @functools.lru_cache(maxsize=8192)
-@functools.lru_cache(maxsize=1 << 12)
 def _as_read(text: str) -> str:
-    """``text`` as ``gen verify`` reads it (:func:`hopvista.program.reading.as_read`)."""
+    """``text`` as ``gen verify`` reads it (:func:`hopvista.reading.as_read`), remembered."""
     return as_read(text)
 
 

@@ -29,6 +29,7 @@ from hopvista.model.dataset import (
     MISSING,
     dataset_file_problem,
     open_dataset_file,
+    read_manifest,
 )
 from hopvista.outdir import check_out, claim_output
 
@@ -48,16 +49,12 @@ def read_shard(path: Path) -> dict[str, Any]:
 
     if dataset_file_problem(path, MANIFEST) == MISSING:
         raise UserError(f"{path}: no manifest.json (not a finished shard)")
-    try:
-        with open_dataset_file(path, MANIFEST) as fh:
-            manifest = json.loads(fh.read().decode("utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
-        raise UserError(f"{path}/manifest.json: cannot be read ({exc})") from None
-    if not isinstance(manifest, dict) or manifest.get("kind") != SHARD_KIND:
+    manifest = read_manifest(path)
+    if manifest.get("kind") != SHARD_KIND:
         raise UserError(f"{path}: not a shard (build one with gen build ... --shard I/N)")
     problem = _shard_shape_problem(manifest)
     if problem is not None:
-        raise UserError(f"{path}/manifest.json: {problem}")
+        raise UserError(f"{path / MANIFEST}: {problem}")
     return manifest
 
 

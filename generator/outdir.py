@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.atomic import (
+    TEMP_RANDOM,
     FileLock,
     LockHeld,
     Unsupported,
@@ -68,9 +69,6 @@ PATH_MAX = 4096
 ROOM_INSIDE = 600
 """Bytes the deepest file of a build takes below the folder beside ``--out``: its staging
 folder (at most a name), ``dataset/images/`` and an image's temporary name (at most a name)."""
-TEMP_RANDOM = 8
-"""Characters :mod:`tempfile` adds to a prefix (the staging folder's name,
-:func:`hopvista.atomic.write_atomic`'s ``.NAME.XXXXXXXX``)."""
 
 Notice = Callable[[str], None]
 

@@ -11,7 +11,9 @@ from typing import Any
 import jinja2
 
 from hopvista.errors import UserError
-from hopvista.model.dataset import MISSING, dataset_file_problem
+from hopvista.model.dataset import MISSING, dataset_file_problem, read_manifest
+from hopvista.model.format import FORMAT_VERSION
+from hopvista.model.migrate import migrate_item
 from hopvista.output import OutputFile, html_generator_tag, html_written_by
 
 PREVIEW_NAME = "preview.html"
@@ -184,15 +186,11 @@ def _image_sources(item: dict[str, Any], root: Path, base: Path) -> list[tuple[s
 def _current(items: list[dict[str, Any]], root: Path) -> list[dict[str, Any]]:
     """``items`` in the current format: a dataset of an older version is migrated (an item
     that cannot be is shown as it is, without images)."""
-    from hopvista.model.format import FORMAT_VERSION
-    from hopvista.model.migrate import migrate_item, supported
-
     try:
-        manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        manifest = read_manifest(root)
+    except UserError:
         return items
-    version = manifest.get("format_version") if isinstance(manifest, dict) else None
-    if version == FORMAT_VERSION or not supported(version):
+    if manifest["format_version"] == FORMAT_VERSION:
         return items
     current = []
     for item in items:

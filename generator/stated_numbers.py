@@ -49,6 +49,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from hopvista.display import written_significant_digits
+
 __all__ = ["NumberToken", "number_tokens", "stated_values", "states"]
 
 _RUN = re.compile(r"\d(?:[\d.,]*\d)?")
@@ -197,7 +199,7 @@ def _token(text: str, piece: str, start: int, leading_point: bool, last: bool,
         whole, fraction, start = "0", whole, start - 1
     value = Decimal(f"{whole}.{fraction}" if fraction else whole)
     decimals = len(fraction)
-    significant = len((whole + fraction).lstrip("0"))
+    significant = written_significant_digits(whole + fraction)
     after = None
     if last:
         if suffix is not None:

@@ -10,6 +10,7 @@ import pytest
 from hopvista.cli.main import main
 from hopvista.domain import DomainPack, resolve_pack
 from hopvista.sources import load_world
+from hopvista.themes.tables import RANGE_KEYS, get_theme
 from hopvista.world import World
 
 # A bug must show as a traceback in the tests (gen otherwise prints one line and saves the
@@ -92,3 +93,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "hard48" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+
+
+def default_style(name: str) -> dict[str, Any]:
+    """The unsampled style of a table theme: its first font and the middle of each range."""
+    theme = get_theme(name)
+    style: dict[str, Any] = {"theme": theme.name, "font": theme.fonts[0]}
+    for key in RANGE_KEYS:
+        low, high = getattr(theme, key)
+        style[key] = (low + high) // 2
+    style["accent"] = theme.accents[0]
+    return style

@@ -756,7 +756,7 @@ def test_a_benign_user_theme_builds(user_themes: Path, tmp_path: Path) -> None:
 def test_a_benign_user_theme_renders_every_cell(user_themes: Path) -> None:
     from hopvista.errors import UserError
     from hopvista.render.table import TableRenderer
-    from hopvista.themes.tables import default_style
+    from tests.conftest import default_style
 
     _theme_file(user_themes, BENIGN_THEME)
     table = {"entity_label": "Company", "period_label": "Year",

@@ -191,11 +191,36 @@ def test_load_reads_one_item_without_reading_the_rest(tmp_path: Path) -> None:
         dataset[1201]
 
 
-def test_load_refuses_what_is_not_a_dataset(tmp_path: Path) -> None:
-    with pytest.raises(UserError, match="no manifest.json"):
-        load(tmp_path)
+NOT_DATASETS = {
+    "no manifest": None,
+    "old version": b'{"format": "hopvista-dataset", "format_version": 1}',
+    "NaN": b'{"format": "hopvista-dataset", "format_version": NaN}',
+    "duplicate key": b'{"format": "hopvista-dataset", "format": "hopvista-dataset"}',
+    "not UTF-8": b'{"format": "\xff"}',
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_DATASETS))
+def test_load_verify_and_merge_refuse_a_manifest_with_the_same_line(
+        case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "ds"
+    folder.mkdir()
+    if NOT_DATASETS[case] is not None:
+        (folder / "manifest.json").write_bytes(NOT_DATASETS[case])
+    with pytest.raises(UserError) as refused:
+        load(folder)
+    assert str(refused.value).startswith(str(folder)) and "\n" not in str(refused.value)
+    assert main(["verify", str(folder)]) == 2
+    assert capsys.readouterr().err == f"gen: error: {refused.value}\n"
+    if case != "no manifest":  # a merge says a shard is missing in its own words
+        assert main(["merge", str(folder), str(folder), "--out", str(tmp_path / "m")]) == 2
+        assert capsys.readouterr().err == f"gen: error: {refused.value}\n"
+
+
+def test_load_names_the_versions_it_reads(tmp_path: Path) -> None:
     (tmp_path / "manifest.json").write_text('{"format": "hopvista-dataset", "format_version": 1}')
-    with pytest.raises(UserError, match="format_version 1 cannot be read"):
+    with pytest.raises(UserError, match=r"format_version '1' is not supported \(this hopvista "
+                                        r"reads 2\.\."):
         load(tmp_path)
 
 

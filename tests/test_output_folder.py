@@ -340,3 +340,17 @@ def test_a_deep_out_and_a_long_tmpdir_still_render(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert len(list((deep / "ds" / "images").glob("*.png"))) == 4
     assert list(temp.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_a_datasets_files_read_the_same_on_every_machine_whatever_the_umask(
+        tmp_path: Path) -> None:
+    out = tmp_path / "ds"
+    previous = os.umask(0o077)
+    try:
+        assert _build(out) == 0
+    finally:
+        os.umask(previous)
+    for name in ("manifest.json", "README.md"):
+        assert (out / name).stat().st_mode & 0o777 == 0o644, name
+    assert _leftovers(tmp_path) == []

@@ -18,7 +18,7 @@ from hopvista.render.page import page_html
 from hopvista.render.table import parse_style, render_panel
 from hopvista.themes.fonts import is_system_face
 from hopvista.themes.pages import PAGE_TEMPLATES, page_names, page_template, read_page
-from hopvista.themes.tables import default_style
+from tests.conftest import default_style
 
 QUESTION = ('Did Adams-Webster report a higher Net Income in 2021 than in 2020? '
             '<img src="https://example.com/x.png"> <b>bold</b> & {{ 7*7 }}')

@@ -46,7 +46,7 @@ def lowest(instance, rng, words, margins):
         if ranked[0] == ranked[1]:
             continue
         low = min(values, key=values.get)
-        yield Selection(kind="LOWEST", picked=frozenset({low}),
+        yield Selection(picked=frozenset({low}),
                         node={"op": "lowest", "column": column.key, "year": year},
                         cells=table_cells(instance, [column.key], [year]),
                         words={"column": column.label, "period": instance.show(year)},

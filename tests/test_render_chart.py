@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import io
 import json
 import subprocess
@@ -16,7 +17,7 @@ from PIL import Image
 
 from hopvista.errors import UserError
 from hopvista.render.browser import chromium_executable as find_chromium
-from hopvista.render.chart import ChartRenderer, library_versions
+from hopvista.render.chart import ChartRenderer
 from hopvista.render.chart_data import ChartData
 from hopvista.rng import Streams
 from hopvista.themes import fonts
@@ -153,7 +154,7 @@ def test_every_library_draws_every_kind(renderer: ChartRenderer, library: str,
         assert meta["font_file"] == str(fonts.fontconfig_file(meta["font"]))
     else:
         assert meta["font_file"] == fonts.resolve_font(meta["font"]).path
-    assert meta["library_version"] == library_versions()[library]
+    assert meta["library_version"] == importlib.metadata.version(library)
     json.dumps(meta)
     # Not blank: the palette's colours are on the image.
     assert len(image.convert("RGB").getcolors(1 << 20) or []) > 20
@@ -325,7 +326,7 @@ def _check_layout(fig: Any) -> None:
 
 @pytest.mark.parametrize("seaborn", [False, True], ids=["matplotlib", "seaborn"])
 def test_matplotlib_layout_keeps_legend_and_labels_clear(seaborn: bool) -> None:
-    from hopvista.render.chart_mpl import render_matplotlib
+    from hopvista.render.chart_mpl import draw_matplotlib_chart
 
     library = "seaborn" if seaborn else "matplotlib"
     many_years = json.loads(json.dumps(CHART))
@@ -343,7 +344,7 @@ def test_matplotlib_layout_keeps_legend_and_labels_clear(seaborn: bool) -> None:
                 style = style_for(library, kind, seed=seed, legend=("right", "below")[seed % 2])
                 data = ChartData.parse(chart, names, kind)
                 font = fonts.resolve_font(style["font"]["family"])
-                render_matplotlib(data, style, font, False, seaborn, inspect=_check_layout)
+                draw_matplotlib_chart(data, style, font, False, seaborn, inspect=_check_layout)
 
 
 # -- fonts ---------------------------------------------------------------------------------
@@ -354,9 +355,9 @@ def test_every_fcmr_substitute_resolves_in_matplotlib_and_fontconfig() -> None:
         assert resolved.family == font.family
         assert fonts.fontconfig_family(font.family).casefold() == font.family.casefold()
         assert not fonts.missing_glyphs(font.family, "Adams-Webster 2019 1,075.7 -85.5")
-    versions = fonts.font_versions(f.family for f in fonts.FCMR_FONTS.values())
-    assert len(versions) == len({f.family for f in fonts.FCMR_FONTS.values()})
-    assert all(v and v != "unknown" for v in versions.values())
+    drawn = fonts.font_manifest(f.family for f in fonts.FCMR_FONTS.values())
+    assert len(drawn) == len({f.family for f in fonts.FCMR_FONTS.values()})
+    assert all(e["version"] and e["version"] != "unknown" for e in drawn.values())
 
 
 def test_missing_family_raises_user_error_with_the_package(
@@ -416,10 +417,6 @@ def test_chromium_override_must_exist(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOPVISTA_CHROMIUM", "/nonexistent/chromium")
     with pytest.raises(UserError, match="HOPVISTA_CHROMIUM"):
         find_chromium()
-
-
-def test_library_versions_lists_the_chart_libraries() -> None:
-    assert set(library_versions()) == {"matplotlib", "seaborn", "plotly", "kaleido"}
 
 
 @needs_chromium

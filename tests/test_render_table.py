@@ -19,7 +19,8 @@ from hopvista.errors import UserError
 from hopvista.render import browser
 from hopvista.render.table import TableRenderer, parse_style, render_html
 from hopvista.rng import Streams
-from hopvista.themes.tables import TABLE_THEMES, default_style, sample_table_style
+from hopvista.themes.tables import TABLE_THEMES, sample_table_style
+from tests.conftest import default_style
 
 pytestmark = pytest.mark.slow  # renders with Chromium, matplotlib or plotly
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
 import time
@@ -183,7 +184,7 @@ def test_fetch_writes_the_downloader_layout_and_companyfacts(
                 (FIXTURES / "fetch_primary_document.htm").read_bytes()
         facts = out / "companyfacts" / f"CIK{CIKS[ticker]}.json"
         assert facts.read_bytes() == (FIXTURES / "fetch_companyfacts.json").read_bytes()
-    assert not list(out.rglob("*.part")), "temporary files left behind"
+    assert not list(out.rglob(".*")), "temporary files left behind"
     requested = " ".join(sec_server.paths())
     for accession in NOT_WANTED:
         assert accession.replace("-", "") not in requested
@@ -195,6 +196,18 @@ def test_fetch_writes_the_downloader_layout_and_companyfacts(
     assert "companyfacts: written" in lines[0]
     assert lines[-1].startswith("fetched 3 companies") and "6 10-K filings downloaded" \
         in lines[-1]
+
+
+def test_fetched_files_take_their_mode_from_the_users_umask(
+        sec_server: Recorded, tmp_path: Path) -> None:
+    out = tmp_path / "sec"
+    previous = os.umask(0o027)
+    try:
+        assert _fetch(out, tickers="AAPL", years="2024") == 0
+    finally:
+        os.umask(previous)
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert files and all(p.stat().st_mode & 0o777 == 0o640 for p in files)
 
 
 def test_every_request_carries_the_user_agent_and_respects_the_rate_limit(

@@ -524,7 +524,7 @@ def _quadratic_chain(headings: list[Any]) -> list[int]:
 def test_the_heading_chain_is_its_quadratic_definition() -> None:
     import random
 
-    from hopvista.sources.sec.filings import _best_chain, _Heading
+    from hopvista.sources.sec.filings.items import _best_chain, _Heading
 
     rng = random.Random(7)
     for _ in range(2000):

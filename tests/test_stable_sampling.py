@@ -173,7 +173,7 @@ def test_allowing_a_kind_moves_only_the_kind() -> None:
 
 def test_a_plugin_theme_renders_its_own_css(extra_theme: Theme) -> None:
     from hopvista.render.table import parse_style, render_html
-    from hopvista.themes.tables import default_style
+    from tests.conftest import default_style
 
     style = parse_style(default_style("test-sepia"))
     assert style.theme is extra_theme

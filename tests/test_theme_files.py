@@ -102,13 +102,14 @@ def _run(code: str, folder: Path) -> subprocess.CompletedProcess[str]:
 def test_a_user_theme_folder_is_discovered(tmp_path: Path) -> None:
     (tmp_path / "sepia.css").write_text(SEPIA)
     result = _run(
-        "import json; from hopvista.themes.tables import TABLE_THEMES, default_style\n"
-        "print(json.dumps([TABLE_THEMES.names(), default_style('sepia'), "
+        "import json; from hopvista.themes.tables import TABLE_THEMES, get_theme\n"
+        "theme = get_theme('sepia')\n"
+        "print(json.dumps([TABLE_THEMES.names(), [theme.fonts[0], theme.accents[0]], "
         "TABLE_THEMES.origin('sepia')]))", tmp_path)
     assert result.returncode == 0, result.stderr
-    names, style, origin = json.loads(result.stdout)
+    names, (font, accent), origin = json.loads(result.stdout)
     assert set(names) == set(TABLE_THEMES.names()) | {"sepia"}
-    assert style["font"] == "Caladea" and style["accent"] == "#704214"
+    assert font == "Caladea" and accent == "#704214"
     assert origin == str(tmp_path / "sepia.css")
 
 

@@ -29,8 +29,8 @@ from hopvista.cli.main import main
 from hopvista.program.executor import Context, Undecidable, decide, parse_number, select
 from hopvista.verify import verify_into
 from hopvista.verify.balance import Tally, shares
-from hopvista.verify.manifest import expectations
-from hopvista.verify.wording import check_wording, pack_wording
+from hopvista.verify.manifest import Expect, expectations
+from hopvista.verify.wording import Wording, check_wording, judge_wording
 
 SEED, COUNT = 3, 6
 PROBLEM_LINE = re.compile(
@@ -1232,6 +1232,12 @@ def test_memory_is_flat_in_the_number_of_lines(plain_base: Path, tmp_path: Path)
 
 # --------------------------------------------------------------------------------------------
 # statement text without the pack (a pack given by path, another hopvista version)
+
+
+def pack_wording(expect: Expect, manifest: dict[str, Any]) -> Wording | None:
+    """The wording ``gen verify`` proves a dataset's texts with, given who built it."""
+    built_by = manifest["packages"].get("hopvista")
+    return judge_wording(expect.config, expect.domain, expect.version, built_by).wording
 
 
 def test_recorded_wording_is_sandboxed(plain_base: Path) -> None:

@@ -14,12 +14,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hopvista.display import fmt, midpoint
+from hopvista.model.strict_json import parse_strict
 from hopvista.program.executor import parse_number
 from hopvista.program.fields import Malformed
 from hopvista.program.numbers import program_number
 from hopvista.program.operators import shown_number
 from hopvista.verify.images import png_problem
-from hopvista.verify.jsonl import parse_strict, read_lines, same_json
+from hopvista.verify.jsonl import read_lines, same_json
 from hopvista.verify.paths import FILE, SPECIAL, SYMLINK, file_problem, unsafe_name, walk
 from hopvista.verify.schema import check_program, displayed
 from hopvista.verify.wording import needle_tokens

@@ -126,10 +126,6 @@ LEGEND_POSITIONS = ("right", "below")
 
 GRID_PROBABILITY = 0.5
 
-MIN_PALETTE = 3
-"""A style carries at least this many distinct colours (in practice all seven, shuffled)."""
-
-
 def _between(u: float, bounds: tuple[float, float], step: float) -> float:
     low, high = bounds
     value = low + u * (high - low)

@@ -567,19 +567,6 @@ def font_manifest(families: Iterable[str]) -> dict[str, Any]:
             entry["fontconfig"] = _file_entry(path, index)
         manifest[family] = entry
     return manifest
-
-
-def font_versions(families: Iterable[str]) -> dict[str, str]:
-    """``{family: version}`` in sorted order; ``"… (matplotlib); … (fontconfig)"`` when the
-    two draw different faces. :func:`font_manifest` says more (files and face indices)."""
-    versions: dict[str, str] = {}
-    for family, entry in font_manifest(families).items():
-        versions[family] = entry["version"]
-        if "fontconfig" in entry:
-            versions[family] += f" (matplotlib); {entry['fontconfig']['version']} (fontconfig)"
-    return versions
-
-
 @lru_cache(maxsize=64)
 def _charmap(path: str, face_index: int) -> frozenset[int]:
     return frozenset(int(c) for c in _open_face(path, face_index).get_charmap())

@@ -35,6 +35,7 @@ from hopvista.model.migrate import (
     migrate_manifest,
     supported,
 )
+from hopvista.model.strict_json import parse_strict
 
 MANIFEST = "manifest.json"
 ITEMS = "items.jsonl"
@@ -259,30 +260,45 @@ class Dataset:
         return self.root / image.path
 
 
-def load(path: str | Path) -> Dataset:
-    """Open the dataset folder ``path``: the manifest is read now, the items as they are used.
-
-    :class:`~hopvista.errors.UserError` if ``path`` is not a hopvista dataset of a readable
-    format version.
-    """
-    root = Path(path)
+def read_manifest(root: Path) -> dict[str, Any]:
+    """The manifest of the dataset folder ``root``, as JSON; :class:`UserError` naming the
+    folder or the file if ``root`` is not a hopvista dataset of a format version this hopvista
+    reads (no folder, no manifest, not a regular file, not UTF-8, not strict JSON, another
+    format or version)."""
+    if not root.exists():
+        raise UserError(f"{root}: no {MANIFEST} (no such folder)")
+    if not root.is_dir():
+        raise UserError(f"{root}: not a folder (a dataset is a folder with a {MANIFEST})")
     if dataset_file_problem(root, MANIFEST) == MISSING:
         raise UserError(f"{root}: no {MANIFEST} (not a hopvista dataset)")
     try:
         with open_dataset_file(root, MANIFEST) as fh:
-            text = fh.read().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{root / MANIFEST}: cannot be read ({exc})") from None
+            data = fh.read()
+    except OSError as exc:
+        raise UserError(f"{root / MANIFEST}: cannot be read ({exc.strerror})") from None
     try:
-        manifest = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise UserError(f"{root / MANIFEST}: not valid JSON ({exc})") from None
+        manifest = parse_strict(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{root / MANIFEST}: not UTF-8 text ({exc.reason})") from None
+    except ValueError as exc:
+        raise UserError(f"{root / MANIFEST}: not valid JSON: {exc}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != DATASET_FORMAT:
         raise UserError(f"{root / MANIFEST}: not a hopvista dataset manifest")
     version = manifest.get("format_version")
     if not supported(version):
-        raise UserError(f"{root / MANIFEST}: format_version {repr(version)[:20]} cannot be "
-                        f"read (this hopvista reads {OLDEST}..{FORMAT_VERSION})")
+        raise UserError(f"{root / MANIFEST}: format_version {str(version)[:20]!r} is not "
+                        f"supported (this hopvista reads {OLDEST}..{FORMAT_VERSION})")
+    return manifest
+
+
+def load(path: str | Path) -> Dataset:
+    """Open the dataset folder ``path``: the manifest is read now, the items as they are used.
+
+    :class:`~hopvista.errors.UserError` if ``path`` is not a hopvista dataset of a readable
+    format version (:func:`read_manifest`).
+    """
+    root = Path(path)
+    manifest = read_manifest(root)
     try:
         return Dataset(root, manifest)
     except MigrationError as exc:

@@ -6,5 +6,5 @@ operator registry (:mod:`hopvista.program.operators`) and the built-in operators
 (:mod:`hopvista.program.builtin`), each declaring its node's fields
 (:mod:`hopvista.program.fields`, checked by :mod:`hopvista.program.schema`), the inputs it
 reads and its lenient reading (:mod:`hopvista.program.lenient`); text is read as a reader sees
-it (:mod:`hopvista.program.reading`). A plug-in's operator registers the same way.
+it (:mod:`hopvista.reading`). A plug-in's operator registers the same way.
 """

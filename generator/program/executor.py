@@ -21,7 +21,7 @@ from hopvista.program.context import Context as Context
 from hopvista.program.context import Undecidable as Undecidable
 from hopvista.program.context import parse_number as parse_number
 from hopvista.program.operators import OPERATORS
-from hopvista.program.reading import as_read, spoken_as_digits
+from hopvista.reading import as_read, spoken_as_digits
 
 Program = dict[str, Any]
 Path_ = tuple[Any, ...]
@@ -35,7 +35,7 @@ def _normalise(text: str) -> str:
 def mentions(text: str, phrase: str) -> bool:
     """Whether ``phrase`` occurs in ``text`` as whole words, as a reader sees both (case,
     spacing, invisible characters, compatibility forms and thousands separators ignored, small
-    numbers in words or digits alike: :mod:`hopvista.program.reading`)."""
+    numbers in words or digits alike: :mod:`hopvista.reading`)."""
     haystack, needle = _normalise(text), _normalise(phrase)
     start = haystack.find(needle)
     while start != -1:

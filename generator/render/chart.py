@@ -52,14 +52,6 @@ def exports_in_browser(library: str) -> bool:
     ``renderer.kaleido_png``; it names ``kaleido`` among its packages): with an ``exporter``,
     its charts must be drawn on the thread that drives the exporter's browser."""
     return "kaleido" in CHART_LIBRARIES.get(library).packages
-
-
-def library_versions() -> dict[str, str]:
-    """Versions of the packages behind the registered chart libraries, for the manifest."""
-    packages = {p for _, library in CHART_LIBRARIES.items() for p in library.packages}
-    return {name: _version(name) for name in sorted(packages)}
-
-
 def _use_system_fonts() -> None:
     """Have the plotly browser find fonts through fontconfig's system configuration only.
 

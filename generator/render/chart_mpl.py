@@ -98,24 +98,16 @@ def _rc(style: dict[str, Any], font: ResolvedFont, fallback: bool,
         "figure.facecolor": "white",
     })
     return rc
-
-
-def render_matplotlib(data: ChartData, style: dict[str, Any], font: ResolvedFont,
-                      fallback: bool, seaborn: bool,
-                      inspect: Callable[[Figure], None] | None = None) -> bytes:
-    """The chart as PNG bytes of exactly ``style["width"] x style["height"]`` pixels.
-
-    ``inspect`` (tests) is called with the drawn figure while its rcParams still apply.
-    """
-    return draw_matplotlib_chart(data, style, font, fallback, seaborn, inspect)[0]
-
-
 def draw_matplotlib_chart(data: ChartData, style: dict[str, Any], font: ResolvedFont,
                           fallback: bool, seaborn: bool,
                           inspect: Callable[[Figure], None] | None = None
                           ) -> tuple[bytes, tuple[int, int, int, int] | None]:
-    """:func:`render_matplotlib`, and the pixel box of the emphasised mark when
-    ``data.emphasis`` is set (drawn last, over the finished layout, so nothing else moves)."""
+    """The chart as PNG bytes of exactly ``style["width"] x style["height"]`` pixels, and the
+    pixel box of the emphasised mark when ``data.emphasis`` is set (drawn last, over the
+    finished layout, so nothing else moves).
+
+    ``inspect`` (tests) is called with the drawn figure while its rcParams still apply.
+    """
     import matplotlib as mpl
     import matplotlib.style
     from matplotlib.backends.backend_agg import FigureCanvasAgg

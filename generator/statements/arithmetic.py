@@ -53,7 +53,7 @@ def ar(instance: Instance, rng: np.random.Generator,
             if sum(1 for r in results.values() if r == result) != 1:
                 continue
             yield Selection(
-                kind="AR", picked=frozenset({entity}),
+                picked=frozenset({entity}),
                 node={"op": "ar", "column": column, "years": [first, second], "sign": sign,
                       "result": num(result)},
                 cells=table_cells(instance, [column], [first, second]),
@@ -74,7 +74,7 @@ def ar_sum(instance: Instance, rng: np.random.Generator, words: dict[str, dict[s
         totals = {e: sum((instance.value(e, column, y) for y in years), Decimal(0))
                   for e in instance.ids}
         for threshold, picked in cuts(totals, op, sizes, rng):
-            yield all_years_condition(instance, "AR_SUM", "ar_sum", column, op, threshold,
+            yield all_years_condition(instance, "ar_sum", column, op, threshold,
                                       picked, words)
 
 

@@ -44,7 +44,7 @@ def fused_pairs(first: Callable[[range], Iterator[Selection]],
             both = a.picked & b.picked
             if both:
                 modalities = a.modalities | b.modalities
-                yield Selection(kind=f"{a.kind}&{b.kind}", picked=both,
+                yield Selection(picked=both,
                                 node={"op": "and", "args": [a.node, b.node]},
                                 cells=a.cells + b.cells, words=a.words | b.words,
                                 modalities=modalities,

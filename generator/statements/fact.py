@@ -22,7 +22,7 @@ def fc(instance: Instance, rng: np.random.Generator) -> Iterator[Selection]:
     facts = [f for e in instance.ids for f in instance.facts[e]]
     for k in rng.permutation(len(facts)):
         fact = facts[int(k)]
-        yield Selection(kind="FC", picked=frozenset({fact.entity}), node=fact_node(fact),
+        yield Selection(picked=frozenset({fact.entity}), node=fact_node(fact),
                         cells=text_cells(instance), words={"fact": fact.claim},
                         modalities=frozenset({"text"}), meta={"fact": fact})
 

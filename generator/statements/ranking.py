@@ -65,7 +65,7 @@ def rk(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, 
         best = winner(instance, year, order, margins)
         if best is not None:
             yield Selection(
-                kind="RK", picked=frozenset({best}),
+                picked=frozenset({best}),
                 node={"op": "rk", "column": instance.chart_column.key, "year": year,
                       "order": order},
                 cells=chart_cells(instance, [year]),
@@ -162,7 +162,7 @@ def _rk_when_selection(instance: Instance, words: dict[str, dict[str, str]], anc
     anchor_cells = tuple(cell for cell in table_cells(instance, [c for c, _ in expr], years)
                          if cell["entity"] == anchor)
     return Selection(
-        kind=f"{condition}+RK", picked=frozenset({champion}),
+        picked=frozenset({champion}),
         node={"op": "rk_when", "column": instance.chart_column.key, "order": order,
               "when": {"entity": anchor,
                        "terms": [{"column": c, "sign": s} for c, s in expr],
@@ -233,7 +233,7 @@ def _rk_among_selection(instance: Instance, words: dict[str, dict[str, str]], ex
                  "cond_column2": instance.column(expr[1][0]).label}
     none: frozenset[str] = frozenset()
     return Selection(
-        kind=f"{condition}+RK", picked=frozenset({champion}),
+        picked=frozenset({champion}),
         node={"op": "rk_among", "column": instance.chart_column.key, "order": order,
               "among": {"terms": [{"column": c, "sign": s} for c, s in expr],
                         "cmp": op, "threshold": num(threshold)}},

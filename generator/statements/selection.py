@@ -26,7 +26,6 @@ Bounds = tuple[frozenset[str], frozenset[str]]
 class Selection:
     """A selector applied to an instance."""
 
-    kind: str
     picked: frozenset[str]
     node: Node
     cells: tuple[Cell, ...]
@@ -143,13 +142,13 @@ def _placed(a: Decimal, b: Decimal, rng: np.random.Generator) -> list[Decimal]:
     return [placed[int(i)] for i in rng.permutation(len(placed))]
 
 
-def all_years_condition(instance: Instance, kind: str, op: str, column: str, cmp: str,
+def all_years_condition(instance: Instance, op: str, column: str, cmp: str,
                         threshold: Decimal, picked: frozenset[str],
                         words: dict[str, dict[str, str]]) -> Selection:
     """The table hop of CT+TR / AR+TR: a condition on one column over every year shown."""
     years = list(instance.years)
     return Selection(
-        kind=kind, picked=picked,
+        picked=picked,
         node={"op": op, "column": column, "cmp": cmp, "threshold": num(threshold)},
         cells=table_cells(instance, [column], years),
         words={"cond_column": instance.column(column).label, "cmp": words["cmp"][cmp],

@@ -34,7 +34,7 @@ def ct(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, 
         values = {e: instance.value(e, column, year) for e in instance.ids}
         for threshold, picked in cuts(values, op, sizes, rng):
             yield Selection(
-                kind="CT", picked=picked,
+                picked=picked,
                 node={"op": "ct", "column": column, "year": year, "cmp": op,
                       "threshold": num(threshold)},
                 cells=table_cells(instance, [column], [year]),
@@ -57,7 +57,7 @@ def ct_all(instance: Instance, rng: np.random.Generator, words: dict[str, dict[s
         for threshold, picked in cuts(binding, op, sizes, rng):
             if threshold in every:
                 continue
-            yield all_years_condition(instance, "CT_ALL", "ct_all", column, op, threshold,
+            yield all_years_condition(instance, "ct_all", column, op, threshold,
                                       picked, words)
 
 

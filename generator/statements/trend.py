@@ -51,7 +51,7 @@ def _selection(instance: Instance, kind: str, picked: frozenset[str], first: int
                 "last": instance.show(last)}
     text |= {"direction": words["direction"][direction],
              "direction_verb": words["direction_verb"][direction]}
-    return Selection(kind=kind, picked=picked, node=node, cells=chart_cells(instance, years),
+    return Selection(picked=picked, node=node, cells=chart_cells(instance, years),
                      words=text, modalities=frozenset({"chart"}))
 
 

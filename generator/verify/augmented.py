@@ -50,9 +50,10 @@ from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.inputs import Table
 from hopvista.model.item import BASE_VARIANT
+from hopvista.model.strict_json import parse_strict
 from hopvista.program.executor import Context
 from hopvista.verify.images import png_problem, read_image
-from hopvista.verify.jsonl import parse_strict, read_lines
+from hopvista.verify.jsonl import read_lines
 from hopvista.verify.manifest import MARGIN_EXPECTED, MARGIN_KEYS, visible_margin
 from hopvista.verify.notes import BUILD_NOTE, FACT_NOTE, IMAGE_NOTE, IMPORTED_NOTE
 from hopvista.verify.paths import file_problem

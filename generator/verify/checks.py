@@ -9,7 +9,6 @@ from typing import Any
 from hopvista.derivation import Relation, derivation
 from hopvista.domain import Identity, derivable_closure
 from hopvista.errors import excerpt
-from hopvista.lookalike import Lookalikes, character_name, invisible_character
 from hopvista.program.executor import (
     Context,
     Undecidable,
@@ -21,8 +20,8 @@ from hopvista.program.executor import (
     picked_by,
 )
 from hopvista.program.operators import modalities
-from hopvista.program.reading import as_read
 from hopvista.ratios import Product, product_relation
+from hopvista.reading import Lookalikes, as_read, character_name, invisible_character
 from hopvista.stated_numbers import stated_values
 
 #: The first format whose builds keep every "during the years when" label open without the
@@ -47,7 +46,7 @@ LABEL_DECIDABLE_FALSE = frozenset({"FC+CT+TR", "FC+AR+TR"})
 def check_names(item: dict[str, Any]) -> list[str]:
     """The names a reader tells the item's entities and columns apart by: none holds an
     invisible character, and no two look the same (a Cyrillic "А" for a Latin "A", "ACME"
-    beside "Acme": :mod:`hopvista.lookalike`) — a statement about one would be unprovable
+    beside "Acme": :mod:`hopvista.reading`) — a statement about one would be unprovable
     from an image that shows both."""
     problems: list[str] = []
     named = [("entity", e.get("id"), e.get("name")) for e in item.get("entities") or ()
@@ -172,7 +171,7 @@ def check_chart_needed(item: dict[str, Any], identities: list[Identity],
     the pack, or a linear relation the data shown obey: :func:`hopvista.derivation.derivation`,
     or a product or ratio of one or two columns: :func:`hopvista.ratios.product_relation`),
     and no text states its values (as numbers: :mod:`hopvista.stated_numbers`, in the text as
-    a reader sees it: :func:`hopvista.program.reading.as_read`)."""
+    a reader sees it: :func:`hopvista.reading.as_read`)."""
     chart = item["inputs"]["chart"]
     column = chart["column"]["key"]
     table = {c["key"] for c in item["inputs"]["table"]["columns"]}

@@ -26,8 +26,10 @@ from typing import Any
 
 from hopvista import __version__
 from hopvista.errors import UserError
+from hopvista.model.dataset import read_manifest
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
+from hopvista.model.strict_json import parse_strict
 from hopvista.program.executor import Context
 from hopvista.program.fields import Malformed
 from hopvista.verify.augmented import is_augmented, verify_augmented
@@ -46,8 +48,8 @@ from hopvista.verify.consistency import (
 )
 from hopvista.verify.files import check_files
 from hopvista.verify.images import Images, check_images
-from hopvista.verify.jsonl import Line, parse_strict, read_lines
-from hopvista.verify.manifest import Expect, expectations, held_to_pack, read_manifest
+from hopvista.verify.jsonl import Line, read_lines
+from hopvista.verify.manifest import Expect, expectations, held_to_pack
 from hopvista.verify.notes import (
     FACT_NOTE,
     IMAGE_NOTE,

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.atomic import sha256_file
+from hopvista.model.dataset import MANIFEST
 from hopvista.preview import PREVIEW_NAME
-from hopvista.verify.manifest import MANIFEST
 from hopvista.verify.paths import (
     FILE,
     SPECIAL,

@@ -1,9 +1,10 @@
-"""Reading ``manifest.json``: what the items, counts and files must agree with.
+"""What ``manifest.json`` says the items, counts and files must agree with.
 
 A path that is not a hopvista dataset (no folder, no readable manifest, another format or a
-version this hopvista cannot read) is the user's mistake: :class:`~hopvista.errors.UserError`.
-A hopvista manifest whose fields are wrong is a problem of the dataset: each wrong field is
-reported, and the checks that need it are skipped (the dataset fails anyway).
+version this hopvista cannot read) is the user's mistake, found by
+:func:`hopvista.model.dataset.read_manifest`. A hopvista manifest whose fields are wrong is a
+problem of the dataset: each wrong field is reported, and the checks that need it are skipped
+(the dataset fails anyway).
 """
 
 from __future__ import annotations
@@ -11,51 +12,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, TypeGuard
 
 from hopvista.domain import MIN_MARGIN, DomainPack, Identity, parse_identity
-from hopvista.errors import UserError
-from hopvista.model.format import DATASET_FORMAT, FORMAT_VERSION
-from hopvista.model.migrate import OLDEST, supported
 from hopvista.plan import LEVEL_NAMES
 from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.verify.checks import related_groups
-from hopvista.verify.jsonl import parse_strict
-from hopvista.verify.paths import file_problem
 
-MANIFEST = "manifest.json"
 Report = Callable[[str], None]
-
-
-def read_manifest(root: Path) -> dict[str, Any]:
-    """The manifest of the dataset folder ``root``; :class:`UserError` if it has none we read."""
-    if not root.exists():
-        raise UserError(f"{root}: no manifest.json (no such folder)")
-    if not root.is_dir():
-        raise UserError(f"{root}: not a folder (a dataset is a folder with a manifest.json)")
-    problem = file_problem(root, MANIFEST)
-    if problem == "missing":
-        raise UserError(f"{root}: no manifest.json (not a hopvista dataset)")
-    if problem is not None:
-        raise UserError(f"{root / MANIFEST}: {problem}")
-    try:
-        text = (root / MANIFEST).read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise UserError(f"{root / MANIFEST}: cannot be read ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{root / MANIFEST}: not UTF-8 text ({exc.reason})") from None
-    try:
-        manifest = parse_strict(text)
-    except ValueError as exc:
-        raise UserError(f"{root / MANIFEST}: not valid JSON: {exc}") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != DATASET_FORMAT:
-        raise UserError(f"{root / MANIFEST}: not a hopvista dataset manifest")
-    version = manifest.get("format_version")
-    if not supported(version):
-        raise UserError(f"{root / MANIFEST}: format_version {str(version)[:20]!r} is not "
-                        f"supported (this hopvista reads {OLDEST}..{FORMAT_VERSION})")
-    return manifest
 
 
 @dataclass(frozen=True)

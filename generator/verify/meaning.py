@@ -27,7 +27,7 @@ against what the verifier knows without the dataset — the installed packs:
 * the **question** must be text, ``{{ names }}`` and one loop numbering the statements, with no
   negating word, and ask which statements are *true* (other words are doubts).
 
-Words are read as a reader reads them (:mod:`hopvista.program.reading`): NFKC-normalised, a
+Words are read as a reader reads them (:mod:`hopvista.reading`): NFKC-normalised, a
 negation matched by its stems ("fals…", "untru…", "seem…") and through a disguise (look-alike
 letters of another script, "n o t", "fal-se", "n0t"); wording with an invisible format
 character, a word mixing scripts or written in look-alikes of Latin letters, a mark struck
@@ -54,7 +54,7 @@ from jinja2 import nodes
 
 from hopvista.domain import DOMAIN_FILE, builtin_pack_names, resolve_pack
 from hopvista.errors import UserError
-from hopvista.program.reading import as_read, invisible, look_alike, skeleton
+from hopvista.reading import as_read, format_character, latin_reading, look_alike
 from hopvista.sandbox import PackEnvironment
 from hopvista.yamlfile import read_yaml
 
@@ -272,8 +272,8 @@ def _spelled(words: list[str]) -> list[str]:
 
 def negating(words: Iterable[str]) -> list[str]:
     """The words of ``words`` that negate, hedge or condition a claim, read as a reader of
-    English reads them (:func:`skeleton`: "fаlse" with a Cyrillic "а" is "false")."""
-    return [w for w in words if _negates(skeleton(w))]
+    English reads them (:func:`latin_reading`: "fаlse" with a Cyrillic "а" is "false")."""
+    return [w for w in words if _negates(latin_reading(w))]
 
 
 def _negates(word: str) -> bool:
@@ -282,8 +282,8 @@ def _negates(word: str) -> bool:
 
 def unreadable(text: str) -> str | None:
     """Why ``text`` does not read as it is written (``None``: it does): it holds an invisible
-    format character, or a word in look-alike letters (:mod:`hopvista.program.reading`)."""
-    hidden = invisible(text)
+    format character, or a word in look-alike letters (:mod:`hopvista.reading`)."""
+    hidden = format_character(text)
     if hidden is not None:
         return f"the invisible character {hidden} hides what a reader reads"
     return look_alike(text)
@@ -549,14 +549,6 @@ def _order_problem(type_name: str, parts: list[Part]) -> str | None:
             return f"puts {{{{ {inside[0]} }}}} inside {what}: the slots of one clause " \
                    "stand together"
     return None
-
-
-def form_problem(type_name: str, source: str, extra_words: frozenset[str]) -> str | None:
-    """Why the recorded form ``source`` of ``type_name`` is refused (``None``: accepted).
-    ``extra_words`` are the pack's own nouns, which any form may use."""
-    return form_verdict(type_name, source, extra_words)[0]
-
-
 def form_verdict(type_name: str, source: str, extra_words: frozenset[str]
                  ) -> tuple[str | None, str | None]:
     """Why the recorded form ``source`` of ``type_name`` is refused, and what of it verify
@@ -631,7 +623,7 @@ def word_map_verdict(words: Mapping[str, Mapping[str, str]]) -> tuple[list[str],
                 problems.append(f"{where} {shown(value, 40)}: {unread}")
                 continue
             phrase = " ".join(as_read(value).lower().split())
-            read = " ".join(skeleton(w) for w in phrase.split())
+            read = " ".join(latin_reading(w) for w in phrase.split())
             others = {other for other, found in senses.items() if other != sense and
                       (phrase in found or read in found or
                        set(read.split()) & (_sense_words(found) - _sense_words(allowed)))}
@@ -646,13 +638,6 @@ def word_map_verdict(words: Mapping[str, Mapping[str, str]]) -> tuple[list[str],
 
 def _sense_words(phrases: frozenset[str]) -> set[str]:
     return {w for phrase in phrases for w in phrase.split()}
-
-
-def word_map_problems(words: Mapping[str, Mapping[str, str]]) -> list[str]:
-    """The problems :func:`word_map_verdict` finds."""
-    return word_map_verdict(words)[0]
-
-
 def noun_problem(value: str) -> str | None:
     """Why ``value`` is not a plain noun phrase (``None``: it is)."""
     unread = unreadable(value)
@@ -681,13 +666,6 @@ def period_format_problem(value: str) -> str | None:
 
 
 QUESTION_VARIABLES = frozenset({"names", "singular", "plural", "noun"})
-
-
-def question_problem(source: str, extra_words: frozenset[str]) -> str | None:
-    """Why the question template ``source`` is refused (:func:`question_verdict`)."""
-    return question_verdict(source, extra_words)[0]
-
-
 def question_verdict(source: str, extra_words: frozenset[str]
                      ) -> tuple[str | None, str | None]:
     """Why the question template ``source`` is refused, and what of it verify cannot vouch

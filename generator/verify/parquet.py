@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hopvista.model.strict_json import parse_strict
 from hopvista.verify.images import Images
-from hopvista.verify.jsonl import parse_strict, same_json
+from hopvista.verify.jsonl import same_json
 from hopvista.verify.paths import file_problem
 
 DATA_DIR = "data"

@@ -38,8 +38,7 @@ from hopvista.errors import UserError
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.program.executor import mentions
 from hopvista.program.operators import OPERATORS, View, nodes
-from hopvista.program.reading import as_read, invisible
-from hopvista.verify.manifest import Expect
+from hopvista.reading import as_read, format_character
 from hopvista.verify.meaning import (
     TEMPLATES,
     judge,
@@ -267,17 +266,6 @@ def unheld_note(pack: str, version: int, built_by: Any) -> str:
     return f"the recorded wording against the installed pack {pack!r} (the dataset was " \
         f"made in format {version} by hopvista {str(built_by)[:20]}; the pack may have " \
         "changed since): judged by its words and slots, as a custom pack's"
-
-
-def pack_wording(expect: Expect, manifest: dict[str, Any]) -> Wording | None:
-    """The wording that proves the dataset's texts (:func:`judge_wording`): the installed
-    pack's, or the accepted part of the manifest's, or ``None`` (only the mentions are
-    checked then)."""
-    packages = manifest.get("packages")
-    built_by = packages.get("hopvista") if isinstance(packages, dict) else None
-    return judge_wording(expect.config, expect.domain, expect.version, built_by).wording
-
-
 def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(
         isinstance(v, str) and len(v) <= MAX_TEMPLATE_CHARS for v in value)
@@ -311,13 +299,6 @@ def read_recorded(recorded: Any, domain: str | None) -> tuple[Wording | None, li
     return Wording(pack=f"{domain} (as recorded)", forms=forms, words=words,
                    nouns=tuple(nouns), question=question, singular=extras[0],
                    plural=extras[1], period_format=period_format), []
-
-
-def recorded_wording(recorded: Any, domain: str | None) -> Wording | None:
-    """The manifest's ``config.wording``, when it is well formed (else ``None``)."""
-    return read_recorded(recorded, domain)[0]
-
-
 def _node_variables(node: dict[str, Any], view: View,
                     words: dict[str, dict[str, str]] | None) -> dict[str, str]:
     """The template variables one selector node fixes (its operator says which)."""
@@ -516,7 +497,7 @@ def check_wording(item: dict[str, Any], wording: Wording | None) -> list[str]:
     words = wording.words if wording is not None else None
     for n, statement in enumerate(item["statements"], start=1):
         where = f"statement {n} ({statement['type']})"
-        hidden = invisible(statement["text"])
+        hidden = format_character(statement["text"])
         if hidden is not None:
             problems.append(f"{where}: text holds the invisible character {hidden}, which "
                             "hides what a reader reads")
@@ -541,7 +522,7 @@ def check_wording(item: dict[str, Any], wording: Wording | None) -> list[str]:
 
 def _check_question(item: dict[str, Any], wording: Wording | None) -> list[str]:
     texts = [s["text"] for s in item["statements"]]
-    hidden = invisible(item["question"])
+    hidden = format_character(item["question"])
     if hidden is not None:
         return [f"question holds the invisible character {hidden}, which hides what a reader "
                 "reads"]

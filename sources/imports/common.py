@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hopvista.errors import UserError
+from hopvista.errors import EXCERPT_CHARS, excerpt
 from hopvista.model import Item, TextChunk
 from hopvista.model.inputs import GridTable
 from hopvista.model.item import variant_id
@@ -61,23 +61,10 @@ MAX_PARAGRAPHS = 1_000
 """Most paragraphs (text chunks) a record may have."""
 MAX_ANSWER_VALUES = 100
 """Most values a list answer may have."""
-EXCERPT_CHARS = 40
-"""Longest piece of the input quoted in a message."""
 
 
 class RecordError(ValueError):
     """A record that cannot be imported; the reader reports it as skipped with this text."""
-
-
-def excerpt(value: object, limit: int = EXCERPT_CHARS, *, length: bool = True) -> str:
-    """``value`` quoted for a one-line message: its ``repr`` when short, else its first
-    characters and (with ``length``) its length: ``'aaaa'… (5,000 characters)``."""
-    if not isinstance(value, str):
-        text = repr(value)
-        return text if len(text) <= limit else f"{text[:limit]}…"
-    if len(value) <= limit:
-        return repr(value)
-    return f"{value[:limit]!r}…" + (f" ({len(value):,} characters)" if length else "")
 
 
 class Ids:
@@ -455,18 +442,6 @@ def found(value: Any) -> str:
     if isinstance(value, (int, float, BadNumber)):
         return "a number"
     return "null" if value is None else type(value).__name__
-
-
-def require_json(path: Path) -> None:
-    """A ``UserError`` naming ``path`` when it is a file that does not read as JSON (a folder
-    passes: its files are checked as they are read)."""
-    if path.is_file():
-        try:
-            load_json(path)
-        except (OSError, ValueError) as exc:
-            raise UserError(f"{path}: {one_line(exc)}") from None
-
-
 # -- places and messages -------------------------------------------------------------------------
 
 

@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from hopvista.errors import UserError
+from hopvista.errors import UserError, excerpt
 from hopvista.model.inputs import GridTable, TextChunk
 from hopvista.sources.imports import IMPORTERS, Imported, Importer, Mismatch, Skipped
 from hopvista.sources.imports.common import (
@@ -43,7 +43,6 @@ from hopvista.sources.imports.common import (
     RecordError,
     check_png,
     check_values,
-    excerpt,
     file_in,
     first_line,
     is_regular,

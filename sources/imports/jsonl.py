@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from hopvista.errors import UserError
+from hopvista.errors import UserError, excerpt
 from hopvista.model.answers import read_boolean
 from hopvista.model.inputs import GridTable, TextChunk
 from hopvista.sources.imports import IMPORTERS, Imported, Importer, Mismatch, Skipped
@@ -37,7 +37,6 @@ from hopvista.sources.imports.common import (
     Ids,
     RecordError,
     check_values,
-    excerpt,
     found,
     is_regular,
     lines,

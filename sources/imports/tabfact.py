@@ -24,14 +24,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from hopvista.errors import UserError
+from hopvista.errors import UserError, excerpt
 from hopvista.model.inputs import GridTable
 from hopvista.sources.imports import IMPORTERS, Imported, Importer, Mismatch, Skipped
 from hopvista.sources.imports.common import (
     Ids,
     RecordError,
     check_values,
-    excerpt,
     file_in,
     found,
     is_regular,

@@ -20,11 +20,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from hopvista.errors import excerpt
 from hopvista.model.inputs import GridTable
 from hopvista.sources.imports.common import (
     MAX_NUMBER_DIGITS,
     BadNumber,
-    excerpt,
     number_problem,
 )
 from hopvista.sources.imports.html import MAX_COLUMNS, MAX_ROWS, plain_text, table_grid

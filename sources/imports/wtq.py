@@ -25,13 +25,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from hopvista.errors import UserError
+from hopvista.errors import UserError, excerpt
 from hopvista.model.inputs import GridTable
 from hopvista.sources.imports import IMPORTERS, Imported, Importer, Mismatch, Skipped
 from hopvista.sources.imports.common import (
     Ids,
     RecordError,
-    excerpt,
     file_in,
     first_line,
     is_regular,

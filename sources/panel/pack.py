@@ -30,7 +30,7 @@ from typing import Any
 
 from hopvista.domain import DOMAIN_FILE, DomainPack, PackSpec, check_columns, pack_from_data
 from hopvista.errors import UserError
-from hopvista.lookalike import Lookalikes
+from hopvista.reading import Lookalikes
 from hopvista.sources import SourceOptions
 from hopvista.sources.panel.table import (
     Panel,

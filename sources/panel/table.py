@@ -32,7 +32,7 @@ from pathlib import Path
 
 from hopvista.display import undrawable, unshowable_number
 from hopvista.errors import UserError
-from hopvista.lookalike import (
+from hopvista.reading import (
     Lookalikes,
     character_name,
     first_difference,
@@ -73,7 +73,7 @@ def name_problem(text: str) -> str | None:
     Unicode noncharacter or a bidirectional control, more than :data:`MAX_NAME_CHARS`
     characters, or an invisible format character (a zero width space, a soft hyphen, ...;
     a zero width (non-)joiner only where its script needs none,
-    :func:`hopvista.lookalike.invisible_character`)."""
+    :func:`hopvista.reading.invisible_character`)."""
     why = undrawable(text)
     if why is not None:
         return why

@@ -43,7 +43,6 @@ import io
 import json
 import os
 import re
-import secrets
 import time
 import urllib.error
 import urllib.request
@@ -56,6 +55,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from hopvista.atomic import write_atomic
 from hopvista.sources.sec.figures import fiscal_year_label
 from hopvista.sources.sec.files import entry_problem, read_data_file
 from hopvista.sources.sec.model import SourceFileError
@@ -296,24 +296,12 @@ class SecClient:
 
 # --- writing --------------------------------------------------------------------------------
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
-    try:
-        with open(temp, "xb") as out:          # unlike mkstemp, honours the umask
-            out.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-
-
 def _write(path: Path, data: bytes) -> None:
-    """:func:`write_atomic`, with :class:`FetchError` naming the file when it cannot be done."""
+    """Write a downloaded file atomically (its folders made, its mode left to the umask), with
+    :class:`FetchError` naming the file when it cannot be done."""
     try:
-        write_atomic(path, data)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, data, mode=None)
     except OSError as exc:
         blocking = next((p for p in reversed(path.parents)
                          if os.path.lexists(p) and not p.is_dir()), None)

@@ -55,7 +55,9 @@ class _Company:
     facts: _Facts | None = None
 
 
-def _cik(value: object) -> str | None:
+def _cik_given(value: object) -> str | None:
+    """A CIK given on its own (a companyfacts ``cik``, a ``CIK…`` file name): an integer or
+    at most ten ASCII digits, padded to ten, else ``None``."""
     if value is None or isinstance(value, bool):
         return None
     digits = str(value).strip()
@@ -93,7 +95,7 @@ def _companyfacts_file(path: Path) -> _Facts:
     data = _json_object(file)
     if not isinstance(data.get("facts"), dict):
         raise SourceFileError(f"{path}: no 'facts' object; not a companyfacts file")
-    cik = _cik(data.get("cik")) or _cik(path.stem.removeprefix("CIK"))
+    cik = _cik_given(data.get("cik")) or _cik_given(path.stem.removeprefix("CIK"))
     if cik is None:
         raise SourceFileError(f"{path}: no CIK (neither a 'cik' number nor a "
                               "CIK##########.json name)")
@@ -154,7 +156,7 @@ def _companies(root: Path, report: list[str]) -> list[_Company]:
                         "writes)")
     companies: dict[str, _Company] = {}
     for filing in filings:
-        key = _cik(filing.cik) or filing.folder
+        key = _cik_given(filing.cik) or filing.folder
         companies.setdefault(key, _Company(key=key, filings=[])).filings.append(filing)
     for cik, facts in _read_companyfacts(root, report).items():
         companies.setdefault(cik, _Company(key=cik, filings=[])).facts = facts

@@ -14,6 +14,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, InvalidOperation
 
+from hopvista.display import written_significant_digits
+
 __all__ = ["WrittenAmount", "columns_stated", "written_amounts"]
 
 #: How many millions one written unit is.
@@ -44,10 +46,6 @@ class WrittenAmount:
     significant: int    # significant digits written
 
 
-def _significant(digits: str) -> int:
-    return len(digits.replace(",", "").replace(".", "").lstrip("0"))
-
-
 def written_amounts(text: str) -> Iterator[WrittenAmount]:
     """Numbers in ``text`` that could state a USD-millions figure.
 
@@ -62,7 +60,7 @@ def written_amounts(text: str) -> Iterator[WrittenAmount]:
         scale_word = (match.group("scale") or "").strip().lower()
         if not (dollar or scale_word or "," in number):
             continue
-        significant = _significant(number)
+        significant = written_significant_digits(number)
         if significant < MIN_SIGNIFICANT and not (
                 dollar and scale_word in ("million", "billion", "trillion")):
             continue

@@ -362,14 +362,3 @@ def sample_table_style(streams: Streams, family: str | None = None,
         style[key] = streams.integer(f"table.{key}", low, high)
     style["accent"] = streams.choose(theme.accents, "table.accent")
     return style
-
-
-def default_style(name: str) -> dict[str, Any]:
-    """The unsampled style of a theme: its first font and the middle of each range."""
-    theme = get_theme(name)
-    style: dict[str, Any] = {"theme": theme.name, "font": theme.fonts[0]}
-    for key in RANGE_KEYS:
-        low, high = getattr(theme, key)
-        style[key] = (low + high) // 2
-    style["accent"] = theme.accents[0]
-    return style
