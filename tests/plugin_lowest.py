@@ -42,7 +42,7 @@ def lowest(instance: Instance, rng: np.random.Generator, words: Words,
         if ranked[0] == ranked[1]:
             continue
         low = min(values, key=lambda e: values[e])
-        yield Selection(kind="LOWEST", picked=frozenset({low}),
+        yield Selection(picked=frozenset({low}),
                         node={"op": "lowest", "column": column.key, "year": year},
                         cells=table_cells(instance, [column.key], [year]),
                         words={"column": column.label, "period": instance.show(year)},
