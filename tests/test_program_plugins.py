@@ -19,38 +19,10 @@ from hopvista.program.operators import OPERATORS
 from hopvista.sources import SOURCES
 from hopvista.statements.registry import STATEMENT_TYPES
 from tests.conftest import read_items, reseal
+from tests.test_plugins import DOMAIN as PLUGIN_DOMAIN
 
-DOMAIN = """\
-format: 2
-name: orchards
-title: Orchards (a plug-in's domain)
-source: lowest_orchards
-entity: {singular: orchard, plural: orchards, label: Orchard}
-period: {name: Season, plural: seasons}
-documents: false
-instance: {entities: 3, periods: 5, table_columns: 3}
-columns:
-  - {key: apples, label: Apples Picked, unit: tonnes, precision: 1}
-  - {key: pears, label: Pears Picked, unit: tonnes, precision: 1}
-  - {key: plums, label: Plums Picked, unit: tonnes, precision: 1}
-  - {key: rain, label: Rainfall, unit: mm, precision: 0}
-  - {key: hours, label: Sunshine Hours, unit: h, precision: 0}
-question: |-
-  Read the table and the chart about {{ names }}. Which statements are true?
-  {% for s in statements %}{{ loop.index }}. {{ s }}
-  {% endfor %}Answer with the numbers of the true statements, or "none".
-words:
-  cmp: {">": more than, "<": less than}
-  sign: {"+": plus, "-": minus}
-  order: {max: highest, min: lowest}
-  direction: {increasing: rising, decreasing: falling}
-  direction_verb: {increasing: rose, decreasing: fell}
-forms:
-  CT: ["The {{ noun }} with {{ column }} {{ cmp }} {{ threshold }} in {{ period }} is
-        {{ entity }}."]
-  RK: ["In {{ period }}, {{ entity }} had the {{ order }} {{ column }} of the {{ plural }}."]
-  LOWEST: ["In {{ period }}, {{ entity }} had less {{ column }} than any other {{ noun }}."]
-"""
+DOMAIN = PLUGIN_DOMAIN.replace("source: toy", "source: lowest_orchards")
+"""The orchards pack of the plug-in tests, drawn from the plug-in's own source."""
 
 
 @pytest.fixture(scope="module")
