@@ -378,3 +378,35 @@ def test_ctrl_c_of_gen_augment_stops_its_workers_and_leaves_nothing(
     # singleton folder (org.chromium.Chromium.*: a socket and a cookie link) in TMPDIR.
     left = [name for name in _left_in(build.tmpdir) if not name.startswith("org.chromium.")]
     assert left == []
+
+
+
+_SIGNAL_IN_A_TASK = """
+import asyncio, gc, signal
+from hopvista.cli import main as cli_main
+
+guard = cli_main._InterruptGuard()
+
+async def starting_driver():
+    guard._handle(signal.SIGTERM, None)
+
+loop = asyncio.new_event_loop()
+task = loop.create_task(starting_driver())
+try:
+    loop.run_until_complete(task)
+except SystemExit as exc:
+    print(exc.code)
+del task
+gc.collect()
+"""
+
+
+@pytest.mark.slow
+def test_a_signal_landing_inside_an_asyncio_task_prints_no_traceback() -> None:
+    """SIGTERM while Playwright starts its driver lands in an asyncio task; the task ends with
+    the exception the handler raises, and asyncio must not print it when the task is
+    collected."""
+    done = subprocess.run([sys.executable, "-c", _SIGNAL_IN_A_TASK], capture_output=True,
+                          text=True, timeout=60)
+    assert done.stdout.strip() == "143"
+    assert "Traceback" not in done.stderr and "never retrieved" not in done.stderr, done.stderr

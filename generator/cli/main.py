@@ -12,6 +12,7 @@ gen is cleaning up ends it at once, with the same one line; its children still e
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import sys
@@ -95,6 +96,10 @@ class _InterruptGuard:
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         if self.caught is None:
             self.caught = signum
+            # The signal may land inside an asyncio task (Playwright starting its driver):
+            # the task then ends with the exception raised here, and asyncio would print its
+            # traceback as "never retrieved" when the task is collected.
+            logging.getLogger("asyncio").disabled = True
             if signum == signal.SIGINT:
                 raise KeyboardInterrupt
             raise Terminated(signum)
