@@ -329,6 +329,18 @@ def _write_qa_dataset(folder: Path, items: list[dict[str, Any]]) -> None:
         "seed": 0, "counts": {"items": len(items)}}))
 
 
+def _qa_items(source: str, answers: list[tuple[Any, str]]) -> list[dict[str, Any]]:
+    """Short-answer items of ``source``, item ``k`` asking "Question k?" with the ``k``-th
+    (answer, answer type)."""
+    return [{
+        "id": f"{source[:3]}-{k:06d}.base", "base_id": f"{source[:3]}-{k:06d}",
+        "domain": source, "kind": "table_qa",
+        "inputs": {"table": {"header": ["City", "Q"], "rows": [["New York", str(k)]]}},
+        "question": f"Question {k}?", "answer": answer, "answer_type": kind,
+        "provenance": {"generator": "test", "source": source}}
+        for k, (answer, kind) in enumerate(answers)]
+
+
 QA = [  # answer, answer type, what the scripted model says, exact match expected
     ("1234", "number", "Summing the column... Answer: 1,234", True),
     ("New York", "text", "The answer is:\n**New York**.", True),
@@ -343,13 +355,7 @@ def test_short_answer_items_are_scored_by_em_substring_and_f1(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch
                                                               ) -> None:
     data = tmp_path / "qa"
-    _write_qa_dataset(data, [{
-        "id": f"wtq-{k:06d}.base", "base_id": f"wtq-{k:06d}", "domain": "wtq",
-        "kind": "table_qa", "inputs": {"table": {"header": ["City", "Q"],
-                                                 "rows": [["New York", str(k)]]}},
-        "question": f"Question {k}?", "answer": answer, "answer_type": kind,
-        "provenance": {"generator": "test", "source": "wtq"}}
-        for k, (answer, kind, _, _) in enumerate(QA)])
+    _write_qa_dataset(data, _qa_items("wtq", [(a, kind) for a, kind, *_ in QA]))
     assert main(["eval", str(data), "--model", "oracle", "--out", str(tmp_path / "o"),
                  "--quiet"]) == 0
     assert _summary(tmp_path / "o")["accuracy"]["value"] == 1.0
@@ -377,13 +383,7 @@ COMPATIBLE = [  # answer, type, reply, hopvista em, MMTabReal's em / ss / f1
 def test_metric_adds_the_papers_scores_beside_hopvistas(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = tmp_path / "qa"
-    _write_qa_dataset(data, [{
-        "id": f"mmt-{k:06d}.base", "base_id": f"mmt-{k:06d}", "domain": "mmtabreal",
-        "kind": "table_qa", "inputs": {"table": {"header": ["City", "Q"],
-                                                 "rows": [["New York", str(k)]]}},
-        "question": f"Question {k}?", "answer": answer, "answer_type": kind,
-        "provenance": {"generator": "test", "source": "mmtabreal"}}
-        for k, (answer, kind, *_) in enumerate(COMPATIBLE)])
+    _write_qa_dataset(data, _qa_items("mmtabreal", [(a, kind) for a, kind, *_ in COMPATIBLE]))
     script = Script({f"Question {k}?": [said] for k, (_, _, said, *_) in enumerate(COMPATIBLE)})
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     run = tmp_path / "run"

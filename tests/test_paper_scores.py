@@ -108,15 +108,10 @@ def _figures(cell: str) -> list[float]:
 @pytest.mark.parametrize("row", _docs_rows(), ids=lambda row: f"{row[0]}-{row[1]}")
 def test_the_documented_differences_are_what_both_scorers_give(row: list[str]) -> None:
     from hopvista.eval.papers.mmtabreal import gold_text
-    from hopvista.model import Item
     from hopvista.model.kinds import ITEM_KINDS
 
-    answer, kind = _answer(row[0])
+    item = _item(*_answer(row[0]))
     reply = row[1].split("`")[1]
-    item = Item.model_validate({
-        "id": "doc-000001.base", "base_id": "doc-000001", "domain": "doc", "kind": "table_qa",
-        "inputs": {"table": {"header": ["a"], "rows": [["1"]]}}, "question": "?",
-        "answer": answer, "answer_type": kind, "provenance": {"generator": "t", "source": "d"}})
     theirs = mmtabreal_metrics(gold_text(item), reply)
     ours = ITEM_KINDS.get("table_qa").score(item, reply).metrics
     assert [theirs[f"mmtabreal_{m}"] for m in ("em", "ss", "f1")] == \
