@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import base64
 import csv
+import hashlib
 import json
 import os
 import shlex
+from typing import TextIO
 
-from hopvista.atomic import sha256_file
 from hopvista.errors import UserError
 from hopvista.harness.common import Entry, Job, write_readme, write_text
 from hopvista.models import PromptImage
@@ -166,13 +167,27 @@ so no image or prediction of another export of the same name is reused.
 """
 
 
+class _Hashed:
+    """A text file that hashes the UTF-8 bytes written to it (the TSV's SHA-256 names it, with
+    no second reading of a file of base64 images)."""
+
+    def __init__(self, fh: TextIO) -> None:
+        self.fh, self.digest = fh, hashlib.sha256()
+
+    def write(self, text: str) -> int:
+        """Write ``text`` and hash it."""
+        self.digest.update(text.encode("utf-8"))
+        return self.fh.write(text)
+
+
 def write(job: Job) -> int:
     """Write the TSV, ``items.jsonl``, ``score.py`` and ``README.md`` into ``job.folder``;
     return the rows."""
     staged = job.folder / "HopVista.tsv.part"
     count = 0
-    with staged.open("w", encoding="utf-8", newline="") as tsv, \
+    with staged.open("w", encoding="utf-8", newline="") as fh, \
             (job.folder / ITEMS_FILE).open("w", encoding="utf-8") as items:
+        tsv = _Hashed(fh)
         writer = csv.writer(tsv, delimiter="\t", lineterminator="\n",
                             quoting=csv.QUOTE_MINIMAL)
         writer.writerow(COLUMNS)
@@ -181,7 +196,7 @@ def write(job: Job) -> int:
             items.write(json.dumps({"index": entry.number, "item_json": entry.item_json},
                                    ensure_ascii=False) + "\n")
             count += 1
-    name = dataset_name(job.setting.name, sha256_file(staged))
+    name = dataset_name(job.setting.name, tsv.digest.hexdigest())
     os.rename(staged, job.folder / f"{name}.tsv")
     write_text(job.folder / SCORE_FILE, SCORE_SOURCE)
     out = job.out.resolve()
