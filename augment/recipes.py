@@ -4,7 +4,7 @@ A :class:`Recipe` is pure: from the base (:class:`Base`: its item, logical table
 cells, chart) and the variant's named streams (``Streams(seed, base_id, variant)``) it returns
 a :class:`Plan` — the table layout and style, the chart style, the perturbations to apply and
 the exact parameters it drew — or raises :class:`Skip` when it cannot show this base without
-touching what the answer depends on. The engine (:mod:`hopvista.variants`) draws and writes.
+touching what the answer depends on. The engine (:mod:`hopvista.variants.maker`) draws and writes.
 
 The ten built-in recipes, by TableVista's groups:
 

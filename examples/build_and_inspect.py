@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from hopvista.pipeline import BuildConfig, build
+from hopvista.building.pipeline import BuildConfig, build
 from hopvista.verify import verify_dataset
 
 

@@ -15,7 +15,7 @@ from hopvista.api import VerifyReport, build, verify
 if TYPE_CHECKING:
     from hopvista.model.dataset import Dataset
 
-__version__ = "0.1.0"
+from hopvista.version import __version__
 
 __all__ = ["VerifyReport", "__version__", "build", "load", "verify"]
 

@@ -40,19 +40,20 @@ def build(domain: str, out: str | PathLike[str], *, hops: tuple[int, ...] = (1, 
     Returns the manifest (``manifest.json``); :func:`hopvista.load` reads the items.
     ``defences=False`` leaves out what defeats proxy solvers (a deliberately leaky dataset,
     for testing ``gen audit``). ``shard=(i, n)`` builds the i-th of n slices for
-    :func:`hopvista.merge.merge`; ``executor="ray"`` builds ``shards`` slices as Ray tasks on
+    :func:`hopvista.building.merge.merge`; ``executor="ray"`` builds ``shards`` slices as Ray tasks
+    on
     the cluster at ``address`` (a local Ray of ``workers`` CPUs by default) and merges them
     into ``out`` — the same bytes as a local build.
     """
-    from hopvista.config import BuildConfig
-    from hopvista.pipeline import build as run_build
+    from hopvista.building.config import BuildConfig
+    from hopvista.building.pipeline import build as run_build
 
     config = BuildConfig(domain=str(domain), levels=tuple(hops), count=count, seed=seed,
                          source=source, images=images,
                          data=None if data is None else str(data), years=years,
                          periods=periods, defences=defences)
     if executor == "ray":
-        from hopvista.distributed import build_on_ray
+        from hopvista.building.distributed import build_on_ray
 
         return build_on_ray(config, Path(out), address=address, shards=shards,
                             workers=workers, overwrite=overwrite, progress=progress,
@@ -70,9 +71,9 @@ def statement_types(domain: str, *, source: str | None = None,
     not word it, the data have no texts or periods, the texts gave no facts, or no instance
     of the data gave a true and a false statement when probed with ``seed``). A build
     records the same reasons in its manifest (``config.unavailable``)."""
-    from hopvista.config import BuildConfig
+    from hopvista.building.config import BuildConfig
+    from hopvista.building.workers import availability
     from hopvista.statements.registry import STATEMENT_TYPES
-    from hopvista.workers import availability
 
     found = availability(BuildConfig(domain=str(domain), seed=seed, source=source,
                                      data=None if data is None else str(data), years=years,

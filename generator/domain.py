@@ -20,7 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from hopvista.errors import UserError, excerpt
-from hopvista.identities import Identity, derivable_closure, parse_identity
+from hopvista.generation.identities import Identity, derivable_closure, parse_identity
 from hopvista.world import Column
 from hopvista.yamlfile import Lines, file_stamp, read_yaml, validation_message
 

@@ -19,10 +19,10 @@ from collections import defaultdict
 
 def main() -> int:
     """Time every item's generation and print one JSON report."""
-    from hopvista import workers
-    from hopvista.config import BuildConfig
-    from hopvista.item import build_item
-    from hopvista.plan import LEVEL_NAMES
+    from hopvista.building import workers
+    from hopvista.building.config import BuildConfig
+    from hopvista.generation.item import build_item
+    from hopvista.generation.plan import LEVEL_NAMES
 
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)

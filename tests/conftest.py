@@ -54,8 +54,8 @@ def reseal(root: Path, items: list[dict[str, Any]]) -> None:
     import hashlib
     import shutil
 
-    from hopvista.export import ParquetShards, item_line
     from hopvista.model import Item
+    from hopvista.output.parquet import ParquetShards, item_line
 
     lines = [item_line(Item.model_validate(i)) for i in items]
     (root / "items.jsonl").write_text("".join(line + "\n" for line in lines))

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from hopvista.domain import DomainPack
-from hopvista.instance import Instance
+from hopvista.generation.instance import Instance
 from hopvista.program.executor import Context, Undecidable
 from hopvista.program.fields import text, whole
 from hopvista.program.operators import Node, View, operator

@@ -27,12 +27,12 @@ from hopvista.augment.grid import (
     transposed,
 )
 from hopvista.augment.recipes import Base, Skip
-from hopvista.augmentation import parse_variants
 from hopvista.cli.main import main
 from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.inputs import GridTable, Table
 from hopvista.rng import Streams
+from hopvista.variants.build import parse_variants
 from tests.conftest import build_dataset, read_items, reseal
 
 IMPORTS = Path(__file__).parent / "data" / "imports"

@@ -89,8 +89,8 @@ def test_same_seed_same_bytes_whatever_the_workers(tmp_path: Path) -> None:
 
 def test_items_are_reproducible_one_by_one(hard48: Path) -> None:
     from hopvista.domain import resolve_pack
-    from hopvista.item import build_item
-    from hopvista.plan import make_plan
+    from hopvista.generation.item import build_item
+    from hopvista.generation.plan import make_plan
     from hopvista.sources import load_world
 
     pack = resolve_pack("financial")

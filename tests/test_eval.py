@@ -286,8 +286,8 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_ocr_reads_clean_tables_and_scores_a_run(mixed: Path, tmp_path: Path) -> None:
     pytest.importorskip("rapidocr", reason="the ocr baseline needs rapidocr (pip install "
                         "'hopvista[ocr]')")
+    from hopvista.eval.backends import load_model
     from hopvista.model.dataset import load
-    from hopvista.models import load_model
 
     dataset = load(mixed)
     items = list(dataset)[:3]

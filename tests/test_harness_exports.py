@@ -22,11 +22,11 @@ import pytest
 
 from hopvista.cli.main import main
 from hopvista.errors import UserError
+from hopvista.eval.backends import Prompt, PromptImage
 from hopvista.eval.prompts import DEFAULT_SETTING, SETTINGS, build_prompt, default_template
 from hopvista.harness import export
 from hopvista.harness.common import MARKER
 from hopvista.model import ITEM_KINDS, Item, load
-from hopvista.models import Prompt, PromptImage
 from tests.conftest import build_dataset
 
 GOLDEN = Path(__file__).parent / "golden" / "format6"

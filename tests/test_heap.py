@@ -1,4 +1,4 @@
-"""hopvista.heap: freed memory goes back to the system."""
+"""hopvista.building.heap: freed memory goes back to the system."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 import psutil
 import pytest
 
-from hopvista import heap
+from hopvista.building import heap
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")

@@ -550,7 +550,7 @@ def test_a_full_or_read_only_disk_is_one_line(
     with serve(script) as url:
         with monkeypatch.context() as disk:
             if target == "any-write":
-                disk.setattr("hopvista.atomic.write_atomic", full)
+                disk.setattr("hopvista.output.atomic.write_atomic", full)
             disk.setattr(os, "replace", failing)
             assert _eval(tiny, run, url, *extra) == 2
         line = _one_error_line(capsys.readouterr().err)

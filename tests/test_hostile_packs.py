@@ -23,7 +23,7 @@ import hopvista.templates
 import hopvista.themes.tables
 from hopvista.cli.main import main
 from hopvista.domain import PackSpec, load_pack, resolve_pack
-from hopvista.models import MODELS, Prompt
+from hopvista.eval.backends import MODELS, Prompt
 from hopvista.sources.materials.text import TEMPLATE_FILES
 from hopvista.sources.synthetic.plan import CLAIMS, load_plan
 from hopvista.statements.registry import STATEMENT_TYPES

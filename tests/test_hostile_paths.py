@@ -340,7 +340,7 @@ def test_an_out_that_is_a_special_file_is_refused(built: Path, shards: tuple[Pat
 
 
 def test_a_read_only_file_system_names_out(tmp_path: Path, monkeypatch, capsys) -> None:
-    from hopvista import pipeline
+    from hopvista.building import pipeline
 
     monkeypatch.setattr(pipeline, "storage_problem",
                         lambda folder: "is on a read-only file system")
@@ -849,7 +849,7 @@ def test_a_lock_is_never_taken_through_a_link_or_a_special_file(tmp_path: Path,
                                                                   kind: str) -> None:
     """Even when a path changes after the commands' own checks, the lock itself never
     truncates or writes a file it did not make."""
-    from hopvista.atomic import FileLock
+    from hopvista.output.atomic import FileLock
 
     target, lock = tmp_path / "user.txt", tmp_path / ".out.lock"
     target.write_text("the user's words\n")

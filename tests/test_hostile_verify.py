@@ -941,7 +941,7 @@ def test_a_markup_task_that_is_not_its_subtasks_fails(
 @pytest.mark.slow
 def test_a_subtask_without_a_wording_is_listed_as_not_checked(
         markup: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from hopvista.markup.subtasks import MARKUP_TASKS, subtask
+    from hopvista.markup_tasks.subtasks import MARKUP_TASKS, subtask
 
     root, _ = _forge_task(markup, tmp_path, "T3-right", _relabel("T3-plugin"))
     subtask("T3-plugin", "T3", "a plug-in's subtask")(MARKUP_TASKS.get("T3-right").make)
@@ -956,9 +956,9 @@ def test_a_subtask_without_a_wording_is_listed_as_not_checked(
 def test_verify_words_every_subtask_s_question_as_the_build_does() -> None:
     """Every registered subtask's drawn question is the one verify words from its program;
     the same task asking the opposite is refused."""
-    from hopvista.markup.build import by_family, draw_task
-    from hopvista.markup.tables import domain_tables
-    from hopvista.verify.markup import question_problems
+    from hopvista.markup_tasks.build import by_family, draw_task
+    from hopvista.markup_tasks.tables import domain_tables
+    from hopvista.program.marks import question_problems
 
     families = by_family()
     supply = domain_tables("financial", 3)
@@ -1412,7 +1412,7 @@ def test_a_fact_a_text_chunk_states_with_digits_for_its_number_word_is_read(
 def test_a_fact_another_chunk_states_in_another_form_is_not_used(other: str) -> None:
     """A fact whose words another entity's chunk also holds, as a reader sees them, picks two
     entities: the build must not use it, or ``gen verify`` fails the honest build."""
-    from hopvista.instance import usable_facts
+    from hopvista.generation.instance import usable_facts
     from hopvista.world import Chunk, Fact
 
     fact = Fact(entity="a", chunk="a-1", kind="count", key="trees=1587",

@@ -12,8 +12,8 @@ import pytest
 from PIL import Image
 
 from hopvista.augment.markup import VARIANTS as MARKUP
-from hopvista.augmentation import parse_variants
 from hopvista.cli.main import main
+from hopvista.variants.build import parse_variants
 from tests.conftest import build_dataset, read_items
 
 SAMPLES = Path(__file__).parent / "data" / "samples"
@@ -115,7 +115,7 @@ class _MarkedCellReader:
 
 @pytest.mark.slow
 def test_eval_classes_a_reader_of_the_marked_cell_as_hijacked(tmp_path: Path) -> None:
-    from hopvista.models import MODELS
+    from hopvista.eval.backends import MODELS
 
     out = tmp_path / "wtq"
     assert main(["augment", str(SAMPLES / "wtq"), "--variants", "markup",
@@ -158,7 +158,7 @@ class _NeighbourReader:
 
 @pytest.mark.slow
 def test_eval_classes_a_reader_one_cell_off_as_a_coordinate_error(tmp_path: Path) -> None:
-    from hopvista.models import MODELS
+    from hopvista.eval.backends import MODELS
 
     out = tmp_path / "wtq"
     assert main(["augment", str(SAMPLES / "wtq"), "--variants", "markup-hi,markup-n",

@@ -15,13 +15,13 @@ import pytest
 from PIL import Image
 
 from hopvista.cli.main import main
-from hopvista.markup.build import by_family, planned
-from hopvista.markup.subtasks import MARKUP_TASKS, TaskTable, Unsuitable
-from hopvista.markup.tables import domain_tables, imported_tables
+from hopvista.markup_tasks.build import by_family, planned
+from hopvista.markup_tasks.subtasks import MARKUP_TASKS, TaskTable, Unsuitable
+from hopvista.markup_tasks.tables import domain_tables, imported_tables
 from hopvista.model import Item
 from hopvista.model.task import COLOURS, FAMILIES
+from hopvista.program.marks import execute
 from hopvista.rng import Streams
-from hopvista.verify.markup import execute
 from tests.conftest import read_items, reseal
 
 SAMPLES = Path(__file__).parent / "data" / "samples"
@@ -83,7 +83,7 @@ def test_the_plan_balances_families_subtasks_and_yes_no() -> None:
 
 
 def test_the_executor_refuses_programs_it_cannot_run() -> None:
-    from hopvista.verify.markup import ProgramError
+    from hopvista.program.marks import ProgramError
 
     grid = [["Name", "A"], ["x", "1"], ["y", "1"]]
     marks = {(1, 1): {"style": "highlight", "colour": "green"},
@@ -194,7 +194,7 @@ class _FirstRowReader:
 @pytest.mark.slow
 def test_eval_scores_strict_json_and_classes_coordinate_errors(
         markup100: Path, tmp_path: Path) -> None:
-    from hopvista.models import MODELS
+    from hopvista.eval.backends import MODELS
 
     oracle = tmp_path / "oracle"
     assert main(["eval", str(markup100), "--model", "oracle", "--out", str(oracle),
@@ -254,9 +254,9 @@ def test_markup_build_errors_are_one_line(argv: list[str], words: str, tmp_path:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["table-json", "no-chart", "image-only", "interleaved"])
 def test_every_setting_shows_a_markup_task_its_marked_image(markup100: Path, name: str) -> None:
+    from hopvista.eval.backends import PromptImage
     from hopvista.eval.prompts import build_prompt, default_template, setting
     from hopvista.model.dataset import load
-    from hopvista.models import PromptImage
 
     dataset = load(markup100)
     item = dataset[0]

@@ -13,7 +13,7 @@ from hopvista.cli.main import main
 from hopvista.display import fmt
 from hopvista.domain import DomainPack, resolve_pack
 from hopvista.errors import UserError
-from hopvista.instance import needle_occurs
+from hopvista.generation.instance import needle_occurs
 from hopvista.sources import SOURCES, SourceOptions, load_world
 from hopvista.sources.materials import physics
 from hopvista.sources.materials.catalogue import Material, load_catalogue

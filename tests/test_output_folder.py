@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from hopvista import outdir
-from hopvista.atomic import FileLock, Unsupported
 from hopvista.cli.main import main
+from hopvista.output import folder as outdir
+from hopvista.output.atomic import FileLock, Unsupported
 
 BUILD = ["build", "financial", "-n", "4", "--no-images"]
 
@@ -127,14 +127,14 @@ def test_fallback_replacement_also_refuses_a_changed_folder(tmp_path: Path, monk
 
 KILL_SCRIPT = textwrap.dedent("""
     import os, signal, sys
-    from hopvista import outdir
+    from hopvista.output import folder as outdir
     step, fallback = sys.argv[1], sys.argv[2] == "fallback"
     def checkpoint(name):
         if name == step:
             os.kill(os.getpid(), signal.SIGKILL)
     outdir._checkpoint = checkpoint
     if fallback:
-        from hopvista.atomic import Unsupported
+        from hopvista.output.atomic import Unsupported
         def no_exchange(first, second):
             raise Unsupported(22, "not here")
         outdir.rename_exchange = no_exchange
@@ -227,7 +227,7 @@ def test_a_build_that_cannot_fit_on_the_disk_is_refused_up_front(tmp_path: Path,
 @pytest.mark.slow
 def test_a_full_disk_mid_build_is_one_line_and_replaces_nothing(tmp_path: Path, monkeypatch,
                                                                 capsys) -> None:
-    from hopvista import export
+    from hopvista.output import parquet as export
 
     out = tmp_path / "ds"
     assert _build(out, "-n", "4") == 0

@@ -13,7 +13,7 @@ import pytest
 
 from hopvista.domain import resolve_pack
 from hopvista.errors import UserError
-from hopvista.instance import needle_occurs
+from hopvista.generation.instance import needle_occurs
 from hopvista.sources import SourceOptions
 from hopvista.sources.panel.loader import load_panel
 from hopvista.sources.panel.pack import header_nouns, panel_pack

@@ -18,7 +18,7 @@ from hopvista.augment import PERTURBATIONS
 from hopvista.augment.perturbation import stream_name
 from hopvista.errors import UserError
 from hopvista.rng import Streams
-from hopvista.variants import perturb
+from hopvista.variants.maker import perturb
 
 NAMES = sorted(PERTURBATIONS.names())
 STREAMS = Streams(5, "financial-s5-000003", "replay")

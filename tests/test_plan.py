@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 
 from hopvista.domain import resolve_pack
-from hopvista.plan import (
+from hopvista.generation.plan import (
     ANSWER_SETS,
     balanced_split,
     make_plan,

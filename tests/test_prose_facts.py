@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from hopvista.instance import needle_occurs
+from hopvista.generation.instance import needle_occurs
 from hopvista.sources.prose import PassageFacts, prose_facts, sentence_outcomes
 from hopvista.sources.prose.names import entity_names
 from hopvista.sources.prose.reasons import Outcome

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from hopvista.audit.proxy import ProxyModels, ProxyReader, recorded_models
 from hopvista.cli.main import main
 from hopvista.domain import DomainPack
-from hopvista.plan import make_plan, plan_shares
-from hopvista.proxy import ProxyModels, ProxyReader, recorded_models
+from hopvista.generation.plan import make_plan, plan_shares
 from hopvista.statements.registry import STATEMENT_TYPES, proxied
 from hopvista.verify.balance import Tally, check_agreement
 from hopvista.world import World
@@ -182,7 +182,7 @@ def test_each_item_meets_the_demands_its_phase_holds(defended: Path, world: Worl
     """An item meets every demand the phase it was built in holds, re-checked with that
     phase's own reader: through each predictor the phase names (not only the recorded best
     one), and, in a phase that lets some modalities go, the demands it kept."""
-    from hopvista.item import PHASES, demand_phase
+    from hopvista.generation.item import PHASES, demand_phase
 
     assert max(phase.predictors for phase in PHASES) >= 2
     assert any(phase.held for phase in PHASES) and any(p.one_wrong for p in PHASES)
@@ -220,7 +220,7 @@ def test_instances_under_demands_show_columns_whose_trends_say_little(
     uniform draw's."""
     import numpy as np
 
-    from hopvista.instance import sample_instance
+    from hopvista.generation.instance import sample_instance
     from hopvista.rng import derive
 
     lines = ProxyModels.of(world).chart.lines
@@ -240,7 +240,7 @@ def test_instances_under_demands_show_columns_whose_trends_say_little(
                 found.append(abs(float(np.mean(turn * moves == chart)) - 0.5))
         return float(np.mean(found))
 
-    from hopvista.item import DIVERGENCE
+    from hopvista.generation.item import DIVERGENCE
 
     assert distance(DIVERGENCE) < distance(0.0) - 0.03
 

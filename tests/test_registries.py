@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from hopvista.augment import PERTURBATIONS, Perturbation, Perturbed, perturbation
 from hopvista.errors import UserError
-from hopvista.models import MODELS, Prompt, PromptImage, load_model
+from hopvista.eval.backends import MODELS, Prompt, PromptImage, load_model
 from hopvista.registry import Registry
 from hopvista.rng import stream
 from hopvista.themes.charts import CHART_LIBRARIES
@@ -124,7 +124,7 @@ PLUGINS = {
             return Perturbed(image, {})
     ''', PERTURBATIONS, "ep-identity"),
     "models": ('''
-        from hopvista.models import MODELS
+        from hopvista.eval.backends import MODELS
 
         @MODELS.register("ep-none")
         class AlwaysNone:

@@ -460,7 +460,7 @@ def test_augment_exports_plotly_in_its_table_browser(renderer: ChartRenderer,
     from concurrent.futures import ThreadPoolExecutor
 
     from hopvista.render.item_images import RENEW_EVERY
-    from hopvista.variants import VariantMaker
+    from hopvista.variants.maker import VariantMaker
 
     style = style_for("plotly", "line")
     kaleido_png, kaleido_meta = renderer.render(chart_for("line"), NAMES, style)

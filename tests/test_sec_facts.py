@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hopvista.instance import needle_occurs
+from hopvista.generation.instance import needle_occurs
 from hopvista.sources.sec.facts import claim_of, extract_facts, sentence_spans
 from hopvista.sources.sec.stated import columns_stated, written_amounts
 from hopvista.world import Fact

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from hopvista.building.pipeline import BuildConfig, build
 from hopvista.model import base_item_id
-from hopvista.pipeline import BuildConfig, build
 from hopvista.render.libraries import BUILTIN_KINDS, draw_matplotlib
 from hopvista.rng import choose
 from hopvista.themes.charts import CHART_LIBRARIES, ChartLibrary

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from hopvista.domain import DomainPack
-from hopvista.feasibility import needs_shared_facts, needs_trend_pair
-from hopvista.instance import Instance, sample_instance
-from hopvista.plan import slot_groups
+from hopvista.generation.feasibility import needs_shared_facts, needs_trend_pair
+from hopvista.generation.instance import Instance, sample_instance
+from hopvista.generation.plan import slot_groups
 from hopvista.program.executor import Context, Undecidable, best, decide, drop, hops, select
 from hopvista.program.operators import OPERATORS, modalities
 from hopvista.rng import derive

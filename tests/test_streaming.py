@@ -14,11 +14,11 @@ import pytest
 
 def _peak_rss(out: Path, count: int, **audit: int) -> int:
     """Peak resident memory in bytes of one ``gen build --no-images`` process, with the
-    constants of :mod:`hopvista.build_audit` named in ``audit`` set first. Without the
+    constants of :mod:`hopvista.audit.recorded` named in ``audit`` set first. Without the
     proxy defences, which cost time per item but hold nothing per item (their lines are one
     per pair of the world's columns), so the slow tier stays quick."""
     setup = "".join(f"build_audit.{name} = {value}; " for name, value in audit.items())
-    program = ("import sys; import hopvista.build_audit as build_audit; " + setup
+    program = ("import sys; import hopvista.audit.recorded as build_audit; " + setup
                + "from hopvista.cli.main import main; sys.exit(main(sys.argv[1:]))")
     proc = subprocess.Popen([sys.executable, "-c", program, "build", "financial",
                              "-n", str(count), "--no-images", "--no-defences", "--out", str(out)],
@@ -61,8 +61,8 @@ def test_forked_workers_share_the_parents_objects_frozen_and_the_parent_gets_the
     program that builds through the API goes on collecting them."""
     import gc
 
-    from hopvista.config import BuildConfig
-    from hopvista.workers import generate_items
+    from hopvista.building.config import BuildConfig
+    from hopvista.building.workers import generate_items
 
     config = BuildConfig(domain="financial", count=8, images=False, defences=False)
     frozen = [gc.get_freeze_count() for _ in generate_items(config, workers=2)]
@@ -75,8 +75,8 @@ def test_an_error_before_the_items_are_written_stops_their_generator(
     """The first item is asked for before Parquet is set up; when that setup fails, the
     generator (whose clean-up stops the worker pool) is closed at once, not left running
     until the traceback is freed."""
-    import hopvista.export
-    from hopvista.pipeline import _write_items
+    import hopvista.output.parquet
+    from hopvista.building.pipeline import _write_items
 
     stopped = []
 
@@ -90,7 +90,7 @@ def test_an_error_before_the_items_are_written_stops_their_generator(
     def broken(*args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(hopvista.export, "ParquetShards", broken)
+    monkeypatch.setattr(hopvista.output.parquet, "ParquetShards", broken)
     (tmp_path / "stage").mkdir()
     with pytest.raises(OSError, match="disk full") as caught:
         _write_items(tmp_path / "stage", [], items(), parquet=True, total=2)
@@ -105,7 +105,7 @@ def test_a_row_group_closes_once_its_images_reach_the_bound(hard48: Path) -> Non
 
     import pyarrow.parquet as pq
 
-    from hopvista.export import GROUP_BYTES, GROUP_ROWS
+    from hopvista.output.parquet import GROUP_BYTES, GROUP_ROWS
 
     (shard,) = sorted((hard48 / "data").glob("*.parquet"))
     parquet = pq.ParquetFile(shard)
@@ -124,7 +124,7 @@ def test_a_row_group_closes_once_its_images_reach_the_bound(hard48: Path) -> Non
 @pytest.mark.parametrize(("count", "workers"), [(0, 2), (3, 2), (9, 2), (200, 2), (21, 3), (20, 1)])
 def test_the_plan_is_batched_whole_in_order_with_a_tail_of_single_items(count: int,
                                                                          workers: int) -> None:
-    from hopvista.workers import BATCH, _batches
+    from hopvista.building.workers import BATCH, _batches
 
     plan: list[Any] = list(range(count))
     batches = _batches(plan, workers)

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable
 
 from hopvista.errors import excerpt
-from hopvista.plan import parse_levels
+from hopvista.generation.plan import parse_levels
 
 MAX_COUNT = 10**12
 """Largest count a flag takes (items, workers, shards, problems shown, ...): more than any

@@ -16,7 +16,7 @@ from hopvista.cli.arguments import int_at_least, seed_int
 from hopvista.errors import excerpt
 
 if TYPE_CHECKING:
-    from hopvista.output import OutputFile
+    from hopvista.output.files import OutputFile
 
 DESCRIPTION = """Run proxy solvers that each withhold one modality (chart, table, text) and
 impute it from the rest with models cross-fitted on the dataset itself, label priors and a
@@ -64,7 +64,7 @@ def json_output(path: Path, dataset: Path) -> OutputFile:
     """The ``--json`` file of an audit of ``dataset``: a new file or an earlier audit report,
     never inside a dataset or ``dataset`` itself."""
     from hopvista.audit.report import AUDIT_FORMAT
-    from hopvista.output import OutputFile, json_written_by
+    from hopvista.output.files import OutputFile, json_written_by
 
     return OutputFile(path, "--json", "a hopvista audit report", json_written_by(AUDIT_FORMAT),
                       inputs=(dataset,))

@@ -40,8 +40,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Augment and say what was written."""
-    from hopvista.augmentation import augment, parse_variants
     from hopvista.themes.tables import load_table_themes
+    from hopvista.variants.build import augment, parse_variants
 
     load_table_themes()  # a theme file it may not use stops the command before any work
 

@@ -10,7 +10,7 @@ from typing import Any
 from hopvista.api import build
 from hopvista.cli.arguments import int_at_least, levels, positive_int, seed_int, shard, years
 from hopvista.errors import UserError
-from hopvista.markup.build import DOMAIN as MARKUP
+from hopvista.markup_tasks.build import DOMAIN as MARKUP
 
 
 def register(subparsers: Any) -> None:
@@ -94,10 +94,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _markup(args: argparse.Namespace, out: Path) -> int:
-    """``gen build markup``: tasks T1–T5 on marked tables (hopvista.markup)."""
-    from hopvista.markup.build import build_markup
-    from hopvista.outdir import check_out
-    from hopvista.pipeline import check_image_names
+    """``gen build markup``: tasks T1–T5 on marked tables (hopvista.markup_tasks)."""
+    from hopvista.building.pipeline import check_image_names
+    from hopvista.markup_tasks.build import build_markup
+    from hopvista.output.folder import check_out
 
     unused = [flag for flag, given in (
         ("--hops", args.hops != (1, 2, 3)), ("--years", args.years is not None),

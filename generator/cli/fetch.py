@@ -83,7 +83,7 @@ def register(subparsers: Any) -> None:
 
 def run_sec(args: argparse.Namespace) -> int:
     """Download, then print one line per company and a total."""
-    from hopvista.output import refuse_misplaced
+    from hopvista.output.files import refuse_misplaced
     from hopvista.sources.sec.fetch import FetchError, fetch_sec
 
     refuse_misplaced(args.out, f"--out {args.out}", folder=True)

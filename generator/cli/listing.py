@@ -71,7 +71,7 @@ def _domain_types(args: argparse.Namespace) -> int:
 
 def _markup_catalogue() -> None:
     """The markup subtasks ``gen build markup`` draws, by family."""
-    from hopvista.markup.build import by_family
+    from hopvista.markup_tasks.build import by_family
     from hopvista.model.task import FAMILIES
 
     print("markup tasks (gen build markup [--tables DOMAIN|PATH]):")

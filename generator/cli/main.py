@@ -6,7 +6,7 @@ raises ``KeyboardInterrupt`` and SIGTERM / SIGHUP raise :class:`Terminated` in t
 so every ``finally`` runs: browsers close, worker processes end, staging folders go. A signal
 that gen inherited as ignored (``nohup``, a shell trap) stays ignored. A second signal while
 gen is cleaning up ends it at once, with the same one line; its children still end (see
-:mod:`hopvista.workers` and :mod:`hopvista.render.browser`).
+:mod:`hopvista.building.workers` and :mod:`hopvista.render.browser`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any, NoReturn
 
-from hopvista import __version__
 from hopvista.cli import (
     audit,
     augment,
@@ -40,6 +39,7 @@ from hopvista.cli import (
 )
 from hopvista.cli.arguments import excerpt_long_words
 from hopvista.errors import GenerationError, UserError
+from hopvista.version import __version__
 
 SUBCOMMANDS = (build, merge, verify, augment, audit, evaluate, export, report, preview, listing,
                fetch, schema, new_domain)

@@ -20,7 +20,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Merge, and say what was written."""
-    from hopvista.merge import merge
+    from hopvista.building.merge import merge
 
     manifest = merge(args.shards, args.out, overwrite=args.overwrite)
     print(f"wrote {manifest['counts']['items']} items from {len(args.shards)} shards to "

@@ -10,9 +10,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from hopvista.atomic import rename_noreplace, write_atomic
 from hopvista.errors import UserError
-from hopvista.output import kind_of, reason, refuse_misplaced, staging_folder
+from hopvista.output.atomic import rename_noreplace, write_atomic
+from hopvista.output.files import kind_of, reason, refuse_misplaced, staging_folder
 
 SKELETON = "skeleton"
 DATA_FILES = ("panel.csv", "texts.jsonl")

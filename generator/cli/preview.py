@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.cli.arguments import positive_int
-from hopvista.preview import PREVIEW_NAME, write_preview
+from hopvista.output.preview import PREVIEW_NAME, write_preview
 
 
 def register(subparsers: Any) -> None:

@@ -14,9 +14,9 @@
     (:mod:`hopvista.program.executor`) and answers with the statements they prove true; it must
     score 100%, so it is a guard on the dataset itself. An item kind without programs
     (short-answer questions) is answered with its reference answer; a markup task with the
-    result of its program (:mod:`hopvista.verify.markup`).
+    result of its program (:mod:`hopvista.program.marks`).
 
-Options other than these are refused (:func:`~hopvista.models.check_options`).
+Options other than these are refused (:func:`~hopvista.eval.backends.check_options`).
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hopvista.errors import UserError
+from hopvista.eval.backends import MODELS, check_options
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
 from hopvista.model.kinds import ITEM_KINDS
-from hopvista.models import MODELS, check_options
 from hopvista.program.executor import Context, Undecidable, decide
 from hopvista.rng import derive
 
@@ -147,7 +147,7 @@ class OracleBaseline:
         """The statements whose programs are true, as ``"1, 3"`` or ``"none"``; a markup
         task's program result as its JSON object."""
         if item.kind == "markup_task":
-            from hopvista.verify.markup import ProgramError, execute, grid_and_marks
+            from hopvista.program.marks import ProgramError, execute, grid_and_marks
 
             try:
                 grid, marks = grid_and_marks(item)

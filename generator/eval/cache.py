@@ -23,10 +23,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from hopvista import atomic
 from hopvista.errors import UserError
+from hopvista.eval.backends import ModelError, Prompt, Reply
 from hopvista.eval.replies import MAX_REPLY_CHARS, checked_reply
-from hopvista.models import ModelError, Prompt, Reply
+from hopvista.output import atomic
 
 MAX_ENTRY_BYTES = 8 * MAX_REPLY_CHARS
 """The largest cache file read (a reply of the longest length, every character escaped)."""

@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.errors import UserError
+from hopvista.eval.backends import MODELS, ModelError, check_options
 from hopvista.eval.baselines import chart_margins
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import Table
-from hopvista.models import MODELS, ModelError, check_options
 from hopvista.program.executor import Context, Undecidable, decide
 
 _NUMBER = re.compile(r"^\(?[-−–]?[$€£]?\d[\d,]*(\.\d+)?%?\)?$")

@@ -16,7 +16,7 @@ server's), ``seed`` (a 64-bit integer)
 20, default 4)
     The client retries 408, 409, 429, 5xx answers, timeouts and dropped connections with
     exponential backoff, honouring ``Retry-After``; a request that still fails raises
-    :class:`~hopvista.models.ModelError` (an error of the item, asked again by a later run).
+    :class:`~hopvista.eval.backends.ModelError` (an error of the item, asked again by a later run).
 
 Numbers are written in ASCII digits (``0.7``, ``1e-3``, ``512``); NaN and infinities are
 refused.
@@ -49,8 +49,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hopvista.errors import UserError
+from hopvista.eval.backends import MODELS, ModelError, Prompt, PromptImage, Reply
 from hopvista.eval.replies import check_tokens
-from hopvista.models import MODELS, ModelError, Prompt, PromptImage, Reply
 
 DEFAULTS = {"temperature": "0", "timeout": "120", "max_retries": "4"}
 SENT = ("temperature", "max_tokens", "seed")

@@ -14,10 +14,10 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
-from hopvista import atomic
 from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
+from hopvista.output import atomic
 
 WIDTH = 1280
 STYLE = ("body{margin:24px;font-family:'DejaVu Sans',sans-serif;font-size:15px;color:#111;"

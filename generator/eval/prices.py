@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from hopvista.errors import UserError
-from hopvista.models import Reply
+from hopvista.eval.backends import Reply
 from hopvista.yamlfile import load_yaml, read_text, yaml_problem
 
 MAX_PRICE = 1_000_000.0

@@ -38,10 +38,10 @@ import jinja2
 
 from hopvista import sandbox
 from hopvista.errors import UserError
+from hopvista.eval.backends import Prompt, PromptImage
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
-from hopvista.models import Prompt, PromptImage
 from hopvista.yamlfile import read_text
 
 

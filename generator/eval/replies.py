@@ -1,5 +1,5 @@
 """A model's answer as the evaluator accepts it: text of bounded length, token counts that
-are counts. Anything else is an error of the item (:class:`~hopvista.models.ModelError`),
+are counts. Anything else is an error of the item (:class:`~hopvista.eval.backends.ModelError`),
 never a crash, whatever a model or a server sends.
 """
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hopvista.eval.backends import ModelError, Reply
 from hopvista.eval.clean import plain_text
-from hopvista.models import ModelError, Reply
 
 MAX_REPLY_CHARS = 1_000_000
 """The longest reply scored; a longer one is an error of the item."""

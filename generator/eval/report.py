@@ -17,12 +17,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from hopvista.atomic import write_atomic
 from hopvista.errors import UserError
 from hopvista.eval.clean import plain_text
 from hopvista.eval.compare import paired
 from hopvista.eval.run_files import check_results, check_run, check_summary
-from hopvista.output import OutputFile, html_generator_tag, html_written_by, reason
+from hopvista.output.atomic import write_atomic
+from hopvista.output.files import OutputFile, html_generator_tag, html_written_by, reason
 
 RunData = tuple[Path, dict[str, Any], list[dict[str, Any]], dict[str, Any]]
 """A run: its folder, ``run.json``, results and summary."""

@@ -29,10 +29,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from hopvista import atomic
-from hopvista.atomic import FileLock, LockHeld, remove_empty
 from hopvista.errors import UserError
-from hopvista.output import make_parents
+from hopvista.output import atomic
+from hopvista.output.atomic import FileLock, LockHeld, remove_empty
+from hopvista.output.files import make_parents
 
 LOCK_FILE = ".lock"
 RUN_FILE = "run.json"

@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hopvista.atomic import sha256_file
 from hopvista.errors import UserError
+from hopvista.eval.backends import ItemModel, Model, ModelError, Reply, load_model, split_spec
 from hopvista.eval.cache import ResponseCache, prompt_digest, request_key
 from hopvista.eval.clean import Redactor, json_line, plain, secrets_of
 from hopvista.eval.papers import paper_metrics
@@ -70,7 +70,7 @@ from hopvista.model import Item
 from hopvista.model.answers import normalise_text, read_json_object, same_field
 from hopvista.model.dataset import ITEMS, Dataset, load
 from hopvista.model.kinds import ITEM_KINDS, Score
-from hopvista.models import ItemModel, Model, ModelError, Reply, load_model, split_spec
+from hopvista.output.atomic import sha256_file
 
 __all__ = ["CACHE_DIR", "PAGES_DIR", "REPORT_FILE", "RESULTS_FILE", "RUN_FILE", "RUN_FORMAT",
            "RUN_VERSION", "SUMMARY_FILE", "EvalRequest", "markup_failure", "run_eval",

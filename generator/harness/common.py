@@ -21,21 +21,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hopvista import __version__
-from hopvista.atomic import (
+from hopvista.errors import UserError
+from hopvista.eval.backends import Prompt, PromptImage
+from hopvista.eval.prompts import Setting, build_prompt, default_template, setting
+from hopvista.model import ITEM_KINDS, Item
+from hopvista.model.dataset import ITEMS, Dataset, load
+from hopvista.output.atomic import (
     Unsupported,
     rename_exchange,
     rename_noreplace,
     sha256_file,
     write_atomic,
 )
-from hopvista.errors import UserError
-from hopvista.eval.prompts import Setting, build_prompt, default_template, setting
-from hopvista.model import ITEM_KINDS, Item
-from hopvista.model.dataset import ITEMS, Dataset, load
-from hopvista.models import Prompt, PromptImage
-from hopvista.outdir import declared_format
-from hopvista.output import check_new_folder, kind_of, reason, refuse_misplaced, staging_folder
+from hopvista.output.files import (
+    check_new_folder,
+    kind_of,
+    reason,
+    refuse_misplaced,
+    staging_folder,
+)
+from hopvista.output.folder import declared_format
+from hopvista.version import __version__
 
 MARKER = "hopvista-export.json"
 README = "README.md"

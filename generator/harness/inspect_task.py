@@ -16,8 +16,8 @@ import json
 import shlex
 from functools import partial
 
+from hopvista.eval.backends import PromptImage
 from hopvista.harness.common import Entry, Job, metric_names, parts_json, write_readme, write_text
-from hopvista.models import PromptImage
 
 TASK_FILE = "task.py"
 SAMPLES_FILE = "samples.jsonl"

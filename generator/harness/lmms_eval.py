@@ -31,6 +31,7 @@ import json
 import shlex
 from typing import Any
 
+from hopvista.eval.backends import PromptImage
 from hopvista.harness.common import (
     Entry,
     Job,
@@ -39,7 +40,6 @@ from hopvista.harness.common import (
     write_readme,
     write_text,
 )
-from hopvista.models import PromptImage
 
 TASK = "hopvista"
 YAML_FILE = f"{TASK}.yaml"

@@ -33,8 +33,8 @@ import shlex
 from typing import TextIO
 
 from hopvista.errors import UserError
+from hopvista.eval.backends import PromptImage
 from hopvista.harness.common import Entry, Job, write_readme, write_text
-from hopvista.models import PromptImage
 
 ITEMS_FILE = "items.jsonl"
 SCORE_FILE = "score.py"

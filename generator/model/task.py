@@ -4,7 +4,7 @@ result is the answer.
 A markup task item (kind ``markup_task``) shows one table image with some cells marked;
 ``item.task`` records the marks (logical cell, style, and for a highlight its colour by name)
 and the ``program`` that, executed on the item's table and these marks, gives the answer
-(:mod:`hopvista.verify.markup` executes it; docs/format.md, section 11).
+(:mod:`hopvista.program.marks` executes it; docs/format.md, section 11).
 """
 
 from __future__ import annotations

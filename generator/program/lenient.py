@@ -5,7 +5,7 @@ a definite description ("the company whose …") is taken to pick its most plaus
 when the imputed values leave it empty. Each operator declares its own lenient reading where it
 is registered (``lenient=``, ``narrow=``: :mod:`hopvista.program.operators`); the built-in
 ones are total, so a proxy solver answers from its imputation instead of falling back on a
-prior, and the generator (:mod:`hopvista.proxy`) can balance every reading of it.
+prior, and the generator (:mod:`hopvista.audit.proxy`) can balance every reading of it.
 """
 
 from __future__ import annotations

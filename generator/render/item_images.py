@@ -8,9 +8,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from hopvista.atomic import write_atomic
 from hopvista.model import Image, Item, image_path
 from hopvista.model.image import IMAGES_DIR
+from hopvista.output.atomic import write_atomic
 from hopvista.render.browser import uninterrupted
 from hopvista.render.plotly_page import PlotlyPage
 from hopvista.render.png import png_size

@@ -12,7 +12,7 @@ from decimal import Decimal
 import numpy as np
 
 from hopvista.display import fmt
-from hopvista.instance import Instance
+from hopvista.generation.instance import Instance
 from hopvista.statements.registry import Words, selector
 from hopvista.statements.selection import (
     Margins,

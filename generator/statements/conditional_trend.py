@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from hopvista.instance import Instance
+from hopvista.generation.instance import Instance
 from hopvista.statements.arithmetic import ar_sum
 from hopvista.statements.openness import fused_bounds
 from hopvista.statements.registry import Selector, Words, selector

@@ -25,7 +25,7 @@ from typing import cast
 import numpy as np
 
 from hopvista.display import fmt
-from hopvista.instance import Instance
+from hopvista.generation.instance import Instance
 from hopvista.statements.arithmetic import SIGNS, combine
 from hopvista.statements.registry import Words, selector
 from hopvista.statements.selection import Margins, Selection, chart_cells, cuts, num, table_cells

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hopvista.instance import Instance
+from hopvista.generation.instance import Instance
 from hopvista.program.fields import Shape
 from hopvista.program.operators import modality_key
 from hopvista.registry import Registry
@@ -51,7 +51,7 @@ Selector = Callable[[Instance, np.random.Generator, Words, Margins], Iterator[Se
 #: The claims a selector type's own statements can make (see the module docstring).
 CLAIMS = ("entity", "only")
 
-#: The modalities a proxy solver stands in for (:mod:`hopvista.proxy`; a fact has none).
+#: The modalities a proxy solver stands in for (:mod:`hopvista.audit.proxy`; a fact has none).
 PROXIED = ("chart", "table")
 
 
@@ -104,7 +104,8 @@ class StatementType:
     @property
     def periods_read(self) -> int:
         """How many periods its statements read at least on an instance of several periods:
-        the order in which the instance screen takes slots (:func:`hopvista.item._screened`).
+        the order in which the instance screen takes slots
+        (:func:`hopvista.generation.item._screened`).
         :attr:`min_periods`, but for a type with a one-period shape, that of its other one."""
         return self.several_periods if self.several_periods is not None else self.min_periods
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from hopvista.display import fmt, midpoint, trim
-from hopvista.instance import Instance
+from hopvista.generation.instance import Instance
 
 Node = dict[str, Any]
 Cell = dict[str, Any]

@@ -13,7 +13,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from hopvista.instance import Instance
+from hopvista.generation.instance import Instance
 from hopvista.statements.registry import selector
 from hopvista.statements.selection import Margins, Selection, chart_cells
 

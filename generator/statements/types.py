@@ -18,10 +18,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from hopvista.audit.proxy import ProxyReader
 from hopvista.domain import DomainPack
 from hopvista.errors import GenerationError
-from hopvista.instance import Instance
-from hopvista.proxy import ProxyReader
+from hopvista.generation.instance import Instance
 from hopvista.statements.fact import fact_node
 from hopvista.statements.openness import stays_open
 from hopvista.statements.registry import STATEMENT_TYPES, StatementType, proxied

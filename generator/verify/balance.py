@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from itertools import combinations, product
 from typing import Any
 
-from hopvista.plan import (
+from hopvista.generation.plan import (
     LEVEL_NAMES,
     agreement_key,
     agreement_shares,

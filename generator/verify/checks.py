@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hopvista.derivation import Relation, derivation
 from hopvista.domain import Identity, derivable_closure
 from hopvista.errors import excerpt
+from hopvista.generation.derivation import Relation, derivation
+from hopvista.generation.ratios import Product, product_relation
+from hopvista.generation.stated_numbers import stated_values
 from hopvista.program.executor import (
     Context,
     Undecidable,
@@ -20,9 +22,7 @@ from hopvista.program.executor import (
     picked_by,
 )
 from hopvista.program.operators import modalities
-from hopvista.ratios import Product, product_relation
 from hopvista.reading import Lookalikes, as_read, character_name, invisible_character
-from hopvista.stated_numbers import stated_values
 
 #: The first format whose builds keep every "during the years when" label open without the
 #: table; older datasets were made before that rule and are not held to it.
@@ -168,10 +168,11 @@ def readable_without(program: dict[str, Any], ctx: Context) -> list[str]:
 def check_chart_needed(item: dict[str, Any], identities: list[Identity],
                        related: list[list[str]] | None = None) -> list[str]:
     """The chart column cannot be derived from the table (by an identity, a related column of
-    the pack, or a linear relation the data shown obey: :func:`hopvista.derivation.derivation`,
-    or a product or ratio of one or two columns: :func:`hopvista.ratios.product_relation`),
-    and no text states its values (as numbers: :mod:`hopvista.stated_numbers`, in the text as
-    a reader sees it: :func:`hopvista.reading.as_read`)."""
+    the pack, or a linear relation the data shown obey:
+    :func:`hopvista.generation.derivation.derivation`, or a product or ratio of one or two
+    columns: :func:`hopvista.generation.ratios.product_relation`), and no text states its values
+    (as numbers: :mod:`hopvista.generation.stated_numbers`, in the text as a reader sees it:
+    :func:`hopvista.reading.as_read`)."""
     chart = item["inputs"]["chart"]
     column = chart["column"]["key"]
     table = {c["key"] for c in item["inputs"]["table"]["columns"]}

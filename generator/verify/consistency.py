@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hopvista.plan import LEVEL_NAMES
+from hopvista.generation.plan import LEVEL_NAMES
 from hopvista.program.executor import hops
 from hopvista.program.operators import OPERATORS, View, modalities, nodes
 from hopvista.verify.manifest import Expect

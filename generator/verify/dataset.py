@@ -24,7 +24,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from hopvista import __version__
 from hopvista.errors import UserError
 from hopvista.model.dataset import read_manifest
 from hopvista.model.format import FORMAT_VERSION
@@ -46,6 +45,7 @@ from hopvista.verify.consistency import (
     check_provenance,
     check_statements,
 )
+from hopvista.verify.defences import check_proxies
 from hopvista.verify.files import check_files
 from hopvista.verify.images import Images, check_images
 from hopvista.verify.jsonl import Line, read_lines
@@ -60,7 +60,6 @@ from hopvista.verify.notes import (
 )
 from hopvista.verify.parquet import Row, compare_row, iter_rows, shard_names
 from hopvista.verify.paths import FILE, file_problem, walk
-from hopvista.verify.proxies import check_proxies
 from hopvista.verify.schema import check_shape, undeclared_fields
 from hopvista.verify.wording import (
     WordingVerdict,
@@ -72,6 +71,7 @@ from hopvista.verify.wording import (
     pack_by_columns,
     unheld_note,
 )
+from hopvista.version import __version__
 
 ITEMS = "items.jsonl"
 Report = Callable[[str], None]

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hopvista.atomic import sha256_file
 from hopvista.model.dataset import MANIFEST
-from hopvista.preview import PREVIEW_NAME
+from hopvista.output.atomic import sha256_file
+from hopvista.output.preview import PREVIEW_NAME
 from hopvista.verify.paths import (
     FILE,
     SPECIAL,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
 
 from hopvista.domain import MIN_MARGIN, DomainPack, Identity, parse_identity
-from hopvista.plan import LEVEL_NAMES
+from hopvista.generation.plan import LEVEL_NAMES
 from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.verify.checks import related_groups
 

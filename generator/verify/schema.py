@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from hopvista.display import unshowable_number
-from hopvista.plan import LEVEL_NAMES
+from hopvista.generation.plan import LEVEL_NAMES
 from hopvista.program.fields import (
     Malformed,
     as_bool,

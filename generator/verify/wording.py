@@ -32,7 +32,6 @@ from typing import Any
 
 import jinja2
 
-from hopvista import __version__
 from hopvista.domain import DomainPack, builtin_pack_names, resolve_pack
 from hopvista.errors import UserError
 from hopvista.model.format import FORMAT_VERSION
@@ -48,6 +47,7 @@ from hopvista.verify.meaning import (
     unreadable,
     words_of,
 )
+from hopvista.version import __version__
 
 NOUN, FACT = "\ue000", "\ue001"
 # The sandbox: a dataset's manifest carries the wording it was built with, and verify must

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from hopvista.atomic import sha256_file
 from hopvista.domain import DomainPack
 from hopvista.errors import UserError
+from hopvista.output.atomic import sha256_file
 from hopvista.sources import SourceOptions
 from hopvista.sources.panel.pack import PANEL_FILE, TEXTS_FILE, data_folder, texts_path
 from hopvista.sources.panel.stated import columns_stated

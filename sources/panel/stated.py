@@ -1,7 +1,8 @@
 """Which panel columns a passage states (so it never sits beside a chart of that column).
 
 A passage *states* a column when it writes one of its entity's values of that column, in any
-period, as :mod:`hopvista.stated_numbers` reads written numbers (the one implementation, which
+period, as :mod:`hopvista.generation.stated_numbers` reads written numbers (the one implementation,
+which
 the generator and the verifier use for chart values too): a number token that is the value
 rounded to the token's decimals, or the same as the value at the column's precision
 (thousands separators allowed). Numbers with a single significant digit ("3 lines",
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
-from hopvista.stated_numbers import stated_values
+from hopvista.generation.stated_numbers import stated_values
 
 __all__ = ["columns_stated"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from hopvista.instance import needle_occurs
+from hopvista.generation.instance import needle_occurs
 from hopvista.sources.prose.names import EntityNames, mentions
 from hopvista.sources.prose.words import (
     AUXILIARIES,

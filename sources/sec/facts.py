@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from hopvista.instance import needle_occurs
+from hopvista.generation.instance import needle_occurs
 from hopvista.world import Fact
 
 __all__ = ["BAD_HEADS", "BASE_VERBS", "BOILERPLATE", "COMMON_CAPS", "DISCOURSE",

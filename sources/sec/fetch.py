@@ -55,7 +55,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from hopvista.atomic import write_atomic
+from hopvista.output.atomic import write_atomic
 from hopvista.sources.sec.figures import fiscal_year_label
 from hopvista.sources.sec.files import entry_problem, read_data_file
 from hopvista.sources.sec.model import SourceFileError

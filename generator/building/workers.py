@@ -1,0 +1,333 @@
+"""Making items in worker processes: per-process state, the pool, items in index order.
+
+Signals: pool workers leave interrupts to the parent. They ignore SIGINT and SIGHUP (a
+terminal sends those to its whole process group, workers included); the parent, interrupted,
+terminates the pool, which sends each worker SIGTERM. A worker turns SIGTERM into a quiet
+``SystemExit``: its finalizer closes its browsers (and their temporary profiles) before it
+exits, and if that takes more than :data:`WORKER_CLOSE_S` the worker is killed outright (its
+browsers then exit when their pipes close). On Linux a worker also gets SIGTERM when the
+parent dies, however it dies, so no worker outlives gen.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import gc
+import multiprocessing
+import multiprocessing.pool
+import multiprocessing.util
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import FrameType
+from typing import Any, cast
+
+from tqdm import tqdm
+
+from hopvista.audit.proxy import ProxyModels
+from hopvista.building import heap
+from hopvista.building.config import BuildConfig
+from hopvista.domain import DomainPack
+from hopvista.generation.feasibility import Availability, probe_types
+from hopvista.generation.item import build_item
+from hopvista.generation.plan import PlanEntry, check_levels, make_plan
+from hopvista.model import Item
+from hopvista.sources import load_world
+from hopvista.world import World
+
+_WORKER: dict[str, Any] = {}
+
+BATCH = 4  # items a worker renders together (charts and tables overlap within a batch)
+
+TRIM_EVERY = 16
+"""Items a worker makes between two returns of its freed memory
+(:func:`hopvista.building.heap.trim`)."""
+
+WORKER_CLOSE_S = 30
+"""Longest a terminated worker may take to close its browsers before it is killed."""
+
+POOL_STOP_S = 10
+"""Longest the pool's own threads get to stop once its workers are gone."""
+
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+# Signals a pool worker must not act on before its initializer has set them up.
+_DEFERRED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                  if hasattr(signal, name))
+
+
+def _close_renderer() -> None:
+    renderer = _WORKER.pop("renderer", None)
+    if renderer is not None:
+        renderer.close()
+
+
+def worker_setup(parent: int, close: Callable[[], None]) -> None:
+    """What a pool worker's initializer does first: its signals (:func:`worker_signals`),
+    and ``close`` registered to run when the worker exits (normally, or by SIGTERM, even while
+    starting), quietly: a worker that is going away has no one to tell."""
+    worker_signals(parent)
+
+    def quietly() -> None:
+        with contextlib.suppress(Exception):
+            close()
+
+    multiprocessing.util.Finalize(None, quietly, exitpriority=10)
+
+
+def _ignore_unraisable(unraisable: Any) -> None:
+    """A terminating worker's hook for exceptions raised in finalizers: dropped."""
+
+
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM in a pool worker: exit through ``SystemExit`` so the finalizers run. An object
+    the signal left half-built (an event loop being made) may fail in its finalizer as the
+    worker goes away; that is not reported (the parent says the build was terminated)."""
+    signal.signal(signum, signal.SIG_IGN)  # one is enough; the watchdog below bounds the rest
+    sys.unraisablehook = _ignore_unraisable
+    if hasattr(signal, "alarm"):
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)  # its default action kills the process
+        signal.alarm(WORKER_CLOSE_S)
+    raise SystemExit(128 + signum)
+
+
+def _die_with_parent(parent: int) -> None:
+    """Ask Linux to send this process SIGTERM when ``parent`` (the forking thread) ends."""
+    if sys.platform != "linux":
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the request was made
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def worker_signals(parent: int) -> None:
+    """Set a pool worker's signal handling up (see the module docstring)."""
+    for name in ("SIGINT", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)  # blocked by start_pool
+    _die_with_parent(parent)
+
+
+def load_state(config: BuildConfig, pack: DomainPack | None = None) -> tuple[DomainPack, World]:
+    """Pack and world of ``config`` in this process (the world is kept while the pack, the
+    source, its options and the seed stay the same, whatever the count or levels); ``pack``
+    is ``config.pack()`` when the caller already has it."""
+    if _WORKER.get("config") != config:
+        pack = pack if pack is not None else config.pack()
+        key = (pack, config.source, config.seed, config.options())
+        if _WORKER.get("world_key") != key:
+            world = load_world(config.source_name(pack), pack, config.seed, config.options())
+            _WORKER.update(world_key=key, world=world, available=None)
+        _WORKER.update(config=config, pack=pack)
+    return _WORKER["pack"], _WORKER["world"]
+
+
+def _init_worker(config: BuildConfig, images_root: Path | None) -> None:
+    load_state(config)  # forked workers inherit the parent's world; spawned ones build it
+    _WORKER["images_root"] = images_root
+    if images_root is not None and "renderer" not in _WORKER:
+        from hopvista.render.item_images import ItemRenderer
+
+        _WORKER["renderer"] = ItemRenderer().__enter__()
+
+
+def _init_pool_worker(config: BuildConfig, images_root: Path | None, parent: int) -> None:
+    worker_setup(parent, _close_renderer)  # its browsers closed, their profiles deleted
+    try:
+        _init_worker(config, images_root)
+    except Exception as exc:
+        # An initializer that raises kills the worker with a traceback, and the pool starts
+        # another, forever. The first task raises it instead: the parent reports it.
+        _WORKER["init_error"] = exc
+
+
+def start_pool(context: Any, workers: int, initializer: Any,
+               initargs: tuple[Any, ...]) -> multiprocessing.pool.Pool:
+    """A pool of ``workers`` whose ``initializer`` (which must call :func:`worker_signals`
+    first) gets ``initargs``. Signals that arrive while it forks wait until the workers can
+    ignore them (their initializer unblocks them) and then reach this process alone."""
+    blocks = hasattr(signal, "pthread_sigmask")
+    if blocks:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
+    # Forked workers share this process's memory until either side writes a page; the
+    # collector writes to every object it scans. Frozen objects are never scanned, so
+    # the world and the imported libraries stay shared (:func:`stop_pool` unfreezes).
+    gc.collect()
+    gc.freeze()
+    try:
+        pool: multiprocessing.pool.Pool = context.Pool(
+            workers, initializer=initializer, initargs=initargs)
+    except BaseException:
+        gc.unfreeze()
+        raise
+    finally:
+        if blocks:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    return pool
+
+
+def stop_pool(pool: multiprocessing.pool.Pool, finished: bool) -> None:
+    """End a pool: after its work is done, let its workers exit normally; otherwise (an error,
+    an interrupt) send each worker SIGTERM and wait for them.
+
+    ``Pool.terminate`` is not used on the failure path: it takes the task queue's lock to drain
+    it, and a worker that died holding that lock (killed while it read a task) makes it wait
+    forever. SIGTERM reaches every worker however the queues stand; each closes its browsers
+    (bounded by :data:`WORKER_CLOSE_S`) and exits."""
+    try:
+        _stop(pool, finished)
+    finally:
+        gc.unfreeze()
+
+
+def _stop(pool: multiprocessing.pool.Pool, finished: bool) -> None:
+    if finished:
+        pool.close()  # workers exit normally and close their browsers
+        pool.join()
+        return
+    workers = list(getattr(pool, "_pool", ()))
+    for process in workers:
+        with contextlib.suppress(Exception):
+            if process.is_alive() and process.pid is not None:
+                os.kill(process.pid, signal.SIGTERM)
+    for process in workers:
+        process.join(WORKER_CLOSE_S + 5)
+        if process.is_alive() and process.pid is not None:
+            with contextlib.suppress(Exception):
+                os.kill(process.pid, signal.SIGKILL)
+            process.join(5)
+    # The workers are gone; terminate() now only stops the pool's threads. It may still wait
+    # on a queue lock a dead worker held: it gets a few seconds on a daemon thread, no more.
+    stopper = threading.Thread(target=pool.terminate, name="hopvista-pool-stop", daemon=True)
+    stopper.start()
+    stopper.join(POOL_STOP_S)
+
+
+def _make(entries: list[PlanEntry]) -> list[Item]:
+    if "init_error" in _WORKER:
+        raise _WORKER["init_error"]
+    config: BuildConfig = _WORKER["config"]
+    world: World = _WORKER["world"]
+    items = [build_item(world, _WORKER["pack"], config.seed, entry) for entry in entries]
+    if _WORKER["images_root"] is not None:
+        items = _WORKER["renderer"].render_many(items, _WORKER["images_root"])
+    _WORKER["since_trim"] = _WORKER.get("since_trim", 0) + len(items)
+    if _WORKER["since_trim"] >= TRIM_EVERY:
+        heap.trim()
+        _WORKER["since_trim"] = 0
+    return items
+
+
+def availability(config: BuildConfig) -> Availability:
+    """The statement types the build's world can make and why not the others (probed once
+    per world)."""
+    pack, world = load_state(config)
+    found = _WORKER.get("available")
+    if found is None:
+        found = _WORKER["available"] = probe_types(world, pack, config.seed)
+    return cast("Availability", found)
+
+
+def plan_build(config: BuildConfig) -> tuple[list[PlanEntry], Availability]:
+    """The build's plan over the statement types its world can make (probed here); a level
+    none of whose modality slots is possible is a ``UserError`` saying why."""
+    pack, world = load_state(config)
+    if config.defences:
+        ProxyModels.of(world)  # fitted once here: forked workers inherit it with the world
+    found = availability(config)
+    check_levels(config.levels, pack.types, found.available, found.reasons)
+    return make_plan(config.seed, config.count, config.levels, pack.types, found.available,
+                     defences=config.defences), found
+
+
+def _batches(plan: list[PlanEntry], workers: int) -> list[list[PlanEntry]]:
+    """The plan in batches of :data:`BATCH`, its last ``workers`` x BATCH entries one by one:
+    a worker that runs out of work at the end then waits for one item of another's, not a
+    whole batch."""
+    split = len(plan) - min(len(plan), workers * BATCH) if workers > 1 else len(plan)
+    head = plan[:split]
+    return [head[i:i + BATCH] for i in range(0, split, BATCH)] + [[e] for e in plan[split:]]
+
+
+def generate_items(config: BuildConfig, workers: int = 1, progress: bool = False,
+                   images_root: Path | None = None,
+                   plan: list[PlanEntry] | None = None) -> Iterator[Item]:
+    """The build's items, in index order, whatever ``workers`` is.
+
+    With ``images_root``, each item's PNGs are written under it and the item lists them.
+    """
+    if plan is None:
+        plan, _ = plan_build(config)
+    batches = _batches(plan, workers)
+    bar = tqdm(total=len(plan), desc="items", unit="item", disable=not progress,
+               file=sys.stderr)
+    try:
+        if workers <= 1:
+            _init_worker(config, images_root)
+            try:
+                for batch in batches:
+                    for item in _make(batch):
+                        yield item
+                        bar.update()
+            finally:
+                _close_renderer()
+        else:
+            if sys.platform == "linux":
+                # Build the world and import the renderers' libraries once, before forking,
+                # so every worker starts with them instead of paying for them again.
+                load_state(config)
+                if images_root is not None:
+                    from hopvista.render.item_images import preload
+
+                    preload()
+            context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+            pool = start_pool(context, workers, _init_pool_worker,
+                              (config, images_root, os.getpid()))
+            finished = False
+            try:
+                for items in pool.imap(_make, batches):
+                    for item in items:
+                        yield item
+                        bar.update()
+                finished = True
+            finally:
+                stop_pool(pool, finished)
+    finally:
+        bar.close()
+
+
+def ordered_map(work: Callable[[Any], Any], tasks: Iterator[Any], workers: int,
+                init: Callable[..., None], initargs: tuple[Any, ...],
+                close: Callable[[], None]) -> Iterator[Any]:
+    """``work(task)`` for every task, results in task order: here when ``workers`` is 1
+    (``init(*initargs, None)`` first, ``close()`` after), else in a pool of ``workers``
+    processes whose initializer is ``init(*initargs, parent_pid)``; ``init`` must then call
+    :func:`worker_signals` and register ``close`` to run at the worker's exit. The pool is
+    ended by :func:`stop_pool` however the iteration ends."""
+    if workers <= 1:
+        init(*initargs, None)
+        try:
+            for task in tasks:
+                yield work(task)
+        finally:
+            close()
+        return
+    from hopvista.render.item_images import preload
+
+    preload()
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    pool = start_pool(context, workers, init, (*initargs, os.getpid()))
+    finished = False
+    try:
+        yield from pool.imap(work, tasks)
+        finished = True
+    finally:
+        stop_pool(pool, finished)

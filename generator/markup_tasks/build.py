@@ -1,0 +1,303 @@
+"""``gen build markup``: a dataset of markup tasks (T1–T5), each a marked table image.
+
+The plan is fixed by the seed before any task is drawn, and each index's entry can be computed
+alone: indices go round the five families in a seeded order per round of five, each family
+round the subtasks in a seeded order per round, and a yes/no subtask alternates its planned
+answer between its turns. So families are equal ±1 over the build, subtasks within a family
+equal ±1, yes and no equal ±1 per yes/no subtask. A table a subtask cannot use is redrawn
+(``provenance.attempts``); the planned subtask never changes.
+
+Every item is drawn from its own streams ``Streams(seed, base_id, "base")`` (a redrawn table
+uses ``base-2``, ``base-3``, …): the same seed, count, tables and versions give the same bytes,
+whatever ``--workers``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from hopvista.errors import UserError
+from hopvista.markup_tasks.subtasks import MARKUP_TASKS, Drawn, Subtask, TaskTable, Unsuitable
+from hopvista.markup_tasks.tables import TableSupply, domain_tables, imported_tables
+from hopvista.model import Item
+from hopvista.model.format import DATASET_FORMAT, FORMAT_VERSION
+from hopvista.model.inputs import GridTable, Inputs
+from hopvista.model.item import Provenance, Variant, base_item_id, variant_id
+from hopvista.model.task import FAMILIES, Task
+from hopvista.output.atomic import write_atomic
+from hopvista.rng import Streams, derive
+
+DOMAIN = "markup"
+"""The domain name of markup-task items and the name ``gen build`` knows them by."""
+MANIFEST_KIND = "markup"
+ATTEMPTS = 30
+Notice = Callable[[str], None]
+
+
+def _stderr(text: str) -> None:
+    print(f"gen: {text}", file=sys.stderr)
+
+
+# -- the plan ---------------------------------------------------------------------------------
+
+
+def by_family() -> dict[str, list[Subtask]]:
+    """The registered subtasks of each family that has any, by name."""
+    families: dict[str, list[Subtask]] = {}
+    for name in MARKUP_TASKS.names():
+        entry = MARKUP_TASKS.get(name)
+        families.setdefault(entry.family, []).append(entry)
+    return {family: sorted(entries, key=lambda s: s.name)
+            for family, entries in sorted(families.items())}
+
+
+def planned(seed: int, index: int, families: dict[str, list[Subtask]]) -> tuple[Subtask, bool]:
+    """The subtask of item ``index`` and its planned yes/no (see the module docstring)."""
+    names = list(families)
+    cycle, place = divmod(index, len(names))
+    family = names[int(derive(seed, "markup.families", cycle).permutation(len(names))[place])]
+    entries = families[family]
+    turn, at = divmod(cycle, len(entries))
+    entry = entries[int(derive(seed, "markup.subtasks", family, turn)
+                        .permutation(len(entries))[at])]
+    offset = int(derive(seed, "markup.yes", entry.name).integers(2))
+    return entry, (turn + offset) % 2 == 0
+
+
+# -- one task ---------------------------------------------------------------------------------
+
+
+def draw_task(seed: int, index: int, supply: TableSupply,
+              families: dict[str, list[Subtask]]) -> tuple[Item, Drawn, Streams]:
+    """Item ``index`` without its image, what its subtask drew, and its streams."""
+    entry, yes = planned(seed, index, families)
+    base_id = base_item_id(DOMAIN, seed, index)
+    why = "no table"
+    for attempt in range(ATTEMPTS):
+        streams = Streams(seed, base_id, "base" if attempt == 0 else f"base-{attempt + 1}")
+        try:
+            table = supply.draw(streams, attempt)
+            drawn = entry.make(table, streams, yes)
+        except Unsuitable as exc:
+            why = str(exc)
+            continue
+        return _item(base_id, seed, index, entry, drawn, attempt + 1), drawn, streams
+    raise UserError(f"markup task {index} ({entry.name}): no usable table in {ATTEMPTS} "
+                    f"draws (the last: {why})")
+
+
+def _item(base_id: str, seed: int, index: int, entry: Subtask, drawn: Drawn,
+          attempts: int) -> Item:
+    table: TaskTable = drawn.table
+    return Item(
+        id=variant_id(base_id), base_id=base_id, domain=DOMAIN, kind="markup_task",
+        inputs=Inputs(table=GridTable(caption=table.caption, header=table.cells[0],
+                                      rows=table.cells[1:])),
+        question=drawn.question, answer=drawn.answer, answer_type="json", seed=seed,
+        provenance=Provenance(generator="hopvista.markup_tasks", source=table.source, index=index,
+                              attempts=attempts,
+                              plan={"family": entry.family, "subtask": entry.name}),
+        task=Task(family=entry.family, subtask=entry.name, marks=drawn.marks,
+                  program=drawn.program, ordered=drawn.ordered))
+
+
+# -- drawing the image (in a worker) ----------------------------------------------------------
+
+_STATE: dict[str, Any] = {}
+
+
+def look(streams: Streams) -> dict[str, Any]:
+    """How marks are drawn on one task's table: highlight opacity, underline weight, bold
+    stroke (colours are fixed by name, :data:`hopvista.model.task.COLOURS`)."""
+    return {"colour": "#ffd54f",
+            "opacity": round(0.8 + 0.15 * streams.uniform("markup.opacity"), 2),
+            "thickness": float(streams.integer("markup.thickness", 2, 3)),
+            "stroke": round(0.5 + 0.3 * streams.uniform("markup.stroke"), 2)}
+
+
+def _init(root: Path, seed: int, tables: dict[str, Any], parent: int | None) -> None:
+    if parent is not None:
+        from hopvista.building.workers import worker_setup
+
+        worker_setup(parent, _close)
+    try:
+        from hopvista.render.browser import uninterrupted
+        from hopvista.render.table import TableRenderer
+
+        if _STATE.get("tables") != (seed, tables):  # set by build_markup (forked: inherited)
+            _STATE.update(tables=(seed, tables), supply=_supply(seed, **tables))
+        _STATE.update(root=root, seed=seed, families=by_family())
+        renderer = TableRenderer(viewport=(1600, 1200))
+        with uninterrupted():
+            renderer.open()
+        _STATE["renderer"] = renderer
+    except Exception as exc:  # reported by the first task (see hopvista.building.workers)
+        _STATE["init_error"] = exc
+
+
+def _close() -> None:
+    renderer = _STATE.pop("renderer", None)
+    if renderer is not None:
+        renderer.close()
+
+
+
+def _one(index: int) -> Item:
+    """Task ``index`` with its image written."""
+    if "init_error" in _STATE:
+        raise _STATE["init_error"]
+    from hopvista.augment.grid import grid_of_table, marked, plain
+    from hopvista.augment.recipes import family_style
+    from hopvista.render.browser import uninterrupted
+    from hopvista.render.item_images import write_image
+    from hopvista.render.panels import layout_document
+    from hopvista.render.table import parse_style
+
+    item, drawn, streams = draw_task(_STATE["seed"], index, _STATE["supply"],
+                                     _STATE["families"])
+    assert item.inputs.table is not None
+    grid = grid_of_table(item.inputs.table, {})
+    layout = marked(plain(grid), {(m.row, m.col): m.style for m in drawn.marks},
+                    {(m.row, m.col): m.colour for m in drawn.marks})
+    style_json = family_style(streams, None, grid)
+    drawn_look = look(streams)
+    html = layout_document(layout, parse_style(style_json), drawn_look)
+    with uninterrupted():
+        png, how = _STATE["renderer"].shoot(html, parse_style(style_json), "panels")
+    image = write_image(_STATE["root"], item.id, "table", png, how)
+    variant = Variant(style={"table": style_json, "markup": drawn_look})
+    return item.model_copy(update={"images": (image,), "variant": variant})
+
+
+def _supply(seed: int, kind: str, name: str, fmt: str | None = None,
+            source: str | None = None, data: str | None = None) -> TableSupply:
+    if kind == "import":
+        return imported_tables(Path(name), fmt)
+    return domain_tables(name, seed, source, data)
+
+
+def _tables_spec(tables: str, fmt: str | None, source: str | None,
+                 data: str | None) -> dict[str, Any]:
+    """``--tables``: a built-in domain's name or a pack folder (with ``domain.yaml``) is a
+    domain; another file or folder that exists, or any path with ``--format``, an existing
+    dataset; anything else is looked up as a domain (and reported as unknown)."""
+    from hopvista.domain import DOMAIN_FILE, builtin_pack_names
+
+    path = Path(tables)
+    is_pack = tables in builtin_pack_names() or (path / DOMAIN_FILE).is_file()
+    if fmt is not None or (not is_pack and path.exists()):
+        return {"kind": "import", "name": tables, "fmt": fmt}
+    return {"kind": "domain", "name": tables, "source": source, "data": data}
+
+
+# -- the run ----------------------------------------------------------------------------------
+
+
+def build_markup(out: Path, *, count: int, seed: int = 0, tables: str = "financial",
+                 fmt: str | None = None, source: str | None = None, data: str | None = None,
+                 workers: int = 1, overwrite: bool = False, progress: bool = False,
+                 notice: Notice = _stderr) -> dict[str, Any]:
+    """Write ``count`` markup tasks drawn on ``tables`` (a domain, or an existing dataset's
+    path) into ``out``; return the manifest."""
+    from hopvista.building.pipeline import _versions, cap_workers
+    from hopvista.building.workers import ordered_map
+    from hopvista.output.folder import claim_output
+    from hopvista.output.parquet import ParquetShards, item_line
+
+    spec = _tables_spec(tables, fmt, source, data)
+    supply = _supply(seed, **spec)  # input errors surface here, before the output is claimed
+    _STATE.update(tables=(seed, spec), supply=supply)  # the workers use it, not a second read
+    families = by_family()
+    if not families:
+        raise UserError("no markup subtask is registered")
+    for index in range(min(count, 5 * max(len(f) for f in families.values()))):
+        draw_task(seed, index, supply, families)  # a table no subtask can use fails fast
+    workers = cap_workers(workers, notice)
+    with claim_output(out, overwrite, notice) as output:
+        output.begin()
+        stage = output.dataset
+        (stage / "images").mkdir(exist_ok=True)
+        shards = ParquetShards(stage, count)
+        per_family: Counter[str] = Counter()
+        per_subtask: Counter[str] = Counter()
+        answers: Counter[str] = Counter()
+        images = 0
+        bar = tqdm(total=count, desc="tasks", unit="task", disable=not progress,
+                   file=sys.stderr)
+        with (stage / "items.jsonl").open("w", encoding="utf-8", newline="\n") as lines:
+            for item in ordered_map(_one, iter(range(count)), workers, _init,
+                                    (stage, seed, spec), _close):
+                line = item_line(item)
+                lines.write(line + "\n")
+                shards.add(item, line)
+                images += len(item.images)
+                assert item.task is not None
+                per_family[item.task.family] += 1
+                per_subtask[item.task.subtask] += 1
+                answer = item.answer if isinstance(item.answer, dict) else {}
+                for key, value in answer.items():
+                    if isinstance(value, bool):
+                        answers[f"{item.task.subtask}:{key}={str(value).lower()}"] += 1
+                bar.update()
+        shards.close()
+        bar.close()
+        manifest: dict[str, Any] = {
+            "format": DATASET_FORMAT,
+            "format_version": FORMAT_VERSION,
+            "kind": MANIFEST_KIND,
+            "config": {"domain": DOMAIN, "count": count, "seed": seed,
+                       "tables": supply.description},
+            "seed": seed,
+            "packages": _versions(),
+            "counts": {"items": count, "images": images},
+            "shares": {"families": dict(sorted(per_family.items())),
+                       "subtasks": dict(sorted(per_subtask.items())),
+                       "yes_no": dict(sorted(answers.items()))},
+        }
+        write_atomic(stage / "README.md", markup_card(manifest).encode())
+        output.seal(manifest)
+    return manifest
+
+
+def markup_card(manifest: dict[str, Any]) -> str:
+    """The dataset card of a markup-task dataset (Hugging Face YAML front matter)."""
+    import yaml
+
+    from hopvista.output.parquet import DATA_DIR, SPLIT
+
+    front = {
+        "license": "other",
+        "language": ["en"],
+        "pretty_name": "hopvista markup tasks",
+        "task_categories": ["visual-question-answering", "table-question-answering"],
+        "tags": ["multimodal", "tables", "markup", "highlightbench", "hopvista"],
+        "configs": [{"config_name": "default",
+                     "data_files": [{"split": SPLIT, "path": f"{DATA_DIR}/*.parquet"}]}],
+    }
+    shares = manifest["shares"]
+    rows = "\n".join(f"| {family} | {FAMILIES.get(family, '')} | {n} |"
+                     for family, n in shares["families"].items())
+    tables = manifest["config"]["tables"]
+    where = tables.get("domain") or tables.get("name")
+    return f"""---
+{yaml.safe_dump(front, sort_keys=False).strip()}
+---
+
+# Markup tasks
+
+Made by `gen build markup --count {manifest['config']['count']} --seed {manifest['seed']}` on
+tables from {where}: {manifest['counts']['items']} task(s), one marked table image each. Every
+item asks a question about marked cells (highlighted in a named colour, underlined or bold) and
+is answered with a strict JSON object; `task.program`, executed on the item's table and
+`task.marks`, gives the answer (`gen verify` re-derives each one).
+
+| family | what it tests | items |
+|---|---|---|
+{rows}
+"""

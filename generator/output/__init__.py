@@ -1,0 +1,3 @@
+"""What commands write: atomic files, the claimed output folder, the dataset card, Parquet shards
+and the preview page.
+"""
