@@ -38,7 +38,7 @@ BASE = "57fb474"
 """The default commit to compare against: the last one before the restructuring."""
 
 MARKUP_ARGS = ["--count", "12", "--seed", "5"]
-VARIANTS = "web,noise,photo,structural,hc,ui"
+VARIANTS = "web,noise,photo,structural,markup-hc,markup-ui"
 """A style, two perturbation recipes, a structural one and two counterfactual markups."""
 
 NOT_COUNTED = ("manifest.json", "README.md")
@@ -134,29 +134,40 @@ def run_all(label: str, python: Path, out: Path) -> dict[str, str | None]:
 
 
 def first_line_difference(old: Path, new: Path) -> str | None:
-    """Where two text files first differ (``file line N``), or None if their bytes match."""
+    """Where two text files first differ (``line N: ...``), or None if their bytes match."""
     a, b = old.read_bytes(), new.read_bytes()
     if a == b:
         return None
     old_lines, new_lines = a.splitlines(), b.splitlines()
     for number, (x, y) in enumerate(zip(old_lines, new_lines, strict=False), start=1):
         if x != y:
-            return f"{old.name} line {number}"
-    return f"{old.name}: {len(old_lines)} lines before, {len(new_lines)} now"
+            return f"line {number}: {excerpt(x, y)}"
+    return f"{len(old_lines)} lines before, {len(new_lines)} now"
+
+
+def excerpt(before: bytes | str, now: bytes | str, room: int = 30) -> str:
+    """Where two differing texts part, a little of each: ``...before... -> ...now...``."""
+    x = before.decode("utf-8", "replace") if isinstance(before, bytes) else before
+    y = now.decode("utf-8", "replace") if isinstance(now, bytes) else now
+    at = next((i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q),
+              min(len(x), len(y)))
+    start = max(0, at - room)
+    return f"{x[start:at + room]!r} before, {y[start:at + room]!r} now"
 
 
 def parquet_difference(old: Path, new: Path) -> str | None:
     """Where two Parquet files' columns first differ, or None if every value matches."""
     a, b = pq.read_table(old), pq.read_table(new)
     if a.column_names != b.column_names:
-        return f"{old.name}: columns {a.column_names} before, {b.column_names} now"
+        return f"columns {a.column_names} before, {b.column_names} now"
     if a.num_rows != b.num_rows:
-        return f"{old.name}: {a.num_rows} rows before, {b.num_rows} now"
+        return f"{a.num_rows} rows before, {b.num_rows} now"
     for column in a.column_names:
         before, now = a.column(column).to_pylist(), b.column(column).to_pylist()
         for row, (x, y) in enumerate(zip(before, now, strict=True)):
             if x != y:
-                return f"{old.name} column {column} row {row}"
+                shown = f": {excerpt(x, y)}" if isinstance(x, str) and isinstance(y, str) else ""
+                return f"column {column} row {row}{shown}"
     return None
 
 
@@ -165,13 +176,18 @@ def manifest_difference(old: Path, new: Path) -> str | None:
     a, b = json.loads(old.read_text()), json.loads(new.read_text())
     for field in STABLE_MANIFEST_FIELDS:
         if a.get(field) != b.get(field):
-            return f"manifest.json field {field}"
+            return f"manifest.json field {field!r} differs"
     return None
 
 
 def files_of(folder: Path) -> set[str]:
     """Every file under ``folder``, as paths relative to it."""
     return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+
+
+def comparison_order(name: str) -> tuple[int, str]:
+    """items.jsonl first, then the images and other files, the Parquet shards last."""
+    return (0 if name == "items.jsonl" else 2 if name.endswith(".parquet") else 1, name)
 
 
 def compare(old: Path, new: Path) -> tuple[str | None, list[str]]:
@@ -184,20 +200,19 @@ def compare(old: Path, new: Path) -> tuple[str | None, list[str]]:
     notes = []
     card = first_line_difference(old / "README.md", new / "README.md")
     if card:
-        notes.append(f"card {card}")
+        notes.append(f"README.md (the card) differs at {card}")
     manifest = manifest_difference(old / "manifest.json", new / "manifest.json")
     if manifest:
         notes.append(manifest)
-    for name in sorted(old_files - set(NOT_COUNTED)):
+    for name in sorted(old_files - set(NOT_COUNTED), key=comparison_order):
         if name.endswith(".parquet"):
             found = parquet_difference(old / name, new / name)
         elif name.endswith(".jsonl"):
             found = first_line_difference(old / name, new / name)
         else:
-            found = None if (old / name).read_bytes() == (new / name).read_bytes() else name
+            found = None if (old / name).read_bytes() == (new / name).read_bytes() else "bytes"
         if found:
-            where = name.rsplit("/", 1)[0] + "/" if "/" in name and "/" not in found else ""
-            return where + found, notes
+            return f"{name} {found}", notes
     return None, notes
 
 
@@ -220,7 +235,7 @@ def report(work: Path, failures: dict[str, dict[str, str | None]]) -> bool:
         else:
             print(f"  {run.name:15} same ({count} files)")
         for note in notes:
-            print(f"  {'':15} note (not counted): {note} differs")
+            print(f"  {'':15} note (not counted): {note}")
     return all_same
 
 

@@ -22,6 +22,9 @@ TEST_COMMAND = "python -m pytest -q -n auto --dist loadfile"
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 ISSUE_NUMBER = re.compile(r"[Ii]ssues? ?#?[0-9]")
+SOURCE_PATH = re.compile(r"(?<![\w./~-])((?:generator|sources|augment|themes|templates)/"
+                         r"[\w./-]*[\w/])")
+PLACEHOLDER = re.compile(r"[A-Z]{3,}")  # NAME.py, KIND.j2: a file the reader names
 
 
 def prose(path: Path) -> str:
@@ -55,6 +58,17 @@ def test_every_relative_link_leads_to_a_file_and_heading(document: Path) -> None
         elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
             broken.append(f"{target}: no such heading")
     assert not broken, f"{document.relative_to(ROOT)}: {broken}"
+
+
+GUIDES = [ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("document", GUIDES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_source_path_a_document_names_exists(document: Path) -> None:
+    named = {match.rstrip(".") for match in SOURCE_PATH.findall(document.read_text("utf-8"))}
+    missing = sorted(path for path in named
+                     if not PLACEHOLDER.search(path) and not (ROOT / path).exists())
+    assert not missing, f"{document.relative_to(ROOT)} names paths that do not exist: {missing}"
 
 
 def test_the_readme_is_read_in_one_sitting() -> None:
