@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from hopvista.eval.papers.mmtabreal import gold_text
 from hopvista.model import Item
 
 _ANSWER = re.compile(r"<answer>(.*?)</answer>", re.IGNORECASE | re.DOTALL)
@@ -33,15 +34,8 @@ def extract(reply: str) -> str:
     return reply.strip()
 
 
-def gold_text(item: Item) -> str:
-    """The item's answer as TableVista's gold: the value as text, a boolean as yes / no."""
-    answer: Any = item.answer
-    if isinstance(answer, bool):
-        return "yes" if answer else "no"
-    return str(answer)
-
-
 def score(item: Item, response: str, parsed: Any, rule: str | None) -> dict[str, float]:
     """``tablevista_em`` of the reply ``response`` (TableVista reads the reply itself, not
-    hopvista's parse of it)."""
+    hopvista's parse of it). The gold is the answer as MMTabReal's script reads it; a boolean's
+    ``Yes`` / ``No`` is lowercased with the rest."""
     return {"tablevista_em": float(normalise(extract(response)) == normalise(gold_text(item)))}
