@@ -25,12 +25,11 @@ from hopvista.errors import UserError
 from hopvista.eval.backends import Prompt, PromptImage
 from hopvista.eval.prompts import Setting, build_prompt, default_template, setting
 from hopvista.model import ITEM_KINDS, Item
-from hopvista.model.dataset import ITEMS, Dataset, load
+from hopvista.model.dataset import ITEMS, Dataset, load, sha256_file
 from hopvista.output.atomic import (
     Unsupported,
     rename_exchange,
     rename_noreplace,
-    sha256_file,
     write_atomic,
 )
 from hopvista.output.files import (

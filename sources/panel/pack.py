@@ -306,7 +306,7 @@ def _instance(merged: dict[str, Any], user: dict[str, Any], panel: Panel,
 def _types(merged: dict[str, Any], documents: bool, periods: int) -> list[str]:
     """The worded types this data can make (text types only with texts, trend and
     period-condition types only with enough periods)."""
-    from hopvista.statements.registry import STATEMENT_TYPES
+    from hopvista.program.statement_types import STATEMENT_TYPES
 
     out = []
     for name in merged.get("forms") or {}:
