@@ -33,6 +33,8 @@ from hopvista.output.atomic import (
     write_atomic,
 )
 from hopvista.output.files import (
+    EXPORT_FORMAT,
+    MARKER,
     check_new_folder,
     kind_of,
     reason,
@@ -42,9 +44,7 @@ from hopvista.output.files import (
 from hopvista.output.folder import declared_format
 from hopvista.version import __version__
 
-MARKER = "hopvista-export.json"
 README = "README.md"
-EXPORT_FORMAT = "hopvista-harness-export"
 EXPORT_VERSION = 1
 
 

@@ -487,7 +487,7 @@ def _against_base(item: Item, base: Item, blanked: set[tuple[int, int]]) -> list
             item.inputs.chart.kind == base.inputs.chart.kind and \
             item.inputs.chart != base.inputs.chart:
         problems.append("chart data differs from the base's")
-    from hopvista.variants.maker import protected_cells
+    from hopvista.augment.recipes import protected_cells
 
     read = set(protected_cells(base))
     if blanked & read:

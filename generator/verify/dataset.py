@@ -26,7 +26,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from hopvista.errors import UserError
+from hopvista.errors import UserError, one_line
 from hopvista.model.dataset import read_manifest
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
@@ -77,12 +77,6 @@ from hopvista.version import __version__
 
 ITEMS = "items.jsonl"
 Report = Callable[[str], None]
-
-def one_line(text: str) -> str:
-    """``text`` as one printable line: control characters (newlines, escapes) and lone
-    surrogates are shown escaped, so a dataset cannot forge extra lines of output."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
 
 def _guarded(stage: str, report: Report, check: Callable[[], None]) -> None:
     """Run one check; an unexpected failure is reported as a problem of ``stage``."""

@@ -204,8 +204,8 @@ class RecipeRecords:
 def _chosen(base: Any, seed: int, modality: str) -> dict[str, Any]:
     """The cells (or points), misled answers and look the markup recipes of ``modality``
     choose for ``base`` from its shared streams, as the recipes draw them."""
+    from hopvista.augment.recipes import base_of_item
     from hopvista.rng import Streams
-    from hopvista.variants.maker import base_of_item
 
     made = base_of_item(base)
     if modality == "chart":
