@@ -169,7 +169,7 @@ def _hijacked(answer: Any, k: int, swapped: bool | None) -> dict[str, Any]:
 def look(streams: Streams, kind: str) -> dict[str, Any]:
     """The emphasis look for one base (its three variants share it): how, among those a
     ``kind`` chart draws, and the stroke's colour and width in points."""
-    from hopvista.render.chart_data import EMPHASIS_HOWS
+    from hopvista.themes.chart_kinds import EMPHASIS_HOWS
 
     hows = EMPHASIS_HOWS.get(kind)
     if not hows:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -35,6 +36,7 @@ from hopvista.augment.grid import (
     Grid,
     Layout,
     blank,
+    grid_of_table,
     layout_json,
     merged,
     order_columns,
@@ -48,6 +50,7 @@ from hopvista.augment.grid import (
 from hopvista.augment.perturbation import parse_params
 from hopvista.errors import UserError
 from hopvista.model import Item
+from hopvista.model.inputs import Table
 from hopvista.program.executor import MISSING_TOKENS
 from hopvista.registry import Registry
 from hopvista.rng import Streams
@@ -458,3 +461,39 @@ def photo(base: Base, streams: Streams, params: PhotoParams) -> Plan:
 TEN = ("web", "latex", "excel", "custom", "noise", "structural", "partial", "missing",
        "screenshot", "photo")
 """TableVista's ten variants, in its order."""
+
+
+def protected_cells(item: Item) -> dict[tuple[int, int], str]:
+    """The logical table cells a generated item's programs read, each with why."""
+    table = item.inputs.table
+    if not isinstance(table, Table):
+        return {}
+    first = 1 if table.period_label is None else 2
+    rows = {(row.entity, row.year): r for r, row in enumerate(table.rows, start=1)}
+    cols = {column.key: first + i for i, column in enumerate(table.columns)}
+    found: dict[tuple[int, int], str] = {}
+    for n, statement in enumerate(item.statements, start=1):
+        for cell in statement.cells:
+            if cell.modality != "table":
+                continue
+            at = (rows.get((cell.entity, cell.year)), cols.get(cell.column))
+            if at[0] is not None and at[1] is not None:
+                found.setdefault((at[0], at[1]),
+                                 f"read by statement {n} ({statement.type})")
+    return found
+
+
+def base_of_item(item: Item, root: Path | None = None) -> Base:
+    """A hopvista base item as a :class:`Base` (with its chart image, read from the dataset
+    folder ``root``, when it has one)."""
+    names = {e.id: e.name for e in item.entities}
+    if item.inputs.table is None:
+        raise Skip("the item has no table")
+    decide = item.provenance.decidability or {}
+    gap = decide.get("min_rank_gap")
+    chart = item.image("chart")
+    png = (root / chart.path).read_bytes() if chart is not None and root is not None else None
+    return Base(item, grid_of_table(item.inputs.table, names), protected_cells(item),
+                table_style=item.variant.style.get("table") or None, chart_png=png,
+                chart_render=chart.render if chart is not None else {},
+                min_rank_gap=float(gap) if isinstance(gap, (int, float)) else None)

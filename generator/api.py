@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
 from typing import Any
+
+from hopvista.verify.dataset import VerifyReport, verify
 
 __all__ = ["VerifyReport", "build", "statement_types", "verify"]
 
@@ -73,7 +74,7 @@ def statement_types(domain: str, *, source: str | None = None,
     records the same reasons in its manifest (``config.unavailable``)."""
     from hopvista.building.config import BuildConfig
     from hopvista.building.workers import availability
-    from hopvista.statements.registry import STATEMENT_TYPES
+    from hopvista.program.statement_types import STATEMENT_TYPES
 
     found = availability(BuildConfig(domain=str(domain), seed=seed, source=source,
                                      data=None if data is None else str(data), years=years,
@@ -82,35 +83,3 @@ def statement_types(domain: str, *, source: str | None = None,
             for name in STATEMENT_TYPES.names()}
 
 
-@dataclass(frozen=True)
-class VerifyReport:
-    """What :func:`verify` found: the items checked, every problem (empty when sound), and
-    what it could not prove (``unchecked``: the images' pixels, wording it can only judge by
-    its words, imported records without their source)."""
-
-    items: int
-    problems: list[str] = field(default_factory=list)
-    unchecked: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """Whether every check passed."""
-        return not self.problems
-
-
-def verify(path: str | PathLike[str], *, source: str | PathLike[str] | None = None
-           ) -> VerifyReport:
-    """Re-prove every label of the dataset at ``path`` and check its files (``gen verify``).
-
-    ``source`` is the input a ``gen augment`` dataset was made from (a release folder or
-    file, or a hopvista dataset): each item is then compared with its record there. Raises
-    :class:`hopvista.errors.UserError` when ``path`` is not a hopvista dataset, or ``source``
-    cannot be read as the input it names.
-    """
-    from hopvista.verify import verify_into
-
-    problems: list[str] = []
-    unchecked: list[str] = []
-    items = verify_into(Path(path), problems.append, note=unchecked.append,
-                        source=None if source is None else Path(source))
-    return VerifyReport(items=items, problems=problems, unchecked=unchecked)

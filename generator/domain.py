@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
+import jinja2
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from hopvista import sandbox
 from hopvista.errors import UserError, excerpt
-from hopvista.generation.identities import Identity, derivable_closure, parse_identity
+from hopvista.program.identities import Identity, derivable_closure, parse_identity
 from hopvista.world import Column
 from hopvista.yamlfile import Lines, file_stamp, read_yaml, validation_message
 
@@ -237,14 +242,12 @@ class DomainPack:
 def _check_template(where: str, text: str, variables: dict[str, Any]) -> None:
     """Render ``text`` once in the sandbox; a :class:`UserError` beginning with ``where`` if
     it cannot be."""
-    from hopvista.statements.wording import render_template
-
     render_template(text, variables, where)
 
 
 def _enabled_types(spec: PackSpec, lines: Lines) -> tuple[str, ...]:
     """The statement types the pack enables, checked against the registry and the domain."""
-    from hopvista.statements.registry import STATEMENT_TYPES
+    from hopvista.program.statement_types import STATEMENT_TYPES
 
     worded = list(spec.forms)
     for name in worded:
@@ -280,7 +283,7 @@ def _check_wording(spec: PackSpec, lines: Lines) -> None:
     """Render every surface form and the question once, so a typo fails at load time. A
     form is rendered with the variables its type fills on the domain's instances: a type
     with a one-period shape (CT+RK, AR+RK) fills others on an instance of one period."""
-    from hopvista.statements.registry import STATEMENT_TYPES
+    from hopvista.program.statement_types import STATEMENT_TYPES
 
     periods = spec.instance.periods if spec.period is not None else 1
     for type_name, forms in spec.forms.items():
@@ -400,3 +403,45 @@ def resolve_pack(name_or_path: str) -> DomainPack:
     known = ", ".join(builtin_pack_names()) or "none"
     raise UserError(f"unknown domain {excerpt(name_or_path)} (built-in domains: {known}; "
                     "or give the path of a pack folder)")
+
+
+# The pack's words rendered: statement forms and the question, sandboxed (hopvista.sandbox).
+
+_ENV = sandbox.PackEnvironment(keep_trailing_newline=False)
+
+
+@lru_cache(maxsize=512)
+def template(source: str) -> jinja2.Template:
+    """A compiled, sandboxed template of the pack (strict: an unknown variable is an error)."""
+    return _ENV.from_string(source)
+
+
+def render_template(source: str, variables: dict[str, Any], where: str) -> str:
+    """``source`` rendered with ``variables``; a :class:`UserError` beginning with ``where``
+    (the file, line and field the template comes from) when it cannot be."""
+    try:
+        return template(source).render(**variables)
+    except sandbox.TEMPLATE_ERRORS as exc:
+        raise UserError(f"{where}: {sandbox.describe(exc, sorted(variables))}") from None
+
+
+def render_form(pack: DomainPack, type_name: str, variables: dict[str, str],
+                rng: np.random.Generator) -> str:
+    """One surface form of ``type_name``, chosen by ``rng``, rendered with ``variables``."""
+    forms = pack.words.forms[type_name]
+    index = int(rng.integers(len(forms)))
+    text = render_template(forms[index], variables,
+                           field_where(pack, ("forms", type_name, index))).strip()
+    return text[0].upper() + text[1:] if text else text
+
+
+def render_question(pack: DomainPack, variables: dict[str, Any]) -> str:
+    """The pack's question rendered with ``variables`` (``names``, ``statements``, …)."""
+    return render_template(pack.spec.question, variables, field_where(pack, ("question",)))
+
+
+def field_where(pack: DomainPack, loc: Sequence[int | str]) -> str:
+    """``domain.yaml:LINE: field 'a.b.0'`` for a field of ``pack``."""
+    if pack.lines is not None:
+        return pack.lines.where(loc)
+    return f"{pack.path / DOMAIN_FILE}: field '{'.'.join(str(p) for p in loc)}'"

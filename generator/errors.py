@@ -25,3 +25,9 @@ def excerpt(value: object, limit: int = EXCERPT_CHARS, *, length: bool = True) -
     if len(value) <= limit:
         return repr(value)
     return f"{value[:limit]!r}…" + (f" ({len(value):,} characters)" if length else "")
+
+
+def one_line(text: str) -> str:
+    """``text`` as one printable line: control characters (newlines, escapes) and lone
+    surrogates shown escaped, so no message can forge extra lines of output."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

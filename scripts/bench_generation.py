@@ -22,7 +22,7 @@ def main() -> int:
     from hopvista.building import workers
     from hopvista.building.config import BuildConfig
     from hopvista.generation.item import build_item
-    from hopvista.generation.plan import LEVEL_NAMES
+    from hopvista.model.balance import LEVEL_NAMES
 
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)

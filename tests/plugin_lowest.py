@@ -18,9 +18,9 @@ from hopvista.generation.instance import Instance
 from hopvista.program.executor import Context, Undecidable
 from hopvista.program.fields import text, whole
 from hopvista.program.operators import Node, View, operator
+from hopvista.program.statement_types import Words, selector
 from hopvista.rng import derive
 from hopvista.sources import source
-from hopvista.statements.registry import Words, selector
 from hopvista.statements.selection import Margins, Selection, table_cells
 from hopvista.world import Entity, World
 

@@ -18,14 +18,13 @@ from PIL import Image
 from hopvista.augment import VARIANTS
 from hopvista.augment.chart_markup import GROUP
 from hopvista.augment.chart_markup import VARIANTS as CHART_MARKUP
-from hopvista.augment.recipes import Skip
+from hopvista.augment.recipes import Skip, base_of_item
 from hopvista.cli.main import main
 from hopvista.model import Item
 from hopvista.render.chart import ChartRenderer
-from hopvista.render.chart_data import EMPHASIS_HOWS
 from hopvista.rng import Streams
+from hopvista.themes.chart_kinds import EMPHASIS_HOWS
 from hopvista.variants.build import parse_variants
-from hopvista.variants.maker import base_of_item
 from tests.conftest import build_dataset, read_items
 from tests.test_render_chart import (
     ALL_LIBRARIES,

@@ -1,4 +1,4 @@
-"""What the derivation check finds (hopvista.generation.derivation): a chart column that the table's
+"""What the derivation check finds (hopvista.program.derivation): a chart column that the table's
 columns give by a linear relation with weights and a constant, within display rounding, in
 the data shown; and nothing where the rows give no evidence of one."""
 
@@ -12,7 +12,7 @@ from itertools import combinations, product
 import pytest
 
 from hopvista.display import shown
-from hopvista.generation.derivation import Relation, derivation
+from hopvista.program.derivation import Relation, derivation
 
 
 def _d(values: list[int] | list[str] | list[float]) -> list[Decimal]:

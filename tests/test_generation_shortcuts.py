@@ -20,12 +20,12 @@ from hopvista.audit.proxy import ProxyModels, ProxyReader
 from hopvista.audit.solvers import solve_no_chart, solve_no_table, solve_no_text
 from hopvista.display import fmt, shown
 from hopvista.domain import DomainPack
-from hopvista.generation.derivation import Relation, _search, derivation
 from hopvista.generation.instance import sample_instance
 from hopvista.generation.item import DIVERGENCE, _hardest_first, _screened, demand_phase
 from hopvista.generation.plan import make_plan
+from hopvista.program.derivation import Relation, _search, derivation
+from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.rng import derive
-from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.statements.types import make_statement
 from hopvista.world import World
 

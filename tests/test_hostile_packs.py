@@ -24,9 +24,9 @@ import hopvista.themes.tables
 from hopvista.cli.main import main
 from hopvista.domain import PackSpec, load_pack, resolve_pack
 from hopvista.eval.backends import MODELS, Prompt
+from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.sources.materials.text import TEMPLATE_FILES
 from hopvista.sources.synthetic.plan import CLAIMS, load_plan
-from hopvista.statements.registry import STATEMENT_TYPES
 from tests.conftest import build_dataset
 
 TEMPLATES = Path(hopvista.templates.__file__).parent

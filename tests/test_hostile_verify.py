@@ -958,7 +958,7 @@ def test_verify_words_every_subtask_s_question_as_the_build_does() -> None:
     the same task asking the opposite is refused."""
     from hopvista.markup_tasks.build import by_family, draw_task
     from hopvista.markup_tasks.tables import domain_tables
-    from hopvista.program.marks import question_problems
+    from hopvista.verify.markup import question_problems
 
     families = by_family()
     supply = domain_tables("financial", 3)

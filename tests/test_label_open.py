@@ -18,7 +18,7 @@ import pytest
 from hopvista.cli.main import main
 from hopvista.program.executor import Context, Undecidable, bounds, decide, select
 from hopvista.program.lenient import lenient_decide
-from hopvista.statements.registry import STATEMENT_TYPES, selector
+from hopvista.program.statement_types import STATEMENT_TYPES, selector
 from hopvista.verify.checks import (
     LABEL_DECIDABLE_FALSE,
     check_item,

@@ -23,9 +23,9 @@ import pytest
 from hopvista.cli.main import main
 from hopvista.domain import resolve_pack
 from hopvista.program.executor import Context, Undecidable, decide, drop, hops
+from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.sources import SourceOptions
 from hopvista.sources.panel.pack import panel_pack
-from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.verify.checks import hop_necessary, readable_without
 from tests.conftest import read_items, reseal
 from tests.test_panel import write_folder

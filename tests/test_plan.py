@@ -11,9 +11,8 @@ from hopvista.generation.plan import (
     make_plan,
     parse_levels,
     plan_shares,
-    slot_groups,
-    slot_orders,
 )
+from hopvista.model.balance import slot_groups, slot_orders
 
 TYPES = resolve_pack("financial").types
 """The financial domain's types, in its order."""

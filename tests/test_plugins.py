@@ -26,7 +26,7 @@ from decimal import Decimal
 
 from hopvista.rng import derive
 from hopvista.sources import source
-from hopvista.statements.registry import selector
+from hopvista.program.statement_types import selector
 from hopvista.statements.selection import Selection, num, table_cells
 from hopvista.program.executor import Undecidable
 from hopvista.program.operators import operator

@@ -16,8 +16,8 @@ import pytest
 
 from hopvista.cli.main import main
 from hopvista.program.operators import OPERATORS
+from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.sources import SOURCES
-from hopvista.statements.registry import STATEMENT_TYPES
 from tests.conftest import read_items, reseal
 from tests.test_plugins import DOMAIN as PLUGIN_DOMAIN
 

@@ -15,7 +15,7 @@ from hopvista.audit.proxy import ProxyModels, ProxyReader, recorded_models
 from hopvista.cli.main import main
 from hopvista.domain import DomainPack
 from hopvista.generation.plan import make_plan, plan_shares
-from hopvista.statements.registry import STATEMENT_TYPES, proxied
+from hopvista.program.statement_types import STATEMENT_TYPES, proxied
 from hopvista.verify.balance import Tally, check_agreement
 from hopvista.world import World
 

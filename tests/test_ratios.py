@@ -1,4 +1,4 @@
-"""The chart needed against products and ratios of table columns (hopvista.generation.ratios)."""
+"""The chart needed against products and ratios of table columns (hopvista.program.ratios)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from hopvista.generation.ratios import product_relation
+from hopvista.program.ratios import product_relation
 from hopvista.verify.checks import check_chart_needed
 
 GROUPS = [i // 5 for i in range(15)]

@@ -608,7 +608,7 @@ def test_glyph_fallback_in_a_header_label_or_a_decor_cell_is_an_error(
     table["entity_label"] = "Company \u5317"  # inside the header's label span
     with pytest.raises(UserError, match="fell back"):
         renderer.render(table, NAMES, default_style("excel"))
-    from hopvista.themes.tables import skeleton
+    from hopvista.themes.tables.files import skeleton
     marked = skeleton().replace("{{ letter }}</th>", "{{ letter }}\u5317</th>")
     assert marked != skeleton()
     with pytest.raises(UserError, match="fell back"):

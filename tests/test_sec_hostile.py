@@ -23,9 +23,8 @@ import pytest
 
 from hopvista.cli.main import main
 from hopvista.domain import DomainPack
-from hopvista.errors import UserError
+from hopvista.errors import UserError, one_line
 from hopvista.sources import SourceOptions, load_world
-from hopvista.sources.sec.files import one_line
 from tests import test_sec_fetch as recorded
 from tests.test_sec_fetch import UA, _fetch
 

@@ -1,4 +1,4 @@
-"""Numbers a text states, matched as numbers (hopvista.generation.stated_numbers): the one reading
+"""Numbers a text states, matched as numbers (hopvista.program.stated_numbers): the one reading
 of
 written numbers behind the chart-needed check of the generator and of ``gen verify``, and
 behind a panel's stated columns."""
@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from hopvista.generation.stated_numbers import number_tokens, stated_values, states
+from hopvista.program.stated_numbers import number_tokens, stated_values, states
 from hopvista.verify.checks import check_chart_needed
 
 

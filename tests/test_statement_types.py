@@ -11,12 +11,12 @@ import pytest
 from hopvista.domain import DomainPack
 from hopvista.generation.feasibility import needs_shared_facts, needs_trend_pair
 from hopvista.generation.instance import Instance, sample_instance
-from hopvista.generation.plan import slot_groups
+from hopvista.model.balance import slot_groups
 from hopvista.program.executor import Context, Undecidable, best, decide, drop, hops, select
 from hopvista.program.operators import OPERATORS, modalities
+from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.rng import derive
 from hopvista.statements.fact import fact_node
-from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.statements.types import Statement, make_statement
 from hopvista.verify.checks import hop_necessary, readable_without
 from hopvista.world import World

@@ -137,3 +137,14 @@ def shown_chart(chart: Mapping[str, Any], kind: str, statements: Sequence[ChartR
     if shown is None:
         raise ValueError(f"chart kind {kind!r} cannot show this item")
     return {**shown, "kind": kind}
+
+
+EMPHASIS_HOWS: dict[str, tuple[str, ...]] = {
+    "line": ("outline", "marker", "series"),
+    "scatter": ("outline", "marker"),
+    "bar": ("outline",),
+    "pie": ("outline",),
+}
+"""How each kind can emphasise one mark: ``outline`` a contour around it (a bar's or a pie
+wedge's edge, a ring around a point), ``marker`` the point's marker drawn larger with an edge,
+``series`` the entity's whole line drawn thicker (the mark is then the series)."""

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.errors import UserError
+from hopvista.model.dataset import load
 from hopvista.rng import derive
 
 MODALITIES = ("text", "table", "chart")
@@ -69,9 +70,7 @@ def read_items(path: str | Path, folds: int, seed: int) -> tuple[list[AuditItem]
 
     :class:`UserError` when ``path`` is not a dataset or has too few items for ``folds``.
     """
-    import hopvista
-
-    dataset = hopvista.load(path)
+    dataset = load(path)
     config = dataset.manifest.config
     decidability = config.get("decidability") or {}
     try:

@@ -25,7 +25,7 @@ from hopvista.audit.impute import ChartModel, LinearFit, TableModel, fit_line
 from hopvista.audit.solvers import without_chart, without_table
 from hopvista.program.executor import Context, Undecidable, select
 from hopvista.program.lenient import judge, lenient_pick
-from hopvista.statements.registry import PROXIED, proxied  # noqa: F401 (re-exported)
+from hopvista.program.statement_types import PROXIED, proxied  # noqa: F401 (re-exported)
 from hopvista.world import World
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from hopvista.domain import DomainPack, check_columns, resolve_pack
 from hopvista.errors import UserError
-from hopvista.generation.plan import LEVEL_NAMES
+from hopvista.model.balance import LEVEL_NAMES
 from hopvista.sources import SOURCES, SourceOptions
 
 

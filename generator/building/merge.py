@@ -29,8 +29,8 @@ from hopvista.model.dataset import (
     dataset_file_problem,
     open_dataset_file,
     read_manifest,
+    sha256_file,
 )
-from hopvista.output.atomic import sha256_file
 from hopvista.output.folder import check_out, claim_output
 
 Notice = Callable[[str], None]

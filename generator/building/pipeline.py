@@ -18,15 +18,9 @@ from hopvista.building.scratch import scratch_folder
 from hopvista.building.workers import generate_items, load_state, plan_build
 from hopvista.errors import UserError
 from hopvista.generation.feasibility import Availability, texts_without_facts
-from hopvista.generation.plan import (
-    LEVEL_NAMES,
-    agreement_shares,
-    missing_slots,
-    plan_shares,
-    slot_groups,
-    why_not,
-)
+from hopvista.generation.plan import missing_slots, plan_shares, why_not
 from hopvista.model import Item
+from hopvista.model.balance import LEVEL_NAMES, agreement_shares, slot_groups
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.image import longest_image_name
 from hopvista.model.item import base_item_id, variant_id
@@ -41,8 +35,8 @@ from hopvista.output.folder import (
     nearest_existing,
     storage_problem,
 )
+from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.render.versions import RenderVersions
-from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.version import __version__
 from hopvista.world import World
 

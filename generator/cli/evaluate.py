@@ -89,7 +89,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Evaluate and print the headline figures."""
-    from hopvista.cli.main import one_line
+    from hopvista.errors import one_line
     from hopvista.eval.prices import Prices
     from hopvista.eval.prompts import read_template
     from hopvista.eval.runner import EvalRequest, run_eval
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _notice(line: str) -> None:
-    from hopvista.cli.main import one_line
+    from hopvista.errors import one_line
 
     print(f"gen eval: {one_line(line)}", file=sys.stderr)
 

@@ -9,8 +9,8 @@ from typing import Any
 from hopvista.cli.arguments import seed_int, years
 from hopvista.domain import builtin_pack_names, resolve_pack
 from hopvista.errors import UserError
+from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.sources import SOURCES
-from hopvista.statements.registry import STATEMENT_TYPES
 
 
 def register(subparsers: Any) -> None:

@@ -38,7 +38,7 @@ from hopvista.cli import (
     verify,
 )
 from hopvista.cli.arguments import excerpt_long_words
-from hopvista.errors import GenerationError, UserError
+from hopvista.errors import GenerationError, UserError, one_line
 from hopvista.version import __version__
 
 SUBCOMMANDS = (build, merge, verify, augment, audit, evaluate, export, report, preview, listing,
@@ -143,11 +143,6 @@ def make_parser() -> argparse.ArgumentParser:
     for module in SUBCOMMANDS:
         module.register(subparsers)
     return parser
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line: newlines and other control characters escaped."""
-    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.cli.arguments import positive_int
-from hopvista.output.preview import PREVIEW_NAME, write_preview
+from hopvista.model.dataset import PREVIEW_NAME
+from hopvista.output.preview import write_preview
 
 
 def register(subparsers: Any) -> None:

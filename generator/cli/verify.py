@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.cli.arguments import non_negative_int
+from hopvista.errors import one_line
 from hopvista.verify import verify_into
-from hopvista.verify.dataset import one_line
 
 DEFAULT_MAX_PROBLEMS = 50
 DESCRIPTION = """Re-prove every label of a dataset folder and check its files, items, Parquet

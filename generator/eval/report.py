@@ -21,6 +21,7 @@ from hopvista.errors import UserError
 from hopvista.eval.clean import plain_text
 from hopvista.eval.compare import paired
 from hopvista.eval.run_files import check_results, check_run, check_summary
+from hopvista.eval.rundir import RESULTS_FILE, RUN_FILE, SUMMARY_FILE
 from hopvista.output.atomic import write_atomic
 from hopvista.output.files import OutputFile, html_generator_tag, html_written_by, reason
 
@@ -42,8 +43,6 @@ figcaption{font-weight:bold}code{background:#f4f4f4}"""
 def read_run(folder: Path) -> RunData:
     """A finished run folder (``UserError`` naming what is missing, or the file, line and
     field the report cannot read: :mod:`hopvista.eval.run_files`)."""
-    from hopvista.eval.runner import RESULTS_FILE, RUN_FILE, SUMMARY_FILE
-
     try:
         run = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
         numbered = [(number, json.loads(line)) for number, line in enumerate(

@@ -32,16 +32,14 @@ from typing import Any
 from hopvista.errors import UserError
 from hopvista.output import atomic
 from hopvista.output.atomic import FileLock, LockHeld, remove_empty
-from hopvista.output.files import make_parents
+from hopvista.output.files import RUN_FILE, RUN_FORMAT, make_parents
 
 LOCK_FILE = ".lock"
-RUN_FILE = "run.json"
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
 CACHE_DIR = "cache"
 PAGES_DIR = "pages"
-RUN_FORMAT = "hopvista-eval-run"
 TRANSPORT_OPTIONS = ("timeout", "max_retries")
 """Options that change how requests are sent, not what is answered: a rerun may change them."""
 MAX_RECORD_BYTES = 64 * 1024 * 1024

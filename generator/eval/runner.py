@@ -68,9 +68,8 @@ from hopvista.eval.rundir import (
 )
 from hopvista.model import Item
 from hopvista.model.answers import normalise_text, read_json_object, same_field
-from hopvista.model.dataset import ITEMS, Dataset, load
+from hopvista.model.dataset import ITEMS, Dataset, load, sha256_file
 from hopvista.model.kinds import ITEM_KINDS, Score
-from hopvista.output.atomic import sha256_file
 
 __all__ = ["CACHE_DIR", "PAGES_DIR", "REPORT_FILE", "RESULTS_FILE", "RUN_FILE", "RUN_FORMAT",
            "RUN_VERSION", "SUMMARY_FILE", "EvalRequest", "markup_failure", "run_eval",

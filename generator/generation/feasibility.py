@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from hopvista.domain import DomainPack
 from hopvista.generation.instance import sample_instance
+from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.rng import derive
-from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.statements.types import make_statement
 from hopvista.world import World
 

@@ -17,11 +17,11 @@ import numpy as np
 
 from hopvista.display import fmt, shown
 from hopvista.domain import DomainPack
-from hopvista.generation.derivation import derivation
-from hopvista.generation.identities import Identity, derivable_closure
-from hopvista.generation.ratios import product_relation
-from hopvista.generation.stated_numbers import stated_values
+from hopvista.program.derivation import derivation
 from hopvista.program.executor import mentions
+from hopvista.program.identities import Identity, derivable_closure
+from hopvista.program.ratios import product_relation
+from hopvista.program.stated_numbers import stated_values
 from hopvista.reading import as_read
 from hopvista.world import Chunk, Column, Entity, Fact, SharedFact, World
 

@@ -9,16 +9,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from hopvista.audit.proxy import ProxyModels, ProxyReader
-from hopvista.domain import DomainPack
+from hopvista.domain import DomainPack, render_question
 from hopvista.errors import GenerationError
 from hopvista.generation.feasibility import needs_shared_facts, needs_trend_pair
 from hopvista.generation.instance import Instance, sample_instance
-from hopvista.generation.plan import LEVEL_NAMES, PlanEntry
+from hopvista.generation.plan import PlanEntry
 from hopvista.model import BASE_VARIANT, Item, base_item_id, variant_id
+from hopvista.model.balance import LEVEL_NAMES
+from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.rng import Streams, derive
-from hopvista.statements.registry import STATEMENT_TYPES
 from hopvista.statements.types import Statement, make_statement
-from hopvista.statements.wording import render_question
 from hopvista.themes.style import sample_style, shown_chart
 from hopvista.version import __version__
 from hopvista.world import World

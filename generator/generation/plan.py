@@ -18,39 +18,21 @@ never the answer. Each axis is balanced on its own and shuffled independently:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import chain, combinations, permutations, product
+from itertools import chain, combinations, product
 from typing import Any, TypeVar
 
 import numpy as np
 
 from hopvista.errors import UserError
+from hopvista.model.balance import LEVEL_NAMES, slot_groups, slot_orders
+from hopvista.program.statement_types import STATEMENT_TYPES, proxied, types_for
 from hopvista.rng import derive
-from hopvista.statements.registry import STATEMENT_TYPES, proxied, types_for
 
 T = TypeVar("T")
 
 ANSWER_SETS: tuple[tuple[int, ...], ...] = tuple(
     chain.from_iterable(combinations((1, 2, 3), r) for r in range(4)))
-LEVEL_NAMES = {1: "easy", 2: "medium", 3: "hard"}
-
-
-def slot_groups(level: int, types: tuple[str, ...],
-                available: tuple[str, ...] | None = None) -> dict[str, list[str]]:
-    """Modality groups of a level among the domain's ``types`` and the types that fill each
-    (FCMR Table 12), limited to ``available`` types when given (a group may then be empty)."""
-    return {group: [n for n in names if available is None or n in available]
-            for group, names in types_for(level, types).items()}
-
-
-def slot_orders(groups: list[str]) -> list[tuple[str, ...]]:
-    """The orders of an item's three statement slots over a level's modality groups: the 6
-    permutations of three groups (FCMR), every 3-slot sequence using both of two groups, the
-    one sequence of one group, and every 3-permutation of more than three."""
-    if len(groups) >= 3:
-        return list(permutations(groups, 3))
-    return [seq for seq in product(groups, repeat=3) if set(seq) == set(groups)]
 
 
 def check_levels(levels: tuple[int, ...], types: tuple[str, ...],
@@ -270,25 +252,3 @@ def plan_shares(plan: list[PlanEntry]) -> dict[str, Any]:
     }
 
 
-def agreement_key(wants: dict[str, bool]) -> str:
-    """How the manifest names a combination of agreement demands
-    (``"chart agrees, table disagrees"``; ``"none"`` for a type no proxy reads)."""
-    return ", ".join(f"{m} {'agrees' if wants[m] else 'disagrees'}" for m in sorted(wants)) \
-        or "none"
-
-
-def agreement_shares(slots: Iterable[tuple[str, bool, dict[str, bool]]],
-                     waived: Iterable[str] = ()) -> dict[str, dict[str, Any]]:
-    """Per type and label, how many statements carry each combination of demands (as built:
-    ``slots`` of the items that met them), and per type how many were ``waived``."""
-    out: dict[str, dict[str, Any]] = {}
-    for name, truth, wants in slots:
-        cell = out.setdefault(name, {}).setdefault("true" if truth else "false", {})
-        key = agreement_key(wants)
-        cell[key] = cell.get(key, 0) + 1
-    for name in waived:
-        cell = out.setdefault(name, {})
-        cell["waived"] = cell.get("waived", 0) + 1
-    return {name: {label: dict(sorted(c.items())) if isinstance(c, dict) else c
-                   for label, c in sorted(v.items())}
-            for name, v in sorted(out.items())}

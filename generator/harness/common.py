@@ -25,15 +25,16 @@ from hopvista.errors import UserError
 from hopvista.eval.backends import Prompt, PromptImage
 from hopvista.eval.prompts import Setting, build_prompt, default_template, setting
 from hopvista.model import ITEM_KINDS, Item
-from hopvista.model.dataset import ITEMS, Dataset, load
+from hopvista.model.dataset import ITEMS, Dataset, load, sha256_file
 from hopvista.output.atomic import (
     Unsupported,
     rename_exchange,
     rename_noreplace,
-    sha256_file,
     write_atomic,
 )
 from hopvista.output.files import (
+    EXPORT_FORMAT,
+    MARKER,
     check_new_folder,
     kind_of,
     reason,
@@ -43,9 +44,7 @@ from hopvista.output.files import (
 from hopvista.output.folder import declared_format
 from hopvista.version import __version__
 
-MARKER = "hopvista-export.json"
 README = "README.md"
-EXPORT_FORMAT = "hopvista-harness-export"
 EXPORT_VERSION = 1
 
 

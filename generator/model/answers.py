@@ -21,14 +21,13 @@ from collections import Counter
 from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
+from hopvista.program.numbers import MAX_DIGITS, read_number
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
-_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
-_CURRENCY = "$€£¥"
 TRUE_WORDS = ("yes", "true")
 FALSE_WORDS = ("no", "false")
 HUNDREDTH = Decimal("0.01")
-MAX_DIGITS = 60
 """Digits before the point of the largest number an answer is read as (a longer one is text)."""
 _ROUNDING = Context(prec=MAX_DIGITS + 8, rounding=ROUND_HALF_UP)
 MAX_JSON_ATTEMPTS = 200
@@ -39,33 +38,6 @@ def normalise_text(text: str) -> str:
     """``text`` lower-cased, without punctuation or articles, whitespace collapsed."""
     text = unicodedata.normalize("NFKC", text).lower().translate(_PUNCTUATION)
     return " ".join(_ARTICLES.sub(" ", text).split())
-
-
-def read_number(value: Any) -> Decimal | None:
-    """``value`` as an exact decimal, or ``None`` when it is not a single number."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return _bounded(Decimal(value) if isinstance(value, int) else Decimal(str(value)))
-    if not isinstance(value, str) or len(value) > 4 * MAX_DIGITS:
-        return None
-    text = unicodedata.normalize("NFKC", value).strip().replace("\u2212", "-")
-    negative = text.startswith("(") and text.endswith(")")
-    text = text.strip("()").strip().rstrip("%").strip().replace(",", "").replace(" ", "")
-    text = text.lstrip(_CURRENCY) if not text.startswith("-") else \
-        "-" + text[1:].lstrip(_CURRENCY)
-    if not _NUMBER.fullmatch(text):
-        return None
-    number = _bounded(Decimal(text))
-    return -number if negative and number is not None else number
-
-
-def _bounded(number: Decimal) -> Decimal | None:
-    """``number`` when it is finite and has at most :data:`MAX_DIGITS` digits before the
-    point."""
-    if not number.is_finite() or number.adjusted() >= MAX_DIGITS:
-        return None
-    return number
 
 
 def rounded(number: Decimal) -> Decimal:

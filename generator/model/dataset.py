@@ -13,6 +13,7 @@ in their place is refused with one line naming it, never waited on.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -40,7 +41,18 @@ from hopvista.model.strict_json import parse_strict
 MANIFEST = "manifest.json"
 ITEMS = "items.jsonl"
 MISSING = "missing"
+PREVIEW_NAME = "preview.html"
+"""The contact sheet ``gen preview`` writes into a dataset folder (not part of its seal)."""
 """What :func:`dataset_file_problem` says of a file that is not there."""
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _kind_problem(mode: int) -> str | None:

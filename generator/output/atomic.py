@@ -7,7 +7,6 @@ import ctypes
 import ctypes.util
 import errno
 import fcntl
-import hashlib
 import os
 import stat
 import sys
@@ -26,15 +25,6 @@ TEMP_RANDOM = 8
 
 class Unsupported(OSError):
     """The kernel, C library or file system cannot do this rename atomically."""
-
-
-def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file's bytes, read in blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 FILE_MODE = 0o644

@@ -153,12 +153,17 @@ def _roots(path: Path) -> set[Path]:
     return roots
 
 
+RUN_FILE = "run.json"
+"""The record of an evaluation run (``gen eval``), in its folder."""
+RUN_FORMAT = "hopvista-eval-run"
+MARKER = "hopvista-export.json"
+"""The record of a harness export (``gen export``), in its folder."""
+EXPORT_FORMAT = "hopvista-harness-export"
+
+
 def hopvista_folder(folder: Path) -> str | None:
     """What ``folder`` is if hopvista wrote it as a whole ("dataset", "evaluation run",
     "export"; its record's ``format`` says so), else ``None``."""
-    from hopvista.eval.runner import RUN_FILE, RUN_FORMAT
-    from hopvista.harness.common import EXPORT_FORMAT, MARKER
-
     if is_hopvista_dataset(folder):
         return "dataset"
     if declared_format(folder / RUN_FILE) == RUN_FORMAT:

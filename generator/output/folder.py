@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.errors import UserError
-from hopvista.model.dataset import MISSING, dataset_file_problem, open_regular
+from hopvista.model.dataset import MISSING, dataset_file_problem, open_regular, sha256_file
 from hopvista.model.format import DATASET_FORMAT
 from hopvista.output.atomic import (
     TEMP_RANDOM,
@@ -51,7 +51,6 @@ from hopvista.output.atomic import (
     remove_empty,
     rename_exchange,
     rename_noreplace,
-    sha256_file,
     write_atomic,
 )
 

@@ -11,12 +11,10 @@ from typing import Any
 import jinja2
 
 from hopvista.errors import UserError
-from hopvista.model.dataset import MISSING, dataset_file_problem, read_manifest
+from hopvista.model.dataset import MISSING, PREVIEW_NAME, dataset_file_problem, read_manifest
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
 from hopvista.output.files import OutputFile, html_generator_tag, html_written_by
-
-PREVIEW_NAME = "preview.html"
 
 _HEAD = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">

@@ -16,7 +16,7 @@ from typing import Any
 
 from hopvista.display import parse_shown, undrawable
 from hopvista.errors import UserError
-from hopvista.themes.chart_kinds import CHART_KINDS
+from hopvista.themes.chart_kinds import CHART_KINDS, EMPHASIS_HOWS
 
 CATEGORY_AXIS_TITLE = "Year"
 """Title of the year axis when the chart does not carry a ``period_label``."""
@@ -164,16 +164,6 @@ class ChartData:
         return " ".join([self.title, self.value_title, self.category_title, years,
                          "0123456789,.-", *self.names])
 
-
-EMPHASIS_HOWS: dict[str, tuple[str, ...]] = {
-    "line": ("outline", "marker", "series"),
-    "scatter": ("outline", "marker"),
-    "bar": ("outline",),
-    "pie": ("outline",),
-}
-"""How each kind can emphasise one mark: ``outline`` a contour around it (a bar's or a pie
-wedge's edge, a ring around a point), ``marker`` the point's marker drawn larger with an edge,
-``series`` the entity's whole line drawn thicker (the mark is then the series)."""
 
 EMPHASIS_RING = 1.7
 """Diameter of an ``outline`` ring, in marker diameters (the stroke is added outside)."""

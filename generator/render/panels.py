@@ -21,6 +21,7 @@ from markupsafe import Markup
 from hopvista.augment.grid import Layout, Panel, Shown
 from hopvista.model.task import COLOURS, MARK_STYLES
 from hopvista.render.table import TableStyle
+from hopvista.themes.tables.files import PACKAGE, read_file
 
 _ENV = Environment(autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
 
@@ -33,9 +34,7 @@ PANELS_CSS = """
 
 @cache
 def _template(name: str) -> Template:
-    from hopvista.themes.tables import _read
-
-    return _ENV.from_string(_read("hopvista.themes.tables", name))
+    return _ENV.from_string(read_file(PACKAGE, name))
 
 
 

@@ -44,7 +44,8 @@ from hopvista.render.browser import (
 )
 from hopvista.render.png import png_size
 from hopvista.themes.fonts import fontconfig_file, is_system_face
-from hopvista.themes.tables import Theme, get_theme, skeleton
+from hopvista.themes.tables import Theme, get_theme
+from hopvista.themes.tables.files import skeleton
 
 __all__ = ["TableRenderer", "TableStyle", "column_letter", "parse_style", "render_html",
            "render_panel"]

@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from hopvista.generation.instance import Instance
+from hopvista.program.statement_types import Selector, Words, selector
 from hopvista.statements.arithmetic import ar_sum
 from hopvista.statements.openness import fused_bounds
-from hopvista.statements.registry import Selector, Words, selector
 from hopvista.statements.selection import Margins, Selection
 from hopvista.statements.threshold import ct_all
 from hopvista.statements.trend import tr_all

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from hopvista.generation.instance import Instance
-from hopvista.statements.registry import Words, selector
+from hopvista.program.statement_types import Words, selector
 from hopvista.statements.selection import Margins, Selection, text_cells
 from hopvista.world import Fact, SharedFact
 

@@ -26,8 +26,8 @@ import numpy as np
 
 from hopvista.display import fmt
 from hopvista.generation.instance import Instance
+from hopvista.program.statement_types import Words, selector
 from hopvista.statements.arithmetic import SIGNS, combine
-from hopvista.statements.registry import Words, selector
 from hopvista.statements.selection import Margins, Selection, chart_cells, cuts, num, table_cells
 from hopvista.statements.threshold import CMPS
 

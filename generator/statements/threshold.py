@@ -12,7 +12,7 @@ import numpy as np
 
 from hopvista.display import fmt
 from hopvista.generation.instance import Instance
-from hopvista.statements.registry import Words, selector
+from hopvista.program.statement_types import Words, selector
 from hopvista.statements.selection import (
     Margins,
     Selection,

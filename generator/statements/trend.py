@@ -14,7 +14,7 @@ from itertools import pairwise
 import numpy as np
 
 from hopvista.generation.instance import Instance
-from hopvista.statements.registry import selector
+from hopvista.program.statement_types import selector
 from hopvista.statements.selection import Margins, Selection, chart_cells
 
 DIRECTIONS = ("increasing", "decreasing")

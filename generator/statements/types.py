@@ -1,10 +1,10 @@
 """Making one statement of a registered type: select, claim, label, word.
 
-A type is a selector (one hop or a fused pair, see :mod:`hopvista.statements.registry`) plus a
+A type is a selector (one hop or a fused pair, see :mod:`hopvista.program.statement_types`) plus a
 claim: either "the selected entity is X" (entity claim) or, for FC + X types, "the selected
 entity states this fact" (fact claim). False statements are entity swaps within the instance
 (FCMR B.6): another entity is claimed, or another entity's fact is attributed to the selected
-one. Types whose :attr:`~hopvista.statements.registry.StatementType.shared_facts` is set claim
+one. Types whose :attr:`~hopvista.program.statement_types.StatementType.shared_facts` is set claim
 facts that several entities state (``Instance.shared``): a false one attributes a fact that the
 selected entity does not state and others do.
 """
@@ -19,14 +19,13 @@ from typing import Any, Literal
 import numpy as np
 
 from hopvista.audit.proxy import ProxyReader
-from hopvista.domain import DomainPack
+from hopvista.domain import DomainPack, render_form
 from hopvista.errors import GenerationError
 from hopvista.generation.instance import Instance
+from hopvista.program.statement_types import STATEMENT_TYPES, StatementType, proxied
 from hopvista.statements.fact import fact_node
 from hopvista.statements.openness import stays_open
-from hopvista.statements.registry import STATEMENT_TYPES, StatementType, proxied
 from hopvista.statements.selection import Margins, Selection, text_cells
-from hopvista.statements.wording import render_form
 from hopvista.world import Fact, SharedFact
 
 

@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from hopvista.augment import chart_markup, markup
 from hopvista.augment.grid import grid_of_table
-from hopvista.augment.recipes import VARIANTS, Base
+from hopvista.augment.recipes import VARIANTS, Base, base_of_item
 from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
@@ -33,7 +33,7 @@ from hopvista.model.item import BASE_VARIANT, VARIANT_PATTERN, variant_id
 from hopvista.output.atomic import write_atomic
 from hopvista.output.folder import check_out, claim_output, image_name_limit, is_hopvista_dataset
 from hopvista.output.parquet import ParquetShards, item_line
-from hopvista.variants.maker import Skip, VariantMaker, VariantSpec, base_of_item
+from hopvista.variants.maker import Skip, VariantMaker, VariantSpec
 
 Notice = Callable[[str], None]
 MANIFEST_KIND = "augmented"

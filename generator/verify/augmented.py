@@ -326,7 +326,7 @@ class _Run:
                             "item is a markup_task)")
         problems += _chart_markup_problems(item)
         if item.variant.markup:
-            from hopvista.program.marks import variant_markup_problems
+            from hopvista.verify.markup import variant_markup_problems
 
             problems += variant_markup_problems(item)
             if item.base_id in self.bases:
@@ -385,7 +385,7 @@ class _Run:
     def recipe_problems(self, item: Item) -> list[str]:
         """A markup variant's record re-derived by its recipe from its generated base (the
         dataset holds it); nothing, and a note, for another base."""
-        from hopvista.program.marks import RecipeRecords
+        from hopvista.verify.markup import RecipeRecords
 
         base = self.bases.get(item.base_id)
         if base is None or not base.statements or \
@@ -417,7 +417,7 @@ def _markup_task_problems(item: Item, unworded: Callable[[str], None]) -> list[s
     question the one its subtask words for the program (``unworded`` hears a subtask that
     has no wording), the plan naming the task, and the table image showing exactly the marks
     (as the renderer recorded the cells' markup)."""
-    from hopvista.program.marks import question_problems, task_problems
+    from hopvista.verify.markup import question_problems, task_problems
 
     problems = task_problems(item) + question_problems(item, unworded)
     if item.task is None:
@@ -487,7 +487,7 @@ def _against_base(item: Item, base: Item, blanked: set[tuple[int, int]]) -> list
             item.inputs.chart.kind == base.inputs.chart.kind and \
             item.inputs.chart != base.inputs.chart:
         problems.append("chart data differs from the base's")
-    from hopvista.variants.maker import protected_cells
+    from hopvista.augment.recipes import protected_cells
 
     read = set(protected_cells(base))
     if blanked & read:

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from itertools import combinations, product
 from typing import Any
 
-from hopvista.generation.plan import (
+from hopvista.model.balance import (
     LEVEL_NAMES,
     agreement_key,
     agreement_shares,
     slot_groups,
     slot_orders,
 )
-from hopvista.statements.registry import proxied
+from hopvista.program.statement_types import proxied
 from hopvista.verify.jsonl import same_json
 
 ANSWER_SETS = [c for r in range(4) for c in combinations((1, 2, 3), r)]

@@ -8,9 +8,7 @@ from typing import Any
 
 from hopvista.domain import Identity, derivable_closure
 from hopvista.errors import excerpt
-from hopvista.generation.derivation import Relation, derivation
-from hopvista.generation.ratios import Product, product_relation
-from hopvista.generation.stated_numbers import stated_values
+from hopvista.program.derivation import Relation, derivation
 from hopvista.program.executor import (
     Context,
     Undecidable,
@@ -22,6 +20,8 @@ from hopvista.program.executor import (
     picked_by,
 )
 from hopvista.program.operators import modalities
+from hopvista.program.ratios import Product, product_relation
+from hopvista.program.stated_numbers import stated_values
 from hopvista.reading import Lookalikes, as_read, character_name, invisible_character
 
 #: The first format whose builds keep every "during the years when" label open without the
@@ -169,9 +169,9 @@ def check_chart_needed(item: dict[str, Any], identities: list[Identity],
                        related: list[list[str]] | None = None) -> list[str]:
     """The chart column cannot be derived from the table (by an identity, a related column of
     the pack, or a linear relation the data shown obey:
-    :func:`hopvista.generation.derivation.derivation`, or a product or ratio of one or two
-    columns: :func:`hopvista.generation.ratios.product_relation`), and no text states its values
-    (as numbers: :mod:`hopvista.generation.stated_numbers`, in the text as a reader sees it:
+    :func:`hopvista.program.derivation.derivation`, or a product or ratio of one or two
+    columns: :func:`hopvista.program.ratios.product_relation`), and no text states its values
+    (as numbers: :mod:`hopvista.program.stated_numbers`, in the text as a reader sees it:
     :func:`hopvista.reading.as_read`)."""
     chart = item["inputs"]["chart"]
     column = chart["column"]["key"]

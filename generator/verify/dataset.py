@@ -20,11 +20,13 @@ never an exception out of :func:`verify_into`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from functools import partial
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from hopvista.errors import UserError
+from hopvista.errors import UserError, one_line
 from hopvista.model.dataset import read_manifest
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.migrate import migrate_item
@@ -75,12 +77,6 @@ from hopvista.version import __version__
 
 ITEMS = "items.jsonl"
 Report = Callable[[str], None]
-
-def one_line(text: str) -> str:
-    """``text`` as one printable line: control characters (newlines, escapes) and lone
-    surrogates are shown escaped, so a dataset cannot forge extra lines of output."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
 
 def _guarded(stage: str, report: Report, check: Callable[[], None]) -> None:
     """Run one check; an unexpected failure is reported as a problem of ``stage``."""
@@ -355,3 +351,35 @@ def verify_dataset(root: Path) -> tuple[int, list[str]]:
     problems: list[str] = []
     checked = verify_into(root, problems.append)
     return checked, problems
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """What :func:`verify` found: the items checked, every problem (empty when sound), and
+    what it could not prove (``unchecked``: the images' pixels, wording it can only judge by
+    its words, imported records without their source)."""
+
+    items: int
+    problems: list[str] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every check passed."""
+        return not self.problems
+
+
+def verify(path: str | PathLike[str], *, source: str | PathLike[str] | None = None
+           ) -> VerifyReport:
+    """Re-prove every label of the dataset at ``path`` and check its files (``gen verify``).
+
+    ``source`` is the input a ``gen augment`` dataset was made from (a release folder or
+    file, or a hopvista dataset): each item is then compared with its record there. Raises
+    :class:`hopvista.errors.UserError` when ``path`` is not a hopvista dataset, or ``source``
+    cannot be read as the input it names.
+    """
+    problems: list[str] = []
+    unchecked: list[str] = []
+    items = verify_into(Path(path), problems.append, note=unchecked.append,
+                        source=None if source is None else Path(source))
+    return VerifyReport(items=items, problems=problems, unchecked=unchecked)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hopvista.statements.registry import proxied
+from hopvista.program.statement_types import proxied
 
 
 def _chart_shows_every_period(item: dict[str, Any]) -> bool:

@@ -12,9 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hopvista.model.dataset import MANIFEST
-from hopvista.output.atomic import sha256_file
-from hopvista.output.preview import PREVIEW_NAME
+from hopvista.model.dataset import MANIFEST, PREVIEW_NAME, sha256_file
 from hopvista.verify.paths import (
     FILE,
     SPECIAL,

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeGuard
 
 from hopvista.domain import MIN_MARGIN, DomainPack, Identity, parse_identity
-from hopvista.generation.plan import LEVEL_NAMES
-from hopvista.statements.registry import STATEMENT_TYPES
+from hopvista.model.balance import LEVEL_NAMES
+from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.verify.checks import related_groups
 
 Report = Callable[[str], None]

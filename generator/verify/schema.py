@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from hopvista.display import unshowable_number
-from hopvista.generation.plan import LEVEL_NAMES
+from hopvista.model.balance import LEVEL_NAMES
 from hopvista.program.fields import (
     Malformed,
     as_bool,
@@ -32,7 +32,7 @@ from hopvista.program.fields import (
 from hopvista.program.numbers import MAX_NUMBER_CHARS
 from hopvista.program.operators import OPERATORS, nodes
 from hopvista.program.schema import check_node, check_selector
-from hopvista.statements.registry import STATEMENT_TYPES
+from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.themes.chart_kinds import CHART_KINDS
 
 ITEM_KIND = "three_statement"

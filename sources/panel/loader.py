@@ -17,7 +17,7 @@ from typing import Any
 
 from hopvista.domain import DomainPack
 from hopvista.errors import UserError
-from hopvista.output.atomic import sha256_file
+from hopvista.model.dataset import sha256_file
 from hopvista.sources import SourceOptions
 from hopvista.sources.panel.pack import PANEL_FILE, TEXTS_FILE, data_folder, texts_path
 from hopvista.sources.panel.stated import columns_stated

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.domain import DOMAIN_FILE, DomainPack, PackSpec, check_columns, pack_from_data
-from hopvista.errors import UserError
+from hopvista.errors import UserError, one_line
 from hopvista.reading import Lookalikes
 from hopvista.sources import SourceOptions
 from hopvista.sources.panel.table import (
@@ -40,7 +40,7 @@ from hopvista.sources.panel.table import (
     read_panel,
     slug_key,
 )
-from hopvista.sources.sec.files import entry_problem, one_line
+from hopvista.sources.sec.files import entry_problem
 from hopvista.yamlfile import Lines, read_yaml
 
 __all__ = ["PANEL_FILE", "TEXTS_FILE", "data_folder", "panel_pack", "texts_path"]
@@ -306,7 +306,7 @@ def _instance(merged: dict[str, Any], user: dict[str, Any], panel: Panel,
 def _types(merged: dict[str, Any], documents: bool, periods: int) -> list[str]:
     """The worded types this data can make (text types only with texts, trend and
     period-condition types only with enough periods)."""
-    from hopvista.statements.registry import STATEMENT_TYPES
+    from hopvista.program.statement_types import STATEMENT_TYPES
 
     out = []
     for name in merged.get("forms") or {}:

@@ -1,7 +1,7 @@
 """Which panel columns a passage states (so it never sits beside a chart of that column).
 
 A passage *states* a column when it writes one of its entity's values of that column, in any
-period, as :mod:`hopvista.generation.stated_numbers` reads written numbers (the one implementation,
+period, as :mod:`hopvista.program.stated_numbers` reads written numbers (the one implementation,
 which
 the generator and the verifier use for chart values too): a number token that is the value
 rounded to the token's decimals, or the same as the value at the column's precision
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
-from hopvista.generation.stated_numbers import stated_values
+from hopvista.program.stated_numbers import stated_values
 
 __all__ = ["columns_stated"]
 

@@ -31,7 +31,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from hopvista.display import undrawable, unshowable_number
-from hopvista.errors import UserError
+from hopvista.errors import UserError, one_line
 from hopvista.reading import (
     Lookalikes,
     character_name,
@@ -39,7 +39,7 @@ from hopvista.reading import (
     invisible_character,
     visible_text,
 )
-from hopvista.sources.sec.files import one_line, read_data_file
+from hopvista.sources.sec.files import read_data_file
 from hopvista.sources.sec.model import SourceFileError
 
 __all__ = ["MAX_NAME_CHARS", "MAX_PRECISION", "MISSING", "PERIOD_NAMES", "Panel", "PanelColumn",

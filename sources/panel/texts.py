@@ -14,9 +14,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from hopvista.errors import UserError
+from hopvista.errors import UserError, one_line
 from hopvista.sources.panel.table import Panel, read_utf8
-from hopvista.sources.sec.files import one_line
 
 __all__ = ["TextLine", "read_texts"]
 

@@ -3,8 +3,8 @@
 Everything the SEC source reads from disk goes through :func:`read_data_file`, which refuses
 what is not a regular file (a folder, a named pipe that would block, a symbolic link loop, a
 dangling link) and turns every ``OSError`` into a :class:`SourceFileError` whose message
-names the file. :func:`one_line` makes any message safe to print as one line, whatever bytes
-a folder name holds.
+names the file. :func:`hopvista.errors.one_line` makes any message safe to print as one line,
+whatever bytes a folder name holds.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from hopvista.sources.sec.model import SourceFileError
 
-__all__ = ["DataFile", "entry_problem", "one_line", "read_data_file"]
+__all__ = ["DataFile", "entry_problem", "read_data_file"]
 
 
 @dataclass(frozen=True)
@@ -27,11 +27,6 @@ class DataFile:
     path: Path
     data: bytes
     sha256: str
-
-
-def one_line(text: str) -> str:
-    """``text`` with line breaks and other unprintable characters escaped (``\\n``, ``\\x00``)."""
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def _reason(exc: OSError) -> str:

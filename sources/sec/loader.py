@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.domain import DomainPack
-from hopvista.errors import UserError
+from hopvista.errors import UserError, one_line
 from hopvista.sources import SourceOptions, source
 from hopvista.sources.sec.facts import extract_facts
 from hopvista.sources.sec.figures import companyfacts_figures, xbrl_figures
-from hopvista.sources.sec.files import DataFile, entry_problem, one_line, read_data_file
+from hopvista.sources.sec.files import DataFile, entry_problem, read_data_file
 from hopvista.sources.sec.filings import chunk_paragraphs, find_filings, is_boilerplate, read_filing
 from hopvista.sources.sec.model import (
     ITEMS,

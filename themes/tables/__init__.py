@@ -66,10 +66,9 @@ from pydantic import (
 from hopvista.errors import UserError
 from hopvista.registry import Registry
 from hopvista.rng import Streams
+from hopvista.themes.tables.files import read_file
 from hopvista.themes.tables.policy import check_theme_css
 from hopvista.yamlfile import load_yaml, read_text
-
-SKELETON = "table.html.j2"
 
 FAMILIES = ("web", "latex", "excel", "custom")
 """TableVista's rendering scenarios; every theme belongs to one."""
@@ -139,7 +138,7 @@ class Theme:
 
     def stylesheet(self) -> str:
         """The theme's CSS text (without a theme file's front matter)."""
-        text = self.css or _read(self.package, self.css_file)
+        text = self.css or read_file(self.package, self.css_file)
         match = _FRONT_MATTER.match(text)
         return text[match.end():] if match else text
 
@@ -280,7 +279,7 @@ def builtin_themes() -> list[Theme]:
     """The themes shipped with hopvista: one per ``*.css`` file of this package."""
     files = sorted(entry.name for entry in resources.files(__name__).iterdir()
                    if entry.name.endswith(".css"))
-    return [theme_from_file(_read(__name__, name), f"{__name__}/{name}", css_file=name,
+    return [theme_from_file(read_file(__name__, name), f"{__name__}/{name}", css_file=name,
                             package=__name__) for name in files]
 
 
@@ -313,13 +312,6 @@ def load_table_themes() -> None:
 
 
 @cache
-def _read(package: str, filename: str) -> str:
-    return resources.files(package).joinpath(filename).read_text(encoding="utf-8")
-
-
-def skeleton() -> str:
-    """The Jinja2 source of the default table skeleton (``table.html.j2``)."""
-    return _read(__name__, SKELETON)
 
 
 def get_theme(name: str) -> Theme:

@@ -46,6 +46,7 @@ import tinycss2
 import tinycss2.color3
 
 from hopvista.errors import UserError
+from hopvista.themes.tables.files import PACKAGE, read_file, skeleton
 
 if TYPE_CHECKING:
     from hopvista.themes.tables import Theme
@@ -720,8 +721,6 @@ def _sample_documents(theme: Theme) -> list[Any]:
     from jinja2 import Environment
     from markupsafe import Markup
 
-    from hopvista.themes.tables import _read, skeleton
-
     environment = Environment(autoescape=True)
     header = [{"row": 0, "col": c, "kind": kind, "text": text}
               for c, (kind, text) in enumerate([("entity", "Entity"), ("period", "Year"),
@@ -748,15 +747,12 @@ def _sample_documents(theme: Theme) -> list[Any]:
     panel = {"caption": "Caption", "letters": ["A", "B", "C"], "body": body,
              "head": [{"number": 1, "cells": head_row},
                       {"number": 1, "cells": [cell("entity", "Entity", True, " data-copy")]}]}
-    panels = environment.from_string(_read(_package(), "panels.html.j2")).render(
+    panels = environment.from_string(read_file(PACKAGE, "panels.html.j2")).render(
         panels=[panel, panel], arrange="stack", decor=list(theme.decor))
-    document = environment.from_string(_read(_package(), "document.html.j2")).render(
+    document = environment.from_string(read_file(PACKAGE, "document.html.j2")).render(
         css="", theme=theme.name, tables=Markup(panels))
     return [BeautifulSoup(table, "html.parser"), BeautifulSoup(document, "html.parser")]
 
-
-def _package() -> str:
-    return __name__.rpartition(".")[0]
 
 
 @dataclass(frozen=True)

@@ -36,17 +36,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hopvista.generation.instance import Instance
 from hopvista.program.fields import Shape
 from hopvista.program.operators import modality_key
 from hopvista.registry import Registry
-from hopvista.statements.selection import Margins, Selection
+
+if TYPE_CHECKING:  # the selectors' argument types; the declarations need none of generation
+    from hopvista.generation.instance import Instance
+    from hopvista.statements.selection import Margins, Selection
 
 Words = dict[str, dict[str, str]]
-Selector = Callable[[Instance, np.random.Generator, Words, Margins], Iterator[Selection]]
+Selector = Callable[["Instance", np.random.Generator, Words, "Margins"], Iterator["Selection"]]
 
 #: The claims a selector type's own statements can make (see the module docstring).
 CLAIMS = ("entity", "only")

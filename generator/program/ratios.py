@@ -1,6 +1,6 @@
 """Whether the chart column is a product or ratio of table columns in the data shown.
 
-Linear relations (:mod:`hopvista.generation.derivation`) miss what people's panels are full of: a
+Linear relations (:mod:`hopvista.program.derivation`) miss what people's panels are full of: a
 share
 that is one column over another times 100 (Export Share = 100 x Exports / Output), a rate
 per head, a density. A table showing two of the three determines the third. This check asks,

@@ -1,0 +1,131 @@
+"""The package's import graph: no circle among its modules, counting the imports written inside
+functions, and few of those, each saying why it waits.
+
+The graph is read from the source (every ``import`` statement, wherever it is written; imports
+under ``if TYPE_CHECKING:`` are never run and are left out), through the package-dir mapping in
+pyproject.toml, so it covers the built-in sources, templates, themes and augmentations too.
+import-linter checks the layers (pyproject.toml, run by CI); this checks what it does not.
+"""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+from dataclasses import dataclass
+from graphlib import CycleError, TopologicalSorter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_DEFERRED = 40
+#: What a deferred import's comment must begin with: why it is not at the top of the module.
+REASONS = ("# heavy:", "# start-up:")
+
+
+@dataclass(frozen=True)
+class Import:
+    """One import of a package module by another."""
+
+    importer: str
+    imported: str
+    path: Path
+    line: int
+    deferred: bool
+
+
+def _modules() -> dict[str, Path]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    mapping: dict[str, str] = config["tool"]["setuptools"]["package-dir"]
+    found: dict[str, Path] = {}
+    for package, folder in mapping.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            name = ".".join([package, *parts])
+            found.setdefault(name, path)
+    return found
+
+
+def _type_checking_nodes(tree: ast.Module) -> set[int]:
+    hidden: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            hidden.update(id(child) for stmt in node.body for child in ast.walk(stmt))
+    return hidden
+
+
+def _in_functions(tree: ast.Module) -> set[int]:
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            inside.update(id(child) for stmt in node.body for child in ast.walk(stmt))
+    return inside
+
+
+def _targets(node: ast.Import | ast.ImportFrom, importer: str, path: Path,
+             modules: dict[str, Path]) -> list[str]:
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        base = node.module or ""
+        if node.level:
+            package = importer.split(".")
+            if path.name != "__init__.py":
+                package.pop()
+            package = package[:len(package) - node.level + 1]
+            base = ".".join([*package, base] if base else package)
+        names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                 for alias in node.names]
+    targets = []
+    for name in names:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        if name and name != importer:
+            targets.append(name)
+    return targets
+
+
+def package_imports() -> list[Import]:
+    """Every import of one of the package's modules by another, wherever it is written."""
+    modules = _modules()
+    found: list[Import] = []
+    for importer, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        hidden, inside = _type_checking_nodes(tree), _in_functions(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in hidden:
+                found.extend(Import(importer, target, path, node.lineno, id(node) in inside)
+                             for target in _targets(node, importer, path, modules))
+    return found
+
+
+def test_the_graph_covers_every_package_folder() -> None:
+    importers = {i.importer.split(".")[1] for i in package_imports() if "." in i.importer}
+    assert {"sources", "themes", "augment", "program", "verify",
+            "generation", "building"} <= importers
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    graph: dict[str, set[str]] = {}
+    for found in package_imports():
+        graph.setdefault(found.importer, set()).add(found.imported)
+    try:
+        TopologicalSorter(graph).prepare()
+    except CycleError as exc:
+        raise AssertionError(f"import circle: {' -> '.join(exc.args[1])}") from None
+
+
+def _line_and_above(found: Import) -> str:
+    lines = found.path.read_text(encoding="utf-8").splitlines()
+    return "\n".join(lines[max(found.line - 2, 0):found.line])
+
+
+def test_few_imports_wait_inside_functions_and_each_says_why() -> None:
+    deferred = {(i.path, i.line): i for i in package_imports() if i.deferred}
+    where = [f"{i.path.relative_to(ROOT)}:{i.line}" for i in deferred.values()]
+    assert len(deferred) <= MAX_DEFERRED, \
+        f"{len(deferred)} imports of package modules inside functions: {', '.join(where)}"
+    unexplained = [f"{i.path.relative_to(ROOT)}:{i.line}" for i in deferred.values()
+                   if not any(reason in _line_and_above(i) for reason in REASONS)]
+    assert not unexplained, \
+        f"imports inside functions without '# heavy: …' or '# start-up: …': {unexplained}"
