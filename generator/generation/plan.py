@@ -26,13 +26,16 @@ from typing import Any, TypeVar
 import numpy as np
 
 from hopvista.errors import UserError
+from hopvista.model.kinds import THREE_STATEMENT
 from hopvista.rng import derive
 from hopvista.statements.registry import STATEMENT_TYPES, proxied, types_for
 
 T = TypeVar("T")
 
-ANSWER_SETS: tuple[tuple[int, ...], ...] = tuple(
-    chain.from_iterable(combinations((1, 2, 3), r) for r in range(4)))
+STATEMENTS = THREE_STATEMENT.statements
+"""How many statements a plan gives each item: as many as its item kind has."""
+ANSWER_SETS: tuple[tuple[int, ...], ...] = tuple(chain.from_iterable(
+    combinations(range(1, STATEMENTS + 1), r) for r in range(STATEMENTS + 1)))
 LEVEL_NAMES = {1: "easy", 2: "medium", 3: "hard"}
 
 
@@ -45,12 +48,12 @@ def slot_groups(level: int, types: tuple[str, ...],
 
 
 def slot_orders(groups: list[str]) -> list[tuple[str, ...]]:
-    """The orders of an item's three statement slots over a level's modality groups: the 6
-    permutations of three groups (FCMR), every 3-slot sequence using both of two groups, the
-    one sequence of one group, and every 3-permutation of more than three."""
-    if len(groups) >= 3:
-        return list(permutations(groups, 3))
-    return [seq for seq in product(groups, repeat=3) if set(seq) == set(groups)]
+    """The orders of an item's statement slots over a level's modality groups: with three
+    slots (FCMR), the 6 permutations of three groups, every 3-slot sequence using both of two
+    groups, the one sequence of one group, and every 3-permutation of more than three."""
+    if len(groups) >= STATEMENTS:
+        return list(permutations(groups, STATEMENTS))
+    return [seq for seq in product(groups, repeat=STATEMENTS) if set(seq) == set(groups)]
 
 
 def check_levels(levels: tuple[int, ...], types: tuple[str, ...],
@@ -106,6 +109,11 @@ class PlanEntry:
     agree: tuple[tuple[tuple[str, bool], ...], ...] | None = None
     """Per slot, ``(modality, agrees)`` for each proxied modality its type reads; ``None``
     with the defences off."""
+
+    @property
+    def slots(self) -> range:
+        """The item's statement slots (0-based), in order."""
+        return range(len(self.types))
 
     def truth(self, slot: int) -> bool:
         """Whether statement ``slot`` (0-based) must be true."""
@@ -207,7 +215,7 @@ def make_plan(seed: int, count: int, levels: tuple[int, ...], types: tuple[str, 
         answer.update(zip(members[lv], answers, strict=True))
         groups = [g for g, names in slot_groups(lv, types, possible).items() if names]
         if len(groups) == 1:
-            order.update({i: (groups[0],) * 3 for i in members[lv]})
+            order.update({i: (groups[0],) * STATEMENTS for i in members[lv]})
         else:
             (orders,) = balanced_split(slot_orders(groups), [len(members[lv])], rng)
             _even_out_truth(orders, [answer[i] for i in members[lv]], groups, rng)
@@ -217,7 +225,8 @@ def make_plan(seed: int, count: int, levels: tuple[int, ...], types: tuple[str, 
         for group, names in slot_groups(lv, types, possible).items():
             if not names:
                 continue  # a slot no possible type fills: no item's order has it
-            slots = [(i, s) for i in members[lv] for s in range(3) if order[i][s] == group]
+            slots = [(i, s) for i in members[lv] for s in range(STATEMENTS)
+                     if order[i][s] == group]
             true = [x for x in slots if x[1] + 1 in answer[x[0]]]
             false = [x for x in slots if x[1] + 1 not in answer[x[0]]]
             for where, chosen in zip((true, false),
@@ -226,8 +235,9 @@ def make_plan(seed: int, count: int, levels: tuple[int, ...], types: tuple[str, 
                 chosen_type.update(zip(where, chosen, strict=True))
     agree = _agreement(chosen_type, answer, rng) if defences else None
     return [PlanEntry(index=i, level=level_of[i], answer=answer[i], order=order[i],
-                      types=tuple(chosen_type[(i, s)] for s in range(3)),
-                      agree=None if agree is None else tuple(agree[(i, s)] for s in range(3)))
+                      types=tuple(chosen_type[(i, s)] for s in range(STATEMENTS)),
+                      agree=None if agree is None else tuple(agree[(i, s)]
+                                                             for s in range(STATEMENTS)))
             for i in range(count)]
 
 
