@@ -21,7 +21,7 @@ from hopvista.world import World
 from .conftest import read_items
 
 SEED = 11  # the seed of the session's ``world`` fixture
-COUNT = 6
+COUNT = 3
 
 
 @pytest.fixture(scope="module")

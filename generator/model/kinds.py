@@ -109,7 +109,8 @@ def _check_three(item: Item) -> list[str]:
     if len(item.statements) != STATEMENTS:
         problems.append(f"{len(item.statements)} statement(s), not {STATEMENTS}")
     if parse_indices(item.answer) != item.answer:
-        problems.append(f"answer {item.answer!r} is not a sorted list of distinct indices 1..3")
+        problems.append(f"answer {item.answer!r} is not a sorted list of distinct indices "
+                        f"1..{STATEMENTS}")
     return problems
 
 
