@@ -33,12 +33,13 @@ def main() -> int:
     config = BuildConfig(domain=args.domain, count=args.count, seed=args.seed)
     plan, _ = workers.plan_build(config)
     pack, world = workers.load_state(config)
+    defences = workers.build_defences(config)
     spent: dict[int, float] = defaultdict(float)
     draws: dict[int, int] = defaultdict(int)
     counts: dict[int, int] = defaultdict(int)
     for entry in plan:
         start = time.process_time()
-        item = build_item(world, pack, config.seed, entry)
+        item = build_item(world, pack, config.seed, entry, defences)
         spent[entry.level] += time.process_time() - start
         draws[entry.level] += item.provenance.attempts or 0
         counts[entry.level] += 1

@@ -88,6 +88,7 @@ def test_same_seed_same_bytes_whatever_the_workers(tmp_path: Path) -> None:
 
 
 def test_items_are_reproducible_one_by_one(hard48: Path) -> None:
+    from hopvista.audit.defences import ProxyDefences
     from hopvista.domain import resolve_pack
     from hopvista.generation.item import build_item
     from hopvista.generation.plan import make_plan
@@ -99,7 +100,8 @@ def test_items_are_reproducible_one_by_one(hard48: Path) -> None:
     stored = _items(hard48)[17]
     assert [image["role"] for image in stored["images"]] == ["table", "chart"]
     stored["images"] = []
-    assert build_item(world, pack, 7, entry).model_dump(mode="json") == stored
+    assert build_item(world, pack, 7, entry, ProxyDefences.of(world)
+                      ).model_dump(mode="json") == stored
 
 
 @pytest.mark.parametrize("args,message", [

@@ -16,12 +16,13 @@ from typing import Any
 import pytest
 
 from hopvista.audit.data import AuditItem, Margins, with_folds
+from hopvista.audit.defences import ProxyDefences, demand_phase
 from hopvista.audit.proxy import ProxyModels, ProxyReader
 from hopvista.audit.solvers import solve_no_chart, solve_no_table, solve_no_text
 from hopvista.display import fmt, shown
 from hopvista.domain import DomainPack
 from hopvista.generation.instance import sample_instance
-from hopvista.generation.item import DIVERGENCE, _hardest_first, _screened, demand_phase
+from hopvista.generation.item import _hardest_first, _screened
 from hopvista.generation.plan import make_plan
 from hopvista.program.derivation import Relation, _search, derivation
 from hopvista.program.statement_types import STATEMENT_TYPES
@@ -154,6 +155,7 @@ def test_the_screen_gives_up_only_instances_the_ordered_making_gives_up(
     the screen finds no statement for a slot, making the statements in order fails too."""
     plan = make_plan(5, 120, (2, 3), pack.types)
     models = ProxyModels.of(world)
+    defences = ProxyDefences(models)
     screened_entries = [e for e in plan if _screened(e, _hardest_first(e))]
     assert len(screened_entries) > 20
     given_up = 0
@@ -162,7 +164,7 @@ def test_the_screen_gives_up_only_instances_the_ordered_making_gives_up(
         rng = derive(5, "test-screen", entry.index)
         for attempt in range(1, 13):
             instance = sample_instance(world, pack, rng, trend_pair=True, shared=True,
-                                       divergent=DIVERGENCE)
+                                       divergence=defences.divergence(entry))
             if instance is None:
                 continue
             phase = demand_phase(attempt)
@@ -172,7 +174,7 @@ def test_the_screen_gives_up_only_instances_the_ordered_making_gives_up(
                 return ProxyReader(models, {"inputs": instance.to_inputs(), "entities": [
                     {"id": e.id, "name": e.name} for e in instance.entities]},
                     relaxed=phase.relaxed, predictors=phase.predictors)
-            wants = {s: phase.wants(entry, s, attempt) for s in range(3)}
+            wants = {s: phase.wants(entry, s, attempt) for s in entry.slots}
             screen = reader()
             missing = [s for s in _screened(entry, order)
                        if make_statement(entry.types[s], instance, pack,

@@ -182,7 +182,7 @@ def test_each_item_meets_the_demands_its_phase_holds(defended: Path, world: Worl
     """An item meets every demand the phase it was built in holds, re-checked with that
     phase's own reader: through each predictor the phase names (not only the recorded best
     one), and, in a phase that lets some modalities go, the demands it kept."""
-    from hopvista.generation.item import PHASES, demand_phase
+    from hopvista.audit.defences import PHASES, demand_phase
 
     assert max(phase.predictors for phase in PHASES) >= 2
     assert any(phase.held for phase in PHASES) and any(p.one_wrong for p in PHASES)
@@ -215,20 +215,22 @@ def test_each_item_meets_the_demands_its_phase_holds(defended: Path, world: Worl
 
 def test_instances_under_demands_show_columns_whose_trends_say_little(
         pack: DomainPack, world: World) -> None:
-    """With ``divergent``, the table's columns move with the chart column about half the
-    time (turned by the sign of the world's line), further from always or never than a
-    uniform draw's."""
+    """Under the defences' divergence, the table's columns move with the chart column about
+    half the time (turned by the sign of the world's line), further from always or never
+    than a uniform draw's."""
     import numpy as np
 
-    from hopvista.generation.instance import sample_instance
+    from hopvista.audit.defences import ProxyDefences
+    from hopvista.generation.instance import Divergence, sample_instance
     from hopvista.rng import derive
 
     lines = ProxyModels.of(world).chart.lines
+    defended = next(e for e in _plan(pack) if e.agree is not None)
 
-    def distance(divergent: float) -> float:
+    def distance(divergence: Divergence | None) -> float:
         rng, found = derive(3, "test", "divergent"), []
         while len(found) < 60:
-            instance = sample_instance(world, pack, rng, divergent=divergent)
+            instance = sample_instance(world, pack, rng, divergence=divergence)
             if instance is None:
                 continue
             chart = np.sign(np.diff([[float(v) for v in instance.chart[e.id]]
@@ -240,9 +242,7 @@ def test_instances_under_demands_show_columns_whose_trends_say_little(
                 found.append(abs(float(np.mean(turn * moves == chart)) - 0.5))
         return float(np.mean(found))
 
-    from hopvista.generation.item import DIVERGENCE
-
-    assert distance(DIVERGENCE) < distance(0.0) - 0.03
+    assert distance(ProxyDefences.of(world).divergence(defended)) < distance(None) - 0.03
 
 
 def test_hiding_a_modality_leaves_the_item_as_it_was(defended: Path) -> None:

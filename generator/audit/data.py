@@ -8,6 +8,7 @@ from typing import Any
 
 from hopvista.errors import UserError
 from hopvista.model.dataset import load
+from hopvista.model.kinds import THREE_STATEMENT
 from hopvista.rng import derive
 
 MODALITIES = ("text", "table", "chart")
@@ -59,8 +60,8 @@ def assign_folds(count: int, folds: int, seed: int) -> list[int]:
 
 def with_folds(dicts: list[dict[str, Any]], folds: int, seed: int) -> list[AuditItem]:
     """The three-statement items among ``dicts``, each with its cross-fitting fold."""
-    kept = [d for d in dicts if d.get("kind") == "three_statement"
-            and len(d.get("statements") or ()) == 3]
+    kept = [d for d in dicts if d.get("kind") == THREE_STATEMENT.name
+            and len(d.get("statements") or ()) == THREE_STATEMENT.statements]
     fold_of = assign_folds(len(kept), folds, seed)
     return [AuditItem(d, f) for d, f in zip(kept, fold_of, strict=True)]
 

@@ -20,13 +20,14 @@ from hopvista.audit.solvers import (
     solve_prior,
 )
 from hopvista.audit.stats import Bootstrap, Estimate
+from hopvista.model.kinds import THREE_STATEMENT
 
 AUDIT_FORMAT = "hopvista-audit"
 """The ``format`` the first key of ``gen audit --json`` names: the mark of a file the audit
 may replace."""
 
 STATEMENT_CHANCE = 0.5
-SET_CHANCE = 0.125  # 8 possible answer sets
+SET_CHANCE = 0.5 ** THREE_STATEMENT.statements  # one of the 2^n answer sets
 
 #: Solver name -> the modality it never sees (None: it sees no data at all).
 WITHHELD: dict[str, str | None] = {"no_chart": "chart", "no_table": "table",

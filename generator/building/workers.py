@@ -28,10 +28,11 @@ from typing import Any, cast
 
 from tqdm import tqdm
 
-from hopvista.audit.proxy import ProxyModels
+from hopvista.audit.defences import defences_for
 from hopvista.building import heap
 from hopvista.building.config import BuildConfig
 from hopvista.domain import DomainPack
+from hopvista.generation.defences import Defences
 from hopvista.generation.feasibility import Availability, probe_types
 from hopvista.generation.item import build_item
 from hopvista.generation.plan import PlanEntry, check_levels, make_plan
@@ -216,7 +217,9 @@ def _make(entries: list[PlanEntry]) -> list[Item]:
         raise _WORKER["init_error"]
     config: BuildConfig = _WORKER["config"]
     world: World = _WORKER["world"]
-    items = [build_item(world, _WORKER["pack"], config.seed, entry) for entry in entries]
+    defences = build_defences(config)
+    items = [build_item(world, _WORKER["pack"], config.seed, entry, defences)
+             for entry in entries]
     if _WORKER["images_root"] is not None:
         items = _WORKER["renderer"].render_many(items, _WORKER["images_root"])
     _WORKER["since_trim"] = _WORKER.get("since_trim", 0) + len(items)
@@ -236,12 +239,22 @@ def availability(config: BuildConfig) -> Availability:
     return cast("Availability", found)
 
 
+def build_defences(config: BuildConfig) -> Defences:
+    """The build's defences against proxy solvers for its world (:mod:`hopvista.audit.defences`;
+    made once per world: forked workers inherit them with it)."""
+    _, world = load_state(config)
+    found = _WORKER.get("defences")
+    if found is None or found[0] is not world or found[1] != config.defences:
+        found = _WORKER["defences"] = (world, config.defences,
+                                       defences_for(config.defences, world))
+    return cast("Defences", found[2])
+
+
 def plan_build(config: BuildConfig) -> tuple[list[PlanEntry], Availability]:
     """The build's plan over the statement types its world can make (probed here); a level
     none of whose modality slots is possible is a ``UserError`` saying why."""
     pack, world = load_state(config)
-    if config.defences:
-        ProxyModels.of(world)  # fitted once here: forked workers inherit it with the world
+    build_defences(config)
     found = availability(config)
     check_levels(config.levels, pack.types, found.available, found.reasons)
     return make_plan(config.seed, config.count, config.levels, pack.types, found.available,

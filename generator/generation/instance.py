@@ -8,7 +8,7 @@ derive it from the table's columns; no entity's chunk states its values. Values 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, cast
@@ -201,28 +201,38 @@ def _steps(world: World, entities: list[Entity], years: tuple[int, ...], key: st
     return np.array([rows[(e.id, key)] for e in entities])
 
 
+@dataclass(frozen=True)
+class Divergence:
+    """How an instance drawn under proxy-agreement demands orders its table's columns
+    (:func:`_divergent_first`): those whose trends say least about the chart's first."""
+
+    jitter: float
+    """Width of the uniform jitter added to each column's score: how far a column whose
+    trends match the chart's may still come before one that says less about them."""
+    slopes: Mapping[tuple[str, str], float]
+    """The slope of the world's straight line from column ``x`` to chart column ``y``, by
+    ``(y, x)``; a pair without a line counts as rising."""
+
+
 def _divergent_first(world: World, entities: list[Entity], years: tuple[int, ...],
                      chart_key: str, columns: list[Column], rng: np.random.Generator,
-                     jitter: float) -> list[Column]:
+                     divergence: Divergence) -> list[Column]:
     """``columns`` ordered by how far the trends that a straight line from each reads into
     the chart column are from telling the chart's own, for the instance's entities: the
-    share of year-to-year moves whose direction, turned by the sign of the world's line
-    (:mod:`hopvista.audit.proxy`), matches the chart column's, taken as its distance from one
-    half, plus a uniform jitter of width ``jitter``. The table then shows columns whose
-    trends say little about the chart's, so a solver that imputes the chart from one of
-    them reads its trends at about chance."""
-    from hopvista.audit.proxy import ProxyModels  # the proxy models import the executor
-
+    share of year-to-year moves whose direction, turned by the sign of the world's line,
+    matches the chart column's, taken as its distance from one half, plus a uniform jitter
+    (:class:`Divergence`). The table then shows columns whose trends say little about the
+    chart's, so a solver that imputes the chart from one of them reads its trends at about
+    chance."""
     if not columns or len(years) < 2:
         return columns  # without periods there are no trends to tell
-    lines = ProxyModels.of(world).chart.lines
     chart = _steps(world, entities, years, chart_key)
-    turns = np.array([-1.0 if (line := lines.get((chart_key, c.key))) is not None
-                      and line.b < 0 else 1.0 for c in columns])
+    turns = np.array([-1.0 if (slope := divergence.slopes.get((chart_key, c.key))) is not None
+                      and slope < 0 else 1.0 for c in columns])
     steps = np.stack([_steps(world, entities, years, c.key) for c in columns])
     same = (turns[:, None, None] * steps == chart).mean(axis=(1, 2))
     # one uniform draw per column, in order (a vector draw takes the same numbers)
-    keys = np.abs(same - 0.5) + rng.uniform(0.0, jitter, size=len(columns))
+    keys = np.abs(same - 0.5) + rng.uniform(0.0, divergence.jitter, size=len(columns))
     return [columns[int(k)] for k in np.argsort(keys, kind="stable")]
 
 
@@ -369,7 +379,8 @@ def _table_columns(candidates: list[Column], chart: Column, identities: list[Ide
 
 def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
                     trend_pair: bool = False, shared: bool = False,
-                    divergent: float = 0.0, text: bool = True) -> Instance | None:
+                    divergence: Divergence | None = None, text: bool = True
+                    ) -> Instance | None:
     """Draw one instance, or ``None`` when this draw cannot satisfy the rules.
 
     With ``trend_pair``, the draw is guided towards instances where two entities trend the
@@ -377,10 +388,10 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     checked afterwards exactly as for an unguided draw. With ``shared``, each entity's chunk
     is drawn among those stating a fact that another entity of the world states too, where
     it has any (what the fact claims of FC+CT+TR and FC+AR+TR need: :func:`shared_facts`).
-    With ``divergent`` (the jitter of :func:`_divergent_first`; 0 draws the table's columns
-    uniformly), the table shows the columns whose trends say least about the chart column's
-    first: an item built under proxy-agreement demands can then meet "disagree" as often as
-    "agree". With ``text`` (an item with a statement that reads the text), every entity's
+    With ``divergence`` (:class:`Divergence`; ``None`` draws the table's columns uniformly),
+    the table shows the columns whose trends say least about the chart column's first: an
+    item built under proxy-agreement demands can then meet "disagree" as often as "agree".
+    With ``text`` (an item with a statement that reads the text), every entity's
     chunk must state a fact; without it, a chunk with facts is still preferred, then any
     chunk that does not state the chart, and an entity with no such chunk shows no text: the
     texts never block the table and chart statements.
@@ -412,9 +423,9 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
     identities = list(pack.identities)
     related = pack.related_to(chart_column.key)
     candidates = _pick(rng, [c for c in columns if c.key != chart_column.key], len(columns) - 1)
-    if divergent > 0:
+    if divergence is not None:
         candidates = _divergent_first(world, entities, years, chart_column.key, candidates,
-                                      rng, divergent)
+                                      rng, divergence)
     candidates = [c for c in candidates if c.key not in related]
     # Where the entities lack values of some columns, the table shows the others, fewer
     # than the pack asks for if need be: a missing cell never keeps an entity out of items.

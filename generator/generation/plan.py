@@ -26,13 +26,16 @@ import numpy as np
 
 from hopvista.errors import UserError
 from hopvista.model.balance import LEVEL_NAMES, slot_groups, slot_orders
+from hopvista.model.kinds import THREE_STATEMENT
 from hopvista.program.statement_types import STATEMENT_TYPES, proxied, types_for
 from hopvista.rng import derive
 
 T = TypeVar("T")
 
-ANSWER_SETS: tuple[tuple[int, ...], ...] = tuple(
-    chain.from_iterable(combinations((1, 2, 3), r) for r in range(4)))
+STATEMENTS = THREE_STATEMENT.statements
+"""How many statements a plan gives each item: as many as its item kind has."""
+ANSWER_SETS: tuple[tuple[int, ...], ...] = tuple(chain.from_iterable(
+    combinations(range(1, STATEMENTS + 1), r) for r in range(STATEMENTS + 1)))
 
 
 def check_levels(levels: tuple[int, ...], types: tuple[str, ...],
@@ -88,6 +91,11 @@ class PlanEntry:
     agree: tuple[tuple[tuple[str, bool], ...], ...] | None = None
     """Per slot, ``(modality, agrees)`` for each proxied modality its type reads; ``None``
     with the defences off."""
+
+    @property
+    def slots(self) -> range:
+        """The item's statement slots (0-based), in order."""
+        return range(len(self.types))
 
     def truth(self, slot: int) -> bool:
         """Whether statement ``slot`` (0-based) must be true."""
@@ -189,7 +197,7 @@ def make_plan(seed: int, count: int, levels: tuple[int, ...], types: tuple[str, 
         answer.update(zip(members[lv], answers, strict=True))
         groups = [g for g, names in slot_groups(lv, types, possible).items() if names]
         if len(groups) == 1:
-            order.update({i: (groups[0],) * 3 for i in members[lv]})
+            order.update({i: (groups[0],) * STATEMENTS for i in members[lv]})
         else:
             (orders,) = balanced_split(slot_orders(groups), [len(members[lv])], rng)
             _even_out_truth(orders, [answer[i] for i in members[lv]], groups, rng)
@@ -199,7 +207,8 @@ def make_plan(seed: int, count: int, levels: tuple[int, ...], types: tuple[str, 
         for group, names in slot_groups(lv, types, possible).items():
             if not names:
                 continue  # a slot no possible type fills: no item's order has it
-            slots = [(i, s) for i in members[lv] for s in range(3) if order[i][s] == group]
+            slots = [(i, s) for i in members[lv] for s in range(STATEMENTS)
+                     if order[i][s] == group]
             true = [x for x in slots if x[1] + 1 in answer[x[0]]]
             false = [x for x in slots if x[1] + 1 not in answer[x[0]]]
             for where, chosen in zip((true, false),
@@ -208,8 +217,9 @@ def make_plan(seed: int, count: int, levels: tuple[int, ...], types: tuple[str, 
                 chosen_type.update(zip(where, chosen, strict=True))
     agree = _agreement(chosen_type, answer, rng) if defences else None
     return [PlanEntry(index=i, level=level_of[i], answer=answer[i], order=order[i],
-                      types=tuple(chosen_type[(i, s)] for s in range(3)),
-                      agree=None if agree is None else tuple(agree[(i, s)] for s in range(3)))
+                      types=tuple(chosen_type[(i, s)] for s in range(STATEMENTS)),
+                      agree=None if agree is None else tuple(agree[(i, s)]
+                                                             for s in range(STATEMENTS)))
             for i in range(count)]
 
 

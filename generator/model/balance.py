@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from itertools import permutations, product
 from typing import Any
 
+from hopvista.model.kinds import THREE_STATEMENT
 from hopvista.program.statement_types import types_for
 
 LEVEL_NAMES = {1: "easy", 2: "medium", 3: "hard"}
@@ -22,12 +23,13 @@ def slot_groups(level: int, types: tuple[str, ...],
 
 
 def slot_orders(groups: list[str]) -> list[tuple[str, ...]]:
-    """The orders of an item's three statement slots over a level's modality groups: the 6
-    permutations of three groups (FCMR), every 3-slot sequence using both of two groups, the
-    one sequence of one group, and every 3-permutation of more than three."""
-    if len(groups) >= 3:
-        return list(permutations(groups, 3))
-    return [seq for seq in product(groups, repeat=3) if set(seq) == set(groups)]
+    """The orders of an item's statement slots over a level's modality groups: with three
+    slots (FCMR), the 6 permutations of three groups, every 3-slot sequence using both of two
+    groups, the one sequence of one group, and every 3-permutation of more than three."""
+    slots = THREE_STATEMENT.statements
+    if len(groups) >= slots:
+        return list(permutations(groups, slots))
+    return [seq for seq in product(groups, repeat=slots) if set(seq) == set(groups)]
 
 
 def agreement_key(wants: dict[str, bool]) -> str:

@@ -66,7 +66,8 @@ class ItemKind:
     ``answer_types`` are the values an item's ``answer_type`` may take; ``scoring`` says in one
     line how a prediction is scored; ``check(item)`` lists what is wrong with an item's answer
     for this kind; ``score(item, prediction)`` scores a prediction (the model's text, or an
-    answer value); ``reference(item)`` is the answer written as a model should write it.
+    answer value); ``reference(item)`` is the answer written as a model should write it;
+    ``statements`` is how many numbered statements an item of the kind has (0: none).
     """
 
     name: str
@@ -75,6 +76,7 @@ class ItemKind:
     check: Callable[[Item], list[str]]
     score: Callable[[Item, Any], Score]
     reference: Callable[[Item], str]
+    statements: int = 0
 
 
 ITEM_KINDS: Registry[ItemKind] = Registry("item kind", "item_kinds")
@@ -107,7 +109,8 @@ def _check_three(item: Item) -> list[str]:
     if len(item.statements) != STATEMENTS:
         problems.append(f"{len(item.statements)} statement(s), not {STATEMENTS}")
     if parse_indices(item.answer) != item.answer:
-        problems.append(f"answer {item.answer!r} is not a sorted list of distinct indices 1..3")
+        problems.append(f"answer {item.answer!r} is not a sorted list of distinct indices "
+                        f"1..{STATEMENTS}")
     return problems
 
 
@@ -142,10 +145,13 @@ def _reference_three(item: Item) -> str:
     return ", ".join(str(n) for n in answer) if answer else "none"
 
 
-ITEM_KINDS.register("three_statement", ItemKind(
+THREE_STATEMENT = ITEM_KINDS.register("three_statement", ItemKind(
     name="three_statement", answer_types=("indices",),
     scoring="exact set match of the true statement indices (set_accuracy)",
-    check=_check_three, score=_score_three, reference=_reference_three))
+    check=_check_three, score=_score_three, reference=_reference_three,
+    statements=STATEMENTS))
+"""The kind every generated item has (FCMR's): its statement count is how many a plan
+gives each item."""
 
 
 # -- short-answer table QA --------------------------------------------------------------------

@@ -18,9 +18,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from hopvista.audit.proxy import ProxyReader
 from hopvista.domain import DomainPack, render_form
 from hopvista.errors import GenerationError
+from hopvista.generation.defences import ProxyChecker
 from hopvista.generation.instance import Instance
 from hopvista.program.statement_types import STATEMENT_TYPES, StatementType, proxied
 from hopvista.statements.fact import fact_node
@@ -170,7 +170,7 @@ def _fact_first(kind: StatementType, selections: Iterator[Selection], instance: 
 def make_statement(type_name: str, instance: Instance, pack: DomainPack,
                    rng: np.random.Generator, truth: bool, used: set[str],
                    max_candidates: int = 64, wants: dict[str, bool] | None = None,
-                   reader: ProxyReader | None = None) -> Statement | None:
+                   reader: ProxyChecker | None = None) -> Statement | None:
     """A statement of ``type_name`` with label ``truth``, or ``None`` if this instance has none.
 
     ``used`` holds the program nodes and fact needles already in the item; they are not reused.
@@ -232,7 +232,7 @@ def make_statement(type_name: str, instance: Instance, pack: DomainPack,
     return None
 
 
-def _proxy_readings(reader: ProxyReader | None, modalities: tuple[str, ...],
+def _proxy_readings(reader: ProxyChecker | None, modalities: tuple[str, ...],
                     program: dict[str, Any], truth: bool,
                     wants: dict[str, bool] | None) -> dict[str, dict[str, Any]] | Literal[False]:
     """The statement's proxy readings in their public form (``{}`` without a reader or a

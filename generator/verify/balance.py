@@ -20,10 +20,12 @@ from hopvista.model.balance import (
     slot_groups,
     slot_orders,
 )
+from hopvista.model.kinds import THREE_STATEMENT
 from hopvista.program.statement_types import proxied
 from hopvista.verify.jsonl import same_json
 
-ANSWER_SETS = [c for r in range(4) for c in combinations((1, 2, 3), r)]
+ANSWER_SETS = [c for r in range(THREE_STATEMENT.statements + 1)
+               for c in combinations(range(1, THREE_STATEMENT.statements + 1), r)]
 Report = Callable[[str], None]
 TrueFalse = dict[str, dict[str, int]]
 

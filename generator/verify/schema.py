@@ -17,6 +17,7 @@ from typing import Any
 
 from hopvista.display import unshowable_number
 from hopvista.model.balance import LEVEL_NAMES
+from hopvista.model.kinds import THREE_STATEMENT
 from hopvista.program.fields import (
     Malformed,
     as_bool,
@@ -35,7 +36,8 @@ from hopvista.program.schema import check_node, check_selector
 from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.themes.chart_kinds import CHART_KINDS
 
-ITEM_KIND = "three_statement"
+ITEM_KIND = THREE_STATEMENT.name
+STATEMENTS = THREE_STATEMENT.statements
 ANSWER_TYPE = "indices"
 
 
@@ -192,7 +194,7 @@ def _check_provenance(provenance: Any) -> None:
         as_int(n, f"provenance.plan.answer.{i}")
     for key in ("order", "types"):
         for i, name in enumerate(as_list(field(plan, key, "provenance.plan"),
-                                         f"provenance.plan.{key}", 3)):
+                                         f"provenance.plan.{key}", STATEMENTS)):
             as_str(name, f"provenance.plan.{key}.{i}")
     as_dict(field(provenance, "decidability", "provenance"), "provenance.decidability")
 
@@ -214,8 +216,9 @@ def check_shape(item: dict[str, Any]) -> None:
     for i, image in enumerate(as_list(field(item, "images", ""), "images")):
         _check_image(image, f"images.{i}")
     statements = as_list(field(item, "statements", ""), "statements")
-    if len(statements) != 3:
-        raise Malformed(f"{len(statements)} statement(s); a {ITEM_KIND} item has exactly 3")
+    if len(statements) != STATEMENTS:
+        raise Malformed(f"{len(statements)} statement(s); a {ITEM_KIND} item has exactly "
+                        f"{STATEMENTS}")
     for i, statement in enumerate(statements):
         _check_statement(statement, f"statements.{i}")
     for i, n in enumerate(as_list(field(item, "answer", ""), "answer")):
