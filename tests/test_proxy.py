@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from hopvista.audit.proxy import ProxyModels, ProxyReader, recorded_models
+from hopvista.audit.proxy import ProxyModels, ProxyReader
 from hopvista.cli.main import main
 from hopvista.domain import DomainPack
 from hopvista.generation.plan import make_plan, plan_shares
 from hopvista.program.statement_types import STATEMENT_TYPES, proxied
+from hopvista.program.withheld import recorded_reading
 from hopvista.verify.balance import Tally, check_agreement
 from hopvista.world import World
 
@@ -125,13 +126,8 @@ def _shows_every_period(item: dict[str, Any]) -> bool:
 def test_recorded_lines_alone_reproduce_the_readings(defended: Path) -> None:
     for item in filter(_shows_every_period, read_items(defended)):
         for statement in item["statements"]:
-            models = recorded_models(item, statement)
-            if models is None:
-                assert statement["proxy"] == {}
-                continue
-            reader = ProxyReader(models, item)
             for modality, record in statement["proxy"].items():
-                assert reader.read(modality, statement["program"]).label == record["label"]
+                assert recorded_reading(item, statement, modality) == record["label"]
 
 
 def test_without_defences_there_is_no_axis(tmp_path: Path) -> None:
@@ -246,7 +242,7 @@ def test_instances_under_demands_show_columns_whose_trends_say_little(
 
 
 def test_hiding_a_modality_leaves_the_item_as_it_was(defended: Path) -> None:
-    from hopvista.audit.solvers import without_chart, without_table
+    from hopvista.program.withheld import without_chart, without_table
 
     item = read_items(defended)[0]
     before = json.dumps(item, sort_keys=True)

@@ -9,7 +9,6 @@ The imputers build the withheld part from scratch and never read its values.
 
 from __future__ import annotations
 
-import copy
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -18,7 +17,13 @@ from typing import Any
 import numpy as np
 
 from hopvista.audit.data import AuditItem
-from hopvista.program.executor import parse_number
+from hopvista.program.withheld import (
+    LinearFit,
+    chart_from_table,
+    chart_values,
+    table_from_chart,
+    table_values,
+)
 
 #: Fewest training points a straight line is fitted on.
 MIN_POINTS = 10
@@ -26,20 +31,6 @@ MIN_POINTS = 10
 
 #: Inner folds (over training items) that score each candidate predictor column.
 INNER_FOLDS = 5
-
-
-@dataclass(frozen=True)
-class LinearFit:
-    """``y ≈ a + b·x``, its cross-validated R² (used to rank predictor columns) and size."""
-
-    a: float
-    b: float
-    r2: float
-    n: int
-
-    def __call__(self, x: float) -> float:
-        """The line's value at ``x``."""
-        return self.a + self.b * x
 
 
 def sums(xs: list[float], ys: list[float]) -> np.ndarray:
@@ -91,18 +82,6 @@ def fit_line(parts: list[np.ndarray]) -> LinearFit | None:
     return LinearFit(a, b, r2, n)
 
 
-def _table_values(item: dict[str, Any]) -> dict[tuple[str, str, int], float]:
-    return {(row["entity"], key, int(row["year"])): float(parse_number(text))
-            for row in item["inputs"]["table"]["rows"] for key, text in row["values"].items()}
-
-
-def _chart_values(item: dict[str, Any]) -> dict[tuple[str, int], float]:
-    chart = item["inputs"]["chart"]
-    years = [int(y) for y in chart["years"]]
-    return {(s["entity"], y): float(parse_number(v))
-            for s in chart["series"] for y, v in zip(years, s["values"], strict=True)}
-
-
 def _pairs(items: Iterable[AuditItem]) -> dict[tuple[str, str], list[np.ndarray]]:
     """(target column, predictor column) -> per item, the :func:`sums` of (predictor value,
     target value) at the same cells, for every ordered pair of the columns an item shows in
@@ -124,7 +103,7 @@ def _remembered(item: AuditItem, key: str, work: Callable[[AuditItem], Any]) -> 
 
 
 def _item_table(item: AuditItem) -> dict[tuple[str, str, int], float]:
-    return _table_values(item.data)
+    return table_values(item.data)
 
 
 def _item_pairs(item: AuditItem) -> list[tuple[tuple[str, str], np.ndarray]]:
@@ -133,7 +112,7 @@ def _item_pairs(item: AuditItem) -> list[tuple[tuple[str, str], np.ndarray]]:
     columns: dict[str, dict[tuple[str, int], float]] = defaultdict(dict)
     for (entity, column, year), value in _remembered(item, "table", _item_table).items():
         columns[column][(entity, year)] = value
-    columns[chart_key] = dict(_chart_values(item.data))
+    columns[chart_key] = dict(chart_values(item.data))
     found = []
     for target, ys in columns.items():
         for predictor, xs in columns.items():
@@ -187,26 +166,11 @@ class ChartModel:
         """A copy of ``item`` whose chart is predicted from one table column (``predictor``,
         by default the best); ``None`` when no line was learned for it. The chart's values
         are not read: only its column, which the statements name anyway."""
-        column = item["inputs"]["chart"]["column"]
-        table = item["inputs"]["table"]
+        chart_key = item["inputs"]["chart"]["column"]["key"]
         predictor = predictor or self.predictor(item)
-        if predictor is None or (column["key"], predictor) not in self.lines:
+        if predictor is None or (chart_key, predictor) not in self.lines:
             return None
-        line = self.lines[(column["key"], predictor)]
-        values = _table_values(item)
-        years = sorted({int(row["year"]) for row in table["rows"]})
-        series = []
-        for entity in (e["id"] for e in item["entities"]):
-            shown = [values.get((entity, predictor, y)) for y in years]
-            if any(v is None for v in shown):
-                return None
-            series.append({"entity": entity,
-                           "values": [_display(line(v), column["precision"])
-                                      for v in shown if v is not None]})
-        result = _with_inputs(item)
-        result["inputs"]["chart"] = {"column": copy.deepcopy(column), "years": years,
-                                     "series": series}
-        return result
+        return chart_from_table(item, predictor, self.lines[(chart_key, predictor)])
 
 
 @dataclass(frozen=True)
@@ -231,38 +195,7 @@ class TableModel:
     def impute(self, item: dict[str, Any]) -> dict[str, Any]:
         """A copy of ``item`` whose table values are predicted from its chart. Only the
         table's headers (columns, entities, years) are read, never its values."""
-        chart = _chart_values(item)
         chart_key = item["inputs"]["chart"]["column"]["key"]
-        table = item["inputs"]["table"]
-        rows = []
-        for row in table["rows"]:
-            entity, year = row["entity"], int(row["year"])
-            values = {}
-            for column in table["columns"]:
-                key = column["key"]
-                line = self.lines.get((key, chart_key))
-                if line is not None and (entity, year) in chart:
-                    guess = line(chart[(entity, year)])
-                elif key in self.means:
-                    guess = self.means[key]
-                else:
-                    continue
-                values[key] = _display(guess, column["precision"])
-            rows.append({"entity": entity, "year": year, "values": values})
-        result = _with_inputs(item)
-        result["inputs"]["table"] = {k: copy.deepcopy(v) for k, v in table.items() if k != "rows"}
-        result["inputs"]["table"]["rows"] = rows
-        return result
-
-
-def _display(value: float, precision: int) -> str:
-    """A predicted value as the executor reads a displayed one (no separators)."""
-    text = f"{value:.{int(precision)}f}"
-    return "0" if float(text) == 0 else text
-
-
-def _with_inputs(item: dict[str, Any]) -> dict[str, Any]:
-    """A shallow copy of ``item`` with its own ``inputs`` dict."""
-    result = dict(item)
-    result["inputs"] = dict(item["inputs"])
-    return result
+        lines = {c["key"]: self.lines[(c["key"], chart_key)]
+                 for c in item["inputs"]["table"]["columns"] if (c["key"], chart_key) in self.lines}
+        return table_from_chart(item, lines, self.means)

@@ -10,7 +10,8 @@ code. Whether that *proxy reading* agrees with the true label is an axis of the 
 label, so a solver that imputes is at chance on the modality it lacks.
 
 Each statement records its readings (``proxy``: the lines used and the label they give), so
-``gen verify`` re-derives them from the item alone and re-checks the balance.
+``gen verify`` re-derives them from the item alone
+(:func:`hopvista.program.withheld.recorded_reading`) and re-checks the balance.
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from hopvista.audit.impute import ChartModel, LinearFit, TableModel, fit_line
-from hopvista.audit.solvers import without_chart, without_table
+from hopvista.audit.impute import ChartModel, TableModel, fit_line
 from hopvista.program.executor import Context, Undecidable, select
 from hopvista.program.lenient import judge, lenient_pick
 from hopvista.program.statement_types import PROXIED, proxied  # noqa: F401 (re-exported)
+from hopvista.program.withheld import LinearFit, context_of, without_chart, without_table
 from hopvista.world import World
 
 
@@ -192,7 +193,7 @@ class ProxyReader:
                 self._hidden = without_chart(self._item)
             hidden = self._hidden
             predictor = self._predictors()[index]
-            self._other_contexts[index] = _context(self._models.chart.impute(hidden, predictor))
+            self._other_contexts[index] = context_of(self._models.chart.impute(hidden, predictor))
         return self._other_contexts[index]
 
     def _predictors(self) -> list[str]:
@@ -230,7 +231,7 @@ def impute(models: ProxyModels, item: dict[str, Any], modality: str
     if modality == "chart":
         hidden = without_chart(item)
         predictors = models.chart.predictors(hidden)[:1]
-        return ([_context(models.chart.impute(hidden, p)) for p in predictors],
+        return ([context_of(models.chart.impute(hidden, p)) for p in predictors],
                 {p: _pair(models.chart.lines[(chart_key, p)]) for p in predictors})
     if modality == "table":
         hidden = without_table(item)
@@ -243,37 +244,9 @@ def impute(models: ProxyModels, item: dict[str, Any], modality: str
                 # too few points for a line (a small world): the column's mean stands in,
                 # recorded as the flat line it is, so the reading can be taken again
                 lines[key] = (models.table.means[key], 0.0)
-        return [_context(models.table.impute(hidden))], lines
+        return [context_of(models.table.impute(hidden))], lines
     raise ValueError(f"no proxy stands in for {modality!r}")
-
-
-def _context(imputed: dict[str, Any] | None) -> Context | None:
-    if imputed is None:
-        return None
-    try:
-        return Context(imputed, 0.0, 0.0)
-    except (KeyError, TypeError, ValueError):
-        return None
 
 
 def _pair(line: LinearFit) -> tuple[float, float]:
     return (line.a, line.b)
-
-
-def recorded_models(item: dict[str, Any], statement: dict[str, Any]) -> ProxyModels | None:
-    """Proxy models holding just the lines a statement's ``proxy`` record names (what the
-    verifier re-reads it with); ``None`` when it records none."""
-    proxy = statement.get("proxy") or {}
-    chart_key = item["inputs"]["chart"]["column"]["key"]
-    chart_lines: dict[tuple[str, str], LinearFit] = {}
-    table_lines: dict[tuple[str, str], LinearFit] = {}
-    for modality, record in proxy.items():
-        for key, (a, b) in (record.get("lines") or {}).items():
-            line = LinearFit(float(a), float(b), 1.0, 0)
-            if modality == "chart":
-                chart_lines[(chart_key, key)] = line
-            else:
-                table_lines[(key, chart_key)] = line
-    if not proxy:
-        return None
-    return ProxyModels(ChartModel(chart_lines), TableModel(table_lines, {}))

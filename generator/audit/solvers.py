@@ -28,6 +28,7 @@ from hopvista.audit.data import AuditItem, Margins
 from hopvista.audit.impute import ChartModel, TableModel
 from hopvista.program.executor import Context, Undecidable, decide, select
 from hopvista.program.lenient import lenient_decide
+from hopvista.program.withheld import without_chart, without_table, without_text
 
 
 class Answer(NamedTuple):
@@ -125,31 +126,6 @@ def _exact_unless(modality: str, imputed: dict[str, Any] | None, item: AuditItem
     on_imputed = _run(imputed, margins, priors, item.statements, lenient=True)
     on_rest = _run(hidden, margins, priors, item.statements)
     return [a if r else b for a, b, r in zip(on_imputed, on_rest, reading, strict=True)]
-
-
-def without_chart(item: dict[str, Any]) -> dict[str, Any]:
-    """``item`` with its chart values replaced by zeros (shape and column kept). A new
-    item: what it shares with ``item`` (everything but the chart's series) is not copied,
-    so it is read, never changed."""
-    chart = {k: v for k, v in item["inputs"]["chart"].items() if k != "kind"}
-    chart["series"] = [{**series, "values": ["0" for _ in series["values"]]}
-                       for series in chart["series"]]
-    return {**item, "inputs": {**item["inputs"], "chart": chart}}
-
-
-def without_table(item: dict[str, Any]) -> dict[str, Any]:
-    """``item`` with no table values (headers kept); shares the rest with ``item``, like
-    :func:`without_chart`."""
-    table = dict(item["inputs"]["table"])
-    table["rows"] = [{**row, "values": {}} for row in table["rows"]]
-    return {**item, "inputs": {**item["inputs"], "table": table}}
-
-
-def without_text(item: dict[str, Any]) -> dict[str, Any]:
-    """``item`` with every text chunk emptied; shares the rest with ``item``, like
-    :func:`without_chart`."""
-    text = [{**chunk, "text": ""} for chunk in item["inputs"]["text"]]
-    return {**item, "inputs": {**item["inputs"], "text": text}}
 
 
 def solve_prior(items: Sequence[AuditItem]) -> Predictions:

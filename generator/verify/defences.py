@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from hopvista.program.statement_types import proxied
+from hopvista.program.withheld import recorded_reading
 
 
 def _chart_shows_every_period(item: dict[str, Any]) -> bool:
@@ -25,11 +26,6 @@ def _chart_shows_every_period(item: dict[str, Any]) -> bool:
 def check_proxies(item: dict[str, Any], defences: bool) -> list[str]:
     """Problems with an item's proxy readings: missing (with the defences on), naming
     columns the item does not show, not re-derivable, or contradicting the plan's demand."""
-    from hopvista.audit.proxy import (  # it imports the verifier's executor
-        ProxyReader,
-        recorded_models,
-    )
-
     problems: list[str] = []
     plan = item["provenance"].get("plan") or {}
     agree = plan.get("agree")
@@ -51,13 +47,11 @@ def check_proxies(item: dict[str, Any], defences: bool) -> list[str]:
             problems.append(f"{where}: proxy lines name columns the table does not show: "
                             f"{', '.join(sorted(unknown))}")
             continue
-        models = recorded_models(item, statement)
-        reader = ProxyReader(models, item) if models is not None and rereadable else None
         demand = agree[n - 1] if isinstance(agree, list) and n <= len(agree) else {}
         for modality, reading in sorted(record.items()):
             label = reading["label"]
-            if reader is not None:
-                again = reader.read(modality, statement["program"]).label
+            if rereadable:
+                again = recorded_reading(item, statement, modality)
                 if again != label:
                     problems.append(f"{where}: the proxy without the {modality} gives "
                                     f"{again}, the item records {label}")
