@@ -33,7 +33,7 @@ LENIENT_READS: list[str] = []
 def lowest(instance: Instance, rng: np.random.Generator, words: Words,
            margins: Margins) -> Iterator[Selection]:
     """The entity with the lowest value of a table column in the last period."""
-    year = instance.years[-1]
+    year = instance.periods[-1]
     columns = list(instance.table_columns)
     for i in rng.permutation(len(columns)):
         column = columns[int(i)]

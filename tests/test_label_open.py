@@ -334,8 +334,8 @@ def _outcomes(node: dict[str, Any], ctx: Context, hidden: str) -> set[Outcome]:
         return {select(node, ctx)}
     if op == "rk_when" and hidden == "table":  # any non-empty set of years meets the condition
         found: set[Outcome] = set()
-        for r in range(1, len(ctx.years) + 1):
-            for years in combinations(ctx.years, r):
+        for r in range(1, len(ctx.periods) + 1):
+            for years in combinations(ctx.periods, r):
                 winners = {_clear_winner(ctx, node["column"], y, node["order"]) for y in years}
                 found.add(None if None in winners else frozenset(winners))  # type: ignore[arg-type]
         return found

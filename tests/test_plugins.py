@@ -37,7 +37,7 @@ from hopvista.world import Entity, World
           operators=("lowest",), fact_form=False)
 def lowest(instance, rng, words, margins):
     """The entity with the lowest value of a table column in the last period."""
-    year = instance.years[-1]
+    year = instance.periods[-1]
     columns = list(instance.table_columns)
     for i in rng.permutation(len(columns)):
         column = columns[int(i)]

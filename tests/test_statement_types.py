@@ -150,7 +150,7 @@ def _claims_of_never_winners_are_flagged(program: dict[str, Any], ctx: Context) 
     readable without the table; the verifier says so, and only then."""
     node = program["select"]
     winners = set()
-    for year in ctx.years:
+    for year in ctx.periods:
         scores = {e: ctx.point(e, node["column"], year) for e in ctx.entities}
         try:
             winners.add(best(ctx, scores, node["order"], ctx.rank_gap))

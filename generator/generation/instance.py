@@ -31,7 +31,7 @@ class Instance:
     """What one item shows: the displayed table, chart and text about a few entities."""
 
     entities: tuple[Entity, ...]
-    years: tuple[int, ...]
+    periods: tuple[int, ...]
     table_columns: tuple[Column, ...]
     chart_column: Column
     table: dict[str, dict[str, tuple[Decimal, ...]]]
@@ -60,11 +60,11 @@ class Instance:
 
     def value(self, entity_id: str, column: str, year: int) -> Decimal:
         """A displayed table value."""
-        return self.table[entity_id][column][self.years.index(year)]
+        return self.table[entity_id][column][self.periods.index(year)]
 
     def chart_value(self, entity_id: str, year: int) -> Decimal:
         """A displayed chart value."""
-        return self.chart[entity_id][self.years.index(year)]
+        return self.chart[entity_id][self.periods.index(year)]
 
     def column(self, key: str) -> Column:
         """A table or chart column by key."""
@@ -99,14 +99,14 @@ class Instance:
                     {"entity": e, "year": y,
                      "values": {c.key: fmt(self.value(e, c.key, y), c.precision)
                                 for c in self.table_columns}}
-                    for e in self.ids for y in self.years
+                    for e in self.ids for y in self.periods
                 ],
             },
             "chart": {
                 "period_label": self.period_label,
                 "period_format": self.period_format,
                 "column": col(self.chart_column),
-                "years": list(self.years),
+                "years": list(self.periods),
                 "series": [
                     {"entity": e,
                      "values": [fmt(v, self.chart_column.precision) for v in self.chart[e]]}
@@ -488,7 +488,7 @@ def sample_instance(world: World, pack: DomainPack, rng: np.random.Generator,
 
     return Instance(
         entities=tuple(entities),
-        years=years,
+        periods=years,
         table_columns=tuple(table_columns),
         chart_column=chart_column,
         table=table,

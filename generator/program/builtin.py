@@ -80,8 +80,8 @@ def _chart_column(node: Node, view: View) -> list[str]:
 
 def _all_years_words(key: str) -> Any:
     def variables(node: Node, view: View) -> dict[str, str]:
-        out = {key: view.label(node["column"]), "first": view.show(view.years[0]),
-               "last": view.show(view.years[-1])}
+        out = {key: view.label(node["column"]), "first": view.show(view.periods[0]),
+               "last": view.show(view.periods[-1])}
         if "threshold" in node:
             out["threshold"] = shown_number(node["threshold"])
         return out
@@ -157,14 +157,14 @@ def _ct(node: Node, ctx: Context) -> frozenset[str]:
 
 @operator("ct_all", ("table",),
           fields={"column": text, "cmp": one_of(*CMPS), "threshold": decimal},
-          cells=lambda n, v: _table_cells(n, v, v.years),
+          cells=lambda n, v: _table_cells(n, v, v.periods),
           references=_table_column, variables=_all_years_words("cond_column"))
 def _ct_all(node: Node, ctx: Context) -> frozenset[str]:
     """The condition of CT+TR: the comparison holds in every period."""
     t = program_number(node["threshold"])
     return frozenset(e for e in ctx.entities
                      if all([compare(ctx.cell(e, node["column"], y), node["cmp"], t)
-                             for y in ctx.years]))
+                             for y in ctx.periods]))
 
 
 def _ar_pick(node: Node, ctx: Context) -> frozenset[str]:
@@ -197,19 +197,19 @@ def _ar(node: Node, ctx: Context) -> frozenset[str]:
 
 @operator("ar_sum", ("table",),
           fields={"column": text, "cmp": one_of(*CMPS), "threshold": decimal},
-          cells=lambda n, v: _table_cells(n, v, v.years),
+          cells=lambda n, v: _table_cells(n, v, v.periods),
           references=_table_column, variables=_all_years_words("cond_column"))
 def _ar_sum(node: Node, ctx: Context) -> frozenset[str]:
     """The condition of AR+TR: the total over the periods compared with a threshold."""
     t = program_number(node["threshold"])
     return frozenset(e for e in ctx.entities if compare(
-        sum((ctx.cell(e, node["column"], y) for y in ctx.years), Decimal(0)), node["cmp"], t))
+        sum((ctx.cell(e, node["column"], y) for y in ctx.periods), Decimal(0)), node["cmp"], t))
 
 
 def _trend_years(node: Node, ctx: Context) -> list[int]:
     if node["op"] == "tr":
-        return [y for y in ctx.years if int(node["from"]) <= y <= int(node["to"])]
-    return list(ctx.years)
+        return [y for y in ctx.periods if int(node["from"]) <= y <= int(node["to"])]
+    return list(ctx.periods)
 
 
 def _trend_score(node: Node, ctx: Context, entity: str) -> Decimal:
@@ -239,7 +239,7 @@ def _trend_pick(node: Node, ctx: Context) -> frozenset[str]:
           fields={"column": text, "from": whole, "to": whole,
                   "direction": one_of(*DIRECTIONS)},
           lenient=_trend_pick, narrow=_trend_within,
-          cells=lambda n, v: _chart_cells(n, v, [y for y in v.chart_years
+          cells=lambda n, v: _chart_cells(n, v, [y for y in v.chart_periods
                                                  if n["from"] <= y <= n["to"]]),
           references=_chart_column,
           variables=lambda n, v: {"column": v.label(n["column"]), "period1": v.show(n["from"]),
@@ -251,11 +251,11 @@ def _tr(node: Node, ctx: Context) -> frozenset[str]:
 
 @operator("tr_all", ("chart",), fields={"column": text, "direction": one_of(*DIRECTIONS)},
           lenient=_trend_pick, narrow=_trend_within,
-          cells=lambda n, v: _chart_cells(n, v, v.chart_years),
+          cells=lambda n, v: _chart_cells(n, v, v.chart_periods),
           references=_chart_column, variables=_all_years_words("trend_column"))
 def _tr_all(node: Node, ctx: Context) -> frozenset[str]:
     """The trend of CT+TR / AR+TR: over every period."""
-    return trend(ctx, node, ctx.years)
+    return trend(ctx, node, ctx.periods)
 
 
 @operator("rk", ("chart",), fields={"column": text, "year": whole, "order": one_of(*ORDERS)},
@@ -269,11 +269,11 @@ def _rk(node: Node, ctx: Context) -> frozenset[str]:
 
 
 def _rk_when_cells(node: Node, view: View) -> set[Cell]:
-    cells = _chart_cells(node, view, view.chart_years)
+    cells = _chart_cells(node, view, view.chart_periods)
     when = node.get("when")
     if when is not None:
         cells |= {("table", when["entity"], t["column"], y) for t in when["terms"]
-                  for y in view.years}
+                  for y in view.periods}
     return cells
 
 
@@ -316,7 +316,7 @@ def _rk_when_bounds(node: Node, ctx: Context, hidden: str) -> Bounds:
         return frozenset(), frozenset(ctx.entities)
     if hidden == "table" and node.get("when") is not None:
         winners = set()
-        for year in ctx.years:
+        for year in ctx.periods:
             scores = {e: ctx.point(e, node["column"], year) for e in ctx.entities}
             try:
                 winners.add(best(ctx, scores, node["order"], ctx.rank_gap))
@@ -335,7 +335,7 @@ def _rank_when_pick(node: Node, ctx: Context) -> frozenset[str]:
         return select(node, ctx)
     except Undecidable:
         pass
-    years = _condition_years(node, ctx) or list(ctx.years)
+    years = _condition_years(node, ctx) or list(ctx.periods)
     wins: dict[str, int] = dict.fromkeys(ctx.entities, 0)
     pick = max if node["order"] == "max" else min
     for y in years:
@@ -347,9 +347,9 @@ def _rank_when_pick(node: Node, ctx: Context) -> frozenset[str]:
 def _condition_years(node: Node, ctx: Context) -> list[int]:
     when = node.get("when")
     if when is None:
-        return list(ctx.years)
+        return list(ctx.periods)
     threshold = program_number(when["threshold"])
-    return [y for y in ctx.years
+    return [y for y in ctx.periods
             if compare(_terms_value(ctx, when["terms"], when["entity"], y), when["cmp"],
                        threshold)]
 
@@ -363,10 +363,10 @@ def _rk_when(node: Node, ctx: Context) -> frozenset[str]:
     """CT+RK / AR+RK: the winner in every period where the condition on an entity holds."""
     when = node.get("when")
     if when is None:
-        years = list(ctx.years)
+        years = list(ctx.periods)
     else:
         t = program_number(when["threshold"])
-        years = [y for y in ctx.years
+        years = [y for y in ctx.periods
                  if compare(_terms_value(ctx, when["terms"], when["entity"], y),
                             when["cmp"], t)]
     if not years:
@@ -384,9 +384,9 @@ def _rk_when(node: Node, ctx: Context) -> frozenset[str]:
 
 def _one_period(ctx: Context) -> int:
     """The one period of an item without a period axis (``rk_among`` reads no other)."""
-    if len(ctx.years) != 1:
-        raise Undecidable(f"rk_among reads an item of one period, not {len(ctx.years)}")
-    return ctx.years[0]
+    if len(ctx.periods) != 1:
+        raise Undecidable(f"rk_among reads an item of one period, not {len(ctx.periods)}")
+    return ctx.periods[0]
 
 
 def _members(node: Node, ctx: Context) -> frozenset[str]:
@@ -410,11 +410,11 @@ def _clear_top(ctx: Context, scores: dict[str, Decimal], order: str) -> str | No
 
 
 def _rk_among_cells(node: Node, view: View) -> set[Cell]:
-    cells = _chart_cells(node, view, view.chart_years)
+    cells = _chart_cells(node, view, view.chart_periods)
     among = node.get("among")
     if among is not None:
         cells |= {("table", e, t["column"], y) for e in view.ids for t in among["terms"]
-                  for y in view.years}
+                  for y in view.periods}
     return cells
 
 
@@ -467,7 +467,7 @@ def _rank_among_pick(node: Node, ctx: Context) -> frozenset[str]:
     """Leniently, the winner on the chart among the entities whose condition holds, by the
     imputed values with no margin and none of rk_among's presuppositions; when the condition
     holds for none, the entity closest to meeting it."""
-    (year,) = ctx.years
+    (year,) = ctx.periods
     among = node["among"]
     threshold = program_number(among["threshold"])
     values = {e: _terms_value(ctx, among["terms"], e, year) for e in ctx.entities}

@@ -50,16 +50,16 @@ class Context:
                 self.table[(row["entity"], column, int(row["year"]))] = parse_number(text)
         chart = inputs["chart"]
         self.chart_column = chart["column"]["key"]
-        self.years = [int(y) for y in chart["years"]]
+        self.periods = [int(y) for y in chart["years"]]
         self.chart: dict[tuple[str, int], Decimal] = {}
         for series in chart["series"]:
-            for year, text in zip(self.years, series["values"], strict=True):
+            for year, text in zip(self.periods, series["values"], strict=True):
                 self.chart[(series["entity"], year)] = parse_number(text)
         self.texts = {t["entity"]: t["text"] for t in inputs["text"]}
         self.chart_kind = chart.get("kind")
         if self.chart_kind == "pie":
             # a pie shows shares of one whole: its scale is the sum of the slices
-            if len(self.years) != 1 or min(self.chart.values()) <= 0:
+            if len(self.periods) != 1 or min(self.chart.values()) <= 0:
                 raise ValueError("a pie chart needs one year of positive values")
             span = sum(self.chart.values(), Decimal(0))
         else:

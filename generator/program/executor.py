@@ -70,7 +70,7 @@ def apply_sign(a: Decimal, sign: str, b: Decimal) -> Decimal:
 
 def year_span(ctx: Context, first: int, last: int) -> list[int]:
     """The chart's periods from ``first`` to ``last`` (at least two, both on the chart)."""
-    years = [y for y in ctx.years if first <= y <= last]
+    years = [y for y in ctx.periods if first <= y <= last]
     if len(years) < 2 or years[0] != first or years[-1] != last:
         raise Undecidable(f"periods {first}-{last} are not on the chart")
     return years

@@ -74,8 +74,8 @@ class View:
         self.chart_column = inputs["chart"]["column"]["key"]
         self.labels = {c["key"]: c["label"] for c in inputs["table"]["columns"]}
         self.labels[self.chart_column] = inputs["chart"]["column"]["label"]
-        self.years = sorted({row["year"] for row in inputs["table"]["rows"]})
-        self.chart_years = list(inputs["chart"]["years"])
+        self.periods = sorted({row["year"] for row in inputs["table"]["rows"]})
+        self.chart_periods = list(inputs["chart"]["years"])
         self.texts = {t["entity"]: t["chunk"] for t in inputs["text"]}
         fmt = inputs["table"].get("period_format") or "{}"
         self.period_format = fmt if isinstance(fmt, str) and fmt.count("{}") == 1 else "{}"

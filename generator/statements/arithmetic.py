@@ -38,7 +38,7 @@ def ar(instance: Instance, rng: np.random.Generator,
 
     Sums take the earlier year first; differences are later year minus earlier year.
     """
-    years = instance.years
+    years = instance.periods
     params = [(c.key, y1, y2, sign) for c in instance.table_columns
               for i, y1 in enumerate(years) for y2 in years[i + 1:] for sign in SIGNS]
     for i in rng.permutation(len(params)):
@@ -67,7 +67,7 @@ def ar(instance: Instance, rng: np.random.Generator,
 def ar_sum(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, str]],
            sizes: range) -> Iterator[Selection]:
     """Valid cumulative-sum selectors picking ``sizes`` entities, in random order."""
-    years = list(instance.years)
+    years = list(instance.periods)
     params = [(c.key, op) for c in instance.table_columns for op in CMPS]
     for i in rng.permutation(len(params)):
         column, op = params[int(i)]

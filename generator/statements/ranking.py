@@ -59,7 +59,7 @@ def clearly_loses(instance: Instance, entity: str, year: int, order: str,
 def rk(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, str]],
        margins: Margins) -> Iterator[Selection]:
     """Valid one-hop RK selectors, in random order."""
-    params = [(y, o) for y in instance.years for o in ORDERS]
+    params = [(y, o) for y in instance.periods for o in ORDERS]
     for k in rng.permutation(len(params)):
         year, order = params[int(k)]
         best = winner(instance, year, order, margins)
@@ -103,7 +103,7 @@ def rk_when(instance: Instance, rng: np.random.Generator, words: dict[str, dict[
     exprs = _expressions(instance, condition)
     params = [(a, x, op, o) for a in instance.ids for x in range(len(exprs)) for op in CMPS
               for o in ORDERS]
-    years = list(instance.years)
+    years = list(instance.periods)
     winners_by = {o: {y: winner(instance, y, o, margins) for y in years} for o in ORDERS}
 
     @cache
@@ -152,7 +152,7 @@ def _rk_when_selection(instance: Instance, words: dict[str, dict[str, str]], anc
                        expr: tuple[tuple[str, str], ...], op: str, threshold: Decimal,
                        order: str, champion: str, condition: str,
                        claimable: frozenset[str]) -> Selection:
-    years = list(instance.years)
+    years = list(instance.periods)
     text = {"anchor": instance.name(anchor), "cond_column": instance.column(expr[0][0]).label,
             "cmp": words["cmp"][op], "threshold": fmt(threshold),
             "order": words["order"][order], "rank_column": instance.chart_column.label}
@@ -176,7 +176,7 @@ def rk_among(instance: Instance, rng: np.random.Generator, words: dict[str, dict
              margins: Margins, condition: str) -> Iterator[Selection]:
     """Valid "among the entities whose …" selectors on an instance of one period;
     ``condition`` is ``'CT'`` or ``'AR'`` (see the module docstring)."""
-    (year,) = instance.years
+    (year,) = instance.periods
     everyone = frozenset(instance.ids)
     exprs = [x for x in _expressions(instance, condition)
              if _comparable_all(instance, [c for c, _ in x], year)]
@@ -224,7 +224,7 @@ def _rk_among_selection(instance: Instance, words: dict[str, dict[str, str]], ex
                         op: str, threshold: Decimal, order: str, champion: str,
                         condition: str, members: frozenset[str], beaters: frozenset[str],
                         everyone: frozenset[str]) -> Selection:
-    years = list(instance.years)
+    years = list(instance.periods)
     text = {"cond_column": instance.column(expr[0][0]).label, "cmp": words["cmp"][op],
             "threshold": fmt(threshold), "order": words["order"][order],
             "rank_column": instance.chart_column.label}
@@ -258,7 +258,7 @@ def ct_rk(instance: Instance, rng: np.random.Generator, words: Words,
     {noun} with the {order} {rank_column} is {entity}"; on one period, "among the {plural}
     whose {cond_column} is {cmp} {threshold}, the one with the {order} {rank_column} is
     {entity}"."""
-    if len(instance.years) == 1:
+    if len(instance.periods) == 1:
         return rk_among(instance, rng, words, margins, "CT")
     return rk_when(instance, rng, words, margins, "CT")
 
@@ -269,6 +269,6 @@ def ct_rk(instance: Instance, rng: np.random.Generator, words: Words,
 def ar_rk(instance: Instance, rng: np.random.Generator, words: Words,
           margins: Margins) -> Iterator[Selection]:
     """AR+RK: as CT+RK with the condition on {cond_column} {sign} {cond_column2}."""
-    if len(instance.years) == 1:
+    if len(instance.periods) == 1:
         return rk_among(instance, rng, words, margins, "AR")
     return rk_when(instance, rng, words, margins, "AR")

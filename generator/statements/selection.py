@@ -146,7 +146,7 @@ def all_years_condition(instance: Instance, op: str, column: str, cmp: str,
                         threshold: Decimal, picked: frozenset[str],
                         words: dict[str, dict[str, str]]) -> Selection:
     """The table hop of CT+TR / AR+TR: a condition on one column over every year shown."""
-    years = list(instance.years)
+    years = list(instance.periods)
     return Selection(
         picked=picked,
         node={"op": op, "column": column, "cmp": cmp, "threshold": num(threshold)},

@@ -28,7 +28,8 @@ CMPS = (">", "<")
 def ct(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, str]],
        sizes: range = range(1, 2)) -> Iterator[Selection]:
     """Valid one-year CT selectors, in random order."""
-    params = [(c.key, y, op) for c in instance.table_columns for y in instance.years for op in CMPS]
+    params = [(c.key, y, op)
+              for c in instance.table_columns for y in instance.periods for op in CMPS]
     for i in rng.permutation(len(params)):
         column, year, op = params[int(i)]
         values = {e: instance.value(e, column, year) for e in instance.ids}
@@ -47,7 +48,7 @@ def ct_all(instance: Instance, rng: np.random.Generator, words: dict[str, dict[s
            sizes: range) -> Iterator[Selection]:
     """Valid every-year CT selectors picking ``sizes`` entities, in random order."""
     params = [(c.key, op) for c in instance.table_columns for op in CMPS]
-    years = list(instance.years)
+    years = list(instance.periods)
     for i in rng.permutation(len(params)):
         column, op = params[int(i)]
         series = {e: [instance.value(e, column, y) for y in years] for e in instance.ids}

@@ -24,7 +24,7 @@ def trend_members(instance: Instance, first: int, last: int, direction: str,
                   margins: Margins) -> frozenset[str] | None:
     """Entities that clearly move ``direction`` over ``first..last``; ``None`` if any is unclear."""
     sign = Decimal(1) if direction == "increasing" else Decimal(-1)
-    i, j = instance.years.index(first), instance.years.index(last)
+    i, j = instance.periods.index(first), instance.periods.index(last)
     members = set()
     for entity in instance.ids:
         series = instance.chart[entity][i:j + 1]
@@ -39,7 +39,7 @@ def trend_members(instance: Instance, first: int, last: int, direction: str,
 def _selection(instance: Instance, kind: str, picked: frozenset[str], first: int, last: int,
                direction: str, words: dict[str, dict[str, str]]) -> Selection:
     label = instance.chart_column.label
-    years = [y for y in instance.years if first <= y <= last]
+    years = [y for y in instance.periods if first <= y <= last]
     node = {"op": "tr", "column": instance.chart_column.key, "from": first, "to": last,
             "direction": direction}
     if kind == "TR":
@@ -61,7 +61,7 @@ def _selection(instance: Instance, kind: str, picked: frozenset[str], first: int
 def tr(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, str]],
        margins: Margins) -> Iterator[Selection]:
     """Valid one-hop TR selectors over spans of at least three years, in random order."""
-    years = instance.years
+    years = instance.periods
     params = [(a, b, d) for i, a in enumerate(years) for b in years[i + 2:] for d in DIRECTIONS]
     for k in rng.permutation(len(params)):
         first, last, direction = params[int(k)]
@@ -73,7 +73,7 @@ def tr(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, 
 def tr_all(instance: Instance, rng: np.random.Generator, words: dict[str, dict[str, str]],
            margins: Margins, sizes: range) -> Iterator[Selection]:
     """Valid all-years TR selectors picking ``sizes`` entities, in random order."""
-    first, last = instance.years[0], instance.years[-1]
+    first, last = instance.periods[0], instance.periods[-1]
     for k in rng.permutation(len(DIRECTIONS)):
         direction = DIRECTIONS[int(k)]
         members = trend_members(instance, first, last, direction, margins)
