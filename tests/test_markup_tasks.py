@@ -107,13 +107,13 @@ def _near(colour: str, pixels: np.ndarray) -> bool:
 @pytest.fixture(scope="module")
 def markup100(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("markup") / "tasks"
-    assert main(["build", "markup", "--count", "100", "--seed", "3", "--out", str(out),
+    assert main(["markup", "--count", "100", "--seed", "3", "--out", str(out),
                  "--workers", "2"]) == 0
     return out
 
 
 @pytest.mark.slow
-def test_gen_build_markup_gives_every_family_and_verify_re_derives_it(
+def test_gen_markup_gives_every_family_and_verify_re_derives_it(
         markup100: Path) -> None:
     items = read_items(markup100)
     assert len(items) == 100
@@ -161,8 +161,8 @@ def test_verify_rejects_a_consistent_forgery_of_a_markup_answer(
 def test_the_same_command_gives_the_same_bytes_whatever_the_workers(
         tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
-    assert main(["build", "markup", "-n", "12", "--out", str(one)]) == 0
-    assert main(["build", "markup", "-n", "12", "--out", str(two), "--workers", "2"]) == 0
+    assert main(["markup", "-n", "12", "--out", str(one)]) == 0
+    assert main(["markup", "-n", "12", "--out", str(two), "--workers", "2"]) == 0
     for path in sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file()):
         assert (one / path).read_bytes() == (two / path).read_bytes(), path
 
@@ -170,7 +170,7 @@ def test_the_same_command_gives_the_same_bytes_whatever_the_workers(
 @pytest.mark.slow
 def test_markup_tasks_on_an_imported_sample(tmp_path: Path) -> None:
     out = tmp_path / "wtq-tasks"
-    assert main(["build", "markup", "-n", "15", "--tables", str(SAMPLES / "wtq"),
+    assert main(["markup", "-n", "15", "--tables", str(SAMPLES / "wtq"),
                  "--out", str(out)]) == 0
     items = read_items(out)
     assert all(i["provenance"]["source"].startswith("wtq:") for i in items)
@@ -239,11 +239,14 @@ def test_a_markup_answer_is_read_from_the_last_json_object() -> None:
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["build", "markup", "--hops", "2"], "--hops does not apply"),
-    (["build", "financial", "--tables", "x"], "--tables applies to 'gen build markup' only"),
-    (["build", "markup", "--tables", "no-such-domain"], "no-such-domain"),
+    (["build", "markup"], "'markup' is not a domain: markup tasks have their own command, "
+                          "'gen markup'"),
+    (["build", "markup", "-n", "3", "--no-images"], "'gen markup'"),
+    (["markup", "--hops", "2"], "unrecognized arguments: --hops 2"),
+    (["build", "financial", "--tables", "x"], "unrecognized arguments: --tables x"),
+    (["markup", "--tables", "no-such-domain"], "no-such-domain"),
 ])
-def test_markup_build_errors_are_one_line(argv: list[str], words: str, tmp_path: Path,
+def test_markup_errors_are_one_line(argv: list[str], words: str, tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*argv, "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
