@@ -242,8 +242,6 @@ def test_a_markup_answer_is_read_from_the_last_json_object() -> None:
     (["build", "markup"], "'markup' is not a domain: markup tasks have their own command, "
                           "'gen markup'"),
     (["build", "markup", "-n", "3", "--no-images"], "'gen markup'"),
-    (["markup", "--hops", "2"], "unrecognized arguments: --hops 2"),
-    (["build", "financial", "--tables", "x"], "unrecognized arguments: --tables x"),
     (["markup", "--tables", "no-such-domain"], "no-such-domain"),
 ])
 def test_markup_errors_are_one_line(argv: list[str], words: str, tmp_path: Path,

@@ -173,7 +173,7 @@ class Source:
             self.format = "hopvista"
             self.dataset = load(path)
             if self.dataset.manifest.kind == "markup":
-                raise UserError(f"{path}: a dataset of markup tasks (gen build markup): a "
+                raise UserError(f"{path}: a dataset of markup tasks (gen markup): a "
                                 "task's answer depends on its marks and layout, which gen "
                                 "augment's variants would change")
             self.count = sum(1 for _ in self._hopvista())
