@@ -252,6 +252,29 @@ def test_markup_errors_are_one_line(argv: list[str], words: str, tmp_path: Path,
     assert not (tmp_path / "o").exists()
 
 
+def test_build_markup_is_the_python_api_of_gen_markup(tmp_path: Path) -> None:
+    """``hopvista.build_markup`` takes what ``gen markup`` takes, and refuses the same way."""
+    import hopvista
+    from hopvista.errors import UserError
+
+    with pytest.raises(UserError, match="no-such-domain"):
+        hopvista.build_markup(tmp_path / "o", count=2, tables="no-such-domain")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.slow
+def test_build_markup_writes_what_gen_markup_writes(tmp_path: Path) -> None:
+    import hopvista
+
+    manifest = hopvista.build_markup(tmp_path / "api", count=5, seed=2)
+    assert main(["markup", "-n", "5", "--seed", "2", "--out", str(tmp_path / "cli")]) == 0
+    assert manifest["kind"] == "markup" and manifest["counts"]["items"] == 5
+    for path in sorted(p.relative_to(tmp_path / "cli") for p in (tmp_path / "cli").rglob("*")
+                       if p.is_file()):
+        assert (tmp_path / "api" / path).read_bytes() == (tmp_path / "cli" / path).read_bytes()
+    assert "`gen markup --count 5 --seed 2`" in (tmp_path / "cli" / "README.md").read_text()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["table-json", "no-chart", "image-only", "interleaved"])
 def test_every_setting_shows_a_markup_task_its_marked_image(markup100: Path, name: str) -> None:

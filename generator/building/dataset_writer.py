@@ -153,7 +153,7 @@ def _write_items(stage: Path, kept: list[tuple[str, Item]], kind: DatasetKind,
     shutil.rmtree(stage / DATA_DIR, ignore_errors=True)  # a killed run's are incomplete
     counts = Counts()
     items = kind.items(stage, len(kept))
-    shards = None
+    shards: ParquetShards | None = None
     try:
         # The first item is asked for first: the workers start on it while Parquet sets up.
         first = list(itertools.islice(items, 1))

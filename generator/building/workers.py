@@ -28,7 +28,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol, TypeVar, cast
@@ -288,7 +288,8 @@ def _run_task(task: Any) -> Any:
     return _MAKER["maker"].make(task)
 
 
-def run_ordered(maker: Maker[Any, Any], tasks: Iterable[Any], workers: int) -> Iterator[Any]:
+def run_ordered(maker: Maker[Any, Any], tasks: Iterable[Any],
+                workers: int) -> Generator[Any, None, None]:
     """``maker.make(task)`` for every task, in task order: here when ``workers`` is 1, else
     in a pool of ``workers`` processes (see the module docstring), ended by
     :func:`stop_pool` however the iteration ends."""
