@@ -1,8 +1,8 @@
 """hopvista: verified multimodal multi-hop reasoning benchmarks.
 
-``hopvista.build``, ``hopvista.verify`` and ``hopvista.load`` are the Python API (see
-:mod:`hopvista.api`); their heavy imports happen on first use, so ``import hopvista`` stays
-light.
+``hopvista.build``, ``hopvista.build_markup``, ``hopvista.verify`` and ``hopvista.load`` are
+the Python API (see :mod:`hopvista.api`); their heavy imports happen on first use, so
+``import hopvista`` stays light.
 """
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hopvista.api import VerifyReport, build, verify
+from hopvista.api import VerifyReport, build, build_markup, verify
 
 if TYPE_CHECKING:
     from hopvista.model.dataset import Dataset
 
 from hopvista.version import __version__
 
-__all__ = ["VerifyReport", "__version__", "build", "load", "verify"]
+__all__ = ["VerifyReport", "__version__", "build", "build_markup", "load", "verify"]
 
 
 def load(path: str | Path) -> Dataset:

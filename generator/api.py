@@ -2,6 +2,7 @@
 
     import hopvista
     manifest = hopvista.build("financial", "out/fin", hops=(3,), count=30)
+    tasks = hopvista.build_markup("out/tasks", count=20)   # markup tasks on marked tables
     report = hopvista.verify("out/fin")
     dataset = hopvista.load("out/fin")        # typed items, read lazily
 
@@ -19,7 +20,7 @@ from typing import Any
 
 from hopvista.verify.dataset import VerifyReport, verify
 
-__all__ = ["VerifyReport", "build", "statement_types", "verify"]
+__all__ = ["VerifyReport", "build", "build_markup", "statement_types", "verify"]
 
 
 def _quiet(text: str) -> None:
@@ -61,6 +62,27 @@ def build(domain: str, out: str | PathLike[str], *, hops: tuple[int, ...] = (1, 
                             notice=notice)
     return run_build(config, Path(out), workers=workers, overwrite=overwrite,
                      progress=progress, notice=notice, shard=shard)
+
+
+def build_markup(out: str | PathLike[str], *, count: int = 48, seed: int = 0,
+                 tables: str | PathLike[str] = "financial", fmt: str | None = None,
+                 source: str | None = None, data: str | PathLike[str] | None = None,
+                 workers: int = 1, overwrite: bool = False, progress: bool = False,
+                 notice: Callable[[str], None] = _quiet) -> dict[str, Any]:
+    """Write ``count`` markup tasks into ``out`` (``gen markup``): each a table image with
+    marked cells (highlighted, underlined, bold) and a question about them whose answer a
+    program re-derives (docs/markup.md).
+
+    ``tables`` is where the tables come from: a domain (a built-in name or a pack folder, with
+    its ``source`` and ``data``) or an existing dataset's file or folder (in ``fmt``, detected
+    when ``None``). The same arguments give the same bytes whatever ``workers`` is; ``out`` is
+    replaced as by :func:`build`. Returns the manifest.
+    """
+    from hopvista.markup_tasks.build import build_markup as run_markup
+
+    return run_markup(Path(out), count=count, seed=seed, tables=str(tables), fmt=fmt,
+                      source=source, data=None if data is None else str(data),
+                      workers=workers, overwrite=overwrite, progress=progress, notice=notice)
 
 
 def statement_types(domain: str, *, source: str | None = None,

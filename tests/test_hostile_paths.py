@@ -182,7 +182,7 @@ def test_build_into_a_shard_inside_refused(shard_copies: tuple[Path, Path], caps
 
 def test_markup_refuses_to_replace_its_tables_dataset(dataset: Path, capsys) -> None:
     before = _snapshot(dataset)
-    assert main(["build", "markup", "-n", "2", "--tables", str(dataset), "--out",
+    assert main(["markup", "-n", "2", "--tables", str(dataset), "--out",
                  str(dataset), "--overwrite"]) == 2
     assert "is the input" in _one_line_error(capsys)
     assert _snapshot(dataset) == before
@@ -243,7 +243,7 @@ def test_a_seed_too_long_for_image_file_names_is_refused_up_front(tmp_path: Path
 
 
 def test_markup_refuses_a_seed_too_long_for_its_image_names(tmp_path: Path, capsys) -> None:
-    assert main(["build", "markup", "-n", "1", "--seed", SEED, "--out",
+    assert main(["markup", "-n", "1", "--seed", SEED, "--out",
                  str(tmp_path / "ds")]) == 2
     assert "--seed" in _one_line_error(capsys)
     assert list(tmp_path.iterdir()) == []

@@ -804,7 +804,7 @@ def test_variants_with_forged_margins_fail(margins: float, varied: tuple[Path, P
 def markup(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A markup-task dataset with every subtask (30 tasks, seed 3)."""
     out = tmp_path_factory.mktemp("markup") / "tasks"
-    assert main(["build", "markup", "-n", "30", "--seed", "3", "--out", str(out)]) == 0
+    assert main(["markup", "-n", "30", "--seed", "3", "--out", str(out)]) == 0
     return out
 
 

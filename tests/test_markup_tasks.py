@@ -107,13 +107,13 @@ def _near(colour: str, pixels: np.ndarray) -> bool:
 @pytest.fixture(scope="module")
 def markup100(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("markup") / "tasks"
-    assert main(["build", "markup", "--count", "100", "--seed", "3", "--out", str(out),
+    assert main(["markup", "--count", "100", "--seed", "3", "--out", str(out),
                  "--workers", "2"]) == 0
     return out
 
 
 @pytest.mark.slow
-def test_gen_build_markup_gives_every_family_and_verify_re_derives_it(
+def test_gen_markup_gives_every_family_and_verify_re_derives_it(
         markup100: Path) -> None:
     items = read_items(markup100)
     assert len(items) == 100
@@ -161,8 +161,8 @@ def test_verify_rejects_a_consistent_forgery_of_a_markup_answer(
 def test_the_same_command_gives_the_same_bytes_whatever_the_workers(
         tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
-    assert main(["build", "markup", "-n", "12", "--out", str(one)]) == 0
-    assert main(["build", "markup", "-n", "12", "--out", str(two), "--workers", "2"]) == 0
+    assert main(["markup", "-n", "12", "--out", str(one)]) == 0
+    assert main(["markup", "-n", "12", "--out", str(two), "--workers", "2"]) == 0
     for path in sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file()):
         assert (one / path).read_bytes() == (two / path).read_bytes(), path
 
@@ -170,7 +170,7 @@ def test_the_same_command_gives_the_same_bytes_whatever_the_workers(
 @pytest.mark.slow
 def test_markup_tasks_on_an_imported_sample(tmp_path: Path) -> None:
     out = tmp_path / "wtq-tasks"
-    assert main(["build", "markup", "-n", "15", "--tables", str(SAMPLES / "wtq"),
+    assert main(["markup", "-n", "15", "--tables", str(SAMPLES / "wtq"),
                  "--out", str(out)]) == 0
     items = read_items(out)
     assert all(i["provenance"]["source"].startswith("wtq:") for i in items)
@@ -239,16 +239,40 @@ def test_a_markup_answer_is_read_from_the_last_json_object() -> None:
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["build", "markup", "--hops", "2"], "--hops does not apply"),
-    (["build", "financial", "--tables", "x"], "--tables applies to 'gen build markup' only"),
-    (["build", "markup", "--tables", "no-such-domain"], "no-such-domain"),
+    (["build", "markup"], "'markup' is not a domain: markup tasks have their own command, "
+                          "'gen markup'"),
+    (["build", "markup", "-n", "3", "--no-images"], "'gen markup'"),
+    (["markup", "--tables", "no-such-domain"], "no-such-domain"),
 ])
-def test_markup_build_errors_are_one_line(argv: list[str], words: str, tmp_path: Path,
+def test_markup_errors_are_one_line(argv: list[str], words: str, tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*argv, "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o").exists()
+
+
+def test_build_markup_is_the_python_api_of_gen_markup(tmp_path: Path) -> None:
+    """``hopvista.build_markup`` takes what ``gen markup`` takes, and refuses the same way."""
+    import hopvista
+    from hopvista.errors import UserError
+
+    with pytest.raises(UserError, match="no-such-domain"):
+        hopvista.build_markup(tmp_path / "o", count=2, tables="no-such-domain")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.slow
+def test_build_markup_writes_what_gen_markup_writes(tmp_path: Path) -> None:
+    import hopvista
+
+    manifest = hopvista.build_markup(tmp_path / "api", count=5, seed=2)
+    assert main(["markup", "-n", "5", "--seed", "2", "--out", str(tmp_path / "cli")]) == 0
+    assert manifest["kind"] == "markup" and manifest["counts"]["items"] == 5
+    for path in sorted(p.relative_to(tmp_path / "cli") for p in (tmp_path / "cli").rglob("*")
+                       if p.is_file()):
+        assert (tmp_path / "api" / path).read_bytes() == (tmp_path / "cli" / path).read_bytes()
+    assert "`gen markup --count 5 --seed 2`" in (tmp_path / "cli" / "README.md").read_text()
 
 
 @pytest.mark.slow

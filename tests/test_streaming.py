@@ -75,25 +75,28 @@ def test_an_error_before_the_items_are_written_stops_their_generator(
     """The first item is asked for before Parquet is set up; when that setup fails, the
     generator (whose clean-up stops the worker pool) is closed at once, not left running
     until the traceback is freed."""
-    import hopvista.output.parquet
-    from hopvista.building.pipeline import _write_items
+    import hopvista.building.dataset_writer
+    from hopvista.building.dataset_writer import DatasetKind, _write_items
 
     stopped = []
 
-    def items():  # type: ignore[no-untyped-def]
-        try:
-            yield "item"
-            yield "item"
-        finally:
-            stopped.append(True)
+    class Items(DatasetKind):
+        total = 2
+
+        def items(self, stage: Path, kept: int):  # type: ignore[no-untyped-def]
+            try:
+                yield "item"
+                yield "item"
+            finally:
+                stopped.append(True)
 
     def broken(*args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(hopvista.output.parquet, "ParquetShards", broken)
+    monkeypatch.setattr(hopvista.building.dataset_writer, "ParquetShards", broken)
     (tmp_path / "stage").mkdir()
     with pytest.raises(OSError, match="disk full") as caught:
-        _write_items(tmp_path / "stage", [], items(), parquet=True, total=2)
+        _write_items(tmp_path / "stage", [], Items(), None)
     assert stopped == [True]  # while the traceback (and the frame holding it) still lives
     assert caught.tb is not None
 

@@ -14,12 +14,15 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from hopvista.audit.recorded import build_audit
+from hopvista.building.dataset_writer import Counts, DatasetKind, write_dataset
+from hopvista.building.pipeline import SHARD_KIND, Written, dataset_manifest
 from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.dataset import (
@@ -31,7 +34,8 @@ from hopvista.model.dataset import (
     read_manifest,
     sha256_file,
 )
-from hopvista.output.folder import check_out, claim_output
+from hopvista.output.card import dataset_card
+from hopvista.output.folder import check_out
 
 Notice = Callable[[str], None]
 SAME = ("format", "format_version", "config", "source", "seed", "packages", "plan_shares",
@@ -45,8 +49,6 @@ def _stderr(text: str) -> None:
 
 def read_shard(path: Path) -> dict[str, Any]:
     """A shard's manifest, checked to be one (``UserError`` naming the folder otherwise)."""
-    from hopvista.building.pipeline import SHARD_KIND
-
     if dataset_file_problem(path, MANIFEST) == MISSING:
         raise UserError(f"{path}: no manifest.json (not a finished shard)")
     manifest = read_manifest(path)
@@ -127,45 +129,54 @@ def check_shards(paths: Sequence[Path]) -> list[tuple[Path, dict[str, Any]]]:
 def merge(paths: Sequence[Path], out: Path, *, overwrite: bool = False,
           notice: Notice = _stderr) -> dict[str, Any]:
     """Join the shards at ``paths`` into the dataset ``out``; return its manifest."""
-    from hopvista.audit.recorded import build_audit
-    from hopvista.building.pipeline import Written, _finish, dataset_manifest
-    from hopvista.output.parquet import ParquetShards, item_line
-
     check_out(out, inputs=paths)  # before the shards' files are read and hashed
-    shards = check_shards(paths)
-    first = shards[0][1]
-    count = first["config"]["count"]
-    with claim_output(out, overwrite, notice, inputs=paths) as output:
-        output.begin()
-        stage = output.dataset
-        written = Written()
-        parquet = ParquetShards(stage, count)
-        with (stage / ITEMS).open("w", encoding="utf-8", newline="\n") as lines:
-            for path, _ in shards:
-                for number, text in enumerate(_item_lines(path), start=1):
-                    item = _parse_item(path, number, text)
-                    for image in item.images:
-                        why = dataset_file_problem(path, image.path)
-                        if why is not None:
-                            raise UserError(f"{path / ITEMS}: item {item.id}: image "
-                                            f"{image.path[:200]!r}: {why}")
-                        _place(path / image.path, stage / image.path)
-                    line = item_line(item)
-                    lines.write(line + "\n")
-                    parquet.add(item, line)
-                    written.add(item)
-        parquet.close()
-        if written.items != count:
+    return write_dataset(out, MergedShards(check_shards(paths)), overwrite=overwrite,
+                         notice=notice, inputs=paths)
+
+
+class MergedShards(DatasetKind):
+    """The dataset of checked shards: their items in order, with their images."""
+
+    def __init__(self, shards: list[tuple[Path, dict[str, Any]]]) -> None:
+        self.shards = shards
+        self.first = shards[0][1]
+        self.total = int(self.first["config"]["count"])
+        self.written = Written()
+
+    def items(self, stage: Path, kept: int) -> Iterator[Item]:
+        """Every shard's items, its images placed under ``stage``."""
+        for path, _ in self.shards:
+            for number, text in enumerate(_item_lines(path), start=1):
+                item = _parse_item(path, number, text)
+                for image in item.images:
+                    why = dataset_file_problem(path, image.path)
+                    if why is not None:
+                        raise UserError(f"{path / ITEMS}: item {item.id}: image "
+                                        f"{image.path[:200]!r}: {why}")
+                    _place(path / image.path, stage / image.path)
+                yield item
+
+    def add(self, item: Item) -> None:
+        """Count the item's statements."""
+        self.written.add(item)
+
+    def manifest(self, stage: Path, counts: Counts) -> dict[str, Any]:
+        """The single build's manifest: shares and tallies over every item, its audit."""
+        first, written = self.first, self.written
+        if written.items != self.total:
             raise UserError(f"gen merge: the shards hold {written.items} items, the build "
-                            f"{count}")
-        render = _merged_render([m.get("render") for _, m in shards])
+                            f"{self.total}")
+        render = _merged_render([m.get("render") for _, m in self.shards])
         audit = build_audit(stage / ITEMS, written.items,
                             (float(first["margins"][0]), float(first["margins"][1])))
         manifest = dataset_manifest(first["config"], first["source"], first["seed"], render,
                                     written, first["plan_shares"], audit)
         manifest["packages"] = first["packages"]
-        _finish(output, manifest, first["title"])
-    return manifest
+        return manifest
+
+    def card(self, manifest: dict[str, Any]) -> str:
+        """The single build's card."""
+        return dataset_card(manifest, self.first["title"])
 
 
 def _parse_item(shard: Path, number: int, text: str) -> Item:

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-import itertools
 import os
 import shutil
 import sys
 from collections.abc import Callable, Iterator
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from hopvista.audit.recorded import build_audit
 from hopvista.building.config import BuildConfig
-from hopvista.building.resume import kept_lines, resume_key
-from hopvista.building.scratch import scratch_folder
-from hopvista.building.workers import generate_items, load_state, plan_build
+from hopvista.building.dataset_writer import (
+    Counts,
+    DatasetKind,
+    Notice,
+    package_versions,
+    write_dataset,
+)
+from hopvista.building.resume import ITEMS, resume_key
+from hopvista.building.workers import cap_workers, generate_items, load_state, plan_build
+from hopvista.domain import DomainPack
 from hopvista.errors import UserError
 from hopvista.generation.feasibility import Availability, texts_without_facts
 from hopvista.generation.plan import missing_slots, plan_shares, why_not
@@ -24,12 +29,9 @@ from hopvista.model.balance import LEVEL_NAMES, agreement_shares, slot_groups
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.image import longest_image_name
 from hopvista.model.item import base_item_id, variant_id
-from hopvista.output.atomic import write_atomic
+from hopvista.output.card import dataset_card
 from hopvista.output.folder import (
-    DATASET_FORMAT,
-    Output,
     check_out,
-    claim_output,
     image_name_limit,
     name_max,
     nearest_existing,
@@ -37,7 +39,6 @@ from hopvista.output.folder import (
 )
 from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.render.versions import RenderVersions
-from hopvista.version import __version__
 from hopvista.world import World
 
 __all__ = ["FORMAT_VERSION", "BuildConfig", "build"]
@@ -47,18 +48,6 @@ SHARD_KIND = "shard"
 
 # FORMAT_VERSION (defined in hopvista.model.format, re-exported here) must be bumped by hand
 # for every change in a "yes" row of docs/format.md's versioning table.
-RECORDED_PACKAGES = ("numpy", "pydantic", "jinja2", "faker", "pyyaml", "playwright", "matplotlib",
-                     "seaborn", "plotly", "kaleido", "pillow", "pyarrow", "datasets")
-
-
-def _versions() -> dict[str, str]:
-    versions = {"hopvista": __version__, "python": sys.version.split()[0]}
-    for name in RECORDED_PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-    return versions
 
 
 class StatementTally:
@@ -100,23 +89,6 @@ class StatementTally:
 # refuses a build that clearly cannot fit.
 ITEM_BYTES_WITH_IMAGES = 250_000
 ITEM_BYTES_WITHOUT_IMAGES = 15_000
-
-
-def usable_cpus() -> int:
-    """The CPUs this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
-def cap_workers(workers: int, notice: Callable[[str], None]) -> int:
-    """``workers``, at most the usable CPU count (more only slows a build down)."""
-    cpus = usable_cpus()
-    if workers > cpus:
-        notice(f"--workers {workers}: using {cpus}, the number of CPUs available")
-        return cpus
-    return workers
 
 
 def check_disk_space(config: BuildConfig, out: Path, shown: Path | None = None) -> None:
@@ -202,11 +174,11 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
     """Build the dataset of ``config`` into ``out``; return its manifest.
 
     ``out`` is locked for the whole build, the dataset is written into a staging folder beside
-    it and swapped in at the end (see :mod:`hopvista.output.folder`); items stream to disk, so
-    memory does not grow with the item count. A build killed at any point resumes when run
-    again with the same command (:mod:`hopvista.building.resume`). ``shard`` ``(i, n)``
-    builds the ``i``-th of ``n`` slices of the plan (1-based) as a shard for ``gen merge``
-    (:mod:`hopvista.building.merge`).
+    it and swapped in at the end (see :mod:`hopvista.building.dataset_writer`); items stream
+    to disk, so memory does not grow with the item count. A build killed at any point resumes
+    when run again with the same command (:mod:`hopvista.building.resume`). ``shard``
+    ``(i, n)`` builds the ``i``-th of ``n`` slices of the plan (1-based) as a shard for
+    ``gen merge`` (:mod:`hopvista.building.merge`).
     ``notice`` receives what the user should know (stale folders removed, workers capped);
     ``on_item`` is called with the number of items done after each one (a kept item of a
     resumed build counts as done).
@@ -215,46 +187,82 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
     target, sources = check_build_out(config, out)
     check_disk_space(config, target, out)
     workers = cap_workers(workers, notice)
-    key = resume_key(config.to_json(pack), _versions(), shard)
-    with claim_output(out, overwrite, notice, resume=key, sources=sources) as output:
-        pack, world = load_state(config, pack)
+    kind = BuildKind(config, pack, workers, progress, shard)
+    return write_dataset(out, kind, overwrite=overwrite, notice=notice, sources=sources,
+                         on_item=on_item)
+
+
+class BuildKind(DatasetKind):
+    """A build's dataset (or one shard of it): the plan's items, the statements' shares, the
+    audit, and the card of the domain."""
+
+    def __init__(self, config: BuildConfig, pack: DomainPack, workers: int, progress: bool,
+                 shard: tuple[int, int] | None) -> None:
+        self.config, self.pack, self.workers, self.progress = config, pack, workers, progress
+        self.shard = shard
+        self.name = SHARD_KIND if shard else None
+        self.parquet = shard is None
+        self.resume_key = resume_key(config.to_json(pack), package_versions(), shard)
+        self.first_index, self.stop = shard_range(config.count, shard)
+        self.total = self.stop - self.first_index
+        self.written: Written | None = None
+
+    def start(self, notice: Notice) -> None:
+        """Load the world, plan the build, say what the data cannot make."""
+        self.pack, self.world = load_state(self.config, self.pack)
+        pack, world = self.pack, self.world
         if pack.has_periods and len(world.periods) < pack.spec.instance.periods:
             raise UserError(f"the source's window has {len(world.periods)} periods "
                             f"({world.periods[0]}-{world.periods[-1]}) but instances need "
                             f"{pack.spec.instance.periods}: widen --years or lower --periods")
-        plan, found = plan_build(config)
-        for line in [*texts_notices(world), *availability_notices(config.levels, pack.types,
-                                                                   found, world)]:
+        self.plan, self.found = plan_build(self.config)
+        for line in [*texts_notices(world), *availability_notices(
+                self.config.levels, pack.types, self.found, world)]:
             notice(line)
-        first, stop = shard_range(config.count, shard)
-        output.begin()
-        stage = output.dataset
-        done = kept_lines(stage, first) if output.resumed else []
-        if output.resumed:
-            notice(f"resuming the build killed in {output.stage.name if output.stage else ''}"
-                   f": {len(done)} of {stop - first} items were done")
-        with scratch_folder(notice):  # every temporary file of the build lives in it
-            written = _write_items(stage, done, generate_items(
-                config, workers, progress, images_root=stage if config.images else None,
-                plan=plan[first + len(done):stop]), parquet=shard is None,
-                total=stop - first, on_item=on_item, images=config.images)
-            render = written.render()
-            decide = pack.spec.decidability
-            margins = (decide.min_rank_gap, decide.min_trend_step)
-            audit = None if shard else build_audit(stage / "items.jsonl", written.items,
-                                                   margins)
-        config_json = config.to_json(pack) | {"types": list(found.available)} | (
+
+    def items(self, stage: Path, kept: int) -> Iterator[Item]:
+        """The plan's items after the kept ones (their images under ``stage``)."""
+        return generate_items(self.config, self.workers, self.progress,
+                              images_root=stage if self.config.images else None,
+                              plan=self.plan[self.first_index + kept:self.stop])
+
+    def add(self, item: Item) -> None:
+        """Count the item's statements (and, with images, look up what drew them)."""
+        self._written().add(item)
+
+    def _written(self) -> Written:
+        if self.written is None:
+            # Its thread starts once the workers are forked (render/versions.py): after the
+            # first item was asked for.
+            self.written = Written(RenderVersions() if self.config.images else None)
+        return self.written
+
+    def abandon(self) -> None:
+        """Stop looking up the render versions."""
+        if self.written is not None:
+            self.written.close()
+
+    def manifest(self, stage: Path, counts: Counts) -> dict[str, Any]:
+        """The build's manifest (a shard's, for ``gen merge``), with its audit."""
+        written = self._written()
+        render = written.render()
+        decide = self.pack.spec.decidability
+        margins = (decide.min_rank_gap, decide.min_trend_step)
+        found = self.found
+        config_json = self.config.to_json(self.pack) | {"types": list(found.available)} | (
             {"unavailable": found.to_json()} if found.reasons else {})
-        if shard is not None:
-            manifest = shard_manifest(config_json, world.provenance, config.seed, render,
-                                      written, plan_shares(plan), shard, (first, stop),
-                                      pack.spec.title, margins)
-            output.seal(manifest)
-            return manifest
-        manifest = dataset_manifest(config_json, world.provenance, config.seed, render,
-                                    written, plan_shares(plan), audit)
-        _finish(output, manifest, pack.spec.title)
-    return manifest
+        if self.shard is not None:
+            return shard_manifest(config_json, self.world.provenance, self.config.seed, render,
+                                  written, plan_shares(self.plan), self.shard,
+                                  (self.first_index, self.stop), self.pack.spec.title,
+                                  margins)
+        audit = build_audit(stage / ITEMS, written.items, margins)
+        return dataset_manifest(config_json, self.world.provenance, self.config.seed, render,
+                                written, plan_shares(self.plan), audit)
+
+    def card(self, manifest: dict[str, Any]) -> str | None:
+        """The domain's card (none for a shard)."""
+        return None if self.shard is not None else dataset_card(manifest, self.pack.spec.title)
 
 
 #: How many entities and passages without facts ``texts_notices`` names before it points
@@ -314,14 +322,13 @@ def shard_range(count: int, shard: tuple[int, int] | None) -> tuple[int, int]:
 def dataset_manifest(config_json: dict[str, Any], source: Any, seed: int,
                      render: dict[str, Any] | None, written: Written,
                      plan_shares_json: dict[str, Any], audit: Any) -> dict[str, Any]:
-    """The manifest of a finished build (without ``files``, which :func:`_finish` adds)."""
+    """The manifest of a finished build, after its format (the dataset writer adds that, and
+    ``files``)."""
     return {
-        "format": DATASET_FORMAT,
-        "format_version": FORMAT_VERSION,
         "config": config_json,
         "source": source,
         "seed": seed,
-        "packages": _versions(),
+        "packages": package_versions(),
         "render": render,
         "counts": {"items": written.items, "statements": 3 * written.items,
                    "images": written.images},
@@ -337,17 +344,15 @@ def shard_manifest(config_json: dict[str, Any], source: Any, seed: int,
                    indices: tuple[int, int], title: str,
                    margins: tuple[float, float]) -> dict[str, Any]:
     """The manifest of a shard: its slice, and what ``gen merge`` needs of the whole build
-    (the global plan's shares, the card's title, the audit's margins)."""
+    (the global plan's shares, the card's title, the audit's margins), after its format and
+    kind."""
     return {
-        "format": DATASET_FORMAT,
-        "format_version": FORMAT_VERSION,
-        "kind": SHARD_KIND,
         "shard": {"index": shard[0], "of": shard[1], "first": indices[0],
                   "stop": indices[1]},
         "config": config_json,
         "source": source,
         "seed": seed,
-        "packages": _versions(),
+        "packages": package_versions(),
         "render": render,
         "counts": {"items": written.items, "images": written.images},
         "plan_shares": plan_shares_json,
@@ -379,64 +384,12 @@ class Written:
                 if isinstance(family, str) and family:
                     self._versions.add(family)
 
+    def close(self) -> None:
+        """Stop looking up what drew the images (the run failed)."""
+        if self._versions is not None:
+            self._versions.close()
+
     def render(self) -> dict[str, Any] | None:
         """The manifest's ``render`` (Chromium and the font files behind the images), or
         ``None`` for a build without images."""
         return None if self._versions is None else self._versions.result()
-
-
-def _write_items(stage: Path, done: list[tuple[str, Item]], items: Iterator[Item], *,
-                 parquet: bool, total: int,
-                 on_item: Callable[[int], None] | None = None, images: bool = False) -> Written:
-    """Append ``items`` to ``items.jsonl`` after the ``done`` lines a resumed build kept, one
-    flushed line per item (a killed build loses only the items in flight); Parquet shards
-    (all items, the kept ones first) when ``parquet``; count what was written (and, with
-    ``images``, look up what drew them)."""
-    from hopvista.output.parquet import ParquetShards, item_line
-
-    shutil.rmtree(stage / "data", ignore_errors=True)  # a killed build's are incomplete
-    items = iter(items)
-    versions = None
-    try:
-        # The first item is asked for first: the workers start on it while Parquet sets up.
-        first = list(itertools.islice(items, 1))
-        if images:  # its thread starts once the workers are forked (render/versions.py)
-            versions = RenderVersions()
-        written = Written(versions)
-        shards = ParquetShards(stage, total) if parquet else None
-        for line, item in done:
-            if shards is not None:
-                shards.add(item, line)
-            written.add(item)
-        with (stage / "items.jsonl").open("a", encoding="utf-8", newline="\n") as lines:
-            for item in itertools.chain(first, items):
-                line = item_line(item)
-                lines.write(line + "\n")
-                lines.flush()
-                if shards is not None:
-                    shards.add(item, line)
-                written.add(item)
-                if on_item is not None:
-                    on_item(written.items)
-    except BaseException:
-        if versions is not None:
-            versions.close()
-        raise
-    finally:
-        # An error here (or an interrupt) stops the workers now, not when the traceback
-        # is freed: closing a generator runs its clean-up.
-        close = getattr(items, "close", None)
-        if close is not None:
-            close()
-    if shards is not None:
-        shards.close()
-    return written
-
-
-def _finish(output: Output, manifest: dict[str, Any], title: str) -> None:
-    """Card, file hashes and manifest into the stage; then swap it in and clean up."""
-    from hopvista.output.card import dataset_card
-
-    stage = output.dataset
-    write_atomic(stage / "README.md", dataset_card(manifest, title).encode())
-    output.seal(manifest)

@@ -1,4 +1,11 @@
-"""Making items in worker processes: per-process state, the pool, items in index order.
+"""The worker runner: tasks made in worker processes, results in task order.
+
+Every dataset kind makes its items through :func:`run_ordered`: a :class:`Maker` says how
+one process gets ready (``open``), makes one task (``make``) and lets go (``close``); the
+runner runs it here (one worker) or in a pool, yields the results in task order whatever the
+number of workers, reports an error raised while a worker got ready from the first task, and
+handles interrupts as below. The build's own maker (:class:`BuildItems`, items of a plan by
+batch) is here too; variants and markup tasks have theirs beside their kinds.
 
 Signals: pool workers leave interrupts to the parent. They ignore SIGINT and SIGHUP (a
 terminal sends those to its whole process group, workers included); the parent, interrupted,
@@ -21,10 +28,10 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
 from types import FrameType
-from typing import Any, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from tqdm import tqdm
 
@@ -41,6 +48,8 @@ from hopvista.sources import load_world
 from hopvista.world import World
 
 _WORKER: dict[str, Any] = {}
+"""This process's build state: the world (kept across builds of one world), the pack, the
+probed statement types, the renderer."""
 
 BATCH = 4  # items a worker renders together (charts and tables overlap within a batch)
 
@@ -59,12 +68,6 @@ _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 # Signals a pool worker must not act on before its initializer has set them up.
 _DEFERRED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                   if hasattr(signal, name))
-
-
-def _close_renderer() -> None:
-    renderer = _WORKER.pop("renderer", None)
-    if renderer is not None:
-        renderer.close()
 
 
 def worker_setup(parent: int, close: Callable[[], None]) -> None:
@@ -117,6 +120,23 @@ def worker_signals(parent: int) -> None:
     _die_with_parent(parent)
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def cap_workers(workers: int, notice: Callable[[str], None]) -> int:
+    """``workers``, at most the usable CPU count (more only slows a build down)."""
+    cpus = usable_cpus()
+    if workers > cpus:
+        notice(f"--workers {workers}: using {cpus}, the number of CPUs available")
+        return cpus
+    return workers
+
+
 def load_state(config: BuildConfig, pack: DomainPack | None = None) -> tuple[DomainPack, World]:
     """Pack and world of ``config`` in this process (the world is kept while the pack, the
     source, its options and the seed stay the same, whatever the count or levels); ``pack``
@@ -129,25 +149,6 @@ def load_state(config: BuildConfig, pack: DomainPack | None = None) -> tuple[Dom
             _WORKER.update(world_key=key, world=world, available=None)
         _WORKER.update(config=config, pack=pack)
     return _WORKER["pack"], _WORKER["world"]
-
-
-def _init_worker(config: BuildConfig, images_root: Path | None) -> None:
-    load_state(config)  # forked workers inherit the parent's world; spawned ones build it
-    _WORKER["images_root"] = images_root
-    if images_root is not None and "renderer" not in _WORKER:
-        from hopvista.render.item_images import ItemRenderer
-
-        _WORKER["renderer"] = ItemRenderer().__enter__()
-
-
-def _init_pool_worker(config: BuildConfig, images_root: Path | None, parent: int) -> None:
-    worker_setup(parent, _close_renderer)  # its browsers closed, their profiles deleted
-    try:
-        _init_worker(config, images_root)
-    except Exception as exc:
-        # An initializer that raises kills the worker with a traceback, and the pool starts
-        # another, forever. The first task raises it instead: the parent reports it.
-        _WORKER["init_error"] = exc
 
 
 def start_pool(context: Any, workers: int, initializer: Any,
@@ -212,23 +213,6 @@ def _stop(pool: multiprocessing.pool.Pool, finished: bool) -> None:
     stopper.join(POOL_STOP_S)
 
 
-def _make(entries: list[PlanEntry]) -> list[Item]:
-    if "init_error" in _WORKER:
-        raise _WORKER["init_error"]
-    config: BuildConfig = _WORKER["config"]
-    world: World = _WORKER["world"]
-    defences = build_defences(config)
-    items = [build_item(world, _WORKER["pack"], config.seed, entry, defences)
-             for entry in entries]
-    if _WORKER["images_root"] is not None:
-        items = _WORKER["renderer"].render_many(items, _WORKER["images_root"])
-    _WORKER["since_trim"] = _WORKER.get("since_trim", 0) + len(items)
-    if _WORKER["since_trim"] >= TRIM_EVERY:
-        heap.trim()
-        _WORKER["since_trim"] = 0
-    return items
-
-
 def availability(config: BuildConfig) -> Availability:
     """The statement types the build's world can make and why not the others (probed once
     per world)."""
@@ -270,6 +254,129 @@ def _batches(plan: list[PlanEntry], workers: int) -> list[list[PlanEntry]]:
     return [head[i:i + BATCH] for i in range(0, split, BATCH)] + [[e] for e in plan[split:]]
 
 
+Task = TypeVar("Task", contravariant=True)
+Result = TypeVar("Result", covariant=True)
+
+
+class Maker(Protocol[Task, Result]):
+    """What a worker process does: get ready, make tasks, let go.
+
+    A maker goes to every worker (inherited by a forked one, pickled for a spawned one); its
+    ``open`` runs once in each worker (here, with one worker), its ``close`` when the worker
+    exits, however it exits."""
+
+    def prepare(self) -> None:
+        """In this process, before workers are forked: load what they should share."""
+
+    def open(self) -> None:
+        """Get this process ready to make tasks (start its browsers, ...)."""
+
+    def make(self, task: Task) -> Result:
+        """The result of one task."""
+
+    def close(self) -> None:
+        """Let go of what :meth:`open` took (quietly, also when it failed half-way)."""
+
+
+_MAKER: dict[str, Any] = {}
+"""A pool worker's maker, or the error its ``open`` raised (raised by the first task)."""
+
+
+def _start_worker(maker: Maker[Any, Any], parent: int) -> None:
+    worker_setup(parent, maker.close)  # closed when the worker exits, even while starting
+    _MAKER["maker"] = maker
+    try:
+        maker.open()
+    except Exception as exc:
+        # An initializer that raises kills the worker with a traceback, and the pool starts
+        # another, forever. The first task raises it instead: the parent reports it.
+        _MAKER["error"] = exc
+
+
+def _run_task(task: Any) -> Any:
+    if "error" in _MAKER:
+        raise _MAKER["error"]
+    return _MAKER["maker"].make(task)
+
+
+def run_ordered(maker: Maker[Any, Any], tasks: Iterable[Any],
+                workers: int) -> Generator[Any, None, None]:
+    """``maker.make(task)`` for every task, in task order: here when ``workers`` is 1, else
+    in a pool of ``workers`` processes (see the module docstring), ended by
+    :func:`stop_pool` however the iteration ends."""
+    if workers <= 1:
+        try:
+            maker.open()
+            for task in tasks:
+                yield maker.make(task)
+        finally:
+            maker.close()
+        return
+    maker.prepare()
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    pool = start_pool(context, workers, _start_worker, (maker, os.getpid()))
+    finished = False
+    try:
+        yield from pool.imap(_run_task, tasks)
+        finished = True
+    finally:
+        stop_pool(pool, finished)
+
+
+def preload_renderers() -> None:
+    """Import the renderers' libraries in this process (nothing is started: safe before a
+    fork), so that forked workers start with them."""
+    from hopvista.render.item_images import preload
+
+    preload()
+
+
+class BuildItems:
+    """The build's maker: the items of a batch of plan entries (their images written under
+    ``images_root``, when given), from the process's world."""
+
+    def __init__(self, config: BuildConfig, images_root: Path | None) -> None:
+        self.config = config
+        self.images_root = images_root
+
+    def prepare(self) -> None:
+        """Build the world and import the renderers' libraries once, before forking, so every
+        worker starts with them instead of paying for them again."""
+        if sys.platform == "linux":
+            load_state(self.config)
+            if self.images_root is not None:
+                preload_renderers()
+
+    def open(self) -> None:
+        """The world (a forked worker inherits the parent's; a spawned one builds it) and,
+        with images, a renderer."""
+        load_state(self.config)
+        if self.images_root is not None and "renderer" not in _WORKER:
+            from hopvista.render.item_images import ItemRenderer
+
+            _WORKER["renderer"] = ItemRenderer().__enter__()
+
+    def make(self, entries: list[PlanEntry]) -> list[Item]:
+        """The items of ``entries``, with their images."""
+        config, world = self.config, _WORKER["world"]
+        defences = build_defences(config)
+        items = [build_item(world, _WORKER["pack"], config.seed, entry, defences)
+                 for entry in entries]
+        if self.images_root is not None:
+            items = _WORKER["renderer"].render_many(items, self.images_root)
+        _WORKER["since_trim"] = _WORKER.get("since_trim", 0) + len(items)
+        if _WORKER["since_trim"] >= TRIM_EVERY:
+            heap.trim()
+            _WORKER["since_trim"] = 0
+        return items
+
+    def close(self) -> None:
+        """Close the renderer: its browsers, their profiles."""
+        renderer = _WORKER.pop("renderer", None)
+        if renderer is not None:
+            renderer.close()
+
+
 def generate_items(config: BuildConfig, workers: int = 1, progress: bool = False,
                    images_root: Path | None = None,
                    plan: list[PlanEntry] | None = None) -> Iterator[Item]:
@@ -279,68 +386,15 @@ def generate_items(config: BuildConfig, workers: int = 1, progress: bool = False
     """
     if plan is None:
         plan, _ = plan_build(config)
-    batches = _batches(plan, workers)
     bar = tqdm(total=len(plan), desc="items", unit="item", disable=not progress,
                file=sys.stderr)
     try:
-        if workers <= 1:
-            _init_worker(config, images_root)
-            try:
-                for batch in batches:
-                    for item in _make(batch):
-                        yield item
-                        bar.update()
-            finally:
-                _close_renderer()
-        else:
-            if sys.platform == "linux":
-                # Build the world and import the renderers' libraries once, before forking,
-                # so every worker starts with them instead of paying for them again.
-                load_state(config)
-                if images_root is not None:
-                    from hopvista.render.item_images import preload
-
-                    preload()
-            context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-            pool = start_pool(context, workers, _init_pool_worker,
-                              (config, images_root, os.getpid()))
-            finished = False
-            try:
-                for items in pool.imap(_make, batches):
-                    for item in items:
-                        yield item
-                        bar.update()
-                finished = True
-            finally:
-                stop_pool(pool, finished)
+        batches = _batches(plan, workers)
+        with contextlib.closing(run_ordered(BuildItems(config, images_root), batches,
+                                            workers)) as made:
+            for items in made:
+                for item in items:
+                    yield item
+                    bar.update()
     finally:
         bar.close()
-
-
-def ordered_map(work: Callable[[Any], Any], tasks: Iterator[Any], workers: int,
-                init: Callable[..., None], initargs: tuple[Any, ...],
-                close: Callable[[], None]) -> Iterator[Any]:
-    """``work(task)`` for every task, results in task order: here when ``workers`` is 1
-    (``init(*initargs, None)`` first, ``close()`` after), else in a pool of ``workers``
-    processes whose initializer is ``init(*initargs, parent_pid)``; ``init`` must then call
-    :func:`worker_signals` and register ``close`` to run at the worker's exit. The pool is
-    ended by :func:`stop_pool` however the iteration ends."""
-    if workers <= 1:
-        init(*initargs, None)
-        try:
-            for task in tasks:
-                yield work(task)
-        finally:
-            close()
-        return
-    from hopvista.render.item_images import preload
-
-    preload()
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    pool = start_pool(context, workers, init, (*initargs, os.getpid()))
-    finished = False
-    try:
-        yield from pool.imap(work, tasks)
-        finished = True
-    finally:
-        stop_pool(pool, finished)

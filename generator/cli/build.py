@@ -9,8 +9,9 @@ from typing import Any
 
 from hopvista.api import build
 from hopvista.cli.arguments import int_at_least, levels, positive_int, seed_int, shard, years
+from hopvista.domain import DOMAIN_FILE
 from hopvista.errors import UserError
-from hopvista.markup_tasks.build import DOMAIN as MARKUP
+from hopvista.markup_tasks.build import DOMAIN as MARKUP_DOMAIN
 
 
 def register(subparsers: Any) -> None:
@@ -52,11 +53,6 @@ def register(subparsers: Any) -> None:
                         "Ray of --workers CPUs)")
     p.add_argument("--shards", type=positive_int, default=None,
                    help="ray: how many shards (default: the cluster's CPUs)")
-    p.add_argument("--tables", default=None, metavar="DOMAIN|PATH",
-                   help="markup only: where the tasks' tables come from, a domain (default "
-                        "financial) or an existing dataset's file or folder (see 'gen list')")
-    p.add_argument("--format", dest="fmt", default=None,
-                   help="markup only: the format of --tables PATH (default: detected)")
     p.set_defaults(run=run)
 
 
@@ -66,11 +62,9 @@ def run(args: argparse.Namespace) -> int:
 
     load_table_themes()  # a theme file it may not use stops the command before any work
     out: Path = args.out or Path("out") / Path(args.domain).name
-    if args.domain == MARKUP:
-        return _markup(args, out)
-    for option, given in (("--tables", args.tables), ("--format", args.fmt)):
-        if given is not None:
-            raise UserError(f"{option} applies to 'gen build {MARKUP}' only")
+    if args.domain == MARKUP_DOMAIN and not (Path(args.domain) / DOMAIN_FILE).is_file():
+        raise UserError(f"{MARKUP_DOMAIN!r} is not a domain: markup tasks have their own "
+                        f"command, 'gen markup' (see 'gen markup --help')")
     if args.executor == "local" and (args.address or args.shards):
         raise UserError("--address and --shards apply to --executor ray")
     if args.executor == "ray" and args.shard:
@@ -90,29 +84,4 @@ def run(args: argparse.Namespace) -> int:
     shares = manifest["shares"]
     print(f"wrote {manifest['counts']['items']} items to {out} "
           f"(levels {shares['levels']}, answers {shares['answers']})")
-    return 0
-
-
-def _markup(args: argparse.Namespace, out: Path) -> int:
-    """``gen build markup``: tasks T1–T5 on marked tables (hopvista.markup_tasks)."""
-    from hopvista.building.pipeline import check_image_names
-    from hopvista.markup_tasks.build import build_markup
-    from hopvista.output.folder import check_out
-
-    unused = [flag for flag, given in (
-        ("--hops", args.hops != (1, 2, 3)), ("--years", args.years is not None),
-        ("--periods", args.periods is not None), ("--no-images", not args.images),
-        ("--no-defences", not args.defences)) if given]
-    if unused:
-        raise UserError(f"{unused[0]} does not apply to 'gen build {MARKUP}'")
-    tables = args.tables or "financial"
-    target = check_out(out, inputs=[tables] if Path(tables).exists() else [],
-                       sources=[args.data] if args.data else [])
-    check_image_names(MARKUP, args.seed, args.count, target)  # markup tasks have images
-    manifest = build_markup(out, count=args.count, seed=args.seed,
-                            tables=tables, fmt=args.fmt,
-                            source=args.source, data=args.data, workers=args.workers,
-                            overwrite=args.overwrite, progress=sys.stderr.isatty())
-    families = ", ".join(f"{k} {v}" for k, v in manifest["shares"]["families"].items())
-    print(f"wrote {manifest['counts']['items']} markup tasks to {out} ({families})")
     return 0

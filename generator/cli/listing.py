@@ -70,11 +70,11 @@ def _domain_types(args: argparse.Namespace) -> int:
 
 
 def _markup_catalogue() -> None:
-    """The markup subtasks ``gen build markup`` draws, by family."""
+    """The markup subtasks ``gen markup`` draws, by family."""
     from hopvista.markup_tasks.build import by_family
     from hopvista.model.task import FAMILIES
 
-    print("markup tasks (gen build markup [--tables DOMAIN|PATH]):")
+    print("markup tasks (gen markup [--tables DOMAIN|PATH]):")
     for family, entries in by_family().items():
         print(f"  {family} {FAMILIES.get(family, '')}")
         for entry in entries:

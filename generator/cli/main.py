@@ -30,6 +30,7 @@ from hopvista.cli import (
     export,
     fetch,
     listing,
+    markup,
     merge,
     new_domain,
     preview,
@@ -41,8 +42,8 @@ from hopvista.cli.arguments import excerpt_long_words
 from hopvista.errors import GenerationError, UserError, one_line
 from hopvista.version import __version__
 
-SUBCOMMANDS = (build, merge, verify, augment, audit, evaluate, export, report, preview, listing,
-               fetch, schema, new_domain)
+SUBCOMMANDS = (build, merge, markup, verify, augment, audit, evaluate, export, report, preview,
+               listing, fetch, schema, new_domain)
 
 Handler = Callable[[int, FrameType | None], Any] | int | None
 

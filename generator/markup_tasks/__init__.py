@@ -1,4 +1,4 @@
-"""Markup tasks (HighlightBench's five families, T1–T5) over any table: ``gen build markup``.
+"""Markup tasks (HighlightBench's five families, T1–T5) over any table: ``gen markup``.
 
 A markup task shows one table image with some cells marked (highlighted in a named colour,
 underlined or bold) and asks a question whose answer is a strict JSON object. The subtasks are

@@ -1,4 +1,4 @@
-"""``gen build markup``: a dataset of markup tasks (T1–T5), each a marked table image.
+"""``gen markup``: a dataset of markup tasks (T1–T5), each a marked table image.
 
 The plan is fixed by the seed before any task is drawn, and each index's entry can be computed
 alone: indices go round the five families in a seeded order per round of five, each family
@@ -16,25 +16,28 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
+from hopvista.building.dataset_writer import Counts, DatasetKind, package_versions, write_dataset
+from hopvista.building.pipeline import check_image_names
+from hopvista.building.workers import cap_workers, preload_renderers, run_ordered
 from hopvista.errors import UserError
 from hopvista.markup_tasks.subtasks import MARKUP_TASKS, Drawn, Subtask, TaskTable, Unsuitable
 from hopvista.markup_tasks.tables import TableSupply, domain_tables, imported_tables
 from hopvista.model import Item
-from hopvista.model.format import DATASET_FORMAT, FORMAT_VERSION
 from hopvista.model.inputs import GridTable, Inputs
 from hopvista.model.item import Provenance, Variant, base_item_id, variant_id
 from hopvista.model.task import FAMILIES, Task
-from hopvista.output.atomic import write_atomic
+from hopvista.output.folder import check_out
 from hopvista.rng import Streams, derive
 
 DOMAIN = "markup"
-"""The domain name of markup-task items and the name ``gen build`` knows them by."""
+"""The domain name of markup-task items (``gen markup`` makes them)."""
 MANIFEST_KIND = "markup"
 ATTEMPTS = 30
 Notice = Callable[[str], None]
@@ -109,9 +112,6 @@ def _item(base_id: str, seed: int, index: int, entry: Subtask, drawn: Drawn,
 
 # -- drawing the image (in a worker) ----------------------------------------------------------
 
-_STATE: dict[str, Any] = {}
-
-
 def look(streams: Streams) -> dict[str, Any]:
     """How marks are drawn on one task's table: highlight opacity, underline weight, bold
     stroke (colours are fixed by name, :data:`hopvista.model.task.COLOURS`)."""
@@ -121,58 +121,68 @@ def look(streams: Streams) -> dict[str, Any]:
             "stroke": round(0.5 + 0.3 * streams.uniform("markup.stroke"), 2)}
 
 
-def _init(root: Path, seed: int, tables: dict[str, Any], parent: int | None) -> None:
-    if parent is not None:
-        from hopvista.building.workers import worker_setup
+class TaskImages:
+    """The worker's maker: task ``index`` with its marked table drawn into ``root``."""
 
-        worker_setup(parent, _close)
-    try:
+    def __init__(self, root: Path, seed: int, tables: dict[str, Any],
+                 supply: TableSupply | None = None) -> None:
+        self.root, self.seed, self.tables = root, seed, tables
+        self.supply = supply
+        self.families: dict[str, list[Subtask]] | None = by_family()
+        self._renderer: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A spawned worker reads the tables and the registry again rather than receive them
+        # pickled.
+        return self.__dict__ | {"supply": None, "families": None, "_renderer": None}
+
+    def prepare(self) -> None:
+        """Import the renderers' libraries before the workers are forked."""
+        preload_renderers()
+
+    def open(self) -> None:
+        """The tables (a forked worker inherits the parent's) and a browser."""
         from hopvista.render.browser import uninterrupted
         from hopvista.render.table import TableRenderer
 
-        if _STATE.get("tables") != (seed, tables):  # set by build_markup (forked: inherited)
-            _STATE.update(tables=(seed, tables), supply=_supply(seed, **tables))
-        _STATE.update(root=root, seed=seed, families=by_family())
+        if self.supply is None:
+            self.supply = _supply(self.seed, **self.tables)
+        if self.families is None:
+            self.families = by_family()
         renderer = TableRenderer(viewport=(1600, 1200))
         with uninterrupted():
             renderer.open()
-        _STATE["renderer"] = renderer
-    except Exception as exc:  # reported by the first task (see hopvista.building.workers)
-        _STATE["init_error"] = exc
+        self._renderer = renderer
 
+    def close(self) -> None:
+        """Close the browser."""
+        renderer, self._renderer = self._renderer, None
+        if renderer is not None:
+            renderer.close()
 
-def _close() -> None:
-    renderer = _STATE.pop("renderer", None)
-    if renderer is not None:
-        renderer.close()
+    def make(self, index: int) -> Item:
+        """Task ``index`` with its image written."""
+        from hopvista.augment.grid import grid_of_table, marked, plain
+        from hopvista.augment.recipes import family_style
+        from hopvista.render.browser import uninterrupted
+        from hopvista.render.item_images import write_image
+        from hopvista.render.panels import layout_document
+        from hopvista.render.table import parse_style
 
-
-
-def _one(index: int) -> Item:
-    """Task ``index`` with its image written."""
-    if "init_error" in _STATE:
-        raise _STATE["init_error"]
-    from hopvista.augment.grid import grid_of_table, marked, plain
-    from hopvista.augment.recipes import family_style
-    from hopvista.render.browser import uninterrupted
-    from hopvista.render.item_images import write_image
-    from hopvista.render.panels import layout_document
-    from hopvista.render.table import parse_style
-
-    item, drawn, streams = draw_task(_STATE["seed"], index, _STATE["supply"],
-                                     _STATE["families"])
-    assert item.inputs.table is not None
-    grid = grid_of_table(item.inputs.table, {})
-    layout = marked(plain(grid), {(m.row, m.col): m.style for m in drawn.marks},
-                    {(m.row, m.col): m.colour for m in drawn.marks})
-    style_json = family_style(streams, None, grid)
-    drawn_look = look(streams)
-    html = layout_document(layout, parse_style(style_json), drawn_look)
-    with uninterrupted():
-        png, how = _STATE["renderer"].shoot(html, parse_style(style_json), "panels")
-    image = write_image(_STATE["root"], item.id, "table", png, how)
-    variant = Variant(style={"table": style_json, "markup": drawn_look})
-    return item.model_copy(update={"images": (image,), "variant": variant})
+        assert self.supply is not None and self.families is not None
+        item, drawn, streams = draw_task(self.seed, index, self.supply, self.families)
+        assert item.inputs.table is not None
+        grid = grid_of_table(item.inputs.table, {})
+        layout = marked(plain(grid), {(m.row, m.col): m.style for m in drawn.marks},
+                        {(m.row, m.col): m.colour for m in drawn.marks})
+        style_json = family_style(streams, None, grid)
+        drawn_look = look(streams)
+        html = layout_document(layout, parse_style(style_json), drawn_look)
+        with uninterrupted():
+            png, how = self._renderer.shoot(html, parse_style(style_json), "panels")
+        image = write_image(self.root, item.id, "table", png, how)
+        variant = Variant(style={"table": style_json, "markup": drawn_look})
+        return item.model_copy(update={"images": (image,), "variant": variant})
 
 
 def _supply(seed: int, kind: str, name: str, fmt: str | None = None,
@@ -205,64 +215,77 @@ def build_markup(out: Path, *, count: int, seed: int = 0, tables: str = "financi
                  notice: Notice = _stderr) -> dict[str, Any]:
     """Write ``count`` markup tasks drawn on ``tables`` (a domain, or an existing dataset's
     path) into ``out``; return the manifest."""
-    from hopvista.building.pipeline import _versions, cap_workers
-    from hopvista.building.workers import ordered_map
-    from hopvista.output.folder import claim_output
-    from hopvista.output.parquet import ParquetShards, item_line
-
+    inputs = [tables] if Path(tables).exists() else []
+    sources = [data] if data else []
+    target = check_out(out, inputs=inputs, sources=sources)
+    check_image_names(DOMAIN, seed, count, target)  # every task has an image
     spec = _tables_spec(tables, fmt, source, data)
     supply = _supply(seed, **spec)  # input errors surface here, before the output is claimed
-    _STATE.update(tables=(seed, spec), supply=supply)  # the workers use it, not a second read
     families = by_family()
     if not families:
         raise UserError("no markup subtask is registered")
     for index in range(min(count, 5 * max(len(f) for f in families.values()))):
         draw_task(seed, index, supply, families)  # a table no subtask can use fails fast
-    workers = cap_workers(workers, notice)
-    with claim_output(out, overwrite, notice) as output:
-        output.begin()
-        stage = output.dataset
+    kind = MarkupTasks(count, seed, spec, supply, cap_workers(workers, notice), progress)
+    return write_dataset(out, kind, overwrite=overwrite, notice=notice, inputs=inputs,
+                         sources=sources)
+
+
+class MarkupTasks(DatasetKind):
+    """A dataset of markup tasks: ``count`` tasks, each a marked table image; the families,
+    subtasks and yes/no answers they came out as."""
+
+    name = MANIFEST_KIND
+
+    def __init__(self, count: int, seed: int, tables: dict[str, Any], supply: TableSupply,
+                 workers: int, progress: bool) -> None:
+        self.total, self.seed, self.tables, self.supply = count, seed, tables, supply
+        self.workers, self.progress = workers, progress
+        self.per_family: Counter[str] = Counter()
+        self.per_subtask: Counter[str] = Counter()
+        self.answers: Counter[str] = Counter()
+
+    def items(self, stage: Path, kept: int) -> Iterator[Item]:
+        """Tasks ``kept``, ``kept + 1``, ... with their images drawn into ``stage``."""
         (stage / "images").mkdir(exist_ok=True)
-        shards = ParquetShards(stage, count)
-        per_family: Counter[str] = Counter()
-        per_subtask: Counter[str] = Counter()
-        answers: Counter[str] = Counter()
-        images = 0
-        bar = tqdm(total=count, desc="tasks", unit="task", disable=not progress,
+        bar = tqdm(total=self.total, desc="tasks", unit="task", disable=not self.progress,
                    file=sys.stderr)
-        with (stage / "items.jsonl").open("w", encoding="utf-8", newline="\n") as lines:
-            for item in ordered_map(_one, iter(range(count)), workers, _init,
-                                    (stage, seed, spec), _close):
-                line = item_line(item)
-                lines.write(line + "\n")
-                shards.add(item, line)
-                images += len(item.images)
-                assert item.task is not None
-                per_family[item.task.family] += 1
-                per_subtask[item.task.subtask] += 1
-                answer = item.answer if isinstance(item.answer, dict) else {}
-                for key, value in answer.items():
-                    if isinstance(value, bool):
-                        answers[f"{item.task.subtask}:{key}={str(value).lower()}"] += 1
-                bar.update()
-        shards.close()
-        bar.close()
-        manifest: dict[str, Any] = {
-            "format": DATASET_FORMAT,
-            "format_version": FORMAT_VERSION,
-            "kind": MANIFEST_KIND,
-            "config": {"domain": DOMAIN, "count": count, "seed": seed,
-                       "tables": supply.description},
-            "seed": seed,
-            "packages": _versions(),
-            "counts": {"items": count, "images": images},
-            "shares": {"families": dict(sorted(per_family.items())),
-                       "subtasks": dict(sorted(per_subtask.items())),
-                       "yes_no": dict(sorted(answers.items()))},
+        maker = TaskImages(stage, self.seed, self.tables, self.supply)
+        try:
+            with closing(run_ordered(maker, iter(range(kept, self.total)),
+                                     self.workers)) as made:
+                for item in made:
+                    yield item
+                    bar.update()
+        finally:
+            bar.close()
+
+    def add(self, item: Item) -> None:
+        """Count the task's family, subtask and yes/no answers."""
+        assert item.task is not None
+        self.per_family[item.task.family] += 1
+        self.per_subtask[item.task.subtask] += 1
+        answer = item.answer if isinstance(item.answer, dict) else {}
+        for key, value in answer.items():
+            if isinstance(value, bool):
+                self.answers[f"{item.task.subtask}:{key}={str(value).lower()}"] += 1
+
+    def manifest(self, stage: Path, counts: Counts) -> dict[str, Any]:
+        """The tasks' configuration and shares."""
+        return {
+            "config": {"domain": DOMAIN, "count": self.total, "seed": self.seed,
+                       "tables": self.supply.description},
+            "seed": self.seed,
+            "packages": package_versions(),
+            "counts": {"items": self.total, "images": counts.images},
+            "shares": {"families": dict(sorted(self.per_family.items())),
+                       "subtasks": dict(sorted(self.per_subtask.items())),
+                       "yes_no": dict(sorted(self.answers.items()))},
         }
-        write_atomic(stage / "README.md", markup_card(manifest).encode())
-        output.seal(manifest)
-    return manifest
+
+    def card(self, manifest: dict[str, Any]) -> str:
+        """The card of the tasks."""
+        return markup_card(manifest)
 
 
 def markup_card(manifest: dict[str, Any]) -> str:
@@ -291,7 +314,7 @@ def markup_card(manifest: dict[str, Any]) -> str:
 
 # Markup tasks
 
-Made by `gen build markup --count {manifest['config']['count']} --seed {manifest['seed']}` on
+Made by `gen markup --count {manifest['config']['count']} --seed {manifest['seed']}` on
 tables from {where}: {manifest['counts']['items']} task(s), one marked table image each. Every
 item asks a question about marked cells (highlighted in a named colour, underlined or bold) and
 is answered with a strict JSON object; `task.program`, executed on the item's table and

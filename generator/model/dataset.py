@@ -159,7 +159,7 @@ class Manifest(Model):
     shares: dict[str, Any] = Field(default_factory=dict)
     files: dict[str, str] = Field(default_factory=dict)
     kind: str | None = None
-    """``"augmented"`` (``gen augment``), ``"markup"`` (``gen build markup``), or absent for
+    """``"augmented"`` (``gen augment``), ``"markup"`` (``gen markup``), or absent for
     a build."""
 
 

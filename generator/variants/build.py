@@ -16,6 +16,7 @@ import shutil
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -24,15 +25,14 @@ from tqdm import tqdm
 from hopvista.augment import chart_markup, markup
 from hopvista.augment.grid import grid_of_table
 from hopvista.augment.recipes import VARIANTS, Base, base_of_item
+from hopvista.building.dataset_writer import Counts, DatasetKind, package_versions, write_dataset
+from hopvista.building.workers import cap_workers, preload_renderers, run_ordered
 from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
-from hopvista.model.format import DATASET_FORMAT, FORMAT_VERSION
 from hopvista.model.image import longest_image_name
 from hopvista.model.item import BASE_VARIANT, VARIANT_PATTERN, variant_id
-from hopvista.output.atomic import write_atomic
-from hopvista.output.folder import check_out, claim_output, image_name_limit, is_hopvista_dataset
-from hopvista.output.parquet import ParquetShards, item_line
+from hopvista.output.folder import check_out, image_name_limit, is_hopvista_dataset
 from hopvista.variants.maker import Skip, VariantMaker, VariantSpec
 
 Notice = Callable[[str], None]
@@ -173,7 +173,7 @@ class Source:
             self.format = "hopvista"
             self.dataset = load(path)
             if self.dataset.manifest.kind == "markup":
-                raise UserError(f"{path}: a dataset of markup tasks (gen build markup): a "
+                raise UserError(f"{path}: a dataset of markup tasks (gen markup): a "
                                 "task's answer depends on its marks and layout, which gen "
                                 "augment's variants would change")
             self.count = sum(1 for _ in self._hopvista())
@@ -284,41 +284,34 @@ def report_skipped(skipped: Sequence[dict[str, str]], notice: Notice) -> None:
 
 # -- workers ---------------------------------------------------------------------------------
 
-_STATE: dict[str, Any] = {}
 
+class BaseVariants:
+    """The worker's maker: every variant of one base (items, or ``(variant, why)`` for a
+    skip), drawn by a :class:`~hopvista.variants.maker.VariantMaker` of the process."""
 
-def _init(root: Path, seed: int, parent: int | None) -> None:
-    if parent is not None:
-        from hopvista.building.workers import worker_setup
+    def __init__(self, root: Path, seed: int) -> None:
+        self.root, self.seed = root, seed
+        self._maker: VariantMaker | None = None
 
-        worker_setup(parent, _close)
-    try:
-        _STATE["maker"] = VariantMaker(root, seed).__enter__()
-    except Exception as exc:  # reported by the first task (see hopvista.building.workers)
-        _STATE["init_error"] = exc
+    def prepare(self) -> None:
+        """Import the renderers' libraries before the workers are forked."""
+        preload_renderers()
 
+    def open(self) -> None:
+        """Start this process's variant maker (its browser)."""
+        self._maker = VariantMaker(self.root, self.seed).__enter__()
 
-def _close() -> None:
-    maker = _STATE.pop("maker", None)
-    if maker is not None:
-        maker.close()
+    def make(self, task: tuple[Base, Sequence[VariantSpec]]) -> list[Item | tuple[str, str]]:
+        """Every variant of one base."""
+        base, specs = task
+        assert self._maker is not None
+        return self._maker.make_all(base, list(specs))
 
-
-
-def _variants(task: tuple[Base, Sequence[VariantSpec]]) -> list[Item | tuple[str, str]]:
-    """Every variant of one base: items, or ``(variant, why)`` for a skip."""
-    if "init_error" in _STATE:
-        raise _STATE["init_error"]
-    base, specs = task
-    maker: VariantMaker = _STATE["maker"]
-    return maker.make_all(base, list(specs))
-
-
-def _made(tasks: Iterator[tuple[Base, Sequence[VariantSpec]]], root: Path, seed: int,
-          workers: int) -> Iterator[list[Item | tuple[str, str]]]:
-    from hopvista.building.workers import ordered_map
-
-    return ordered_map(_variants, tasks, workers, _init, (root, seed), _close)
+    def close(self) -> None:
+        """Stop the variant maker."""
+        maker, self._maker = self._maker, None
+        if maker is not None:
+            maker.close()
 
 
 # -- the run ---------------------------------------------------------------------------------
@@ -334,87 +327,91 @@ def augment(path: Path, out: Path, specs: Sequence[VariantSpec], *, fmt: str | N
     check_out(out, inputs=[path])  # before the input is read
     _refuse_special_manifest(path)
     source = Source(path, fmt)
-    seed = source.seed if seed is None else seed
-    from hopvista.building.pipeline import cap_workers
+    kind = Augmented(path, source, specs, source.seed if seed is None else seed,
+                     cap_workers(workers, notice), progress, notice)
+    return write_dataset(out, kind, overwrite=overwrite, notice=notice, inputs=[path])
 
-    workers = cap_workers(workers, notice)
-    per_variant: Counter[str] = Counter()
-    skips: Counter[str] = Counter()
-    skip_list: list[dict[str, str]] = []
-    with claim_output(out, overwrite, notice, inputs=[path]) as output:
-        output.begin()
-        stage = output.dataset
+
+class Augmented(DatasetKind):
+    """A dataset of visual variants: each base (copied, for a hopvista input) followed by its
+    variants; the variants made and skipped per name, the records skipped."""
+
+    name = MANIFEST_KIND
+
+    def __init__(self, path: Path, source: Source, specs: Sequence[VariantSpec], seed: int,
+                 workers: int, progress: bool, notice: Notice) -> None:
+        self.path, self.source, self.specs, self.seed = path, source, specs, seed
+        self.workers, self.progress, self.notice = workers, progress, notice
+        self.total = source.count * (len(specs) + (1 if source.dataset is not None else 0))
+        self.per_variant: Counter[str] = Counter()
+        self.skips: Counter[str] = Counter()
+        self.skip_list: list[dict[str, str]] = []
+
+    def items(self, stage: Path, kept: int) -> Iterator[Item]:
+        """Each base (copied into ``stage``, for a hopvista input), then its variants."""
         (stage / "images").mkdir(exist_ok=True)
-        total = source.count * (len(specs) + (1 if source.dataset is not None else 0))
-        shards = ParquetShards(stage, total)
-        images = items = 0
-        bar = tqdm(total=source.count, desc="bases", unit="base", disable=not progress,
-                   file=sys.stderr)
+        bar = tqdm(total=self.source.count, desc="bases", unit="base",
+                   disable=not self.progress, file=sys.stderr)
         bases: list[Base] = []
-
         limit = image_name_limit(stage)
 
         def tasks() -> Iterator[tuple[Base, Sequence[VariantSpec]]]:
-            for base in source.bases():
-                _check_image_names(path, base.item.base_id, specs, limit)
+            for base in self.source.bases():
+                _check_image_names(self.path, base.item.base_id, self.specs, limit)
                 bases.append(base)
-                yield base, specs
+                yield base, self.specs
 
-        with (stage / "items.jsonl").open("w", encoding="utf-8", newline="\n") as lines:
-            def write(item: Item) -> None:
-                nonlocal items, images
-                line = item_line(item)
-                lines.write(line + "\n")
-                shards.add(item, line)
-                items += 1
-                images += len(item.images)
+        try:
+            with closing(run_ordered(BaseVariants(stage, self.seed), tasks(),
+                                     self.workers)) as made:
+                for results in made:
+                    base = bases.pop(0)
+                    if self.source.dataset is not None:
+                        yield _copied(base.item, self.source.path, stage)
+                    for result in results:
+                        if isinstance(result, tuple):
+                            self.skips[result[0]] += 1
+                            self.skip_list.append({"base_id": base.item.base_id,
+                                                   "variant": result[0], "why": result[1]})
+                        else:
+                            self.per_variant[result.variant.name] += 1
+                            yield result
+                    bar.update()
+        finally:
+            bar.close()
 
-            for made in _made(tasks(), stage, seed, workers):
-                base = bases.pop(0)
-                if source.dataset is not None:
-                    write(_copied(base.item, source.path, stage))
-                for result in made:
-                    if isinstance(result, tuple):
-                        skips[result[0]] += 1
-                        skip_list.append({"base_id": base.item.base_id, "variant": result[0],
-                                          "why": result[1]})
-                    else:
-                        per_variant[result.variant.name] += 1
-                        write(result)
-                bar.update()
-        shards.close()
-        bar.close()
+    def manifest(self, stage: Path, counts: Counts) -> dict[str, Any]:
+        """What was made and skipped (said on stderr too), and of which input."""
+        source, specs, notice = self.source, self.specs, self.notice
         wanted = source.count * len(specs)
-        made_count = sum(per_variant.values())
-        if skips:
+        made_count = sum(self.per_variant.values())
+        if self.skips:
             notice(f"{wanted - made_count} of {wanted} variant(s) skipped "
                    f"({100 * (wanted - made_count) / wanted:.1f}%): " +
-                   ", ".join(f"{n} {k}" for n, k in sorted(skips.items())))
+                   ", ".join(f"{n} {k}" for n, k in sorted(self.skips.items())))
         if source.skipped:
             report_skipped(source.skipped, notice)
-        manifest: dict[str, Any] = {
-            "format": DATASET_FORMAT,
-            "format_version": FORMAT_VERSION,
-            "kind": MANIFEST_KIND,
+        return {
             "config": {
-                "input": {"format": source.format, "name": path.name,
+                "input": {"format": source.format, "name": self.path.name,
                           "manifest": _input_manifest(source)},
                 "variants": [{"name": s.name, "recipe": s.recipe, "params": dict(s.params)}
                              for s in specs],
-                "seed": seed,
+                "seed": self.seed,
             },
-            "seed": seed,
-            "packages": _versions(),
-            "counts": {"items": items, "images": images, "bases": source.count,
+            "seed": self.seed,
+            "packages": package_versions(),
+            "counts": {"items": counts.items, "images": counts.images, "bases": source.count,
                        "records_skipped": len(source.skipped)},
-            "variants": {"made": dict(sorted(per_variant.items())),
-                         "skipped": dict(sorted(skips.items()))},
-            "skipped": skip_list[:KEPT_SKIPS],
+            "variants": {"made": dict(sorted(self.per_variant.items())),
+                         "skipped": dict(sorted(self.skips.items()))},
+            "skipped": self.skip_list[:KEPT_SKIPS],
             "records_skipped": source.skipped[:KEPT_SKIPS],
         }
-        write_atomic(stage / "README.md", augment_card(manifest).encode())
-        output.seal(manifest)
-    return manifest
+
+    def card(self, manifest: dict[str, Any]) -> str:
+        """The card of the variants."""
+        return augment_card(manifest)
 
 
 def _check_image_names(path: Path, base_id: str, specs: Sequence[VariantSpec],
@@ -454,12 +451,6 @@ def _copied(item: Item, root: Path, stage: Path) -> Item:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(root / image.path, target)
     return item
-
-
-def _versions() -> dict[str, str]:
-    from hopvista.building.pipeline import _versions as versions
-
-    return versions()
 
 
 def augment_card(manifest: dict[str, Any]) -> str:

@@ -63,7 +63,7 @@ ITEMS = "items.jsonl"
 
 
 def is_augmented(manifest: dict[str, Any]) -> bool:
-    """Whether the manifest is that of a ``gen augment`` output or of a ``gen build markup``
+    """Whether the manifest is that of a ``gen augment`` output or of a ``gen markup``
     one (both are checked here: item by item, against their own programs and images)."""
     return manifest.get("kind") in ("augmented", "markup")
 
