@@ -62,19 +62,12 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build and report where the dataset went."""
-    from hopvista.themes.tables import load_table_themes
-
-    load_table_themes()  # a theme file it may not use stops the command before any work
     out: Path = args.out or Path("out") / Path(args.domain).name
     if args.domain == MARKUP:
         return _markup(args, out)
     for option, given in (("--tables", args.tables), ("--format", args.fmt)):
         if given is not None:
             raise UserError(f"{option} applies to 'gen build {MARKUP}' only")
-    if args.executor == "local" and (args.address or args.shards):
-        raise UserError("--address and --shards apply to --executor ray")
-    if args.executor == "ray" and args.shard:
-        raise UserError("--shard builds one slice here; --executor ray builds them all")
     manifest = build(args.domain, out, hops=args.hops, count=args.count, seed=args.seed,
                      source=args.source, data=args.data, years=args.years,
                      periods=args.periods, images=args.images, workers=args.workers,
@@ -98,7 +91,9 @@ def _markup(args: argparse.Namespace, out: Path) -> int:
     from hopvista.building.pipeline import check_image_names
     from hopvista.markup_tasks.build import build_markup
     from hopvista.output.folder import check_out
+    from hopvista.themes.tables import load_table_themes
 
+    load_table_themes()  # a theme file it may not use stops the command before any work
     unused = [flag for flag, given in (
         ("--hops", args.hops != (1, 2, 3)), ("--years", args.years is not None),
         ("--periods", args.periods is not None), ("--no-images", not args.images),

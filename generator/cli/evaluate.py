@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hopvista.api import MAX_CONCURRENCY, evaluate
 from hopvista.cli.arguments import positive_int
 from hopvista.errors import excerpt
 
@@ -29,10 +30,6 @@ redacted from everything written, answers included.
 models: openai:NAME (any OpenAI-compatible endpoint: --base-url or OPENAI_BASE_URL, key from
 OPENAI_API_KEY), random, majority, oracle, and any model a plug-in registers.
 settings: interleaved, table-json (default), chart-as-table, no-chart, image-only."""
-
-
-MAX_CONCURRENCY = 256
-"""The most requests at once (one thread each)."""
 
 
 def _concurrency(text: str) -> int:
@@ -90,25 +87,16 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Evaluate and print the headline figures."""
     from hopvista.cli.main import one_line
-    from hopvista.eval.prices import Prices
-    from hopvista.eval.prompts import read_template
-    from hopvista.eval.runner import EvalRequest, run_eval
 
-    options = dict(args.option)
-    if args.base_url:
-        options["base_url"] = args.base_url
-    request = EvalRequest(
-        dataset=args.path, model=args.model, options=options, setting=args.setting,
-        limit=args.limit, concurrency=args.concurrency,
-        variants=tuple(v.strip() for v in args.variants.split(",") if v.strip())
-        if args.variants else None,
-        prompt=read_template(args.prompt) if args.prompt else None,
-        prices=Prices.read(args.prices) if args.prices else None,
-        metrics=tuple(sorted(set(args.metric))),
-        cache=args.cache)
     bar = None if args.quiet else _bar()
     try:
-        summary = run_eval(request, args.out, progress=bar, notice=_notice)
+        summary = evaluate(
+            args.path, model=args.model, out=args.out, setting=args.setting,
+            limit=args.limit, concurrency=args.concurrency,
+            variants=args.variants.split(",") if args.variants else None,
+            base_url=args.base_url, options=dict(args.option), prompt=args.prompt,
+            prices=args.prices, cache=args.cache, metrics=args.metric, progress=bar,
+            notice=_notice)
     finally:
         if bar is not None:
             bar.close()

@@ -6,8 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from hopvista.api import preview
 from hopvista.cli.arguments import positive_int
-from hopvista.output.preview import PREVIEW_NAME, write_preview
+from hopvista.output.preview import PREVIEW_NAME
 
 
 def register(subparsers: Any) -> None:
@@ -24,5 +25,5 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the sheet and say where."""
-    print(f"wrote {write_preview(args.path, args.out, args.limit)}")
+    print(f"wrote {preview(args.path, out=args.out, limit=args.limit)}")
     return 0
