@@ -202,3 +202,10 @@ def test_fetch_sec_refuses_bad_input_before_asking(tmp_path: Path, tickers: str 
     with pytest.raises(UserError, match=named):
         hopvista.fetch_sec(tickers, years, tmp_path / "sec", user_agent=agent)
     assert not (tmp_path / "sec").exists()
+
+
+def test_the_api_page_shows_every_function() -> None:
+    page = (Path(__file__).parent.parent / "docs" / "api.md").read_text(encoding="utf-8")
+    headings = {line[3:].strip() for line in page.splitlines() if line.startswith("## ")}
+    functions = {f.__name__ for group in hopvista.COMMANDS.values() for f in group}
+    assert functions | {"load"} == headings
