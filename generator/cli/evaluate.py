@@ -119,15 +119,18 @@ def _notice(line: str) -> None:
 
 
 class _bar:
-    """A tqdm progress bar with the running accuracy and cost, on stderr."""
+    """A tqdm progress bar with the running accuracy and cost, on stderr; drawn from the first
+    progress report, so a run refused at its checks shows none."""
 
     def __init__(self) -> None:
-        from tqdm import tqdm
-
-        self._tqdm = tqdm(total=0, unit="item", file=sys.stderr, dynamic_ncols=True,
-                          disable=None)
+        self._tqdm: Any = None
 
     def __call__(self, done: int, total: int, accuracy: float | None, cost: float) -> None:
+        if self._tqdm is None:
+            from tqdm import tqdm
+
+            self._tqdm = tqdm(total=0, unit="item", file=sys.stderr, dynamic_ncols=True,
+                              disable=None)
         self._tqdm.total = total
         self._tqdm.n = done
         postfix = {"acc": "–" if accuracy is None else f"{100 * accuracy:.1f}%"}
@@ -137,4 +140,5 @@ class _bar:
         self._tqdm.refresh()
 
     def close(self) -> None:
-        self._tqdm.close()
+        if self._tqdm is not None:
+            self._tqdm.close()
