@@ -56,10 +56,10 @@ from hopvista.themes.tables import TABLE_THEMES, Theme, load_table_themes
 from hopvista.variants.build import DEFAULT_VARIANTS, augment, parse_variants
 from hopvista.verify.outcome import VerifyReport, verify
 
-__all__ = ["COMMANDS", "Catalogue", "VerifyReport", "build", "catalogue", "evaluate",
-           "export_harness", "fetch_sec", "json_schema", "load", "make_variants",
-           "merge_shards", "new_domain", "preview", "report", "run_audit", "statement_types",
-           "verify"]
+__all__ = ["COMMANDS", "DEFAULT_VARIANTS", "MAX_CONCURRENCY", "Catalogue", "VerifyReport",
+           "build", "catalogue", "evaluate", "export_harness", "fetch_sec", "json_schema",
+           "load", "make_variants", "merge_shards", "new_domain", "preview", "report",
+           "run_audit", "statement_types", "verify"]
 
 StrPath = str | PathLike[str]
 """A path given as text or as a path object."""
@@ -129,7 +129,7 @@ def merge_shards(shards: Sequence[StrPath], out: StrPath, *, overwrite: bool = F
 def load(path: StrPath) -> Dataset:
     """Open a dataset folder as a typed :class:`~hopvista.model.Dataset` (items read lazily;
     an older format version is migrated as it is read). See :func:`hopvista.model.load`."""
-    return load_dataset(path)
+    return load_dataset(Path(path))
 
 
 def statement_types(domain: str, *, source: str | None = None, data: StrPath | None = None,
@@ -273,7 +273,7 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
         dataset=Path(dataset), model=model, options=settings, setting=setting, limit=limit,
         concurrency=concurrency,
         variants=None if variants is None else tuple(v.strip() for v in variants if v.strip()),
-        prompt=read_template(prompt) if prompt else None,
+        prompt=read_template(Path(prompt)) if prompt else None,
         prices=Prices.read(Path(prices)) if prices else None,
         metrics=tuple(sorted(set(metrics))), cache=_path(cache))
     return run_eval(request, Path(out), progress=progress, notice=notice)
@@ -299,7 +299,7 @@ def export_harness(dataset: StrPath, *, fmt: str, out: StrPath,
     harness, ``fmt`` one of ``inspect``, ``lmms-eval`` or ``vlmevalkit``, into the folder
     ``out`` (``gen export``), with the prompts of ``setting``. ``out`` must be new, empty or
     an earlier export; ``out/README.md`` says how to run it."""
-    return export(dataset, fmt, out, setting=setting, limit=limit)
+    return export(Path(dataset), fmt, Path(out), setting=setting, limit=limit)
 
 
 def preview(dataset: StrPath, *, out: StrPath | None = None, limit: int = 100) -> Path:
