@@ -32,6 +32,7 @@ from hopvista.building.pipeline import build as run_build
 from hopvista.building.workers import availability
 from hopvista.domain import builtin_pack_names, resolve_pack
 from hopvista.errors import UserError
+from hopvista.eval import MAX_CONCURRENCY
 from hopvista.eval.papers import PAPER_METRICS
 from hopvista.eval.prices import Prices
 from hopvista.eval.prompts import DEFAULT_SETTING, read_template
@@ -53,7 +54,8 @@ from hopvista.sources.sec.fetch import fetch_sec as download_sec
 from hopvista.statements.registry import STATEMENT_TYPES, StatementType
 from hopvista.themes.pages import PAGE_TEMPLATES, PageTemplate
 from hopvista.themes.tables import TABLE_THEMES, Theme, load_table_themes
-from hopvista.variants.build import DEFAULT_VARIANTS, augment, parse_variants
+from hopvista.variants import DEFAULT_VARIANTS
+from hopvista.variants.build import augment, parse_variants
 from hopvista.verify.outcome import VerifyReport, verify
 
 __all__ = ["COMMANDS", "DEFAULT_VARIANTS", "MAX_CONCURRENCY", "Catalogue", "VerifyReport",
@@ -63,10 +65,6 @@ __all__ = ["COMMANDS", "DEFAULT_VARIANTS", "MAX_CONCURRENCY", "Catalogue", "Veri
 
 StrPath = str | PathLike[str]
 """A path given as text or as a path object."""
-
-MAX_CONCURRENCY = 256
-"""The most model requests :func:`evaluate` sends at once (one thread each)."""
-
 
 def _quiet(text: str) -> None:
     print(f"gen: {text}", file=sys.stderr)

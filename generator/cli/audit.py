@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hopvista.api import run_audit
+import hopvista
 from hopvista.cli.arguments import int_at_least, seed_int
 from hopvista.errors import excerpt
 
@@ -59,9 +59,10 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the audit; exit 1 naming each failing check."""
-    report = run_audit(args.path, json_file=args.json, max_hard_set=args.max_hard_set,
-                       max_statement=args.max_statement, max_blind=args.max_blind,
-                       folds=args.folds, seed=args.seed)
+    report = hopvista.run_audit(args.path, json_file=args.json,
+                                max_hard_set=args.max_hard_set,
+                                max_statement=args.max_statement, max_blind=args.max_blind,
+                                folds=args.folds, seed=args.seed)
     print(report.render())
     failed = [check for check in report.checks if not check.passed]
     for check in failed:

@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hopvista.api import DEFAULT_VARIANTS, make_variants
+import hopvista
 from hopvista.cli.arguments import positive_int, seed_int
+from hopvista.variants import DEFAULT_VARIANTS
 
 
 def register(subparsers: Any) -> None:
@@ -39,9 +40,9 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Augment and say what was written."""
-    manifest = make_variants(args.input, args.out, variants=args.variants, fmt=args.fmt,
-                             seed=args.seed, workers=args.workers, overwrite=args.overwrite,
-                             progress=sys.stderr.isatty())
+    manifest = hopvista.make_variants(args.input, args.out, variants=args.variants,
+                                      fmt=args.fmt, seed=args.seed, workers=args.workers,
+                                      overwrite=args.overwrite, progress=sys.stderr.isatty())
     counts = manifest["counts"]
     print(f"wrote {counts['items']} items ({counts['bases']} bases x "
           f"{len(manifest['config']['variants'])} variants) to {args.out}")

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hopvista.api import build
+import hopvista
 from hopvista.cli.arguments import int_at_least, levels, positive_int, seed_int, shard, years
 from hopvista.errors import UserError
 from hopvista.markup_tasks.build import DOMAIN as MARKUP
@@ -68,12 +68,12 @@ def run(args: argparse.Namespace) -> int:
     for option, given in (("--tables", args.tables), ("--format", args.fmt)):
         if given is not None:
             raise UserError(f"{option} applies to 'gen build {MARKUP}' only")
-    manifest = build(args.domain, out, hops=args.hops, count=args.count, seed=args.seed,
-                     source=args.source, data=args.data, years=args.years,
-                     periods=args.periods, images=args.images, workers=args.workers,
-                     overwrite=args.overwrite, progress=sys.stderr.isatty(),
-                     defences=args.defences, shard=args.shard, executor=args.executor,
-                     address=args.address, shards=args.shards)
+    manifest = hopvista.build(
+        args.domain, out, hops=args.hops, count=args.count, seed=args.seed,
+        source=args.source, data=args.data, years=args.years, periods=args.periods,
+        images=args.images, workers=args.workers, overwrite=args.overwrite,
+        progress=sys.stderr.isatty(), defences=args.defences, shard=args.shard,
+        executor=args.executor, address=args.address, shards=args.shards)
     if args.shard:
         info = manifest["shard"]
         print(f"wrote shard {info['index']}/{info['of']} (items {info['first']}-"

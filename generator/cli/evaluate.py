@@ -17,9 +17,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hopvista.api import MAX_CONCURRENCY, evaluate
+import hopvista
 from hopvista.cli.arguments import positive_int
 from hopvista.errors import excerpt
+from hopvista.eval import MAX_CONCURRENCY
 
 DESCRIPTION = """Ask MODEL about every item of DATASET (or the first N), parse and score the
 answers, and write the run folder: run.json, results.jsonl, summary.json, report.html, and a
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
     bar = None if args.quiet else _bar()
     try:
-        summary = evaluate(
+        summary = hopvista.evaluate(
             args.path, model=args.model, out=args.out, setting=args.setting,
             limit=args.limit, concurrency=args.concurrency,
             variants=args.variants.split(",") if args.variants else None,

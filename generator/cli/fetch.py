@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from hopvista.api import fetch_sec
+import hopvista
 
 T = TypeVar("T")
 
@@ -86,9 +86,9 @@ def run_sec(args: argparse.Namespace) -> int:
     def progress(message: str) -> None:
         print(message, file=sys.stderr)
 
-    report = fetch_sec(args.tickers, args.years, args.out, user_agent=args.user_agent,
-                       overwrite=args.overwrite,
-                       progress=progress if sys.stderr.isatty() else None)
+    report = hopvista.fetch_sec(args.tickers, args.years, args.out,
+                                user_agent=args.user_agent, overwrite=args.overwrite,
+                                progress=progress if sys.stderr.isatty() else None)
     for line in report.lines():
         print(line)
     return 0

@@ -4,13 +4,16 @@ table themes and page templates available (built in and registered by plug-ins).
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hopvista.api import Catalogue, catalogue, statement_types
+import hopvista
 from hopvista.cli.arguments import seed_int, years
 from hopvista.errors import UserError
 from hopvista.model.task import FAMILIES
 from hopvista.statements.registry import STATEMENT_TYPES
+
+if TYPE_CHECKING:
+    from hopvista.api import Catalogue
 
 
 def register(subparsers: Any) -> None:
@@ -39,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
                           ("--years", args.years)):
         if given is not None:
             raise UserError(f"{option} applies with --domain")
-    found = catalogue()
+    found = hopvista.catalogue()
     _generation_catalogue(found)
     _markup_catalogue(found)
     _augment_catalogue(found)
@@ -48,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _domain_types(args: argparse.Namespace) -> int:
     """Each statement type with "yes" or why the domain's data cannot make it."""
-    found = statement_types(args.domain, source=args.source, data=args.data,
+    found = hopvista.statement_types(args.domain, source=args.source, data=args.data,
                             years=args.years, seed=args.seed)
     print(f"statement types of {args.domain}"
           f"{f' with --data {args.data}' if args.data else ''}:")

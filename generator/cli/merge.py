@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from hopvista.api import merge_shards
+import hopvista
 
 
 def register(subparsers: Any) -> None:
@@ -22,7 +22,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Merge, and say what was written."""
-    manifest = merge_shards(args.shards, args.out, overwrite=args.overwrite)
+    manifest = hopvista.merge_shards(args.shards, args.out, overwrite=args.overwrite)
     print(f"wrote {manifest['counts']['items']} items from {len(args.shards)} shards to "
           f"{args.out}")
     return 0

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from hopvista.api import new_domain
+import hopvista
 
 
 def register(subparsers: Any) -> None:
@@ -21,7 +21,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the skeleton and say how to build it."""
-    folder = new_domain(args.name, directory=args.dir)
+    folder = hopvista.new_domain(args.name, directory=args.dir)
     print(f"wrote {folder}/ (domain.yaml, panel.csv, texts.jsonl); build it with:\n"
           f"  gen build {folder} -n 24 --out out/{args.name}")
     return 0

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from hopvista.api import preview
+import hopvista
 from hopvista.cli.arguments import positive_int
 from hopvista.output.preview import PREVIEW_NAME
 
@@ -25,5 +25,5 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the sheet and say where."""
-    print(f"wrote {preview(args.path, out=args.out, limit=args.limit)}")
+    print(f"wrote {hopvista.preview(args.path, out=args.out, limit=args.limit)}")
     return 0

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from hopvista.api import report
+import hopvista
 
 
 def register(subparsers: Any) -> None:
@@ -25,6 +25,6 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the report."""
-    written = report(args.runs, args.out)
+    written = hopvista.report(args.runs, args.out)
     print(f"wrote {written} ({len(args.runs)} runs)")
     return 0

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from hopvista.api import json_schema
+import hopvista
 
 
 def register(subparsers: Any) -> None:
@@ -22,5 +22,5 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the schema as indented JSON."""
-    print(json.dumps(json_schema(manifest=args.dataset), indent=2, ensure_ascii=False))
+    print(json.dumps(hopvista.json_schema(manifest=args.dataset), indent=2, ensure_ascii=False))
     return 0

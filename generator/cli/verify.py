@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hopvista.api import verify
+import hopvista
 from hopvista.cli.arguments import non_negative_int
 from hopvista.verify.dataset import one_line
 
@@ -64,7 +64,7 @@ class _Printer:
 def run(args: argparse.Namespace) -> int:
     """Print each problem on its own line; exit 1 if there is any."""
     printer = _Printer(args.max_problems)
-    report = verify(args.path, source=args.source, on_problem=printer)
+    report = hopvista.verify(args.path, source=args.source, on_problem=printer)
     if printer.hidden:
         print(f"... and {printer.hidden} more problem(s) (--max-problems 0 prints all)",
               file=sys.stderr)

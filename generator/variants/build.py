@@ -46,10 +46,6 @@ GROUPS: dict[str, tuple[str, ...]] = {
 variants) and ``chart-markup`` (the three chart markup variants)."""
 
 
-DEFAULT_VARIANTS = "web,latex,excel,custom,noise,structural,partial,missing,screenshot,photo"
-"""The variants made when none are named: TableVista's ten."""
-
-
 def _stderr(text: str) -> None:
     print(f"gen: {text}", file=sys.stderr)
 
