@@ -46,12 +46,14 @@ def test_api_names_do_not_hide_the_package_s_subpackages() -> None:
 
 
 @pytest.mark.slow  # a fresh interpreter
-def test_import_hopvista_loads_no_stage_of_the_package() -> None:
+def test_import_hopvista_and_gen_s_parser_load_no_stage_of_the_package() -> None:
     code = ("import sys, hopvista; print(sorted(m for m in sys.modules "
-            "if m.startswith('hopvista') or m in ('numpy', 'pydantic', 'playwright')))")
+            "if m.startswith('hopvista') or m in ('numpy', 'pydantic', 'playwright'))); "
+            "from hopvista.cli.main import make_parser; make_parser(); "
+            "print('hopvista.api' in sys.modules, 'playwright' in sys.modules)")
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           check=True).stdout
-    assert shown.strip() == "['hopvista', 'hopvista.version']"
+                           check=True).stdout.splitlines()
+    assert shown == ["['hopvista', 'hopvista.version']", "False False"]
 
 
 @pytest.fixture(scope="module")
