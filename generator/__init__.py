@@ -1,28 +1,52 @@
 """hopvista: verified multimodal multi-hop reasoning benchmarks.
 
-``hopvista.build``, ``hopvista.build_markup``, ``hopvista.verify`` and ``hopvista.load`` are
-the Python API (see :mod:`hopvista.api`); their heavy imports happen on first use, so
-``import hopvista`` stays light.
+The Python API (see :mod:`hopvista.api` and docs/api.md) is reached from here:
+``hopvista.build``, ``hopvista.verify``, ``hopvista.load`` and one function for each other
+``gen`` command. It is imported on first use, so ``import hopvista`` stays light.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
-
-from hopvista.api import VerifyReport, build, build_markup, verify
-
-if TYPE_CHECKING:
-    from hopvista.model.dataset import Dataset
+from typing import TYPE_CHECKING, Any
 
 from hopvista.version import __version__
 
-__all__ = ["VerifyReport", "__version__", "build", "build_markup", "load", "verify"]
+if TYPE_CHECKING:
+    from hopvista.api import (
+        COMMANDS,
+        Catalogue,
+        VerifyReport,
+        build,
+        build_markup,
+        catalogue,
+        evaluate,
+        export_harness,
+        fetch_sec,
+        json_schema,
+        load,
+        make_variants,
+        merge_shards,
+        new_domain,
+        preview,
+        report,
+        run_audit,
+        statement_types,
+        verify,
+    )
+
+__all__ = ["COMMANDS", "Catalogue", "VerifyReport", "__version__", "build", "build_markup",
+           "catalogue",
+           "evaluate", "export_harness", "fetch_sec", "json_schema", "load", "make_variants",
+           "merge_shards", "new_domain", "preview", "report", "run_audit", "statement_types",
+           "verify"]
 
 
-def load(path: str | Path) -> Dataset:
-    """Open a dataset folder as a typed :class:`~hopvista.model.Dataset` (items read lazily;
-    an older format version is migrated as it is read). See :func:`hopvista.model.load`."""
-    from hopvista.model.dataset import load as load_dataset
+def __getattr__(name: str) -> Any:
+    """The API's functions, imported when first asked for."""
+    if name not in __all__:
+        raise AttributeError(f"module 'hopvista' has no attribute {name!r}")
+    # Imported here, not at the top: the API imports every stage of the package, which
+    # ``import hopvista`` (and each ``import hopvista.x``) must not pay for.
+    from hopvista import api
 
-    return load_dataset(path)
+    return getattr(api, name)

@@ -21,6 +21,7 @@ from hopvista.audit.solvers import (
 )
 from hopvista.audit.stats import Bootstrap, Estimate
 from hopvista.model.kinds import THREE_STATEMENT
+from hopvista.output.files import OutputFile, json_written_by
 
 AUDIT_FORMAT = "hopvista-audit"
 """The ``format`` the first key of ``gen audit --json`` names: the mark of a file the audit
@@ -237,6 +238,13 @@ def judge(report: AuditReport, thresholds: Thresholds) -> list[Check]:
         if e is not None and e.n:
             checks.append(Check(name, e.accuracy, e.low, e.high, limit, e.accuracy <= limit))
     return checks
+
+
+def report_file(path: Path, dataset: Path, flag: str = "--json") -> OutputFile:
+    """The JSON file an audit of ``dataset`` writes its report to: a new file or an earlier
+    audit report, never inside a dataset or ``dataset`` itself."""
+    return OutputFile(path, flag, "a hopvista audit report", json_written_by(AUDIT_FORMAT),
+                      inputs=(dataset,))
 
 
 def run_audit(path: str | Path, *, folds: int = 5, seed: int = 0,

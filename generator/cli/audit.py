@@ -7,16 +7,13 @@ DIR is not a hopvista dataset, or an option is out of range (one ``gen: error:``
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import hopvista
 from hopvista.cli.arguments import int_at_least, seed_int
 from hopvista.errors import excerpt
-
-if TYPE_CHECKING:
-    from hopvista.output.files import OutputFile
 
 DESCRIPTION = """Run proxy solvers that each withhold one modality (chart, table, text) and
 impute it from the rest with models cross-fitted on the dataset itself, label priors and a
@@ -60,29 +57,13 @@ def register(subparsers: Any) -> None:
     p.set_defaults(run=run)
 
 
-def json_output(path: Path, dataset: Path) -> OutputFile:
-    """The ``--json`` file of an audit of ``dataset``: a new file or an earlier audit report,
-    never inside a dataset or ``dataset`` itself."""
-    from hopvista.audit.report import AUDIT_FORMAT
-    from hopvista.output.files import OutputFile, json_written_by
-
-    return OutputFile(path, "--json", "a hopvista audit report", json_written_by(AUDIT_FORMAT),
-                      inputs=(dataset,))
-
-
 def run(args: argparse.Namespace) -> int:
     """Print the audit; exit 1 naming each failing check."""
-    from hopvista.audit import Thresholds, run_audit
-
-    output = None if args.json is None else json_output(args.json, args.path)
-    if output is not None:
-        output.check()
-    thresholds = Thresholds(args.max_hard_set, args.max_statement, args.max_blind)
-    report = run_audit(args.path, folds=args.folds, seed=args.seed, thresholds=thresholds)
+    report = hopvista.run_audit(args.path, json_file=args.json,
+                                max_hard_set=args.max_hard_set,
+                                max_statement=args.max_statement, max_blind=args.max_blind,
+                                folds=args.folds, seed=args.seed)
     print(report.render())
-    if output is not None:
-        data = json.dumps(report.to_json(), indent=1, ensure_ascii=False) + "\n"
-        output.write(data.encode("utf-8"))
     failed = [check for check in report.checks if not check.passed]
     for check in failed:
         print(check.message(), file=sys.stderr)

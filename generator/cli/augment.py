@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import hopvista
 from hopvista.cli.arguments import positive_int, seed_int
-
-DEFAULT_VARIANTS = "web,latex,excel,custom,noise,structural,partial,missing,screenshot,photo"
+from hopvista.variants import DEFAULT_VARIANTS
 
 
 def register(subparsers: Any) -> None:
@@ -40,16 +40,10 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Augment and say what was written."""
-    from hopvista.themes.tables import load_table_themes
-    from hopvista.variants.build import augment, parse_variants
-
-    load_table_themes()  # a theme file it may not use stops the command before any work
-
-    specs = parse_variants(args.variants)
-    manifest = augment(args.input, args.out, specs, fmt=args.fmt, seed=args.seed,
-                       workers=args.workers, overwrite=args.overwrite,
-                       progress=sys.stderr.isatty())
+    manifest = hopvista.make_variants(args.input, args.out, variants=args.variants,
+                                      fmt=args.fmt, seed=args.seed, workers=args.workers,
+                                      overwrite=args.overwrite, progress=sys.stderr.isatty())
     counts = manifest["counts"]
-    print(f"wrote {counts['items']} items ({counts['bases']} bases x {len(specs)} variants) "
-          f"to {args.out}")
+    print(f"wrote {counts['items']} items ({counts['bases']} bases x "
+          f"{len(manifest['config']['variants'])} variants) to {args.out}")
     return 0

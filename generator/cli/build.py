@@ -7,11 +7,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hopvista.api import build
+import hopvista
 from hopvista.cli.arguments import int_at_least, levels, positive_int, seed_int, shard, years
-from hopvista.domain import DOMAIN_FILE
 from hopvista.errors import UserError
-from hopvista.markup_tasks.build import DOMAIN as MARKUP_DOMAIN
+
+MARKUP_DOMAIN = "markup"
+"""Not a domain: markup tasks have their own command (``gen markup``)."""
 
 
 def register(subparsers: Any) -> None:
@@ -58,23 +59,16 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build and report where the dataset went."""
-    from hopvista.themes.tables import load_table_themes
-
-    load_table_themes()  # a theme file it may not use stops the command before any work
     out: Path = args.out or Path("out") / Path(args.domain).name
-    if args.domain == MARKUP_DOMAIN and not (Path(args.domain) / DOMAIN_FILE).is_file():
+    if args.domain == MARKUP_DOMAIN and not (Path(args.domain) / "domain.yaml").is_file():
         raise UserError(f"{MARKUP_DOMAIN!r} is not a domain: markup tasks have their own "
                         f"command, 'gen markup' (see 'gen markup --help')")
-    if args.executor == "local" and (args.address or args.shards):
-        raise UserError("--address and --shards apply to --executor ray")
-    if args.executor == "ray" and args.shard:
-        raise UserError("--shard builds one slice here; --executor ray builds them all")
-    manifest = build(args.domain, out, hops=args.hops, count=args.count, seed=args.seed,
-                     source=args.source, data=args.data, years=args.years,
-                     periods=args.periods, images=args.images, workers=args.workers,
-                     overwrite=args.overwrite, progress=sys.stderr.isatty(),
-                     defences=args.defences, shard=args.shard, executor=args.executor,
-                     address=args.address, shards=args.shards)
+    manifest = hopvista.build(
+        args.domain, out, hops=args.hops, count=args.count, seed=args.seed,
+        source=args.source, data=args.data, years=args.years, periods=args.periods,
+        images=args.images, workers=args.workers, overwrite=args.overwrite,
+        progress=sys.stderr.isatty(), defences=args.defences, shard=args.shard,
+        executor=args.executor, address=args.address, shards=args.shards)
     if args.shard:
         info = manifest["shard"]
         print(f"wrote shard {info['index']}/{info['of']} (items {info['first']}-"

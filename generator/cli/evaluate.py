@@ -17,8 +17,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import hopvista
 from hopvista.cli.arguments import positive_int
 from hopvista.errors import excerpt
+from hopvista.eval import MAX_CONCURRENCY
 
 DESCRIPTION = """Ask MODEL about every item of DATASET (or the first N), parse and score the
 answers, and write the run folder: run.json, results.jsonl, summary.json, report.html, and a
@@ -29,10 +31,6 @@ redacted from everything written, answers included.
 models: openai:NAME (any OpenAI-compatible endpoint: --base-url or OPENAI_BASE_URL, key from
 OPENAI_API_KEY), random, majority, oracle, and any model a plug-in registers.
 settings: interleaved, table-json (default), chart-as-table, no-chart, image-only."""
-
-
-MAX_CONCURRENCY = 256
-"""The most requests at once (one thread each)."""
 
 
 def _concurrency(text: str) -> int:
@@ -90,25 +88,16 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Evaluate and print the headline figures."""
     from hopvista.errors import one_line
-    from hopvista.eval.prices import Prices
-    from hopvista.eval.prompts import read_template
-    from hopvista.eval.runner import EvalRequest, run_eval
 
-    options = dict(args.option)
-    if args.base_url:
-        options["base_url"] = args.base_url
-    request = EvalRequest(
-        dataset=args.path, model=args.model, options=options, setting=args.setting,
-        limit=args.limit, concurrency=args.concurrency,
-        variants=tuple(v.strip() for v in args.variants.split(",") if v.strip())
-        if args.variants else None,
-        prompt=read_template(args.prompt) if args.prompt else None,
-        prices=Prices.read(args.prices) if args.prices else None,
-        metrics=tuple(sorted(set(args.metric))),
-        cache=args.cache)
     bar = None if args.quiet else _bar()
     try:
-        summary = run_eval(request, args.out, progress=bar, notice=_notice)
+        summary = hopvista.evaluate(
+            args.path, model=args.model, out=args.out, setting=args.setting,
+            limit=args.limit, concurrency=args.concurrency,
+            variants=args.variants.split(",") if args.variants else None,
+            base_url=args.base_url, options=dict(args.option), prompt=args.prompt,
+            prices=args.prices, cache=args.cache, metrics=args.metric, progress=bar,
+            notice=_notice)
     finally:
         if bar is not None:
             bar.close()
@@ -131,15 +120,18 @@ def _notice(line: str) -> None:
 
 
 class _bar:
-    """A tqdm progress bar with the running accuracy and cost, on stderr."""
+    """A tqdm progress bar with the running accuracy and cost, on stderr; drawn from the first
+    progress report, so a run refused at its checks shows none."""
 
     def __init__(self) -> None:
-        from tqdm import tqdm
-
-        self._tqdm = tqdm(total=0, unit="item", file=sys.stderr, dynamic_ncols=True,
-                          disable=None)
+        self._tqdm: Any = None
 
     def __call__(self, done: int, total: int, accuracy: float | None, cost: float) -> None:
+        if self._tqdm is None:
+            from tqdm import tqdm
+
+            self._tqdm = tqdm(total=0, unit="item", file=sys.stderr, dynamic_ncols=True,
+                              disable=None)
         self._tqdm.total = total
         self._tqdm.n = done
         postfix = {"acc": "–" if accuracy is None else f"{100 * accuracy:.1f}%"}
@@ -149,4 +141,5 @@ class _bar:
         self._tqdm.refresh()
 
     def close(self) -> None:
-        self._tqdm.close()
+        if self._tqdm is not None:
+            self._tqdm.close()

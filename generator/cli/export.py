@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import hopvista
 from hopvista.cli.arguments import positive_int
 
 DESCRIPTION = """Write DATASET (or its first N items) as a task of another evaluation harness,
@@ -48,9 +49,8 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Export and say where."""
-    from hopvista.harness import export
-
-    result = export(args.path, args.fmt, args.out, setting=args.setting, limit=args.limit)
+    result = hopvista.export_harness(args.path, fmt=args.fmt, out=args.out,
+                                     setting=args.setting, limit=args.limit)
     print(f"wrote {result.items} items of {args.path} ({result.setting}) for {result.format} "
           f"to {result.out}; {result.out / 'README.md'} says how to run it")
     return 0

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from hopvista.errors import UserError
+import hopvista
 
 T = TypeVar("T")
 
@@ -83,20 +83,12 @@ def register(subparsers: Any) -> None:
 
 def run_sec(args: argparse.Namespace) -> int:
     """Download, then print one line per company and a total."""
-    from hopvista.output.files import refuse_misplaced
-    from hopvista.sources.sec.fetch import FetchError, fetch_sec
-
-    refuse_misplaced(args.out, f"--out {args.out}", folder=True)
-
     def progress(message: str) -> None:
         print(message, file=sys.stderr)
 
-    try:
-        report = fetch_sec(args.tickers, args.years, args.out, args.user_agent,
-                           overwrite=args.overwrite,
-                           progress=progress if sys.stderr.isatty() else None)
-    except FetchError as exc:
-        raise UserError(" ".join(str(exc).split())) from None
+    report = hopvista.fetch_sec(args.tickers, args.years, args.out,
+                                user_agent=args.user_agent, overwrite=args.overwrite,
+                                progress=progress if sys.stderr.isatty() else None)
     for line in report.lines():
         print(line)
     return 0

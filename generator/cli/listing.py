@@ -4,13 +4,16 @@ table themes and page templates available (built in and registered by plug-ins).
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import hopvista
 from hopvista.cli.arguments import seed_int, years
-from hopvista.domain import builtin_pack_names, resolve_pack
 from hopvista.errors import UserError
+from hopvista.model.task import FAMILIES
 from hopvista.program.statement_types import STATEMENT_TYPES
-from hopvista.sources import SOURCES
+
+if TYPE_CHECKING:
+    from hopvista.api import Catalogue
 
 
 def register(subparsers: Any) -> None:
@@ -39,27 +42,16 @@ def run(args: argparse.Namespace) -> int:
                           ("--years", args.years)):
         if given is not None:
             raise UserError(f"{option} applies with --domain")
-    print("domains:")
-    for name in builtin_pack_names():
-        print(f"  {name:<12} {resolve_pack(name).spec.title}")
-    print("sources:")
-    for name in SOURCES.names():
-        print(f"  {name:<12} from {SOURCES.origin(name)}")
-    print("statement types:")
-    for name, kind in STATEMENT_TYPES.items():
-        needs = f"needs {kind.min_periods} periods" if kind.min_periods > 1 else ""
-        print(f"  {name:<10} {kind.hops} hop(s)  {' + '.join(kind.modalities):<20} "
-              f"{needs:<17} from {kind.origin}")
-    _markup_catalogue()
-    _augment_catalogue()
+    found = hopvista.catalogue()
+    _generation_catalogue(found)
+    _markup_catalogue(found)
+    _augment_catalogue(found)
     return 0
 
 
 def _domain_types(args: argparse.Namespace) -> int:
     """Each statement type with "yes" or why the domain's data cannot make it."""
-    from hopvista.api import statement_types
-
-    found = statement_types(args.domain, source=args.source, data=args.data,
+    found = hopvista.statement_types(args.domain, source=args.source, data=args.data,
                             years=args.years, seed=args.seed)
     print(f"statement types of {args.domain}"
           f"{f' with --data {args.data}' if args.data else ''}:")
@@ -69,37 +61,44 @@ def _domain_types(args: argparse.Namespace) -> int:
     return 0
 
 
-def _markup_catalogue() -> None:
-    """The markup subtasks ``gen markup`` draws, by family."""
-    from hopvista.markup_tasks.build import by_family
-    from hopvista.model.task import FAMILIES
+def _generation_catalogue(found: Catalogue) -> None:
+    """What ``gen build`` can use: domains, sources, statement types."""
+    print("domains:")
+    for name, title in found.domains.items():
+        print(f"  {name:<12} {title}")
+    print("sources:")
+    for name, origin in found.sources.items():
+        print(f"  {name:<12} from {origin}")
+    print("statement types:")
+    for name, kind in found.statement_types.items():
+        needs = f"needs {kind.min_periods} periods" if kind.min_periods > 1 else ""
+        print(f"  {name:<10} {kind.hops} hop(s)  {' + '.join(kind.modalities):<20} "
+              f"{needs:<17} from {kind.origin}")
 
+
+def _markup_catalogue(found: Catalogue) -> None:
+    """The markup subtasks ``gen markup`` draws, by family."""
     print("markup tasks (gen markup [--tables DOMAIN|PATH]):")
-    for family, entries in by_family().items():
+    for family, entries in found.markup_tasks.items():
         print(f"  {family} {FAMILIES.get(family, '')}")
         for entry in entries:
             print(f"    {entry.name:<18} {entry.summary}")
 
 
-def _augment_catalogue() -> None:
+def _augment_catalogue(found: Catalogue) -> None:
     """What ``gen augment`` can do: its recipes, perturbations, input formats, looks."""
-    from hopvista.augment import PERTURBATIONS, VARIANTS
-    from hopvista.sources.imports import IMPORTERS
-    from hopvista.themes.pages import PAGE_TEMPLATES
-    from hopvista.themes.tables import TABLE_THEMES
-
     print("variants (gen augment --variants):")
-    for name, recipe in VARIANTS.items():
+    for name, recipe in found.variants.items():
         print(f"  {name:<12} {recipe.group:<15} {recipe.description}")
     print("perturbations:")
-    for name, perturbation in PERTURBATIONS.items():
+    for name, perturbation in found.perturbations.items():
         print(f"  {name:<12} {perturbation.description}")
     print("import formats (gen augment --format):")
-    for name, importer in IMPORTERS.items():
+    for name, importer in found.import_formats.items():
         print(f"  {name:<12} {importer.description}")
     print("table themes:")
-    for name, theme in TABLE_THEMES.items():
+    for name, theme in found.table_themes.items():
         print(f"  {name:<16} {theme.family:<7} {theme.description}")
     print("page templates (the screenshot variant):")
-    for name, page in PAGE_TEMPLATES.items():
+    for name, page in found.page_templates.items():
         print(f"  {name:<12} {page.description}")

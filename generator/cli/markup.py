@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hopvista.api import build_markup
+import hopvista
 from hopvista.cli.arguments import positive_int, seed_int
 
 
@@ -38,13 +38,10 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Make the tasks and say what was written."""
-    from hopvista.themes.tables import load_table_themes
-
-    load_table_themes()  # a theme file it may not use stops the command before any work
-    manifest = build_markup(args.out, count=args.count, seed=args.seed, tables=args.tables,
-                            fmt=args.fmt, source=args.source, data=args.data,
-                            workers=args.workers, overwrite=args.overwrite,
-                            progress=sys.stderr.isatty())
+    manifest = hopvista.build_markup(
+        args.out, count=args.count, seed=args.seed, tables=args.tables, fmt=args.fmt,
+        source=args.source, data=args.data, workers=args.workers, overwrite=args.overwrite,
+        progress=sys.stderr.isatty())
     families = ", ".join(f"{k} {v}" for k, v in manifest["shares"]["families"].items())
     print(f"wrote {manifest['counts']['items']} markup tasks to {args.out} ({families})")
     return 0

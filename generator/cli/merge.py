@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import hopvista
+
 
 def register(subparsers: Any) -> None:
     """Add ``merge`` to the ``gen`` parser."""
@@ -20,9 +22,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Merge, and say what was written."""
-    from hopvista.building.merge import merge
-
-    manifest = merge(args.shards, args.out, overwrite=args.overwrite)
+    manifest = hopvista.merge_shards(args.shards, args.out, overwrite=args.overwrite)
     print(f"wrote {manifest['counts']['items']} items from {len(args.shards)} shards to "
           f"{args.out}")
     return 0

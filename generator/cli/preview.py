@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import hopvista
 from hopvista.cli.arguments import positive_int
 from hopvista.model.dataset import PREVIEW_NAME
-from hopvista.output.preview import write_preview
 
 
 def register(subparsers: Any) -> None:
@@ -25,5 +25,5 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the sheet and say where."""
-    print(f"wrote {write_preview(args.path, args.out, args.limit)}")
+    print(f"wrote {hopvista.preview(args.path, out=args.out, limit=args.limit)}")
     return 0

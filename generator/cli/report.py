@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+import hopvista
+
 
 def register(subparsers: Any) -> None:
     """Add ``report`` to the ``gen`` parser."""
@@ -23,11 +25,6 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the report."""
-    from hopvista.eval.report import read_run, report_output, write_report
-
-    output = report_output(args.out, args.runs)
-    output.check()
-    runs = [read_run(folder) for folder in args.runs]
-    write_report(runs, output)
-    print(f"wrote {args.out} ({len(runs)} runs)")
+    written = hopvista.report(args.runs, args.out)
+    print(f"wrote {written} ({len(args.runs)} runs)")
     return 0

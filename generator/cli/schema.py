@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+import hopvista
 
 
 def register(subparsers: Any) -> None:
@@ -20,17 +20,7 @@ def register(subparsers: Any) -> None:
     p.set_defaults(run=run)
 
 
-def schema(dataset: bool = False) -> dict[str, Any]:
-    """The JSON Schema of an item, or of a manifest with ``dataset``."""
-    from hopvista.model import FORMAT_VERSION, Item, Manifest
-
-    model = Manifest if dataset else Item
-    body = model.model_json_schema()
-    return {"$schema": JSON_SCHEMA_DIALECT,
-            "$comment": f"hopvista dataset format_version {FORMAT_VERSION}", **body}
-
-
 def run(args: argparse.Namespace) -> int:
     """Print the schema as indented JSON."""
-    print(json.dumps(schema(args.dataset), indent=2, ensure_ascii=False))
+    print(json.dumps(hopvista.json_schema(manifest=args.dataset), indent=2, ensure_ascii=False))
     return 0

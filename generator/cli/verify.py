@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import hopvista
 from hopvista.cli.arguments import non_negative_int
 from hopvista.errors import one_line
-from hopvista.verify import verify_into
 
 DEFAULT_MAX_PROBLEMS = 50
 DESCRIPTION = """Re-prove every label of a dataset folder and check its files, items, Parquet
@@ -64,15 +64,14 @@ class _Printer:
 def run(args: argparse.Namespace) -> int:
     """Print each problem on its own line; exit 1 if there is any."""
     printer = _Printer(args.max_problems)
-    unchecked: list[str] = []
-    checked = verify_into(args.path, printer, note=unchecked.append, source=args.source)
+    report = hopvista.verify(args.path, source=args.source, on_problem=printer)
     if printer.hidden:
         print(f"... and {printer.hidden} more problem(s) (--max-problems 0 prints all)",
               file=sys.stderr)
     if printer.count:
-        print(f"FAILED: {printer.count} problem(s) in {checked} items", file=sys.stderr)
+        print(f"FAILED: {printer.count} problem(s) in {report.items} items", file=sys.stderr)
         return 1
-    for text in unchecked:
+    for text in report.unchecked:
         print(f"not checked: {text}")
-    print(f"OK: {checked} items verified in {one_line(str(args.path))}")
+    print(f"OK: {report.items} items verified in {one_line(str(args.path))}")
     return 0

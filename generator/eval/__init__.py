@@ -10,3 +10,6 @@ Modules: :mod:`~hopvista.eval.prompts` (settings and prompts), :mod:`~hopvista.e
 :mod:`~hopvista.eval.clean`), and the models: :mod:`~hopvista.eval.baselines` (``random``,
 ``majority``, ``oracle``) and :mod:`~hopvista.eval.openai_model` (``openai:NAME``).
 """
+
+MAX_CONCURRENCY = 256
+"""The most model requests a run sends at once (one thread each)."""

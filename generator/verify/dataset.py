@@ -20,9 +20,7 @@ never an exception out of :func:`verify_into`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from functools import partial
-from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -351,35 +349,3 @@ def verify_dataset(root: Path) -> tuple[int, list[str]]:
     problems: list[str] = []
     checked = verify_into(root, problems.append)
     return checked, problems
-
-
-@dataclass(frozen=True)
-class VerifyReport:
-    """What :func:`verify` found: the items checked, every problem (empty when sound), and
-    what it could not prove (``unchecked``: the images' pixels, wording it can only judge by
-    its words, imported records without their source)."""
-
-    items: int
-    problems: list[str] = field(default_factory=list)
-    unchecked: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """Whether every check passed."""
-        return not self.problems
-
-
-def verify(path: str | PathLike[str], *, source: str | PathLike[str] | None = None
-           ) -> VerifyReport:
-    """Re-prove every label of the dataset at ``path`` and check its files (``gen verify``).
-
-    ``source`` is the input a ``gen augment`` dataset was made from (a release folder or
-    file, or a hopvista dataset): each item is then compared with its record there. Raises
-    :class:`hopvista.errors.UserError` when ``path`` is not a hopvista dataset, or ``source``
-    cannot be read as the input it names.
-    """
-    problems: list[str] = []
-    unchecked: list[str] = []
-    items = verify_into(Path(path), problems.append, note=unchecked.append,
-                        source=None if source is None else Path(source))
-    return VerifyReport(items=items, problems=problems, unchecked=unchecked)
