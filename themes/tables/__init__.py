@@ -47,7 +47,6 @@ import os
 import re
 import textwrap
 from dataclasses import dataclass, field
-from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -309,9 +308,6 @@ def load_table_themes() -> None:
     """Load every table theme now (the built-in ones, ``$HOPVISTA_THEMES``, plug-ins), so that
     a theme file a user cannot use stops a command before it does any work."""
     TABLE_THEMES.names()
-
-
-@cache
 
 
 def get_theme(name: str) -> Theme:

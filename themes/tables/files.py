@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from importlib import resources
 
 PACKAGE = __name__.rpartition(".")[0]
@@ -13,6 +14,7 @@ def read_file(package: str, filename: str) -> str:
     return resources.files(package).joinpath(filename).read_text(encoding="utf-8")
 
 
+@cache
 def skeleton() -> str:
     """The Jinja2 source of the default table skeleton (``table.html.j2``)."""
     return read_file(PACKAGE, SKELETON)
