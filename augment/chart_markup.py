@@ -34,6 +34,8 @@ from hopvista.augment.recipes import Base, Params, Plan, Skip, base_style, recip
 from hopvista.model.statement import ValueCell
 from hopvista.program.executor import Context, Undecidable, decide, parse_number, picked_by
 from hopvista.rng import Streams
+from hopvista.themes.chart_kinds import EMPHASIS_HOWS
+from hopvista.themes.charts import sample_chart_style
 
 VARIANTS: dict[str, str | None] = {
     "chart-markup-n": None,
@@ -169,8 +171,6 @@ def _hijacked(answer: Any, k: int, swapped: bool | None) -> dict[str, Any]:
 def look(streams: Streams, kind: str) -> dict[str, Any]:
     """The emphasis look for one base (its three variants share it): how, among those a
     ``kind`` chart draws, and the stroke's colour and width in points."""
-    from hopvista.themes.chart_kinds import EMPHASIS_HOWS
-
     hows = EMPHASIS_HOWS.get(kind)
     if not hows:
         raise Skip(f"no emphasis is drawn on a {kind} chart")
@@ -191,7 +191,6 @@ def shared_chart_style(base: Base, streams: Streams) -> dict[str, Any]:
     own = base.item.variant.style.get("chart")
     if own and own.get("kind") == chart.kind:
         return {k: v for k, v in own.items() if k != "emphasis"}
-    from hopvista.themes.charts import sample_chart_style
 
     return sample_chart_style(streams, [chart.kind] if chart.kind else ["line"])
 

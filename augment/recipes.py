@@ -47,13 +47,16 @@ from hopvista.augment.grid import (
     split_rows,
     transposed,
 )
-from hopvista.augment.perturbation import parse_params
+from hopvista.augment.perturbation import PERTURBATIONS, parse_params
 from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.inputs import Table
 from hopvista.program.executor import MISSING_TOKENS
 from hopvista.registry import Registry
 from hopvista.rng import Streams
+from hopvista.themes.chart_kinds import allowed_kinds
+from hopvista.themes.charts import sample_chart_style
+from hopvista.themes.pages import page_names
 from hopvista.themes.tables import sample_table_style
 
 P = TypeVar("P", bound=BaseModel)
@@ -177,8 +180,6 @@ def chart_style(base: Base, streams: Streams) -> dict[str, Any] | None:
     chart = base.item.inputs.chart
     if chart is None:
         return None
-    from hopvista.themes.chart_kinds import allowed_kinds
-    from hopvista.themes.charts import sample_chart_style
 
     kinds = [chart.kind]
     if base.min_rank_gap is not None and base.item.statements:
@@ -232,8 +233,6 @@ class NoiseParams(Params):
 def _check_perturbation(name: str, params: Mapping[str, Any]) -> None:
     """Parameters for a perturbation, checked when the variant is named (a ``UserError``
     naming the field), not when the first image is drawn."""
-    from hopvista.augment.perturbation import PERTURBATIONS
-
     PERTURBATIONS.get(name).parse(params)
 
 
@@ -410,8 +409,6 @@ class ScreenshotParams(Params):
 @recipe("screenshot", "vision", ScreenshotParams)
 def screenshot(base: Base, streams: Streams, params: ScreenshotParams) -> Plan:
     """The table, its chart and the question inside an application window."""
-    from hopvista.themes.pages import page_names
-
     names = list(params.pages) or page_names()
     unknown = set(names) - set(page_names())
     if unknown:

@@ -45,8 +45,8 @@ def __getattr__(name: str) -> Any:
     """The API's functions, imported when first asked for."""
     if name not in __all__:
         raise AttributeError(f"module 'hopvista' has no attribute {name!r}")
-    # Imported here, not at the top: the API imports every stage of the package, which
-    # ``import hopvista`` (and each ``import hopvista.x``) must not pay for.
+    # start-up: the API imports every stage of the package, which ``import hopvista`` (and
+    # each ``import hopvista.x``) must not pay for.
     from hopvista import api
 
     return getattr(api, name)

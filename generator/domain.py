@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from hopvista import sandbox
 from hopvista.errors import UserError, excerpt
 from hopvista.program.identities import Identity, derivable_closure, parse_identity
+from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.world import Column
 from hopvista.yamlfile import Lines, file_stamp, read_yaml, validation_message
 
@@ -247,8 +248,6 @@ def _check_template(where: str, text: str, variables: dict[str, Any]) -> None:
 
 def _enabled_types(spec: PackSpec, lines: Lines) -> tuple[str, ...]:
     """The statement types the pack enables, checked against the registry and the domain."""
-    from hopvista.program.statement_types import STATEMENT_TYPES
-
     worded = list(spec.forms)
     for name in worded:
         if name not in STATEMENT_TYPES:
@@ -283,8 +282,6 @@ def _check_wording(spec: PackSpec, lines: Lines) -> None:
     """Render every surface form and the question once, so a typo fails at load time. A
     form is rendered with the variables its type fills on the domain's instances: a type
     with a one-period shape (CT+RK, AR+RK) fills others on an instance of one period."""
-    from hopvista.program.statement_types import STATEMENT_TYPES
-
     periods = spec.instance.periods if spec.period is not None else 1
     for type_name, forms in spec.forms.items():
         kind = STATEMENT_TYPES.get(type_name)

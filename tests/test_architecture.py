@@ -115,9 +115,13 @@ def test_no_module_imports_itself_through_others() -> None:
         raise AssertionError(f"import circle: {' -> '.join(exc.args[1])}") from None
 
 
-def _line_and_above(found: Import) -> str:
+def _line_and_comment_above(found: Import) -> str:
+    """The import's line and the comment lines right above it."""
     lines = found.path.read_text(encoding="utf-8").splitlines()
-    return "\n".join(lines[max(found.line - 2, 0):found.line])
+    start = found.line - 1
+    while start > 0 and lines[start - 1].lstrip().startswith("#"):
+        start -= 1
+    return "\n".join(lines[start:found.line])
 
 
 def test_few_imports_wait_inside_functions_and_each_says_why() -> None:
@@ -126,6 +130,6 @@ def test_few_imports_wait_inside_functions_and_each_says_why() -> None:
     assert len(deferred) <= MAX_DEFERRED, \
         f"{len(deferred)} imports of package modules inside functions: {', '.join(where)}"
     unexplained = [f"{i.path.relative_to(ROOT)}:{i.line}" for i in deferred.values()
-                   if not any(reason in _line_and_above(i) for reason in REASONS)]
+                   if not any(reason in _line_and_comment_above(i) for reason in REASONS)]
     assert not unexplained, \
         f"imports inside functions without '# heavy: …' or '# start-up: …': {unexplained}"

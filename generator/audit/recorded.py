@@ -12,6 +12,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from hopvista.audit import audit_items, summary
+from hopvista.audit.data import Margins, with_folds
+from hopvista.rng import derive
+
 #: Fewest items a build is audited at (smaller ones: ``gen audit`` runs on demand).
 AUDIT_MIN_ITEMS = 100
 #: Most items the audit of a build reads (a seeded sample of larger builds).
@@ -30,9 +34,6 @@ def build_audit(items_path: Path, count: int, margins: tuple[float, float]
     :data:`AUDIT_MIN_ITEMS`."""
     if count < AUDIT_MIN_ITEMS:
         return None
-    from hopvista.audit import audit_items, summary
-    from hopvista.audit.data import Margins, with_folds
-    from hopvista.rng import derive
 
     keep = None
     if count > AUDIT_MAX_ITEMS:

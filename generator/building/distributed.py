@@ -22,7 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.building.config import BuildConfig
+from hopvista.building.merge import merge, read_shard
+from hopvista.building.pipeline import build, check_build_out, shard_range
 from hopvista.errors import UserError
+from hopvista.output.folder import _check_target
 
 Notice = Callable[[str], None]
 POLL_S = 0.5
@@ -42,8 +45,6 @@ def _shard_folder(root: Path, index: int, total: int) -> Path:
 
 
 def _finished(folder: Path) -> bool:
-    from hopvista.building.merge import read_shard
-
     try:
         read_shard(folder)
     except UserError:
@@ -55,8 +56,6 @@ def build_shard(config: BuildConfig, folder: str, index: int, total: int,
                 progress: Any = None) -> str:
     """One Ray task: build shard ``index`` of ``total`` into ``folder`` (reusing a finished
     one); report each item done to the ``progress`` actor. Returns the folder."""
-    from hopvista.building.pipeline import build
-
     path = Path(folder)
     if _finished(path):
         return folder
@@ -89,9 +88,6 @@ def build_on_ray(config: BuildConfig, out: Path, *, address: str | None = None,
                  shards: int | None = None, workers: int = 1, overwrite: bool = False,
                  progress: bool = False, notice: Notice = print) -> dict[str, Any]:
     """Build ``config`` as Ray tasks and merge the shards into ``out``; return the manifest."""
-    from hopvista.building.merge import merge
-    from hopvista.building.pipeline import check_build_out
-    from hopvista.output.folder import _check_target
 
     ray = _import_ray()
     config.pack()  # an unknown domain or a broken pack is reported before Ray starts
@@ -139,8 +135,6 @@ def _wait(ray: Any, refs: dict[Any, int], actor: Any, config: BuildConfig, total
     """Wait for every shard task, showing per-shard progress; a failed task's error is
     raised (a user's mistake as one line)."""
     from tqdm import tqdm
-
-    from hopvista.building.pipeline import shard_range
 
     sizes = {i: (lambda r: r[1] - r[0])(shard_range(config.count, (i, total)))
              for i in range(1, total + 1)}

@@ -326,6 +326,7 @@ def run_ordered(maker: Maker[Any, Any], tasks: Iterable[Any],
 def preload_renderers() -> None:
     """Import the renderers' libraries in this process (nothing is started: safe before a
     fork), so that forked workers start with them."""
+    # heavy: playwright
     from hopvista.render.item_images import preload
 
     preload()
@@ -352,6 +353,7 @@ class BuildItems:
         with images, a renderer."""
         load_state(self.config)
         if self.images_root is not None and "renderer" not in _WORKER:
+            # heavy: playwright
             from hopvista.render.item_images import ItemRenderer
 
             _WORKER["renderer"] = ItemRenderer().__enter__()

@@ -19,8 +19,10 @@ from typing import Any
 
 import hopvista
 from hopvista.cli.arguments import positive_int
-from hopvista.errors import excerpt
+from hopvista.errors import excerpt, one_line
 from hopvista.eval import MAX_CONCURRENCY
+from hopvista.eval.papers import PAPER_METRICS
+from hopvista.eval.prompts import DEFAULT_SETTING, SETTINGS
 
 DESCRIPTION = """Ask MODEL about every item of DATASET (or the first N), parse and score the
 answers, and write the run folder: run.json, results.jsonl, summary.json, report.html, and a
@@ -49,8 +51,6 @@ def _option(text: str) -> tuple[str, str]:
 
 def register(subparsers: Any) -> None:
     """Add ``eval`` to the ``gen`` parser."""
-    from hopvista.eval.papers import PAPER_METRICS
-    from hopvista.eval.prompts import DEFAULT_SETTING, SETTINGS
 
     p = subparsers.add_parser("eval", help="score a model or a baseline on a dataset",
                               description=DESCRIPTION,
@@ -87,8 +87,6 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Evaluate and print the headline figures."""
-    from hopvista.errors import one_line
-
     bar = None if args.quiet else _bar()
     try:
         summary = hopvista.evaluate(
@@ -113,8 +111,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _notice(line: str) -> None:
-    from hopvista.errors import one_line
-
     print(f"gen eval: {one_line(line)}", file=sys.stderr)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import hopvista
 from hopvista.cli.arguments import positive_int
+from hopvista.eval.prompts import SETTINGS
 
 DESCRIPTION = """Write DATASET (or its first N items) as a task of another evaluation harness,
 with the prompts gen eval sends in the chosen setting and the same reference answers; the
@@ -30,7 +31,7 @@ image-only."""
 
 def register(subparsers: Any) -> None:
     """Add ``export`` to the ``gen`` parser."""
-    from hopvista.eval.prompts import SETTINGS
+    # heavy:
     from hopvista.harness import DEFAULT_SETTING, FORMATS
 
     p = subparsers.add_parser("export", help="write a dataset as another harness's task",

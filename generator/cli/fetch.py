@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import hopvista
+from hopvista.sources.sec.fetch import FetchError, parse_tickers, parse_user_agent, parse_years
 
 T = TypeVar("T")
 
@@ -24,8 +25,6 @@ another server (a mirror or a test server) instead of www.sec.gov / data.sec.gov
 def _checked(parse: Callable[[str], T]) -> Callable[[str], T]:
     """An argparse ``type`` from a parser raising FetchError (one-line argparse error)."""
     def convert(text: str) -> T:
-        from hopvista.sources.sec.fetch import FetchError
-
         try:
             return parse(text)
         except FetchError as exc:
@@ -34,14 +33,10 @@ def _checked(parse: Callable[[str], T]) -> Callable[[str], T]:
 
 
 def _tickers(text: str) -> tuple[str, ...]:
-    from hopvista.sources.sec.fetch import parse_tickers
-
     return parse_tickers(text)
 
 
 def _years(text: str) -> tuple[int, ...]:
-    from hopvista.sources.sec.fetch import parse_years
-
     return parse_years(text)
 
 
@@ -53,8 +48,6 @@ def _out(text: str) -> Path:
 
 
 def _user_agent(text: str) -> str:
-    from hopvista.sources.sec.fetch import parse_user_agent
-
     parse_user_agent(text)
     return text.strip()
 

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from hopvista.audit.blind import solve_blind
+from hopvista.audit.data import Margins, with_folds
+from hopvista.audit.solvers import solve_no_chart, solve_no_table, solve_no_text, solve_prior
 from hopvista.errors import UserError
 from hopvista.eval.backends import MODELS, ModelError, check_options
 from hopvista.eval.baselines import chart_margins
@@ -38,13 +41,6 @@ class ProxyBaseline:
 
     def prepare(self, items: Sequence[Item], dataset: Dataset) -> None:
         """Run the solver over ``items``, cross-fitted."""
-        from hopvista.audit.data import Margins, with_folds
-        from hopvista.audit.solvers import (
-            solve_no_chart,
-            solve_no_table,
-            solve_no_text,
-            solve_prior,
-        )
 
         margins = Margins(*chart_margins(dataset))
         audited = with_folds([item.model_dump(mode="json") for item in items], FOLDS, SEED)
@@ -52,8 +48,6 @@ class ProxyBaseline:
             raise UserError(f"proxy:{self.name}: needs at least {FOLDS} three-statement "
                             f"items to cross-fit on, got {len(audited)}")
         if self.name == "blind":
-            from hopvista.audit.blind import solve_blind
-
             predictions = solve_blind(audited)
         elif self.name == "prior":
             predictions = solve_prior(audited)

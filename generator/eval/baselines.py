@@ -35,6 +35,7 @@ from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
 from hopvista.model.kinds import ITEM_KINDS
 from hopvista.program.executor import Context, Undecidable, decide
+from hopvista.program.marks import ProgramError, execute, grid_and_marks
 from hopvista.rng import derive
 
 
@@ -147,8 +148,6 @@ class OracleBaseline:
         """The statements whose programs are true, as ``"1, 3"`` or ``"none"``; a markup
         task's program result as its JSON object."""
         if item.kind == "markup_task":
-            from hopvista.program.marks import ProgramError, execute, grid_and_marks
-
             try:
                 grid, marks = grid_and_marks(item)
                 return json.dumps(execute(grid, marks, item.task.program),  # type: ignore[union-attr]

@@ -61,6 +61,7 @@ def draw_pages(items: Sequence[Item], dataset: Dataset, folder: Path) -> None:
     todo = pages_to_draw(items, dataset, folder)
     if not todo:
         return
+    # heavy: playwright
     from hopvista.render.browser import (
         acquire_playwright,
         launch_browser,

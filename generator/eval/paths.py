@@ -15,6 +15,7 @@ import stat
 from pathlib import Path
 
 from hopvista.errors import UserError
+from hopvista.output.files import hopvista_folder
 from hopvista.output.folder import dataset_containing, is_hopvista_dataset
 
 
@@ -58,7 +59,6 @@ def writable_folder(path: Path, flag: str, run: Path | None = None) -> Path:
     if inside is not None:
         raise UserError(f"{shown}: lies inside the dataset {inside}, which gen verify would "
                         "then refuse; choose a folder outside it")
-    from hopvista.output.files import hopvista_folder
 
     itself = hopvista_folder(target)
     if itself == "export" or (itself == "evaluation run" and run is not None):

@@ -54,6 +54,7 @@ from hopvista.eval.prompts import (
     setting,
 )
 from hopvista.eval.replies import checked_reply
+from hopvista.eval.report import write_report
 from hopvista.eval.rundir import (
     CACHE_DIR,
     PAGES_DIR,
@@ -66,6 +67,7 @@ from hopvista.eval.rundir import (
     refuse_foreign,
     write_file,
 )
+from hopvista.eval.summary import summarise
 from hopvista.model import Item
 from hopvista.model.answers import normalise_text, read_json_object, same_field
 from hopvista.model.dataset import ITEMS, Dataset, load, sha256_file
@@ -156,6 +158,7 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
         run = plain(redactor.value(run))  # what run.json says: compared on a rerun
         held.claim(run, notice)
         if to_draw:
+            # heavy:
             from hopvista.eval.page import draw_pages
 
             draw_pages(to_draw, dataset, pages)
@@ -192,8 +195,6 @@ def _run_record(request: EvalRequest, dataset: Dataset, items: Sequence[Item],
 def _write_outputs(folder: Path, out: Path, run: dict[str, Any],
                    final: list[dict[str, Any]]) -> dict[str, Any]:
     """Write ``results.jsonl``, ``summary.json`` and ``report.html``; the summary."""
-    from hopvista.eval.report import write_report
-    from hopvista.eval.summary import summarise
 
     write_file(folder, out, RESULTS_FILE,
                "".join(json_line(r) + "\n" for r in final).encode())
@@ -233,6 +234,7 @@ def _check_prompts(items: Sequence[Item], dataset: Dataset, how: Setting,
     image or a failing template); the items whose page the evaluator must draw."""
     to_draw: list[Item] = []
     if how.table == "page":
+        # heavy:
         from hopvista.eval.page import pages_to_draw
 
         to_draw = pages_to_draw(items, dataset, pages)

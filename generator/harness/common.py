@@ -87,6 +87,7 @@ def entries(dataset: Dataset, how: Setting, limit: int | None) -> Iterator[Entry
 
 def metric_names(entry: Entry) -> list[str]:
     """The metrics the kind of ``entry`` reports (what scoring its reference gives)."""
+    # heavy:
     from hopvista.eval.runner import score_response
 
     score, _, _ = score_response(entry.item, f"Answer: {entry.reference}")

@@ -23,9 +23,12 @@ from typing import Any
 
 from tqdm import tqdm
 
+from hopvista.augment.grid import grid_of_table, marked, plain
+from hopvista.augment.recipes import family_style
 from hopvista.building.dataset_writer import Counts, DatasetKind, package_versions, write_dataset
 from hopvista.building.pipeline import check_image_names
 from hopvista.building.workers import cap_workers, preload_renderers, run_ordered
+from hopvista.domain import DOMAIN_FILE, builtin_pack_names
 from hopvista.errors import UserError
 from hopvista.markup_tasks.subtasks import MARKUP_TASKS, Drawn, Subtask, TaskTable, Unsuitable
 from hopvista.markup_tasks.tables import TableSupply, domain_tables, imported_tables
@@ -34,6 +37,11 @@ from hopvista.model.inputs import GridTable, Inputs
 from hopvista.model.item import Provenance, Variant, base_item_id, variant_id
 from hopvista.model.task import FAMILIES, Task
 from hopvista.output.folder import check_out
+from hopvista.output.parquet import DATA_DIR, SPLIT
+from hopvista.render.browser import uninterrupted
+from hopvista.render.item_images import write_image
+from hopvista.render.panels import layout_document
+from hopvista.render.table import TableRenderer, parse_style
 from hopvista.rng import Streams, derive
 
 DOMAIN = "markup"
@@ -142,8 +150,6 @@ class TaskImages:
 
     def open(self) -> None:
         """The tables (a forked worker inherits the parent's) and a browser."""
-        from hopvista.render.browser import uninterrupted
-        from hopvista.render.table import TableRenderer
 
         if self.supply is None:
             self.supply = _supply(self.seed, **self.tables)
@@ -162,12 +168,6 @@ class TaskImages:
 
     def make(self, index: int) -> Item:
         """Task ``index`` with its image written."""
-        from hopvista.augment.grid import grid_of_table, marked, plain
-        from hopvista.augment.recipes import family_style
-        from hopvista.render.browser import uninterrupted
-        from hopvista.render.item_images import write_image
-        from hopvista.render.panels import layout_document
-        from hopvista.render.table import parse_style
 
         assert self.supply is not None and self.families is not None
         item, drawn, streams = draw_task(self.seed, index, self.supply, self.families)
@@ -197,8 +197,6 @@ def _tables_spec(tables: str, fmt: str | None, source: str | None,
     """``--tables``: a built-in domain's name or a pack folder (with ``domain.yaml``) is a
     domain; another file or folder that exists, or any path with ``--format``, an existing
     dataset; anything else is looked up as a domain (and reported as unknown)."""
-    from hopvista.domain import DOMAIN_FILE, builtin_pack_names
-
     path = Path(tables)
     is_pack = tables in builtin_pack_names() or (path / DOMAIN_FILE).is_file()
     if fmt is not None or (not is_pack and path.exists()):
@@ -291,8 +289,6 @@ class MarkupTasks(DatasetKind):
 def markup_card(manifest: dict[str, Any]) -> str:
     """The dataset card of a markup-task dataset (Hugging Face YAML front matter)."""
     import yaml
-
-    from hopvista.output.parquet import DATA_DIR, SPLIT
 
     front = {
         "license": "other",

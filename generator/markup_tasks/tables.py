@@ -15,9 +15,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hopvista.augment.grid import grid_of_table
+from hopvista.building.config import BuildConfig
+from hopvista.building.workers import load_state
+from hopvista.display import fmt
 from hopvista.errors import UserError
-from hopvista.markup_tasks.subtasks import TaskTable
+from hopvista.markup_tasks.subtasks import TaskTable, Unsuitable
 from hopvista.rng import Streams
+from hopvista.sources.imports import Skipped, read_records
 
 MAX_ROWS, MAX_COLS = 16, 7
 MIN_ROWS = 3
@@ -52,8 +57,6 @@ def usable(cells: list[list[str]], caption: str | None, source: str) -> TaskTabl
 
 def imported_tables(path: Path, fmt: str | None) -> TableSupply:
     """Tables of the records of an existing dataset at ``path``."""
-    from hopvista.augment.grid import grid_of_table
-    from hopvista.sources.imports import Skipped, read_records
 
     name, records = read_records(path, fmt)
     found: list[TaskTable] = []
@@ -80,9 +83,6 @@ def imported_tables(path: Path, fmt: str | None) -> TableSupply:
 def domain_tables(domain: str, seed: int, source: str | None = None,
                   data: str | None = None) -> TableSupply:
     """Tables drawn from the world of ``domain`` (its default source unless ``source``)."""
-    from hopvista.building.config import BuildConfig
-    from hopvista.building.workers import load_state
-    from hopvista.display import fmt
 
     config = BuildConfig(domain=domain, seed=seed, source=source, data=data)
     pack, world = load_state(config)
@@ -124,8 +124,6 @@ def domain_tables(domain: str, seed: int, source: str | None = None,
             caption = pack.show_period(period) if pack.has_periods else None
         table = usable(cells, caption, f"{pack.name}/{config.source_name(pack)}")
         if table is None:
-            from hopvista.markup_tasks.subtasks import Unsuitable
-
             raise Unsuitable("the drawn table has too few rows or repeated names")
         return table
 

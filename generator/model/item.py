@@ -22,6 +22,7 @@ from pydantic import (
 from hopvista.model.base import Model
 from hopvista.model.image import Image, by_role
 from hopvista.model.inputs import Inputs
+from hopvista.model.kinds import kind_problems
 from hopvista.model.statement import Statement
 from hopvista.model.task import Task
 
@@ -121,7 +122,6 @@ class Item(Model):
         if self.id != variant_id(self.base_id, self.variant.name):
             raise ValueError(f"id {self.id!r} is not base_id.variant "
                              f"({variant_id(self.base_id, self.variant.name)!r})")
-        from hopvista.model.kinds import kind_problems
 
         problems = kind_problems(self)
         if problems:

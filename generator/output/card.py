@@ -7,6 +7,8 @@ from typing import Any
 
 import yaml
 
+from hopvista.audit.recorded import AUDIT_MIN_ITEMS
+from hopvista.audit.report import noise_note
 from hopvista.output.parquet import DATA_DIR, LOAD_EXAMPLE, SPLIT
 
 LICENCES = {"synthetic": ("cc0-1.0", "CC0 1.0: the synthetic world and every item derived from "
@@ -90,15 +92,11 @@ def _agreement_line(agree: dict[str, Any] | None, statements: int) -> str:
 def _audit_section(audit: dict[str, Any] | None, items: int) -> str:
     """The figures of ``gen audit`` (manifest ``audit``): how well solvers that lack one
     modality, or all data, answer this dataset."""
-    from hopvista.audit.recorded import AUDIT_MIN_ITEMS
-
     head = "## Does every modality matter?\n\n"
     if audit is None:
         return (head + f"Not audited at build time ({items} items; builds of "
                 f"{AUDIT_MIN_ITEMS} or more are). Run `gen audit <this folder>` for the "
                 "accuracy of solvers that never see the chart, the table or the text.")
-
-    from hopvista.audit.report import noise_note  # the build's audit has imported it
 
     def pct(value: float | None) -> str:
         return "-" if value is None else f"{100 * value:.1f}%"

@@ -31,6 +31,7 @@ from typing import Any
 
 from hopvista.render.browser import chromium_executable
 from hopvista.render.chart_data import ChartData, Emphasis
+from hopvista.render.chart_plotly import KaleidoWorker
 from hopvista.render.png import png_size
 from hopvista.themes.charts import CHART_LIBRARIES
 from hopvista.themes.fonts import FALLBACK_FAMILY, fontconfig_env, missing_glyphs, resolve_font
@@ -136,8 +137,6 @@ class ChartRenderer:
             worker.stop()
 
     def _start_plotly(self) -> None:
-        from hopvista.render.chart_plotly import KaleidoWorker
-
         _use_system_fonts()
         browser = self._chromium or chromium_executable()
         worker = KaleidoWorker(browser, self._timeout_s)

@@ -17,6 +17,12 @@ from typing import Any
 from hopvista.display import parse_shown, undrawable
 from hopvista.errors import UserError
 from hopvista.themes.chart_kinds import CHART_KINDS, EMPHASIS_HOWS
+from hopvista.themes.fonts import (
+    matplotlib_families,
+    matplotlib_weight,
+    missing_glyphs,
+    resolve_font,
+)
 
 CATEGORY_AXIS_TITLE = "Year"
 """Title of the year axis when the chart does not carry a ``period_label``."""
@@ -276,13 +282,6 @@ def text_width_px(text: str, family: str, size_pt: float, dpi: int) -> float:
     """
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import TextToPath
-
-    from hopvista.themes.fonts import (
-        matplotlib_families,
-        matplotlib_weight,
-        missing_glyphs,
-        resolve_font,
-    )
 
     families = matplotlib_families(family, fallback=bool(missing_glyphs(family, text)))
     prop = FontProperties(family=families, size=size_pt,

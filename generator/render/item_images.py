@@ -43,7 +43,10 @@ def preload() -> None:
     import plotly.graph_objects  # noqa: F401
     import seaborn  # noqa: F401
 
+    # heavy: playwright
     import hopvista.render.chart  # noqa: F401
+
+    # heavy: playwright
     import hopvista.render.table  # noqa: F401
 
 
@@ -54,7 +57,10 @@ class ItemRenderer:
     """
 
     def __init__(self) -> None:
+        # heavy: playwright
         from hopvista.render.chart import ChartRenderer
+
+        # heavy: playwright
         from hopvista.render.table import TableRenderer
 
         self._table = TableRenderer()
@@ -121,6 +127,7 @@ class ItemRenderer:
         (root / IMAGES_DIR).mkdir(exist_ok=True)
         names = [{e.id: e.name for e in item.entities} for item in items]
         inputs = [item.inputs.model_dump(mode="json") for item in items]
+        # heavy: playwright
         from hopvista.render.chart import exports_in_browser
 
         here = [exports_in_browser(item.variant.style["chart"]["library"]) for item in items]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from hopvista.render.chart_mpl import draw_matplotlib_chart
+from hopvista.render.chart_plotly import emphasis_box, plotly_figure
 from hopvista.themes.charts import CHART_LIBRARIES, ChartLibrary, Drawn
 from hopvista.themes.fonts import (
     FALLBACK_FAMILY,
@@ -28,8 +30,6 @@ BUILTIN_KINDS = ("line", "bar", "scatter", "pie")
 
 def _draw_matplotlib(renderer: ChartRenderer, data: ChartData, style: dict[str, Any],
                      fallback: str, *, seaborn: bool) -> Drawn:
-    from hopvista.render.chart_mpl import draw_matplotlib_chart
-
     font = resolve_font(style["font"]["family"])
     png, box = draw_matplotlib_chart(data, style, font, bool(fallback), seaborn=seaborn)
     return Drawn(png, font.path, file_version(font.path, font.face_index), box)
@@ -51,8 +51,6 @@ def draw_plotly(renderer: ChartRenderer, data: ChartData, style: dict[str, Any],
                 fallback: str) -> Drawn:
     """A plotly figure exported by kaleido in the renderer's Chromium; the font is the face
     fontconfig gives Chromium for the family."""
-    from hopvista.render.chart_plotly import emphasis_box, plotly_figure
-
     family = style["font"]["family"]
     css_family = fontconfig_family(family)
     path, index = fontconfig_face(family)

@@ -20,6 +20,7 @@ from markupsafe import Markup
 
 from hopvista.augment.grid import Layout, Panel, Shown
 from hopvista.model.task import COLOURS, MARK_STYLES
+from hopvista.render.page import page_html
 from hopvista.render.table import TableStyle
 from hopvista.themes.tables.files import PACKAGE, read_file
 
@@ -151,8 +152,6 @@ def page_document(layout: Layout, style: TableStyle, page: str, *, question: str
     """The layout inside the page template ``page`` (a window with the passages ``texts``, the
     question, and the chart when ``chart_png`` is given); its ``#hv-root`` is the whole
     window (:func:`hopvista.render.page.page_html`)."""
-    from hopvista.render.page import page_html
-
     chart_src = None if chart_png is None else \
         "data:image/png;base64," + base64.b64encode(chart_png).decode("ascii")
     tables = Markup('<div class="hv-root hv-theme-{}">{}</div>').format(

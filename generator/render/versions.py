@@ -11,11 +11,14 @@ from __future__ import annotations
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from hopvista.themes.fonts import font_manifest
+
 
 class RenderVersions:
     """Chromium's version, then each new font family's entry, looked up on one thread."""
 
     def __init__(self) -> None:
+        # heavy: playwright
         from hopvista.render.browser import chromium_version
 
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hopvista-versions")
@@ -42,6 +45,4 @@ class RenderVersions:
 
 
 def _font_entry(family: str) -> dict[str, Any]:
-    from hopvista.themes.fonts import font_manifest
-
     return dict(font_manifest([family])[family])

@@ -29,10 +29,13 @@ from hopvista.building.dataset_writer import Counts, DatasetKind, package_versio
 from hopvista.building.workers import cap_workers, preload_renderers, run_ordered
 from hopvista.errors import UserError
 from hopvista.model import Item
-from hopvista.model.dataset import Dataset
+from hopvista.model.dataset import MANIFEST, MISSING, Dataset, dataset_file_problem, load
 from hopvista.model.image import longest_image_name
 from hopvista.model.item import BASE_VARIANT, VARIANT_PATTERN, variant_id
 from hopvista.output.folder import check_out, image_name_limit, is_hopvista_dataset
+from hopvista.output.parquet import DATA_DIR, SPLIT
+from hopvista.sources.imports import Skipped, read_records
+from hopvista.sources.imports.common import MAX_IMAGE_BYTES, one_line, read_bytes
 from hopvista.variants.maker import Skip, VariantMaker, VariantSpec
 
 Notice = Callable[[str], None]
@@ -168,8 +171,6 @@ class Source:
         self.skipped: list[dict[str, str]] = []
         self.dataset: Dataset | None = None
         if fmt in (None, "hopvista") and is_hopvista_dataset(path):
-            from hopvista.model.dataset import load
-
             self.format = "hopvista"
             self.dataset = load(path)
             if self.dataset.manifest.kind == "markup":
@@ -183,8 +184,6 @@ class Source:
                                 f"{len(self.dataset)} item(s) are all variants of other "
                                 "items, with no base; augment the dataset they were made from")
         else:
-            from hopvista.sources.imports import Skipped, read_records
-
             self.format, records = read_records(path, fmt)
             self.count = 0
             for record in records:
@@ -217,8 +216,6 @@ class Source:
                 except Skip as why:
                     self.skipped.append({"where": item.id, "why": str(why)})
             return
-        from hopvista.sources.imports import Skipped, read_records
-        from hopvista.sources.imports.common import MAX_IMAGE_BYTES, one_line, read_bytes
 
         for record in read_records(self.path, self.format)[1]:
             if isinstance(record, Skipped):
@@ -429,8 +426,6 @@ def _check_image_names(path: Path, base_id: str, specs: Sequence[VariantSpec],
 def _refuse_special_manifest(path: Path) -> None:
     """Refuse a folder whose ``manifest.json`` is there but is no regular file (a named pipe,
     a device, a symbolic link): it is neither read as a dataset nor taken for an import."""
-    from hopvista.model.dataset import MANIFEST, MISSING, dataset_file_problem
-
     why = dataset_file_problem(path, MANIFEST) if path.is_dir() else None
     if why is not None and why != MISSING:
         raise UserError(f"{path / MANIFEST}: {why}")
@@ -456,8 +451,6 @@ def _copied(item: Item, root: Path, stage: Path) -> Item:
 def augment_card(manifest: dict[str, Any]) -> str:
     """The dataset card of an augmented dataset (Hugging Face YAML front matter)."""
     import yaml
-
-    from hopvista.output.parquet import DATA_DIR, SPLIT
 
     config = manifest["config"]
     front = {

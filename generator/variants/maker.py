@@ -35,9 +35,13 @@ from hopvista.model import Item
 from hopvista.model.inputs import GridTable, Table
 from hopvista.model.item import BASE_VARIANT, Variant, variant_id
 from hopvista.render.browser import uninterrupted
+from hopvista.render.chart import ChartRenderer, exports_in_browser
 from hopvista.render.item_images import BrowserPages, write_image
+from hopvista.render.panels import layout_document, page_document
 from hopvista.render.png import png_size
+from hopvista.render.table import TableRenderer, parse_style
 from hopvista.rng import Streams
+from hopvista.themes.chart_kinds import shown_chart
 
 __all__ = ["Base", "Skip", "VariantMaker", "VariantSpec", "bases_of_dataset"]
 
@@ -188,8 +192,6 @@ def _failed(exc: Exception) -> Future[_Chart]:
 def _chart_to_draw(base: Base, job: _Job) -> _ChartRequest | None:
     """The chart the variant draws (``None``: it takes the base's image, or shows none):
     the recipe's restyled chart, else the item's own style when the base has no image."""
-    from hopvista.themes.chart_kinds import shown_chart
-
     item, plan = base.item, job.plan
     names = {e.id: e.name for e in item.entities}
     chart_input = item.inputs.chart
@@ -217,8 +219,6 @@ class VariantMaker:
     """
 
     def __init__(self, root: Path, seed: int) -> None:
-        from hopvista.render.table import TableRenderer
-
         self.root, self.seed = root, seed
         self._table = TableRenderer(viewport=(1600, 1200))
         self._chart: Any = None
@@ -263,8 +263,6 @@ class VariantMaker:
                     style: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
         with self._chart_lock:
             if self._chart is None:
-                from hopvista.render.chart import ChartRenderer
-
                 self._chart = ChartRenderer(exporter=self._export_plotly).__enter__()
             result: tuple[bytes, dict[str, Any]] = self._chart.render(chart, names, style)
             return result
@@ -294,7 +292,6 @@ class VariantMaker:
                 jobs.append((spec.name, str(why)))
         # Charts go to the helper threads first; plotly charts (kaleido's) are exported here,
         # in the table browser, meanwhile.
-        from hopvista.render.chart import exports_in_browser
 
         charts: list[Future[_Chart] | None] = [None] * len(jobs)
         plotly: list[tuple[int, _Job, _ChartRequest]] = []
@@ -363,8 +360,6 @@ class VariantMaker:
 
     def _shoot(self, base: Base, job: _Job, chart: Future[_Chart]) -> Future[_Table]:
         """Shoot the table (or page) here; its perturbations go to a helper thread."""
-        from hopvista.render.panels import layout_document, page_document
-        from hopvista.render.table import parse_style
 
         item, plan = base.item, job.plan
         style = parse_style(plan.table_style)

@@ -46,17 +46,36 @@ from typing import Any
 from pydantic import ValidationError
 
 from hopvista.augment.grid import grid_of_table
+from hopvista.augment.recipes import protected_cells
 from hopvista.errors import UserError
 from hopvista.model import Item
+from hopvista.model.dataset import load
 from hopvista.model.inputs import Table
 from hopvista.model.item import BASE_VARIANT
 from hopvista.model.strict_json import parse_strict
 from hopvista.program.executor import Context
+from hopvista.sources.imports import IMPORTERS, Skipped, read_records
+from hopvista.verify.checks import check_item, check_names
+from hopvista.verify.files import check_files
 from hopvista.verify.images import png_problem, read_image
 from hopvista.verify.jsonl import read_lines
-from hopvista.verify.manifest import MARGIN_EXPECTED, MARGIN_KEYS, visible_margin
+from hopvista.verify.manifest import MARGIN_EXPECTED, MARGIN_KEYS, recorded_margins, visible_margin
+from hopvista.verify.markup import (
+    RecipeRecords,
+    question_problems,
+    task_problems,
+    variant_markup_problems,
+)
 from hopvista.verify.notes import BUILD_NOTE, FACT_NOTE, IMAGE_NOTE, IMPORTED_NOTE
+from hopvista.verify.parquet import compare_row, iter_rows, shard_names
 from hopvista.verify.paths import file_problem
+from hopvista.verify.wording import (
+    check_wording,
+    content_differences,
+    installed_pack,
+    judge_wording,
+    pack_by_columns,
+)
 
 Report = Callable[[str], None]
 ITEMS = "items.jsonl"
@@ -162,7 +181,6 @@ def _label_problems(item: Item, blanked: set[tuple[int, int]],
     problems, held = _margin_problem(item, margins)
     if held is None:
         return problems
-    from hopvista.verify.checks import check_item, check_names
 
     table = item.inputs.table
     if not isinstance(table, Table) or item.inputs.chart is None:
@@ -326,16 +344,12 @@ class _Run:
                             "item is a markup_task)")
         problems += _chart_markup_problems(item)
         if item.variant.markup:
-            from hopvista.verify.markup import variant_markup_problems
-
             problems += variant_markup_problems(item)
             if item.base_id in self.bases:
                 problems += self.recipe_problems(item)
             else:
                 self.marked.append(item)
         if item.statements and all(s.program is not None for s in item.statements):
-            from hopvista.verify.wording import check_wording
-
             if self.input_format != "hopvista":
                 problems.append(f"a generated item (its statements have programs), but the "
                                 f"manifest names a {str(self.input_format)[:20]!r} input")
@@ -365,8 +379,6 @@ class _Run:
         """The first generated item whose columns are an installed pack's: the input's build
         must then have recorded that pack's identities, related columns and margins, and the
         items are held to its margins."""
-        from hopvista.verify.wording import content_differences, pack_by_columns
-
         config = _input_config(self.manifest)
         if self.builtin is not None or config is None or self.input_format != "hopvista":
             return
@@ -385,8 +397,6 @@ class _Run:
     def recipe_problems(self, item: Item) -> list[str]:
         """A markup variant's record re-derived by its recipe from its generated base (the
         dataset holds it); nothing, and a note, for another base."""
-        from hopvista.verify.markup import RecipeRecords
-
         base = self.bases.get(item.base_id)
         if base is None or not base.statements or \
                 not all(s.program is not None for s in base.statements):
@@ -417,8 +427,6 @@ def _markup_task_problems(item: Item, unworded: Callable[[str], None]) -> list[s
     question the one its subtask words for the program (``unworded`` hears a subtask that
     has no wording), the plan naming the task, and the table image showing exactly the marks
     (as the renderer recorded the cells' markup)."""
-    from hopvista.verify.markup import question_problems, task_problems
-
     problems = task_problems(item) + question_problems(item, unworded)
     if item.task is None:
         return problems
@@ -487,7 +495,6 @@ def _against_base(item: Item, base: Item, blanked: set[tuple[int, int]]) -> list
             item.inputs.chart.kind == base.inputs.chart.kind and \
             item.inputs.chart != base.inputs.chart:
         problems.append("chart data differs from the base's")
-    from hopvista.augment.recipes import protected_cells
 
     read = set(protected_cells(base))
     if blanked & read:
@@ -518,8 +525,6 @@ def _input_wording(manifest: dict[str, Any], report: Report, notes: Report
                    ) -> tuple[Any, str | None]:
     """The wording that proves a hopvista input's texts (judged as its build's would be), and
     the installed pack the input is, if any."""
-    from hopvista.verify.wording import judge_wording
-
     found = _input(manifest).get("manifest")
     recorded: dict[str, Any] = found if isinstance(found, dict) else {}
     config = _input_config(manifest)
@@ -545,8 +550,6 @@ def _input_margins(manifest: dict[str, Any], builtin: str | None, report: Report
     """The margins the items of a hopvista input's variants must record: the installed
     pack's when the input is a built-in pack's, else those its build records (when a reader
     can see them; each other value is reported)."""
-    from hopvista.verify.manifest import recorded_margins
-    from hopvista.verify.wording import installed_pack
 
     pack = installed_pack(builtin)
     if pack is not None:
@@ -574,14 +577,11 @@ def _source_records(source: Path, fmt: Any) -> Iterator[Any]:
         raise UserError(f"--source {source}: the manifest names no input format "
                         "(config.input.format)")
     if fmt == "hopvista":
-        from hopvista.model.dataset import load
-
         dataset = load(source)
         if dataset.manifest.kind in ("augmented", "markup", "shard"):
             raise UserError(f"--source {source}: a dataset made by gen augment or gen build "
                             "markup, or a shard; give the dataset the variants were made from")
         return iter(dataset)
-    from hopvista.sources.imports import IMPORTERS, read_records
 
     if fmt not in IMPORTERS.names():
         raise UserError(f"--source {source}: the manifest names the input format "
@@ -627,8 +627,6 @@ def _record_problems(record: Item, protected: set[tuple[int, int]], ref: _Refere
 def _against_source(run: _Run, records: Iterator[Any], source: Path, fmt: str,
                     report: Report) -> None:
     """Every base of the dataset against the input it was made from."""
-    from hopvista.sources.imports import Skipped
-
     found: set[str] = set()
     read = 0
     for record in records:
@@ -659,8 +657,6 @@ def verify_augmented(root: Path, manifest: dict[str, Any], report: Report,
                      notes: Report | None = None, source: Path | None = None) -> int:
     """Re-prove an augmented dataset; return the number of lines of items.jsonl. ``notes``
     hears what cannot be proved; ``source`` is the input to compare the items with."""
-    from hopvista.verify.files import check_files
-    from hopvista.verify.parquet import compare_row, iter_rows, shard_names
 
     note: Report = notes if notes is not None else (lambda text: None)
     fmt = _input(manifest).get("format")

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from hopvista.errors import UserError
 from hopvista.model.balance import LEVEL_NAMES
 from hopvista.program.executor import hops
 from hopvista.program.operators import OPERATORS, View, modalities, nodes
+from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.verify.manifest import Expect
 
 Cell = tuple[Any, ...]
@@ -131,8 +133,6 @@ ONLY_CLAIM_FORMAT = 4
 def _claim_kind(statement: dict[str, Any], version: int) -> str | None:
     """Whether the claim is of the kind its type makes (``entity``, ``only`` or ``fact``;
     a type the verifier does not know, or a dataset before format 4, is not checked)."""
-    from hopvista.errors import UserError
-    from hopvista.program.statement_types import STATEMENT_TYPES
 
     if version < ONLY_CLAIM_FORMAT:
         return None if "only" not in statement["program"]["claim"] else \

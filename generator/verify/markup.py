@@ -16,7 +16,12 @@ import unicodedata
 from collections.abc import Callable
 from typing import Any
 
+from hopvista.augment import chart_markup
+from hopvista.augment import markup as table_markup
+from hopvista.augment.recipes import Skip, base_of_item
+from hopvista.markup_tasks.subtasks import MARKUP_TASKS, TaskTable, WordingError
 from hopvista.program.marks import ProgramError, execute, grid_and_marks
+from hopvista.rng import Streams
 
 
 def task_problems(item: Any) -> list[str]:
@@ -51,8 +56,6 @@ def question_problems(item: Any, unworded: Callable[[str], None]) -> list[str]:
     is not the one the subtask's wording gives for the program on the item's table, or list
     fields compared in another order than the subtask's. ``unworded`` hears the name of a
     subtask registered without a wording (its questions cannot be checked)."""
-    from hopvista.markup_tasks.subtasks import MARKUP_TASKS, TaskTable, WordingError
-
     task = item.task
     if task is None:
         return []
@@ -116,16 +119,14 @@ def variant_markup_problems(item: Any) -> list[str]:
     """What is wrong with a table markup variant's record (``variant.markup``): a style or
     marked cell (``on``) that is not its recipe's, or a table image that does not mark
     exactly the recorded cell in that style (the control: no cell)."""
-    from hopvista.augment.markup import VARIANTS
-
     markup = item.variant.markup
     if not markup or markup.get("modality", "table") != "table":
         return []
     recipe = item.variant.recipe
-    if recipe not in VARIANTS:
+    if recipe not in table_markup.VARIANTS:
         return [f"variant.markup on a variant of recipe {str(recipe)[:40]!r}, not a markup "
                 "recipe"]
-    style, on = VARIANTS[recipe]
+    style, on = table_markup.VARIANTS[recipe]
     if (markup.get("style"), markup.get("on")) != (style, on):
         return [f"variant.markup says {markup.get('style')!r} on {markup.get('on')!r}, "
                 f"recipe {recipe!r} marks {style!r} on {on!r}"]
@@ -169,12 +170,10 @@ class RecipeRecords:
         recorded = dict(markup)
         expected = dict(shared)
         if modality == "chart":
-            from hopvista.augment.chart_markup import VARIANTS
-
-            if item.variant.recipe not in VARIANTS:
+            if item.variant.recipe not in chart_markup.VARIANTS:
                 return [f"chart markup on a variant of recipe "
                         f"{str(item.variant.recipe)[:40]!r}, not a chart markup recipe"]
-            on = VARIANTS[item.variant.recipe]
+            on = chart_markup.VARIANTS[item.variant.recipe]
             expected |= {"on": on, "style": shared["look"]["how"] if on is not None else None}
         else:  # style and on: variant_markup_problems
             recorded.pop("style", None)
@@ -192,8 +191,6 @@ class RecipeRecords:
         if key not in self.shared:
             import json
 
-            from hopvista.augment.recipes import Skip
-
             try:
                 self.shared[key] = json.loads(json.dumps(_chosen(base, self.seed, modality)))
             except Skip as why:
@@ -204,22 +201,17 @@ class RecipeRecords:
 def _chosen(base: Any, seed: int, modality: str) -> dict[str, Any]:
     """The cells (or points), misled answers and look the markup recipes of ``modality``
     choose for ``base`` from its shared streams, as the recipes draw them."""
-    from hopvista.augment.recipes import base_of_item
-    from hopvista.rng import Streams
 
     made = base_of_item(base)
     if modality == "chart":
-        from hopvista.augment import chart_markup
-
         shared = Streams(seed, base.base_id, chart_markup.GROUP)
         points = chart_markup.choose_points(made, shared)
         style = chart_markup.shared_chart_style(made, shared)
         return {"modality": "chart", **points,
                 "look": chart_markup.look(shared, str(style["kind"]))}
-    from hopvista.augment import markup
 
-    shared = Streams(seed, base.base_id, markup.GROUP)
-    return {**markup.choose_cells(made, shared), "look": markup.look(shared)}
+    shared = Streams(seed, base.base_id, table_markup.GROUP)
+    return {**table_markup.choose_cells(made, shared), "look": table_markup.look(shared)}
 
 
 def _first_difference(said: Any, meant: Any, where: str) -> tuple[str, str, str] | None:

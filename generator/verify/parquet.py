@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hopvista.model import Item
+from hopvista.model.kinds import ITEM_KINDS
 from hopvista.model.strict_json import parse_strict
 from hopvista.verify.images import Images
 from hopvista.verify.jsonl import same_json
@@ -185,8 +187,6 @@ def _reference(item: dict[str, Any]) -> str | None:
     answer = item.get("answer")
     if item.get("kind", "three_statement") == "three_statement":
         return reference_answer(answer) if isinstance(answer, list) else None
-    from hopvista.model import Item
-    from hopvista.model.kinds import ITEM_KINDS
 
     if item.get("kind") not in ITEM_KINDS:
         return None

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from hopvista.display import unshowable_number
+from hopvista.model import Item
 from hopvista.model.balance import LEVEL_NAMES
 from hopvista.model.kinds import THREE_STATEMENT
 from hopvista.program.fields import (
@@ -253,8 +254,6 @@ def _check_image(image: Any, path: str) -> None:
 def _check_typed(item: dict[str, Any]) -> None:
     """The item also validates as the published model (``gen schema``)."""
     from pydantic import ValidationError
-
-    from hopvista.model import Item
 
     try:
         Item.model_validate(item)

@@ -23,6 +23,7 @@ from hopvista.sources.panel.pack import PANEL_FILE, TEXTS_FILE, data_folder, tex
 from hopvista.sources.panel.stated import columns_stated
 from hopvista.sources.panel.table import Panel, read_panel
 from hopvista.sources.panel.texts import read_texts
+from hopvista.sources.prose import prose_facts
 from hopvista.world import Chunk, Entity, World
 
 __all__ = ["load_panel"]
@@ -46,8 +47,6 @@ def _chunks(pack: DomainPack, panel: Panel, values: dict[str, dict[str, list[Dec
             options: SourceOptions) -> tuple[dict[str, list[Chunk]], dict[str, Any]]:
     """The chunks of ``texts.jsonl`` with their facts, and the report of what they gave:
     passages and facts per entity, and why each passage without a fact gave none."""
-    from hopvista.sources.prose import prose_facts  # its rules load only where texts are
-
     folder = data_folder(pack, options)
     path = texts_path(folder)
     if path is None:

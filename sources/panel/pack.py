@@ -30,6 +30,7 @@ from typing import Any
 
 from hopvista.domain import DOMAIN_FILE, DomainPack, PackSpec, check_columns, pack_from_data
 from hopvista.errors import UserError, one_line
+from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.reading import Lookalikes
 from hopvista.sources import SourceOptions
 from hopvista.sources.panel.table import (
@@ -306,8 +307,6 @@ def _instance(merged: dict[str, Any], user: dict[str, Any], panel: Panel,
 def _types(merged: dict[str, Any], documents: bool, periods: int) -> list[str]:
     """The worded types this data can make (text types only with texts, trend and
     period-condition types only with enough periods)."""
-    from hopvista.program.statement_types import STATEMENT_TYPES
-
     out = []
     for name in merged.get("forms") or {}:
         if name not in STATEMENT_TYPES:

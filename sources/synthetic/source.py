@@ -5,6 +5,7 @@ from __future__ import annotations
 from hopvista.domain import DomainPack
 from hopvista.errors import UserError
 from hopvista.sources import SourceOptions, source
+from hopvista.sources.synthetic import load_world as synthetic_world
 from hopvista.world import World
 
 SYNTHETIC_FIRST_YEAR = 2000
@@ -14,8 +15,6 @@ SYNTHETIC_FIRST_YEAR = 2000
 @source("synthetic")
 def load_synthetic(pack: DomainPack, seed: int, options: SourceOptions) -> World:
     """The embedded default: a seeded synthetic world (no data folder)."""
-    from hopvista.sources.synthetic import load_world as synthetic_world
-
     if options.data is not None:
         raise UserError("--data: the synthetic source reads no files (use --source sec)")
     if options.years is None:

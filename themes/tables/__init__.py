@@ -65,6 +65,7 @@ from pydantic import (
 from hopvista.errors import UserError
 from hopvista.registry import Registry
 from hopvista.rng import Streams
+from hopvista.themes.fonts import covers
 from hopvista.themes.tables.files import read_file
 from hopvista.themes.tables.policy import check_theme_css
 from hopvista.yamlfile import load_yaml, read_text
@@ -333,8 +334,6 @@ def sample_table_style(streams: Streams, family: str | None = None,
     the items that now pick it, and nothing else; a text every font shows leaves every choice
     as it would be without it.
     """
-    from hopvista.themes.fonts import covers
-
     themes = {n: t for n, t in TABLE_THEMES.items() if family is None or t.family == family}
     if not themes:
         raise UserError(f"no table theme of family {family!r}; families: {list(FAMILIES)}")
