@@ -21,9 +21,9 @@ from hopvista.errors import UserError
 from hopvista.eval.clean import plain_text
 from hopvista.eval.compare import paired
 from hopvista.eval.run_files import check_results, check_run, check_summary
-from hopvista.eval.rundir import RESULTS_FILE, RUN_FILE, SUMMARY_FILE
+from hopvista.eval.rundir import RESULTS_FILE, SUMMARY_FILE
 from hopvista.output.atomic import write_atomic
-from hopvista.output.files import OutputFile, html_generator_tag, html_written_by, reason
+from hopvista.output.files import RUN_FILE, OutputFile, html_generator_tag, html_written_by, reason
 
 RunData = tuple[Path, dict[str, Any], list[dict[str, Any]], dict[str, Any]]
 """A run: its folder, ``run.json``, results and summary."""

@@ -60,8 +60,6 @@ from hopvista.eval.rundir import (
     PAGES_DIR,
     REPORT_FILE,
     RESULTS_FILE,
-    RUN_FILE,
-    RUN_FORMAT,
     SUMMARY_FILE,
     held_run_folder,
     refuse_foreign,
@@ -72,6 +70,7 @@ from hopvista.model import Item
 from hopvista.model.answers import normalise_text, read_json_object, same_field
 from hopvista.model.dataset import ITEMS, Dataset, load, sha256_file
 from hopvista.model.kinds import ITEM_KINDS, Score
+from hopvista.output.files import RUN_FILE, RUN_FORMAT
 
 __all__ = ["CACHE_DIR", "PAGES_DIR", "REPORT_FILE", "RESULTS_FILE", "RUN_FILE", "RUN_FORMAT",
            "RUN_VERSION", "SUMMARY_FILE", "EvalRequest", "markup_failure", "run_eval",

@@ -33,15 +33,8 @@ from pathlib import Path
 from hopvista.errors import UserError
 from hopvista.eval.prompts import DEFAULT_SETTING as EVAL_DEFAULT_SETTING
 from hopvista.harness import inspect_task, lmms_eval, vlmevalkit
-from hopvista.harness.common import (
-    MARKER,
-    Job,
-    marker,
-    open_dataset,
-    staged,
-    write_json,
-    written_files,
-)
+from hopvista.harness.common import Job, marker, open_dataset, staged, write_json, written_files
+from hopvista.output.files import MARKER
 
 __all__ = ["FORMATS", "ExportResult", "export"]
 

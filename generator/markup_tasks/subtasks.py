@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
-from hopvista.model.answers import read_number
 from hopvista.model.task import COLOURS, MARK_STYLES, Mark
+from hopvista.program.numbers import read_number
 from hopvista.registry import Registry
 from hopvista.rng import Streams
 

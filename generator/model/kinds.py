@@ -40,11 +40,11 @@ from hopvista.model.answers import (
     read_boolean,
     read_json_object,
     read_list,
-    read_number,
     same_field,
     same_number,
     token_f1,
 )
+from hopvista.program.numbers import read_number
 from hopvista.registry import Registry
 
 if TYPE_CHECKING:

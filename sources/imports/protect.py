@@ -23,8 +23,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from hopvista.model.answers import normalise_text, read_number
+from hopvista.model.answers import normalise_text
 from hopvista.model.inputs import GridTable
+from hopvista.program.numbers import read_number
 from hopvista.sources.imports import Protected
 
 _NUMBER = re.compile(r"(?<![\d.])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
