@@ -133,3 +133,10 @@ def test_few_imports_wait_inside_functions_and_each_says_why() -> None:
                    if not any(reason in _line_and_comment_above(i) for reason in REASONS)]
     assert not unexplained, \
         f"imports inside functions without '# heavy: …' or '# start-up: …': {unexplained}"
+
+
+def test_the_engine_keeps_few_loose_modules() -> None:
+    """Each stage is a package; at most twelve modules (the package's own ``__init__``
+    included) sit loose at the top of ``generator/``."""
+    loose = sorted(p.name for p in (ROOT / "generator").glob("*.py"))
+    assert len(loose) <= 12, loose
