@@ -29,6 +29,7 @@ from hopvista.model.balance import LEVEL_NAMES, agreement_shares, slot_groups
 from hopvista.model.format import FORMAT_VERSION
 from hopvista.model.image import longest_image_name
 from hopvista.model.item import base_item_id, variant_id
+from hopvista.model.kinds import THREE_STATEMENT
 from hopvista.output.card import dataset_card
 from hopvista.output.folder import (
     check_out,
@@ -330,7 +331,7 @@ def dataset_manifest(config_json: dict[str, Any], source: Any, seed: int,
         "seed": seed,
         "packages": package_versions(),
         "render": render,
-        "counts": {"items": written.items, "statements": 3 * written.items,
+        "counts": {"items": written.items, "statements": THREE_STATEMENT.statements * written.items,
                    "images": written.images},
         "shares": plan_shares_json | {"statements": written.statements.shares()} | (
             {"agree": agree} if (agree := written.statements.agreement()) else {}),

@@ -69,7 +69,7 @@ from hopvista.eval.summary import summarise
 from hopvista.model import Item
 from hopvista.model.answers import normalise_text, read_json_object, same_field
 from hopvista.model.dataset import ITEMS, Dataset, load, sha256_file
-from hopvista.model.kinds import ITEM_KINDS, Score
+from hopvista.model.kinds import ITEM_KINDS, THREE_STATEMENT, Score
 from hopvista.output.files import RUN_FILE, RUN_FORMAT
 
 __all__ = ["CACHE_DIR", "PAGES_DIR", "REPORT_FILE", "RESULTS_FILE", "RUN_FILE", "RUN_FORMAT",
@@ -460,7 +460,7 @@ def _answers_as(item: Item, parsed: Any, answer: Any) -> bool:
     said = parsed if isinstance(parsed, str) else json.dumps(parsed)
     if kind.check(misled):  # the misled answer is no value of the item's type ("2nd")
         return normalise_text(said) == normalise_text(str(answer))
-    return kind.score(misled, parsed if item.kind == "three_statement" else said).correct
+    return kind.score(misled, parsed if item.kind == THREE_STATEMENT.name else said).correct
 
 
 def _task_failure(item: Item, said: Any) -> str:
@@ -491,7 +491,7 @@ def score_response(item: Item, text: str) -> tuple[Score, Any, str]:
 
 def _unparsed(kind: str) -> Score:
     """The score of an answer of an item of ``kind`` that could not be read."""
-    if kind == "three_statement":
+    if kind == THREE_STATEMENT.name:
         return Score(False, {"set_accuracy": 0.0, "statement_accuracy": 0.0, "parsed": 0.0})
     if kind == "markup_task":
         return Score(False, {"em": 0.0, "fields": 0.0, "parsed": 0.0})
@@ -499,7 +499,7 @@ def _unparsed(kind: str) -> Score:
 
 
 def _score(item: Item, text: str) -> tuple[Score, Any, str]:
-    if item.kind == "three_statement":
+    if item.kind == THREE_STATEMENT.name:
         parsed = parse_statements(text)
         if parsed.answer is None:
             return _unparsed(item.kind), None, parsed.rule

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from hopvista.audit.stats import Bootstrap, Estimate
+from hopvista.model.kinds import THREE_STATEMENT
 
 FACETS = ("difficulty", "variant", "family", "subtask", "order", "chart_library", "chart_kind",
           "table_theme")
@@ -88,7 +89,7 @@ def _papers(answered: Sequence[dict[str, Any]], seed: int) -> dict[str, Any]:
     """The papers' headline figures where they are computed differently from hopvista's:
     ``fcmr`` for three-statement items, ``tablevista`` when ``tablevista_em`` was scored."""
     out: dict[str, Any] = {}
-    three = [r for r in answered if r["kind"] == "three_statement"]
+    three = [r for r in answered if r["kind"] == THREE_STATEMENT.name]
     if three:
         out["fcmr"] = _fcmr(three, seed)
     scored = [r for r in answered if "tablevista_em" in r["metrics"]]

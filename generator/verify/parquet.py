@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.model import Item
-from hopvista.model.kinds import ITEM_KINDS
+from hopvista.model.kinds import ITEM_KINDS, THREE_STATEMENT
 from hopvista.model.strict_json import parse_strict
 from hopvista.verify.images import Images
 from hopvista.verify.jsonl import same_json
@@ -185,7 +185,7 @@ def _reference(item: dict[str, Any]) -> str | None:
     """The answer as the row writes it: a three-statement item's indices, or the reference of
     another kind this install knows (``None``: it cannot be told)."""
     answer = item.get("answer")
-    if item.get("kind", "three_statement") == "three_statement":
+    if item.get("kind", THREE_STATEMENT.name) == THREE_STATEMENT.name:
         return reference_answer(answer) if isinstance(answer, list) else None
 
     if item.get("kind") not in ITEM_KINDS:
