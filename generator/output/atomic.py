@@ -11,9 +11,12 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from hopvista.errors import UserError
 
 AT_FDCWD = -100
 RENAME_NOREPLACE = 1
@@ -186,3 +189,35 @@ class FileLock:
             self.path.unlink(missing_ok=True)
         finally:
             os.close(fd)
+
+
+def create_folders(parent: Path, shown: str, why: Callable[[Path, OSError], str]
+                   ) -> list[Path]:
+    """Create ``parent`` and its missing ancestors; return those created, outermost first
+    (for :func:`remove_empty`). :class:`UserError` beginning with ``shown`` when one cannot be
+    made (a dangling symlink or a file in the way, or the system's refusal: ``why`` says it),
+    after removing the folders it created."""
+    missing: list[Path] = []
+    for folder in [parent, *parent.parents]:
+        if os.path.lexists(folder):
+            if not folder.is_dir():
+                what = "a symlink to nothing" if folder.is_symlink() and not folder.exists() \
+                    else "not a folder"
+                raise UserError(f"{shown}: {folder} is {what}")
+            break
+        missing.append(folder)
+    created: list[Path] = []
+    for folder in reversed(missing):
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            if folder.is_dir():
+                continue
+            remove_empty(created)
+            raise UserError(f"{shown}: {folder} is not a folder") from None
+        except OSError as exc:
+            remove_empty(created)
+            raise UserError(f"{shown}: cannot create the folder {folder}: {why(folder, exc)}; "
+                            "nothing was changed") from None
+        created.append(folder)
+    return created

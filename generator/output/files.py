@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hopvista.errors import UserError
-from hopvista.output.atomic import remove_empty, write_atomic
+from hopvista.output.atomic import create_folders, remove_empty, write_atomic
 from hopvista.output.folder import declared_format, is_hopvista_dataset
 
 Mark = Callable[[bytes], bool]
@@ -207,31 +207,8 @@ def refuse_misplaced(path: Path, shown: str, *, inputs: Iterable[Path] = (),
 
 def make_parents(parent: Path, shown: str) -> list[Path]:
     """Create ``parent`` and its missing ancestors; return those created, outermost first
-    (for :func:`remove_empty`). :class:`UserError` when one cannot be made."""
-    missing: list[Path] = []
-    for folder in [parent, *parent.parents]:
-        if os.path.lexists(folder):
-            if not folder.is_dir():
-                what = "a symlink to nothing" if folder.is_symlink() and not folder.exists() \
-                    else "not a folder"
-                raise UserError(f"{shown}: {folder} is {what}")
-            break
-        missing.append(folder)
-    created: list[Path] = []
-    for folder in reversed(missing):
-        try:
-            folder.mkdir()
-        except FileExistsError:
-            if folder.is_dir():
-                continue
-            remove_empty(created)
-            raise UserError(f"{shown}: {folder} is not a folder") from None
-        except OSError as exc:
-            remove_empty(created)
-            raise UserError(f"{shown}: cannot create the folder {folder}: {reason(exc)}; "
-                            "nothing was changed") from None
-        created.append(folder)
-    return created
+    (for :func:`remove_empty`). :class:`UserError` naming ``shown`` when one cannot be made."""
+    return create_folders(parent, shown, lambda folder, exc: reason(exc))
 
 
 @dataclass(frozen=True)

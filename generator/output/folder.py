@@ -48,6 +48,7 @@ from hopvista.output.atomic import (
     FileLock,
     LockHeld,
     Unsupported,
+    create_folders,
     remove_empty,
     rename_exchange,
     rename_noreplace,
@@ -307,25 +308,10 @@ def _check_target(out: Path, shown: Path, overwrite: bool) -> tuple[int, int] | 
 
 
 def _make_parents(parent: Path, shown: Path) -> list[Path]:
-    """Create ``parent`` and its missing ancestors; return those created, outermost first."""
-    missing = []
-    for folder in [parent, *parent.parents]:
-        if folder.exists():
-            break
-        missing.append(folder)
-    created: list[Path] = []
-    for folder in reversed(missing):
-        try:
-            folder.mkdir()
-        except FileExistsError:
-            continue
-        except OSError as exc:
-            remove_empty(created)
-            raise UserError(f"--out {_short(shown)}: cannot create {_short(folder)}: "
-                            f"{_why_not_written(folder.parent, exc)}") from None
-        created.append(folder)
-    if not parent.is_dir():
-        raise UserError(f"--out {_short(shown)}: {_short(parent)} is not a folder")
+    """Create ``parent`` and its missing ancestors, and check that it can be written in;
+    return those created, outermost first."""
+    created = create_folders(parent, f"--out {_short(shown)}",
+                             lambda folder, exc: _why_not_written(folder.parent, exc))
     if not os.access(parent, os.W_OK | os.X_OK):
         remove_empty(created)
         raise UserError(f"--out {_short(shown)}: cannot write in {_short(parent)}: "
