@@ -55,6 +55,7 @@ from hopvista.sources.sec.fetch import FetchError, FetchReport, parse_tickers, p
 from hopvista.sources.sec.fetch import fetch_sec as download_sec
 from hopvista.themes.pages import PAGE_TEMPLATES, PageTemplate
 from hopvista.themes.tables import TABLE_THEMES, Theme, load_table_themes
+from hopvista.themes.visuals import VISUAL_KINDS, VisualKind
 from hopvista.variants import DEFAULT_VARIANTS
 from hopvista.variants.build import augment, parse_variants
 from hopvista.verify.outcome import VerifyReport, verify
@@ -185,11 +186,13 @@ class Catalogue:
     table_themes: dict[str, Theme]
     page_templates: dict[str, PageTemplate]
     """The pages of the screenshot variant."""
+    visual_kinds: dict[str, VisualKind]
+    """The kinds of image a table cell may hold (badge, flag, map, ...)."""
 
 
 def catalogue() -> Catalogue:
     """The domains, sources, statement types, markup tasks, variants, perturbations, import
-    formats, table themes and page templates available (``gen list``)."""
+    formats, table themes, page templates and cell visual kinds available (``gen list``)."""
     return Catalogue(
         domains={name: resolve_pack(name).spec.title for name in builtin_pack_names()},
         sources={name: SOURCES.origin(name) for name in SOURCES.names()},
@@ -199,7 +202,8 @@ def catalogue() -> Catalogue:
         perturbations=dict(PERTURBATIONS.items()),
         import_formats=dict(IMPORTERS.items()),
         table_themes=dict(TABLE_THEMES.items()),
-        page_templates=dict(PAGE_TEMPLATES.items()))
+        page_templates=dict(PAGE_TEMPLATES.items()),
+        visual_kinds=dict(VISUAL_KINDS.items()))
 
 
 def make_variants(source: StrPath, out: StrPath, *,

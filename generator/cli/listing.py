@@ -1,5 +1,6 @@
 """``gen list``: the domains, sources, statement types, variants, perturbations, import formats,
-table themes and page templates available (built in and registered by plug-ins)."""
+table themes, page templates and cell visual kinds available (built in and registered by
+plug-ins)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
 def register(subparsers: Any) -> None:
     """Add ``list`` to the ``gen`` parser."""
     p = subparsers.add_parser("list", help="list domains, sources, statement types, variants, "
-                                           "perturbations, import formats, themes and pages",
+                                           "perturbations, import formats, themes, pages and "
+                                           "cell visual kinds",
                               description=__doc__)
     p.add_argument("--domain", default=None, metavar="DOMAIN",
                    help="list only the statement types, each with whether DOMAIN (a built-in "
@@ -102,3 +104,6 @@ def _augment_catalogue(found: Catalogue) -> None:
     print("page templates (the screenshot variant):")
     for name, page in found.page_templates.items():
         print(f"  {name:<12} {page.description}")
+    print("cell visual kinds:")
+    for name, kind in found.visual_kinds.items():
+        print(f"  {name:<12} {kind.summary}")

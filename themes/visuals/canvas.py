@@ -2,9 +2,10 @@
 
 A visual is drawn on an RGBA canvas :data:`SUPERSAMPLE` times its size and shrunk by
 averaging each block of pixels (in premultiplied alpha), which smooths its edges; the inside of
-every shape keeps its exact colour. :func:`png_bytes` encodes it with fixed settings and no metadata, so
-the same attributes give the same bytes. The emblems (star, crescent, circle, cross, triangle,
-diamond) are drawn with Pillow's primitives: no icon font or SVG rasteriser is needed.
+every shape keeps its exact colour. :func:`png_bytes` encodes it with fixed settings and no
+metadata, so the same attributes give the same bytes. The emblems (star, crescent, circle,
+cross, triangle, diamond) are drawn with Pillow's primitives: no icon font or SVG rasteriser
+is needed.
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ MAX_SIZE_PX = 1024
 
 TEXT_FAMILY = "DejaVu Sans"
 """The font of a badge's initials (resolved to one file, like every font hopvista draws)."""
+
+CREDITS = ("Cell visuals drawn by hopvista with Pillow primitives (no icon set); badge "
+           "initials set in DejaVu Sans, DejaVu Fonts License "
+           "(https://dejavu-fonts.github.io/License.html).")
+"""What a dataset card cites for the drawing of its cell visuals and the fonts in them."""
 
 EMBLEMS = ("star", "crescent", "circle", "cross", "triangle", "diamond")
 """The emblems a badge or a flag may carry."""

@@ -53,9 +53,8 @@ class Flag(VisualKind):
                                          else streams.choose(EMBLEMS, f"{slot}.emblem"))
         attributes: dict[str, Any] = {"layout": layout, "colors": colors, "emblem": emblem}
         if emblem != "none":
-            ground = colors[EMBLEM_PART]
             attributes["emblem_color"] = given.get("emblem_color") or streams.choose(
-                sorted(c for c in COLORS if distinguishable(c, ground)), f"{slot}.emblem_color")
+                sorted(c for c in COLORS if _fits_emblem(c, colors)), f"{slot}.emblem_color")
         return self.check(attributes)
 
     def _consistent(self, attributes: dict[str, Any]) -> None:
@@ -69,10 +68,10 @@ class Flag(VisualKind):
             return
         if "emblem_color" not in attributes:
             raise refuse(self.name, "emblem_color", "missing (the flag has an emblem)")
-        ground = colors[EMBLEM_PART]
-        if not distinguishable(attributes["emblem_color"], ground):
+        if not _fits_emblem(attributes["emblem_color"], colors):
             raise refuse(self.name, "emblem_color", f"{attributes['emblem_color']} cannot be "
-                                                    f"told apart from the {ground} under it")
+                                                    f"told apart from the flag's colours or "
+                                                    f"from the {colors[EMBLEM_PART]} under it")
 
     def _paint(self, attributes: dict[str, Any], size_px: int) -> Image.Image:
         canvas = Canvas(size_px)
@@ -138,6 +137,14 @@ class Flag(VisualKind):
             facts.append(VisualFact("emblem_color", "colour", attributes["emblem_color"]))
         facts += [VisualFact(f"has_{color}", "presence", color in drawn) for color in COLORS]
         return facts
+
+
+def _fits_emblem(color: str, parts: list[str]) -> bool:
+    """Whether an emblem may be ``color``: told apart from the part under it, and either one
+    of the other parts' colours or told apart from each of them."""
+    ground = parts[EMBLEM_PART]
+    return distinguishable(color, ground) and all(
+        color == part or distinguishable(color, part) for part in parts)
 
 
 VISUAL_KINDS.register("flag", Flag())
