@@ -23,6 +23,7 @@ from hopvista.registry import Registry
 from hopvista.rng import stream
 from hopvista.themes.charts import CHART_LIBRARIES
 from hopvista.themes.tables import TABLE_THEMES
+from hopvista.themes.visuals import VISUAL_KINDS
 
 
 class ShiftParams(BaseModel):
@@ -149,6 +150,16 @@ PLUGINS = {
             "ep-mpl", "matplotlib, open spines only", BUILTIN_KINDS,
             {True: ("open",), False: ("open",)}, draw_matplotlib, ("matplotlib",)))
     ''', CHART_LIBRARIES, "ep-mpl"),
+    "visual_kinds": ('''
+        from hopvista.themes.visuals import VISUAL_KINDS
+        from hopvista.themes.visuals.badge import Badge
+
+        class Crest(Badge):
+            """A badge by another name."""
+            name = "ep-crest"
+
+        VISUAL_KINDS.register("ep-crest", Crest())
+    ''', VISUAL_KINDS, "ep-crest"),
 }
 
 

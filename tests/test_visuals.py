@@ -16,8 +16,15 @@ from PIL import Image
 from hopvista.cli.main import main
 from hopvista.errors import UserError
 from hopvista.rng import Streams
-from hopvista.themes.visuals import (ASPECTS, VISUAL_KINDS, Field, VisualFact, VisualKind,
-                                     require_distinct, sample_colors)
+from hopvista.themes.visuals import (
+    ASPECTS,
+    VISUAL_KINDS,
+    Field,
+    VisualFact,
+    VisualKind,
+    require_distinct,
+    sample_colors,
+)
 from hopvista.themes.visuals.canvas import Canvas
 from hopvista.themes.visuals.palette import COLORS, CONFUSABLE, first_confusion
 
