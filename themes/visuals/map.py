@@ -110,7 +110,8 @@ def _regions(sites: list[list[float]], side: int) -> np.ndarray:
     centres = (np.arange(side, dtype=np.float64) + 0.5) / side
     xs, ys = np.meshgrid(centres, centres)
     distances = np.stack([(xs - x) ** 2 + (ys - y) ** 2 for x, y in sites])
-    return np.argmin(distances, axis=0)
+    labels: np.ndarray = np.argmin(distances, axis=0)
+    return labels
 
 
 def _borders(labels: np.ndarray, width: int) -> np.ndarray:

@@ -42,14 +42,7 @@ class MiniBar(VisualKind):
         """A minibar drawn from ``streams``: whole values 5..100 with a clear tallest and
         shortest bar if found within a bounded number of tries."""
         given = self.given(constraints)
-        values = given.get("values")
-        if values is None:
-            rng = streams.stream(f"{slot}.values")
-            count = streams.integer(f"{slot}.values.count", 3, 6)
-            for _ in range(SAMPLE_TRIES):
-                values = [float(v) for v in rng.integers(5, 101, size=count)]
-                if _tallest(values) and _shortest(values):
-                    break
+        values = given.get("values") or _sample_values(streams, slot)
         colors = sample_colors(streams, slot, ("axis", "color"), given,
                                among={"axis": ("black", "grey")})
         return self.check({"values": values, **colors})
@@ -89,6 +82,17 @@ class MiniBar(VisualKind):
             if position is not None:
                 facts.append(VisualFact(name, "position", position))
         return facts
+
+
+def _sample_values(streams: Streams, slot: str) -> list[float]:
+    rng = streams.stream(f"{slot}.values")
+    count = streams.integer(f"{slot}.values.count", 3, 6)
+    values: list[float] = []
+    for _ in range(SAMPLE_TRIES):
+        values = [float(v) for v in rng.integers(5, 101, size=count)]
+        if _tallest(values) and _shortest(values):
+            break
+    return values
 
 
 def _tallest(values: list[float]) -> int | None:

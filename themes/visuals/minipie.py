@@ -29,14 +29,7 @@ class MiniPie(VisualKind):
         """A minipie drawn from ``streams``: whole values 5..60 with a clear largest slice
         if found within a bounded number of tries."""
         given = self.given(constraints)
-        values = given.get("values")
-        if values is None:
-            rng = streams.stream(f"{slot}.values")
-            count = streams.integer(f"{slot}.values.count", 2, 4)
-            for _ in range(SAMPLE_TRIES):
-                values = [float(v) for v in rng.integers(5, 61, size=count)]
-                if _largest(values):
-                    break
+        values = given.get("values") or _sample_values(streams, slot)
         colors = given.get("colors") or list(sample_colors(
             streams, slot, tuple(f"slice{i}" for i in range(len(values))), {}).values())
         return self.check({"values": values, "colors": colors})
@@ -81,6 +74,17 @@ class MiniPie(VisualKind):
         if smallest is not None:
             facts.append(VisualFact("smallest_color", "colour", colors[smallest - 1]))
         return facts
+
+
+def _sample_values(streams: Streams, slot: str) -> list[float]:
+    rng = streams.stream(f"{slot}.values")
+    count = streams.integer(f"{slot}.values.count", 2, 4)
+    values: list[float] = []
+    for _ in range(SAMPLE_TRIES):
+        values = [float(v) for v in rng.integers(5, 61, size=count)]
+        if _largest(values):
+            break
+    return values
 
 
 def _largest(values: list[float]) -> int | None:

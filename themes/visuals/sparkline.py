@@ -43,14 +43,7 @@ class Sparkline(VisualKind):
         """A sparkline drawn from ``streams``: a walk with a clear trend and peak if one is
         found within a bounded number of tries."""
         given = self.given(constraints)
-        values = given.get("values")
-        if values is None:
-            rng = streams.stream(f"{slot}.values")
-            count = streams.integer(f"{slot}.values.count", 8, 14)
-            for _ in range(SAMPLE_TRIES):
-                values = random_walk(rng, count)
-                if trend(values) and _peak(values):
-                    break
+        values = given.get("values") or _sample_values(streams, slot)
         colors = sample_colors(streams, slot, ("color", "marker"), given,
                                among={"color": ("black", "blue", "green", "red", "purple",
                                                 "brown", "orange")})
@@ -88,6 +81,17 @@ class Sparkline(VisualKind):
         if peak is not None:
             facts.append(VisualFact("peak", "position", peak))
         return facts
+
+
+def _sample_values(streams: Streams, slot: str) -> list[float]:
+    rng = streams.stream(f"{slot}.values")
+    count = streams.integer(f"{slot}.values.count", 8, 14)
+    values: list[float] = []
+    for _ in range(SAMPLE_TRIES):
+        values = random_walk(rng, count)
+        if trend(values) and _peak(values):
+            break
+    return values
 
 
 def _peak(values: list[float]) -> int | None:
