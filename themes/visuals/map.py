@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from PIL import Image, ImageFilter
+from PIL import Image
 
 from hopvista.rng import Streams
 from hopvista.themes.visuals import (
@@ -79,12 +79,12 @@ class Map(VisualKind):
     def _paint(self, attributes: dict[str, Any], size_px: int) -> Image.Image:
         canvas = Canvas(size_px)
         side = canvas.side
-        labels = _regions(attributes["sites"], side)
+        labels, borders = _regions(attributes["sites"], side,
+                                   max(2, round(0.012 * side)) / side / 2)
         chosen = REGIONS.index(attributes["highlight"])
         pixels = np.empty((side, side, 4), dtype=np.uint8)
         pixels[...] = (*rgb_of(attributes["land"]), 255)
         pixels[labels == chosen] = (*rgb_of(attributes["highlight_color"]), 255)
-        borders = _borders(labels, max(2, round(0.012 * side)))
         pixels[borders] = (*rgb_of(attributes["border"]), 255)
         canvas.set_pixels(pixels)
         canvas.outline((0.03, 0.03, 0.97, 0.97), attributes["border"], 0.012)
@@ -105,23 +105,30 @@ class Map(VisualKind):
                 VisualFact("land", "colour", attributes["land"])]
 
 
-def _regions(sites: list[list[float]], side: int) -> np.ndarray:
-    """Each pixel's region: the index of its nearest site."""
-    centres = (np.arange(side, dtype=np.float64) + 0.5) / side
+def _regions(sites: list[list[float]], side: int,
+             border: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each pixel's region (the index of its nearest site, the first of equals) and whether
+    it lies within ``border`` (unit lengths) of another region: its distance to the
+    bisector between its site and each other site. One site at a time, so memory stays that
+    of a few rasters whatever the size."""
+    centres = (np.arange(side, dtype=np.float32) + 0.5) / side
     xs, ys = np.meshgrid(centres, centres)
-    distances = np.stack([(xs - x) ** 2 + (ys - y) ** 2 for x, y in sites])
-    labels: np.ndarray = np.argmin(distances, axis=0)
-    return labels
-
-
-def _borders(labels: np.ndarray, width: int) -> np.ndarray:
-    """The pixels within ``width`` of a change of region."""
-    edge = np.zeros(labels.shape, dtype=bool)
-    edge[:, 1:] |= labels[:, 1:] != labels[:, :-1]
-    edge[1:, :] |= labels[1:, :] != labels[:-1, :]
-    mask = Image.fromarray(edge.astype(np.uint8) * 255, "L")
-    grown = mask.filter(ImageFilter.MaxFilter(width | 1))
-    return np.asarray(grown) > 0
+    nearest = np.full((side, side), np.inf, dtype=np.float32)
+    labels = np.zeros((side, side), dtype=np.int64)
+    for index, (x, y) in enumerate(sites):
+        distance = (xs - x) ** 2 + (ys - y) ** 2
+        closer = distance < nearest
+        nearest[closer] = distance[closer]
+        labels[closer] = index
+    points = np.asarray(sites, dtype=np.float32)
+    own_x, own_y = points[labels, 0], points[labels, 1]
+    edge = np.zeros((side, side), dtype=bool)
+    for index, (x, y) in enumerate(sites):
+        apart = np.sqrt((own_x - x) ** 2 + (own_y - y) ** 2)
+        other = labels != index
+        to_bisector = ((xs - x) ** 2 + (ys - y) ** 2 - nearest)[other] / (2 * apart[other])
+        edge[other] |= to_bisector < border
+    return labels, edge
 
 
 VISUAL_KINDS.register("map", Map())

@@ -127,8 +127,9 @@ class Symbol(VisualKind):
 
     def _facts(self, attributes: dict[str, Any]) -> list[VisualFact]:
         symbol = attributes["symbol"]
-        facts = [VisualFact("symbol", "shape", symbol),
-                 VisualFact("color", "colour", attributes["color"])]
+        facts = [VisualFact("symbol", "shape", symbol)]
+        if symbol != "stars" or attributes["stars"] > 0:
+            facts.append(VisualFact("color", "colour", attributes["color"]))
         if symbol == "arrow":
             facts.append(VisualFact("direction", "direction", attributes["direction"]))
         elif symbol == "stars":
