@@ -80,10 +80,11 @@ class Symbol(VisualKind):
         wanted = SYMBOLS[attributes["symbol"]]
         for field in self.fields[1:]:
             if field.name in wanted and field.name not in attributes:
-                raise refuse(self.name, field.name, f"missing (a {attributes['symbol']} "
-                                                    f"takes it)")
+                raise refuse(self.name, field.name, f"missing (the {attributes['symbol']} "
+                                                    f"symbol takes it)")
             if field.name not in wanted and field.name in attributes:
-                raise refuse(self.name, field.name, f"a {attributes['symbol']} does not take it")
+                raise refuse(self.name, field.name, f"the {attributes['symbol']} symbol "
+                                                    f"does not take it")
         require_distinct(self.name, attributes, ("color", "empty_color", "mark_color"))
         if "mark_color" in attributes and not legible(attributes["mark_color"],
                                                       attributes["color"]):
