@@ -341,3 +341,15 @@ def test_gen_verify_refuses_a_malformed_colour_naming_the_field(
     assert code == 1
     assert "item mmtables-s0-000000.base: malformed item: field " \
         "'inputs.visuals.0.colors.0'" in printed.out + printed.err
+
+
+def test_gen_verify_refuses_a_source_for_a_dataset_of_multimodal_tables(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "mm"
+    write_dataset(out, HandBuilt([item_json(*CASES[0])]), notice=lambda text: None)
+    code = main(["verify", str(out), "--source", str(tmp_path)])
+    printed = capsys.readouterr()
+    assert code == 2
+    assert printed.err.strip().splitlines() == [
+        f"gen: error: --source {tmp_path}: {out} is a dataset of multimodal tables, made from "
+        "no input"]
