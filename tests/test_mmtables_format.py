@@ -353,3 +353,10 @@ def test_gen_verify_refuses_a_source_for_a_dataset_of_multimodal_tables(
     assert printed.err.strip().splitlines() == [
         f"gen: error: --source {tmp_path}: {out} is a dataset of multimodal tables, made from "
         "no input"]
+
+
+def test_a_condition_on_a_column_the_table_lacks_cannot_be_executed() -> None:
+    with pytest.raises(ProgramError, match="0 columns are headed 'Crest'"):
+        run({"op": "count", "where": [{"visual": "Crest", "attribute": "colour", "eq": "red"}]})
+    assert run({"op": "count", "where": [{"visual": "Badge", "attribute": "motto",
+                                          "eq": "x"}]}) == 0

@@ -204,12 +204,10 @@ def meets(grid: Grid, visuals: Visuals, row: int, condition: Mapping[str, Any]) 
         raise ProgramError(f"a condition has {len(compared)} comparisons, not one: "
                            f"{str(dict(condition))[:80]}")
     how = compared[0]
-    try:
-        value = read(grid, visuals, row, condition)
-    except ProgramError:
-        if "visual" in condition:
-            return False
-        raise
+    if "visual" in condition and not _shows(visuals, row, column_index(grid, condition["visual"]),
+                                            str(condition.get("attribute"))):
+        return False
+    value = read(grid, visuals, row, condition)
     other = condition[how]
     if isinstance(other, Mapping):
         other = read(grid, visuals, row, other)
@@ -221,6 +219,13 @@ def meets(grid: Grid, visuals: Visuals, row: int, condition: Mapping[str, Any]) 
         return any(_same(v, other) for v in value) == (how == "has")
     x, y = _as_number(value), _as_number(other)
     return {"gt": x > y, "ge": x >= y, "lt": x < y, "le": x <= y}[how]
+
+
+def _shows(visuals: Visuals, row: int, col: int, attribute: str) -> bool:
+    """Whether the cell holds a visual that has ``attribute``."""
+    visual = visuals.get((row, col))
+    return visual is not None and (attribute in ("kind", "colors") or
+                                   attribute in (visual.get("attributes") or {}))
 
 
 def rows_where(grid: Grid, visuals: Visuals, where: Sequence[Mapping[str, Any]]) -> list[int]:
