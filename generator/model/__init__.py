@@ -28,6 +28,7 @@ from hopvista.model.item import (
     variant_id,
 )
 from hopvista.model.kinds import ITEM_KINDS, ItemKind, Score, score
+from hopvista.model.mmtable import Tags, Visual
 from hopvista.model.statement import (
     Claim,
     Distractor,
@@ -45,6 +46,7 @@ __all__ = [
     "BASE_VARIANT", "DATASET_FORMAT", "FORMAT_VERSION", "ITEM_KINDS", "ROLES", "Chart", "Claim",
     "Column", "Dataset", "Distractor", "Entity", "EntityClaim", "FactClaim", "GridTable",
     "Image", "Inputs", "Item", "ItemKind", "Manifest", "Node", "OnlyClaim", "Program",
-    "Provenance", "Score", "Series", "Statement", "Table", "TableRow", "TextCell", "TextChunk",
-    "ValueCell", "Variant", "base_item_id", "by_role", "image_path", "load", "score", "variant_id",
+    "Provenance", "Score", "Series", "Statement", "Table", "TableRow", "Tags", "TextCell",
+    "TextChunk", "ValueCell", "Variant", "Visual", "base_item_id", "by_role", "image_path",
+    "load", "score", "variant_id",
 ]

@@ -8,9 +8,12 @@ answer table QA).
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Any
+
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from hopvista.model.base import Closed, Model
+from hopvista.model.mmtable import Visual
 
 
 class TextChunk(Model):
@@ -75,8 +78,18 @@ class Chart(Model):
 
 
 class Inputs(Model):
-    """Everything an item shows as data; absent modalities are empty or ``None``."""
+    """Everything an item shows as data; absent modalities are empty or ``None``.
+    ``visuals`` are the pictures in a grid table's cells (an ``mmtable`` item's); absent
+    from the JSON when there are none."""
 
     text: tuple[TextChunk, ...] = ()
     table: Table | GridTable | None = None
     chart: Chart | None = None
+    visuals: tuple[Visual, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _without_absent_visuals(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("visuals", 0) == []:
+            del data["visuals"]
+        return data

@@ -23,6 +23,7 @@ from hopvista.model.base import Model
 from hopvista.model.image import Image, by_role
 from hopvista.model.inputs import Inputs
 from hopvista.model.kinds import kind_problems
+from hopvista.model.mmtable import Tags
 from hopvista.model.statement import Statement
 from hopvista.model.task import Task
 
@@ -109,12 +110,20 @@ class Item(Model):
     task: Task | None = None
     """A markup task's marks and program (kind ``markup_task``); absent from the JSON of every
     other item."""
+    tags: Tags | None = None
+    """A multimodal table question's archetype, question, reasoning and answer types (kind
+    ``mmtable``); absent from the JSON of every other item."""
+    program: dict[str, JsonValue] | None = None
+    """A multimodal table question's program (kind ``mmtable``,
+    :mod:`hopvista.program.cells`); absent from the JSON of every other item."""
 
     @model_serializer(mode="wrap")
     def _without_absent_task(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        if isinstance(data, dict) and data.get("task", 0) is None:
-            del data["task"]
+        if isinstance(data, dict):
+            for key in ("task", "tags", "program"):
+                if data.get(key, 0) is None:
+                    del data[key]
         return data
 
     @model_validator(mode="after")

@@ -25,6 +25,12 @@ own under the entry-point group ``hopvista.item_kinds``). Built in:
     prediction is the model's text; its last JSON object is read, and it is correct (``em``)
     when every field of the answer matches (:func:`hopvista.model.answers.same_field`);
     ``fields`` is the share of fields that match.
+``mmtable``
+    A short-answer question about a table whose cells hold pictures (MMTabReal's):
+    ``inputs.visuals`` lists the pictures, ``tags`` classifies the question and ``program``
+    gives its answer (:mod:`hopvista.model.mmtable`, :mod:`hopvista.program.cells`). Answer
+    types and scoring are ``table_qa``'s; an image location is a ``text`` answer
+    ``row_i_col_j``.
 """
 
 from __future__ import annotations
@@ -253,3 +259,24 @@ ITEM_KINDS.register("markup_task", ItemKind(
     name="markup_task", answer_types=("json",),
     scoring="every field of the strict-JSON answer object matches (em); share of fields (fields)",
     check=_check_markup, score=_score_markup, reference=_reference_markup))
+
+
+# -- multimodal tables (MMTabReal) ------------------------------------------------------------
+
+
+def _check_mmtable(item: Item) -> list[str]:
+    problems = _check_qa(item)
+    if item.inputs.table is None or not hasattr(item.inputs.table, "header"):
+        problems.append("an mmtable item shows a grid table (inputs.table: header and rows)")
+    if item.tags is None:
+        problems.append("an mmtable item has tags (archetype, question_type, reasoning, "
+                        "answer_type)")
+    if item.program is None:
+        problems.append("an mmtable item has the program of its question")
+    return problems
+
+
+ITEM_KINDS.register("mmtable", ItemKind(
+    name="mmtable", answer_types=QA_TYPES,
+    scoring="as table_qa: exact match after normalisation (em); substring (ss) and token F1 (f1)",
+    check=_check_mmtable, score=_score_qa, reference=_reference_qa))

@@ -28,7 +28,10 @@ What is re-proved, item by item, never trusting what the item says of itself:
   exactly that cell, and (of a generated base the dataset holds) the rest of its record is
   what the markup recipe chooses for that base;
 - a markup task's answer is its program's, and its question the one its subtask's wording
-  gives for that program (:mod:`hopvista.program.marks`).
+  gives for that program (:mod:`hopvista.program.marks`);
+- a multimodal-table item's visuals are well-formed, its answer is its program's, its tags
+  agree with its program and its question needs its visuals
+  (:mod:`hopvista.verify.mmtables`).
 
 Then the Parquet rows against the lines, and the counts against the manifest. What this
 cannot prove (pixels; imported records without their source) goes to the notes.
@@ -66,6 +69,7 @@ from hopvista.verify.markup import (
     task_problems,
     variant_markup_problems,
 )
+from hopvista.verify.mmtables import mmtable_problems
 from hopvista.verify.notes import BUILD_NOTE, FACT_NOTE, IMAGE_NOTE, IMPORTED_NOTE
 from hopvista.verify.parquet import compare_row, iter_rows, shard_names
 from hopvista.verify.paths import file_problem
@@ -81,10 +85,16 @@ Report = Callable[[str], None]
 ITEMS = "items.jsonl"
 
 
+ITEM_BY_ITEM = ("augmented", "markup", "mmtables")
+"""The manifest ``kind`` of datasets checked here: item by item, against their own programs
+and images."""
+
+
 def is_augmented(manifest: dict[str, Any]) -> bool:
-    """Whether the manifest is that of a ``gen augment`` output or of a ``gen markup``
-    one (both are checked here: item by item, against their own programs and images)."""
-    return manifest.get("kind") in ("augmented", "markup")
+    """Whether the manifest is that of a ``gen augment`` output, a ``gen markup`` one or a
+    dataset of multimodal tables (checked here: item by item, against their own programs
+    and images)."""
+    return manifest.get("kind") in ITEM_BY_ITEM
 
 
 def _table_cells(item: Item) -> dict[tuple[int, int], str]:
@@ -342,6 +352,11 @@ class _Run:
         elif self.manifest.get("kind") == "markup":
             problems.append(f"a {item.kind!r} item in a dataset of markup tasks (whose every "
                             "item is a markup_task)")
+        if item.kind == "mmtable":
+            problems += mmtable_problems(item)
+        elif self.manifest.get("kind") == "mmtables":
+            problems.append(f"a {item.kind!r} item in a dataset of multimodal tables (whose "
+                            "every item is an mmtable)")
         problems += _chart_markup_problems(item)
         if item.variant.markup:
             problems += variant_markup_problems(item)
@@ -663,7 +678,9 @@ def verify_augmented(root: Path, manifest: dict[str, Any], report: Report,
     records = None
     if source is not None:
         if manifest.get("kind") != "augmented":
-            raise UserError(f"--source {source}: {root} is a dataset of markup tasks, made "
+            made = "markup tasks" if manifest.get("kind") == "markup" else \
+                "multimodal tables"
+            raise UserError(f"--source {source}: {root} is a dataset of {made}, made "
                             "from no input")
         records = _source_records(source, fmt)
     check_files(root, manifest, report)

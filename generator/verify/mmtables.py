@@ -1,0 +1,270 @@
+"""Multimodal-table items (kind ``mmtable``), re-proved by ``gen verify``.
+
+What is checked, never trusting what the item says of itself (docs/format.md, section 12):
+
+- its visuals are well-formed: each lies inside the grid, at most one per cell, on a cell that
+  shows no text (colours ``#rrggbb`` are held by the typed model);
+- its answer is what its program gives (:func:`hopvista.program.cells.execute`), and its
+  ``answer_type`` is the type of that answer;
+- its tags agree with its program: the answer type is the one its answer is written as, the
+  reasoning type and question type are among those its program's shape allows
+  (:func:`allowed_reasoning`, :func:`allowed_question_types`), and the archetype is the one
+  the kinds of its visuals make (:func:`archetype_of`; not checked when a kind is unknown);
+- its question needs its visuals (:func:`hopvista.program.cells.visual_witness`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from hopvista.model import Item
+from hopvista.program.cells import (
+    Grid,
+    ProgramError,
+    Visuals,
+    Vocabulary,
+    answer_readings,
+    answered_rows,
+    column_index,
+    execute,
+    rows_where,
+    visual_witness,
+)
+
+ENTITY, MAP, CHART, VISUALISATION = "entity", "map", "chart", "visualisation"
+KIND_FAMILIES = {
+    **dict.fromkeys(("badge", "logo", "flag", "coat_of_arms", "seal", "avatar", "person",
+                     "symbol", "poster", "cover", "icon"), ENTITY),
+    "map": MAP,
+    **dict.fromkeys(("sparkline", "chart", "bar_chart", "pie_chart", "line_chart", "mini_bar",
+                     "mini_pie"), CHART),
+    **dict.fromkeys(("data_bar", "rating", "progress"), VISUALISATION),
+}
+"""Which family of MMTabReal's image types each visual kind draws: entities (logos, flags,
+people, symbols, posters), maps, charts, and in-cell visualisations of a value."""
+
+MATHEMATICAL = ("count", "sum", "mean", "difference", "ratio")
+READS_A_ROW = ("value", "values", "fields")
+
+
+def grid_of(item: Item) -> list[list[str]]:
+    """An ``mmtable`` item's table as a grid of texts, header row first."""
+    table = item.inputs.table
+    if table is None or not hasattr(table, "header"):
+        raise ProgramError("an mmtable item needs a grid table (header and rows of texts)")
+    return [list(table.header), *(list(row) for row in table.rows)]
+
+
+def visuals_of(item: Item) -> dict[tuple[int, int], dict[str, Any]]:
+    """An ``mmtable`` item's visuals by grid cell."""
+    return {(v.row, v.col): v.model_dump(mode="json") for v in item.inputs.visuals}
+
+
+def visual_problems(grid: Grid, item: Item) -> list[str]:
+    """Visuals outside the grid, on a cell with text, or two on one cell."""
+    problems = []
+    seen: set[tuple[int, int]] = set()
+    for k, visual in enumerate(item.inputs.visuals):
+        where = f"inputs.visuals[{k}]"
+        cell = (visual.row, visual.col)
+        if not (visual.row < len(grid) and visual.col < len(grid[visual.row])):
+            problems.append(f"{where}: row {visual.row}, col {visual.col} lies outside the "
+                            f"{len(grid)}-row table")
+        elif grid[visual.row][visual.col].strip():
+            problems.append(f"{where}: its cell (row {visual.row}, col {visual.col}) shows "
+                            f"{grid[visual.row][visual.col][:40]!r}; a visual's cell shows "
+                            "no text")
+        if cell in seen:
+            problems.append(f"{where}: a second visual on row {visual.row}, col {visual.col}")
+        seen.add(cell)
+    widths = {len(row) for row in grid}
+    if len(widths) != 1:
+        problems.append("inputs.table: rows do not all have as many cells as the header")
+    return problems
+
+
+def answer_type_of(program: Mapping[str, Any], answer: Any) -> str:
+    """MMTabReal's answer type of ``answer``, the answer ``program`` gives."""
+    if program.get("op") == "locate":
+        return "image-location"
+    if isinstance(answer, list):
+        numbers = [isinstance(a, int | float) and not isinstance(a, bool) for a in answer]
+        return "multiple-numbers" if all(numbers) else \
+            "multiple-entities" if not any(numbers) else "multiple-types"
+    if isinstance(answer, int | float) and not isinstance(answer, bool):
+        return "single-number"
+    return "single-entity"
+
+
+def json_type(answer: Any) -> str:
+    """The item ``answer_type`` (``table_qa``'s) of an answer."""
+    if isinstance(answer, bool):
+        return "boolean"
+    if isinstance(answer, int | float):
+        return "number"
+    return "list" if isinstance(answer, list) else "text"
+
+
+def _selection(program: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The conditions and readings that pick rows: ``where``, ``a``, ``b``, ``by``."""
+    found: list[Mapping[str, Any]] = []
+    for key in ("where", "a", "b"):
+        part = program.get(key)
+        if isinstance(part, list | tuple):
+            found += [c for c in part if isinstance(c, Mapping)]
+    if isinstance(program.get("by"), Mapping):
+        found.append(program["by"])
+    return found
+
+
+def _answer_reads_visual(program: Mapping[str, Any]) -> bool:
+    return program.get("op") == "locate" or \
+        any("visual" in r for r in answer_readings(program))
+
+
+def _counts_visuals(program: Mapping[str, Any]) -> bool:
+    where = program.get("where") or []
+    return program.get("op") == "count" and bool(where) and \
+        all(isinstance(c, Mapping) and "visual" in c for c in where)
+
+
+def allowed_reasoning(program: Mapping[str, Any]) -> set[str]:
+    """The reasoning types a program of this shape may be tagged with."""
+    op = program.get("op")
+    if op in ("argmax", "argmin"):
+        return {"extrema"}
+    if op == "check":
+        return {"fact-verification"}
+    if op in MATHEMATICAL:
+        return {"mathematical", "vision-based"} if _counts_visuals(program) else {"mathematical"}
+    return {"vision-based"} if _answer_reads_visual(program) else {"other"}
+
+
+def allowed_question_types(grid: Grid, visuals: Visuals,
+                           program: Mapping[str, Any]) -> set[str]:
+    """The question types a program may be tagged with, on its table and visuals:
+
+    ``visual``: the answer is read from a visual (or is its location), or counts rows chosen
+    by their visuals only; ``answer-mention``: the answer is (or holds) the row label
+    (column 0) of rows that hold a visual; ``implicit``: rows are chosen by a visual and the
+    answer is read from text, not the chosen rows' labels; ``explicit``: rows are chosen by
+    naming a row label (column 0 ``eq``) of a row that holds a visual.
+    """
+    allowed = set()
+    answer = answer_readings(program)
+    imaged_rows = {row for row, _ in visuals}
+    if _answer_reads_visual(program) or _counts_visuals(program):
+        allowed.add("visual")
+    labels = [r for r in answer if "column" in r and _is_column(grid, r["column"], 0)]
+    rows = _rows_or_none(grid, visuals, program)
+    if program.get("op") in ("value", "values", "fields", "argmax", "argmin") and labels and \
+            rows and set(rows) <= imaged_rows:
+        allowed.add("answer-mention")
+    selection = _selection(program)
+    if any("visual" in c for c in selection) and not _answer_reads_visual(program) and \
+            not labels:
+        allowed.add("implicit")
+    for condition in selection:
+        if "column" in condition and "eq" in condition and \
+                _is_column(grid, condition["column"], 0):
+            named = _rows_or_none(grid, visuals, {"where": [condition], "op": "values"})
+            if named and set(named) & imaged_rows:
+                allowed.add("explicit")
+    return allowed
+
+
+def _is_column(grid: Grid, column: Any, index: int) -> bool:
+    try:
+        return column_index(grid, column) == index
+    except ProgramError:
+        return False
+
+
+def _rows_or_none(grid: Grid, visuals: Visuals, program: Mapping[str, Any]) -> list[int]:
+    try:
+        if program.get("op") == "values" and "read" not in program:
+            return rows_where(grid, visuals, program.get("where", []))
+        return answered_rows(grid, visuals, program)
+    except (ProgramError, KeyError, TypeError, ValueError, ArithmeticError):
+        return []
+
+
+def archetype_of(item: Item, families: Mapping[str, str] = KIND_FAMILIES) -> str | None:
+    """The archetype the kinds of an item's visuals make, or ``None`` when a kind's family is
+    unknown or the families make none of MMTabReal's eight."""
+    kinds = [v.kind for v in item.inputs.visuals]
+    if not kinds or any(k not in families for k in kinds):
+        return None
+    found = {families[k] for k in kinds}
+    if found == {ENTITY}:
+        return "single-entity" if len(set(kinds)) == 1 else "multi-entity"
+    if found == {CHART}:
+        return "single-chart" if len(kinds) == 1 else "multiple-charts"
+    by_families = {frozenset({VISUALISATION}): "visualisation",
+                   frozenset({ENTITY, MAP}): "entities-maps",
+                   frozenset({MAP}): "maps-only",
+                   frozenset({ENTITY, CHART}): "entities-charts",
+                   frozenset({ENTITY, VISUALISATION}): "entities-charts"}
+    return by_families.get(frozenset(found))
+
+
+def tag_problems(item: Item, grid: Grid, visuals: Visuals, answer: Any) -> list[str]:
+    """Where the item's tags disagree with its program, answer and visuals."""
+    tags, program = item.tags, item.program
+    if tags is None or program is None:
+        return []
+    problems = []
+    written = answer_type_of(program, answer)
+    if tags.answer_type != written:
+        problems.append(f"tags.answer_type {tags.answer_type!r} is not {written!r}, how the "
+                        "program's answer is written")
+    reasoning = allowed_reasoning(program)
+    if tags.reasoning not in reasoning:
+        problems.append(f"tags.reasoning {tags.reasoning!r} is not what a {program.get('op')!r} "
+                        f"program does ({', '.join(sorted(reasoning))})")
+    asked = allowed_question_types(grid, visuals, program)
+    if tags.question_type not in asked:
+        problems.append(f"tags.question_type {tags.question_type!r} does not fit the program "
+                        f"(it fits {', '.join(sorted(asked)) or 'none'})")
+    archetype = archetype_of(item)
+    if archetype is not None and tags.archetype != archetype:
+        problems.append(f"tags.archetype {tags.archetype!r} is not {archetype!r}, what its "
+                        "visuals' kinds make")
+    return problems
+
+
+def mmtable_problems(item: Item, vocabulary: Vocabulary | None = None) -> list[str]:
+    """What is wrong with an ``mmtable`` item (see the module docstring), each problem naming
+    the field it is about."""
+    if item.program is None:
+        return ["program: an mmtable item without the program of its question"]
+    try:
+        grid = grid_of(item)
+    except ProgramError as exc:
+        return [f"inputs.table: {exc}"]
+    problems = visual_problems(grid, item)
+    if problems:
+        return problems
+    visuals = visuals_of(item)
+    try:
+        derived = execute(grid, visuals, item.program)
+    except (ProgramError, KeyError, TypeError, ValueError, ArithmeticError) as exc:
+        return [f"program: cannot be executed: {str(exc)[:200]}"]
+    if json.dumps(derived, sort_keys=True) != json.dumps(item.answer, sort_keys=True):
+        return [f"answer {_brief(item.answer)} is not what the program gives "
+                f"({_brief(derived)})"]
+    if item.answer_type != json_type(derived):
+        problems.append(f"answer_type {item.answer_type!r} is not {json_type(derived)!r}, the "
+                        "type of the program's answer")
+    problems += tag_problems(item, grid, visuals, derived)
+    if visual_witness(grid, visuals, item.program, vocabulary) is None:
+        problems.append("program: the question does not need its visuals (no visual's "
+                        "attributes, changed within their vocabulary, change its answer)")
+    return problems
+
+
+def _brief(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
