@@ -96,8 +96,8 @@ ASPECTS: Mapping[str, tuple[Aspect, ...]] = {
                    "the colour of the region highlighted on {the} {noun}")),
     "symbol": (Aspect("stars", lambda v: f"shows {v} filled star{'s' if v != 1 else ''}",
                       "the number of filled stars in {the} {noun}"),
-               Aspect("direction", lambda v: "is flat" if v == "flat" else f"points {v}",
-                      "the direction of {the} {noun}")),
+               Aspect("direction", lambda v: "points right" if v == "flat" else
+                      f"points {v}", "the direction of {the} {noun} (up, down or flat)")),
     "sparkline": (Aspect("color", lambda v: f"is drawn in {v}",
                          "the colour of the line in {the} {noun}"),),
     "minibar": (Aspect("values", lambda v: f"has {v} bars", "the number of bars in {the} "

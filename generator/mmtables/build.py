@@ -107,8 +107,10 @@ def _item(base_id: str, seed: int, entry: PlanEntry, table: Table, draft: Draft,
         question=draft.question, answer=answer, answer_type=json_type(answer), seed=seed,
         provenance=Provenance(generator="hopvista.mmtables", source=domain.name,
                               index=entry.index, attempts=attempts, plan=entry.to_json()),
-        tags=Tags(archetype=entry.archetype, question_type=draft.question_type,
-                  reasoning=draft.reasoning, answer_type=answer_type_of(draft.program, answer)),
+        tags=Tags.model_validate({"archetype": entry.archetype,
+                                  "question_type": draft.question_type,
+                                  "reasoning": draft.reasoning,
+                                  "answer_type": answer_type_of(draft.program, answer)}),
         program=draft.program)
 
 
