@@ -89,16 +89,18 @@ def _forged(built: Path, tmp_path: Path, change: Any) -> Path:
 
 def test_a_forged_answer_fails_gen_verify_naming_the_item(
         built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    forged: list[str] = []
+
     def forge(items: list[dict[str, Any]]) -> None:
         numeric = next(i for i in items if isinstance(i["answer"], int)
                        and not isinstance(i["answer"], bool))
         numeric["answer"] += 1
-        forge.id = numeric["id"]  # type: ignore[attr-defined]
+        forged.append(numeric["id"])
 
     out = _forged(built, tmp_path, forge)
     assert main(["verify", str(out)]) == 1
     printed = capsys.readouterr()
-    assert f"item {forge.id}: answer" in printed.out + printed.err  # type: ignore[attr-defined]
+    assert f"item {forged[0]}: answer" in printed.out + printed.err
     assert "is not what the program gives" in printed.out + printed.err
 
 
