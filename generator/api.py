@@ -42,6 +42,7 @@ from hopvista.harness import ExportResult, export
 from hopvista.markup_tasks.build import build_markup as run_markup
 from hopvista.markup_tasks.build import by_family
 from hopvista.markup_tasks.subtasks import Subtask
+from hopvista.mmtables import build as mmtables_build
 from hopvista.model.dataset import Dataset
 from hopvista.model.dataset import load as load_dataset
 from hopvista.model.schema import json_schema as model_json_schema
@@ -95,7 +96,21 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
     :func:`merge_shards`; ``executor="ray"`` builds ``shards`` slices as Ray tasks on the
     cluster at ``address`` (a local Ray of ``workers`` CPUs by default) and merges them into
     ``out`` — the same bytes as a local build.
+
+    ``domain="mmtables"`` builds multimodal tables (docs/mmtables.md): it takes ``count``,
+    ``seed``, ``images``, ``workers``, ``overwrite``, ``progress`` and ``notice``, and refuses
+    the other options.
     """
+    if str(domain) == mmtables_build.DOMAIN and not (Path(domain) / "domain.yaml").is_file():
+        _refuse_for_mmtables({"--hops": hops != (1, 2, 3), "--source": source is not None,
+                              "--data": data is not None, "--years": years is not None,
+                              "--periods": periods is not None, "--no-defences": not defences,
+                              "--shard": shard is not None, "--executor": executor != "local",
+                              "--address": address is not None, "--shards": shards is not None})
+        return mmtables_build.build_mmtables(
+            Path(out), count=count, seed=seed, drawn=images,
+            images=mmtables_build.TABLE_IMAGES if images else None, workers=workers,
+            overwrite=overwrite, progress=progress, notice=notice)
     load_table_themes()  # a theme file it may not use stops the build before any work
     if executor not in ("local", "ray"):
         raise UserError(f"--executor: no executor {executor!r} (executors: local, ray)")
@@ -113,6 +128,18 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
                             notice=notice)
     return run_build(config, Path(out), workers=workers, overwrite=overwrite,
                      progress=progress, notice=notice, shard=shard)
+
+
+MMTABLES_OPTIONS = "-n/--count, --seed, --out, --workers, --overwrite and --no-images"
+"""What an mmtables build takes (``gen build mmtables``)."""
+
+
+def _refuse_for_mmtables(given: Mapping[str, bool]) -> None:
+    """Refuse, in one line, the first option given that an mmtables build does not take."""
+    for flag, was_given in given.items():
+        if was_given:
+            raise UserError(f"{flag} does not apply to mmtables builds (they take "
+                            f"{MMTABLES_OPTIONS})")
 
 
 def merge_shards(shards: Sequence[StrPath], out: StrPath, *, overwrite: bool = False,

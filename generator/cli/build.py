@@ -15,10 +15,19 @@ MARKUP_DOMAIN = "markup"
 """Not a domain: markup tasks have their own command (``gen markup``)."""
 
 
+MMTABLES = "mmtables"
+"""Multimodal tables: a built-in kind of build with its own options (docs/mmtables.md)."""
+
+
+def _stderr(text: str) -> None:
+    print(f"gen: {text}", file=sys.stderr)
+
+
 def register(subparsers: Any) -> None:
     """Add ``build`` to the ``gen`` parser."""
     p = subparsers.add_parser("build", help="build a dataset", description=__doc__)
-    p.add_argument("domain", help="a built-in domain (see 'gen list') or a pack folder")
+    p.add_argument("domain", help="a built-in domain (see 'gen list'), a pack folder, or "
+                                  "mmtables (multimodal tables: docs/mmtables.md)")
     p.add_argument("--hops", type=levels, default=(1, 2, 3), metavar="LEVELS",
                    help="hop levels: 1 (Easy), 2 (Medium), 3 (Hard), a range 1-3 (default) "
                         "or a list 1,3")
@@ -68,7 +77,13 @@ def run(args: argparse.Namespace) -> int:
         source=args.source, data=args.data, years=args.years, periods=args.periods,
         images=args.images, workers=args.workers, overwrite=args.overwrite,
         progress=sys.stderr.isatty(), defences=args.defences, shard=args.shard,
-        executor=args.executor, address=args.address, shards=args.shards)
+        executor=args.executor, address=args.address, shards=args.shards,
+        **({"notice": _stderr} if args.domain == MMTABLES else {}))
+    if manifest.get("kind") == MMTABLES:
+        shares = manifest["shares"]
+        print(f"wrote {manifest['counts']['items']} items to {out} (archetypes "
+              f"{shares['archetypes']}, question types {shares['question_types']})")
+        return 0
     if args.shard:
         info = manifest["shard"]
         print(f"wrote shard {info['index']}/{info['of']} (items {info['first']}-"

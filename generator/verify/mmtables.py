@@ -9,8 +9,10 @@ What is checked, never trusting what the item says of itself (docs/format.md, se
 - its tags agree with its program: the answer type is the one its answer is written as, the
   reasoning type and question type are among those its program's shape allows
   (:func:`allowed_reasoning`, :func:`allowed_question_types`), and the archetype is the one
-  the kinds of its visuals make (:func:`archetype_of`; not checked when a kind is unknown);
-- its question needs its visuals (:func:`hopvista.program.cells.visual_witness`).
+  the kinds of its visuals make (:func:`archetype_of`, from the families the registered visual
+  kinds declare; not checked when a kind is unknown);
+- its question needs its visuals (:func:`hopvista.program.cells.visual_witness`), each
+  withheld attribute tried at the values its kind's vocabulary lists.
 """
 
 from __future__ import annotations
@@ -32,18 +34,12 @@ from hopvista.program.cells import (
     rows_where,
     visual_witness,
 )
+from hopvista.themes.visuals import families, vocabularies
 
 ENTITY, MAP, CHART, VISUALISATION = "entity", "map", "chart", "visualisation"
-KIND_FAMILIES = {
-    **dict.fromkeys(("badge", "logo", "flag", "coat_of_arms", "seal", "avatar", "person",
-                     "symbol", "poster", "cover", "icon"), ENTITY),
-    "map": MAP,
-    **dict.fromkeys(("sparkline", "chart", "bar_chart", "pie_chart", "line_chart", "mini_bar",
-                     "mini_pie"), CHART),
-    **dict.fromkeys(("data_bar", "rating", "progress"), VISUALISATION),
-}
-"""Which family of MMTabReal's image types each visual kind draws: entities (logos, flags,
-people, symbols, posters), maps, charts, and in-cell visualisations of a value."""
+"""The families of MMTabReal's image types a visual kind draws (each registered kind names
+its own: :attr:`hopvista.themes.visuals.VisualKind.family`): entities (logos, flags, people),
+maps, charts, and in-cell visualisations of a value (ratings, arrows, checks)."""
 
 MATHEMATICAL = ("count", "sum", "mean", "difference", "ratio")
 READS_A_ROW = ("value", "values", "fields")
@@ -191,9 +187,11 @@ def _rows_or_none(grid: Grid, visuals: Visuals, program: Mapping[str, Any]) -> l
         return []
 
 
-def archetype_of(item: Item, families: Mapping[str, str] = KIND_FAMILIES) -> str | None:
+def archetype_of(item: Item, families: Mapping[str, str] | None = None) -> str | None:
     """The archetype the kinds of an item's visuals make, or ``None`` when a kind's family is
-    unknown or the families make none of MMTabReal's eight."""
+    unknown or the families make none of MMTabReal's eight. ``families`` gives each kind's
+    family (by default the registered visual kinds')."""
+    families = kind_families() if families is None else families
     kinds = [v.kind for v in item.inputs.visuals]
     if not kinds or any(k not in families for k in kinds):
         return None
@@ -208,6 +206,11 @@ def archetype_of(item: Item, families: Mapping[str, str] = KIND_FAMILIES) -> str
                    frozenset({ENTITY, CHART}): "entities-charts",
                    frozenset({ENTITY, VISUALISATION}): "entities-charts"}
     return by_families.get(frozenset(found))
+
+
+def kind_families() -> dict[str, str]:
+    """The family of each registered visual kind (:data:`hopvista.themes.visuals.FAMILIES`)."""
+    return families()
 
 
 def tag_problems(item: Item, grid: Grid, visuals: Visuals, answer: Any) -> list[str]:
@@ -237,7 +240,9 @@ def tag_problems(item: Item, grid: Grid, visuals: Visuals, answer: Any) -> list[
 
 def mmtable_problems(item: Item, vocabulary: Vocabulary | None = None) -> list[str]:
     """What is wrong with an ``mmtable`` item (see the module docstring), each problem naming
-    the field it is about."""
+    the field it is about. ``vocabulary`` gives the values each kind's attributes may take
+    (by default the registered visual kinds' own: :func:`hopvista.themes.visuals.vocabularies`)."""
+    vocabulary = vocabularies() if vocabulary is None else vocabulary
     if item.program is None:
         return ["program: an mmtable item without the program of its question"]
     try:

@@ -36,7 +36,11 @@ from hopvista.registry import Registry
 from hopvista.rng import Streams
 from hopvista.themes.visuals.attributes import Field, check_fields, refuse
 from hopvista.themes.visuals.canvas import check_size, png_bytes
-from hopvista.themes.visuals.palette import distinguishable, hex_of, sample_color
+from hopvista.themes.visuals.palette import COLORS, distinguishable, hex_of, sample_color
+
+FAMILIES = ("entity", "map", "chart", "visualisation")
+"""What MMTabReal's image types a kind belongs to: entities (logos, flags, people), maps,
+charts, and in-cell visualisations of a value (ratings, arrows, checks)."""
 
 ASPECTS = ("colour", "shape", "count", "direction", "position", "presence", "text")
 """What a question may ask of a visual."""
@@ -67,6 +71,8 @@ class VisualKind(ABC):
     name: ClassVar[str]
     summary: ClassVar[str]
     """One line for ``gen list``."""
+    family: ClassVar[str]
+    """Which of :data:`FAMILIES` the kind draws (a table's archetype follows from them)."""
     fields: ClassVar[tuple[Field, ...]]
     """The attributes, each typed (see :class:`~hopvista.themes.visuals.attributes.Field`)."""
 
@@ -80,6 +86,23 @@ class VisualKind(ABC):
     def _consistent(self, attributes: dict[str, Any]) -> None:
         """Checks across fields (colours told apart, one largest slice, ...); raise
         :func:`~hopvista.themes.visuals.attributes.refuse` naming the field."""
+
+    def vocabulary(self) -> dict[str, list[Any]]:
+        """Every value each attribute with a closed set of values may take (a colour, a
+        choice, true or false, a bounded whole number), by attribute name: what a question
+        about the visual may be answered with, and what ``gen verify`` tries a withheld
+        visual as."""
+        found: dict[str, list[Any]] = {}
+        for field in self.fields:
+            if field.type == "color":
+                found[field.name] = list(COLORS)
+            elif field.type == "choice":
+                found[field.name] = list(field.choices)
+            elif field.type == "bool":
+                found[field.name] = [False, True]
+            elif field.type == "int" and field.low is not None and field.high is not None:
+                found[field.name] = list(range(field.low, field.high + 1))
+        return found
 
     def given(self, constraints: Mapping[str, Any]) -> dict[str, Any]:
         """``constraints`` checked field by field (they need not name every field)."""
@@ -160,5 +183,18 @@ VISUAL_KINDS: Registry[VisualKind] = Registry(
         "avatar", "badge", "flag", "map", "minibar", "minipie", "sparkline", "symbol")))
 """Every cell visual kind by name."""
 
-__all__ = ["ASPECTS", "VISUAL_KINDS", "Field", "VisualFact", "VisualKind", "require_distinct",
-           "sample_colors"]
+def families() -> dict[str, str]:
+    """The family (:data:`FAMILIES`) of every registered visual kind that declares one, by
+    kind name."""
+    found = {name: getattr(VISUAL_KINDS.get(name), "family", None)
+             for name in VISUAL_KINDS.names()}
+    return {name: family for name, family in found.items() if isinstance(family, str)}
+
+
+def vocabularies() -> dict[str, dict[str, list[Any]]]:
+    """:meth:`VisualKind.vocabulary` of every registered visual kind, by kind name."""
+    return {name: VISUAL_KINDS.get(name).vocabulary() for name in VISUAL_KINDS.names()}
+
+
+__all__ = ["ASPECTS", "FAMILIES", "VISUAL_KINDS", "Field", "VisualFact", "VisualKind", "families",
+           "require_distinct", "sample_colors", "vocabularies"]

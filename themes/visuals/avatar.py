@@ -34,6 +34,7 @@ class Avatar(VisualKind):
 
     name = "avatar"
     summary = "a drawn person: hair colour and style, glasses, hat, shirt colour"
+    family = "entity"
     fields = (
         Field("background", "color"),
         Field("skin", "choice", choices=tuple(SKINS)),

@@ -32,6 +32,7 @@ class Badge(VisualKind):
 
     name = "badge"
     summary = "a logo: a shape in one colour, initials and an optional emblem in another"
+    family = "entity"
     fields = (
         Field("shape", "choice", choices=tuple(SHAPES)),
         Field("color", "color"),

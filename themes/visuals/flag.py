@@ -35,6 +35,7 @@ class Flag(VisualKind):
 
     name = "flag"
     summary = "a flag: three stripes (the middle one wider), a canton or a cross; an emblem"
+    family = "entity"
     fields = (
         Field("layout", "choice", choices=tuple(LAYOUTS)),
         Field("colors", "colors", low=2, high=3),

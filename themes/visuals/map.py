@@ -42,6 +42,7 @@ class Map(VisualKind):
 
     name = "map"
     summary = "a map of nine regions named by compass point, one highlighted"
+    family = "map"
     fields = (
         Field("sites", "points", low=9, high=9),
         Field("highlight", "choice", choices=REGIONS),

@@ -31,6 +31,7 @@ class MiniBar(VisualKind):
 
     name = "minibar"
     summary = "a tiny bar chart of a series, one colour, no labels"
+    family = "chart"
     fields = (
         Field("values", "numbers", low=2, high=8),
         Field("color", "color"),

@@ -19,6 +19,7 @@ class MiniPie(VisualKind):
 
     name = "minipie"
     summary = "a tiny pie chart, one colour per slice, no labels"
+    family = "chart"
     fields = (
         Field("values", "numbers", low=2, high=5),
         Field("colors", "colors", low=2, high=5),

@@ -32,6 +32,7 @@ class Sparkline(VisualKind):
 
     name = "sparkline"
     summary = "a line of a series with no axes, its last point marked"
+    family = "chart"
     fields = (
         Field("values", "numbers", low=3, high=40),
         Field("color", "color"),

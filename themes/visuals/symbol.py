@@ -39,6 +39,7 @@ class Symbol(VisualKind):
 
     name = "symbol"
     summary = "an arrow (up, down, flat), stars out of five, or a check or cross"
+    family = "visualisation"
     fields = (
         Field("symbol", "choice", choices=tuple(SYMBOLS)),
         Field("color", "color"),

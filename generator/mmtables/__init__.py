@@ -1,0 +1,12 @@
+"""``gen build mmtables``: multimodal tables (MMTabReal's), tables whose cells hold pictures,
+generated with every visual attribute known and every answer computed by a program.
+
+- :mod:`.names`: fictional entity names from a seeded syllable generator;
+- :mod:`.domains`: the entity domains (clubs, countries, products, regions, people), their
+  number columns and visual columns, and the tables of MMTabReal's eight archetypes;
+- :mod:`.aspects`: what a question may ask of each visual kind, in the kind's own words;
+- :mod:`.questions`: questions of MMTabReal's taxonomy, each a
+  :mod:`hopvista.program.cells` program with its wording;
+- :mod:`.plan`: the seeded plan balancing archetypes, question and reasoning types;
+- :mod:`.build`: the dataset kind and the build.
+"""

@@ -1,0 +1,175 @@
+"""``gen build mmtables``: multimodal-table items of MMTabReal's archetypes and taxonomy,
+balanced by the plan, re-proved by ``gen verify``, the same bytes for the same seed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hopvista
+from hopvista.cli.main import main
+from hopvista.mmtables.build import build_mmtables, draw_item
+from hopvista.mmtables.plan import archetype_shares, planned
+from hopvista.model.mmtable import ARCHETYPES, QUESTION_TYPES, REASONING
+from hopvista.themes.visuals import VISUAL_KINDS
+from hopvista.verify.mmtables import archetype_of, kind_families
+from tests.conftest import read_items, reseal
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``gen build mmtables -n 120 --no-images``, built once for the module; tests only
+    read it (or copy it)."""
+    out = tmp_path_factory.mktemp("mmtables") / "mm"
+    assert main(["build", "mmtables", "-n", "120", "--no-images", "--out", str(out)]) == 0
+    return out
+
+
+def tally(items: list[dict[str, Any]], key: str) -> Counter[str]:
+    return Counter(item["tags"][key] for item in items)
+
+
+def test_a_build_of_120_makes_every_archetype_question_type_and_reasoning_type(
+        built: Path) -> None:
+    items = read_items(built)
+    assert len(items) == 120
+    assert tally(items, "archetype") == dict.fromkeys(ARCHETYPES, 15)
+    assert tally(items, "question_type") == dict.fromkeys(QUESTION_TYPES, 30)
+    assert tally(items, "reasoning") == dict.fromkeys(REASONING, 24)
+    assert len(tally(items, "answer_type")) >= 5
+    assert {item["kind"] for item in items} == {"mmtable"}
+    manifest = json.loads((built / "manifest.json").read_text())
+    assert manifest["kind"] == "mmtables"
+    assert manifest["shares"]["answer_types"] == dict(sorted(tally(items,
+                                                                   "answer_type").items()))
+    assert "# Multimodal tables" in (built / "README.md").read_text()
+
+
+def test_every_item_names_its_entities_in_the_first_column_and_its_pictures_show_no_text(
+        built: Path) -> None:
+    for item in read_items(built)[:40]:
+        rows = item["inputs"]["table"]["rows"]
+        assert all(row[0] for row in rows)
+        for visual in item["inputs"]["visuals"]:
+            assert visual["col"] > 0 and rows[visual["row"] - 1][visual["col"]] == ""
+            kind = VISUAL_KINDS.get(visual["kind"])
+            assert visual["description"] == kind.description(visual["attributes"])
+            assert visual["colors"] == kind.colors(visual["attributes"])
+
+
+def test_gen_verify_re_proves_the_build(built: Path, capsys: pytest.CaptureFixture[str]
+                                        ) -> None:
+    assert main(["verify", str(built)]) == 0
+    assert "OK: 120 items verified" in capsys.readouterr().out
+
+
+def test_the_same_seed_gives_the_same_bytes_whatever_the_workers(tmp_path: Path) -> None:
+    for workers in ("1", "2"):
+        assert main(["build", "mmtables", "-n", "24", "--seed", "5", "--no-images",
+                     "--workers", workers, "--out", str(tmp_path / workers)]) == 0
+    for name in ("items.jsonl", "manifest.json", "README.md"):
+        assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes()
+    other = draw_item(6, 3, archetype_shares(None))
+    assert other.question != read_items(tmp_path / "1")[3]["question"]
+
+
+def _forged(built: Path, tmp_path: Path, change: Any) -> Path:
+    out = tmp_path / "forged"
+    shutil.copytree(built, out)
+    items = read_items(out)
+    change(items)
+    reseal(out, items)
+    return out
+
+
+def test_a_forged_answer_fails_gen_verify_naming_the_item(
+        built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    forged: list[str] = []
+
+    def forge(items: list[dict[str, Any]]) -> None:
+        numeric = next(i for i in items if isinstance(i["answer"], int)
+                       and not isinstance(i["answer"], bool))
+        numeric["answer"] += 1
+        forged.append(numeric["id"])
+
+    out = _forged(built, tmp_path, forge)
+    assert main(["verify", str(out)]) == 1
+    printed = capsys.readouterr()
+    assert f"item {forged[0]}: answer" in printed.out + printed.err
+    assert "is not what the program gives" in printed.out + printed.err
+
+
+@pytest.mark.parametrize(("key", "value", "said"), [
+    ("reasoning", "other", "tags.reasoning 'other' is not what"),
+    ("question_type", "visual", "tags.question_type 'visual' does not fit the program"),
+    ("archetype", "maps-only", "tags.archetype 'maps-only' is not"),
+])
+def test_an_edited_tag_fails_gen_verify(built: Path, tmp_path: Path, key: str, value: str,
+                                        said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    def edit(items: list[dict[str, Any]]) -> None:
+        item = next(i for i in items if i["tags"]["reasoning"] == "extrema"
+                    and i["tags"]["question_type"] == "implicit"
+                    and i["tags"]["archetype"] == "single-entity")
+        item["tags"][key] = value
+
+    out = _forged(built, tmp_path, edit)
+    assert main(["verify", str(out)]) == 1
+    printed = capsys.readouterr()
+    assert said in printed.out + printed.err
+
+
+@pytest.mark.parametrize("flags", [["--hops", "2"], ["--source", "sec"],
+                                   ["--years", "2020-2024"], ["--periods", "3"],
+                                   ["--no-defences"], ["--shard", "1/2"],
+                                   ["--executor", "ray"], ["--data", "x"]])
+def test_an_option_that_does_not_apply_is_one_line_and_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str]) -> None:
+    out = tmp_path / "mm"
+    assert main(["build", "mmtables", "-n", "3", "--no-images", "--out", str(out),
+                 *flags]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"gen: error: {flags[0]} does not apply to mmtables builds (they take -n/--count, "
+        "--seed, --out, --workers, --overwrite and --no-images)"]
+    assert not out.exists()
+
+
+def test_without_no_images_the_user_is_told_images_are_not_drawn_yet(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["build", "mmtables", "-n", "2", "--out", str(tmp_path / "mm")]) == 0
+    assert "gen: table images of mmtables items are not drawn yet" in capsys.readouterr().err
+    assert all(item["images"] == [] for item in read_items(tmp_path / "mm"))
+
+
+def test_the_api_builds_mmtables_and_archetype_shares_are_kept(tmp_path: Path) -> None:
+    manifest = hopvista.build("mmtables", tmp_path / "a", count=8, images=False)
+    assert manifest["kind"] == "mmtables" and manifest["counts"]["items"] == 8
+    shares = {"maps-only": 1, "single-entity": 3}
+    manifest = build_mmtables(tmp_path / "b", count=8, archetypes=shares,
+                              notice=lambda text: None)
+    assert manifest["shares"]["archetypes"] == {"maps-only": 2, "single-entity": 6}
+    kept = archetype_shares(shares)
+    firsts = Counter(planned(0, i, kept).archetype for i in range(4))
+    assert firsts == {"maps-only": 1, "single-entity": 3}
+
+
+def test_the_plan_keeps_question_types_equal_within_one_at_any_count() -> None:
+    shares = archetype_shares(None)
+    seen: Counter[str] = Counter()
+    for index in range(50):
+        seen[planned(3, index, shares).question_type] += 1
+        assert max(seen.values()) - min(seen[q] for q in QUESTION_TYPES) <= 1
+
+
+def test_the_verifier_takes_each_kinds_family_from_the_registered_kinds(built: Path) -> None:
+    assert kind_families() == {name: VISUAL_KINDS.get(name).family
+                               for name in VISUAL_KINDS.names()}
+    assert kind_families()["symbol"] == "visualisation"
+    item = next(i for i in hopvista.load(built) if i.tags is not None
+                and i.tags.archetype == "visualisation")
+    assert archetype_of(item) == "visualisation"
+    assert archetype_of(item, {"symbol": "entity"}) == "single-entity"
