@@ -200,10 +200,12 @@ class BrowserPages:
                 self._since_collected = 0
 
 
-def write_image(root: Path, item_id: str, role: str, png: bytes, how: dict[str, Any]) -> Image:
-    """Write one PNG of ``role``; the image object records its file, size (read from the
-    PNG's header) and drawing (``how``, less any ``width`` / ``height`` it holds)."""
-    path = image_path(item_id, role)
+def write_image(root: Path, item_id: str, role: str, png: bytes, how: dict[str, Any],
+                number: int | None = None) -> Image:
+    """Write one PNG of ``role`` (the ``number``-th of several of that role, when given:
+    :func:`~hopvista.model.image_path`); the image object records its file, size (read from
+    the PNG's header) and drawing (``how``, less any ``width`` / ``height`` it holds)."""
+    path = image_path(item_id, role, number)
     write_atomic(root / path, png)
     width, height = png_size(png)
     render = {k: v for k, v in how.items() if k not in ("width", "height")}

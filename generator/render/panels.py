@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from string import ascii_uppercase
 from typing import Any
@@ -38,6 +40,41 @@ def _template(name: str) -> Template:
     return _ENV.from_string(read_file(PACKAGE, name))
 
 
+
+
+@dataclass(frozen=True)
+class CellPictures:
+    """Pictures shown inside table cells: PNG bytes by logical ``(row, col)``, each drawn
+    ``size_px`` square and shown at exactly that size (one image pixel per CSS pixel)."""
+
+    size_px: int
+    png: Mapping[tuple[int, int], bytes] = field(default_factory=dict)
+
+    def css(self) -> str:
+        """Rules that show every picture whole, at its size, whatever the theme: a theme's
+        rules cannot use ``!important``, so none of them can hide, shrink or cover one."""
+        size = f"{self.size_px}px"
+        return (
+            ".hv-table img.hv-visual { display: inline-block !important; "
+            f"width: {size} !important; height: {size} !important; "
+            f"min-width: {size} !important; min-height: {size} !important; "
+            "max-width: none !important; max-height: none !important; "
+            "box-sizing: content-box !important; margin: 0 !important; padding: 0 !important; "
+            "border: 0 !important; background: transparent !important; opacity: 1 !important; "
+            "visibility: visible !important; vertical-align: middle !important; "
+            "object-fit: fill !important; filter: none !important; transform: none !important; "
+            "mix-blend-mode: normal !important; }\n")
+
+    def markup(self, at: tuple[int, int] | None) -> Markup:
+        """The ``<img>`` of the picture at ``at`` (a ``data:`` URI: the page loads nothing),
+        or nothing."""
+        png = self.png.get(at) if at is not None else None
+        if png is None or at is None:
+            return Markup("")
+        source = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        return Markup('<img class="hv-visual" data-visual="{},{}" src="{}" width="{}" '
+                      'height="{}" alt="">').format(at[0], at[1], source, self.size_px,
+                                                    self.size_px)
 
 
 def mark_css(look: dict[str, Any]) -> str:
@@ -110,10 +147,12 @@ def _attrs(cell: Shown) -> Markup:
     return Markup("".join(parts))  # integers and fixed names only
 
 
-def _panel(panel: Panel, number: int) -> dict[str, Any]:
+def _panel(panel: Panel, number: int, pictures: CellPictures | None = None) -> dict[str, Any]:
     def row(cells: tuple[Shown, ...], at: int) -> dict[str, Any]:
         return {"number": at, "cells": [
-            {"text": c.text, "kind": c.kind, "head": c.head, "attrs": _attrs(c)} for c in cells]}
+            {"text": c.text, "kind": c.kind, "head": c.head, "attrs": _attrs(c),
+             "picture": pictures.markup(c.at) if pictures is not None and not c.copy
+             else Markup("")} for c in cells]}
 
     head = [row(r, number + i) for i, r in enumerate(panel.rows[:panel.head_rows])]
     body_rows = panel.rows[panel.head_rows:]
@@ -129,21 +168,25 @@ def _panel(panel: Panel, number: int) -> dict[str, Any]:
             "letters": column_letters(width)}
 
 
-def panels_fragment(layout: Layout, decor: tuple[str, ...] = ()) -> Markup:
-    """The panels' HTML (a ``<div class="hv-panels">``), escaped."""
-    panels = [_panel(p, 1) for p in layout.panels]
+def panels_fragment(layout: Layout, decor: tuple[str, ...] = (),
+                    pictures: CellPictures | None = None) -> Markup:
+    """The panels' HTML (a ``<div class="hv-panels">``), escaped; a cell with a picture in
+    ``pictures`` shows it before its text."""
+    panels = [_panel(p, 1, pictures) for p in layout.panels]
     return Markup(_template("panels.html.j2").render(
         panels=panels, arrange=layout.arrange, decor=list(decor)))
 
 
 def layout_document(layout: Layout, style: TableStyle,
-                    mark_look: dict[str, Any] | None = None) -> str:
+                    mark_look: dict[str, Any] | None = None,
+                    pictures: CellPictures | None = None) -> str:
     """A page showing the layout's panels in ``style`` (its ``#hv-root`` is shot), with the
-    markup look ``mark_look`` for marked cells."""
-    css = style.css() + PANELS_CSS + (mark_css(mark_look) if mark_look is not None else "")
+    markup look ``mark_look`` for marked cells and ``pictures`` inside their cells."""
+    css = style.css() + PANELS_CSS + (mark_css(mark_look) if mark_look is not None else "") \
+        + (pictures.css() if pictures is not None else "")
     return _template("document.html.j2").render(
         css=Markup(css), theme=style.theme.name,
-        tables=panels_fragment(layout, style.theme.decor))
+        tables=panels_fragment(layout, style.theme.decor, pictures))
 
 
 def page_document(layout: Layout, style: TableStyle, page: str, *, question: str, title: str,

@@ -338,8 +338,8 @@ def _snapshot_elements(snapshot: Mapping[str, Any]) -> list[_Element]:
             name = strings[node_names[index]]
             if name == "TR":
                 row[index] = index
-            if ("data-row" in attrs or "data-decor" in attrs or _is_caption(name, attrs)
-                    or attrs.get("id") == "hv-root"):
+            if ("data-row" in attrs or "data-decor" in attrs or "data-visual" in attrs
+                    or _is_caption(name, attrs) or attrs.get("id") == "hv-root"):
                 wanted[index] = _Element(name, attrs, bounds.get(index), [],
                                          row[index] if row[index] >= 0 else index)
                 owner[index] = index
@@ -557,6 +557,8 @@ class TableRenderer:
         document). Cells are the elements with ``data-row`` / ``data-col``: a merged cell's
         ``data-covers`` (``"r,c;r,c"``) adds the cells it stands for, with its box; a cell with
         ``data-copy`` (a header repeated for the reader) goes to ``layout["copies"]`` instead.
+        A picture in a cell (an element with ``data-visual="row,col"``) goes to
+        ``layout["visuals"]`` as ``{"row", "col", "box"}``: where the picture itself is drawn.
         """
         self.open()
         self._check_process()
@@ -629,6 +631,18 @@ class TableRenderer:
                 layout_cells.append(shown | {"row": row, "col": col})
         layout_cells.sort(key=lambda c: (c["row"], c["col"]))
         copies.sort(key=lambda c: (c["row"], c["col"], c["box"]))
+        def snapped(bounds: tuple[float, float, float, float] | None) -> list[int]:
+            # Chromium draws an image on whole pixels: its corner rounded half up, its size kept.
+            if bounds is None:
+                return [0, 0, 0, 0]
+            bx, by, bw, bh = bounds
+            return [math.floor((bx - x0) * scale + 0.5), math.floor((by - y0) * scale + 0.5),
+                    round(bw * scale), round(bh * scale)]
+
+        pictures = sorted(({"row": int(row), "col": int(col), "box": snapped(e.bounds)}
+                           for e in elements if "data-visual" in e.attrs
+                           for row, col in [e.attrs["data-visual"].split(",")]),
+                          key=lambda p: (p["row"], p["col"]))
         captions = [e for e in elements if _is_caption(e.name, e.attrs)]
         caption = (
             {"text": _clean(captions[0].text), "box": box(captions[0].bounds)} if captions else None
@@ -644,6 +658,8 @@ class TableRenderer:
         }
         if copies:
             layout["copies"] = copies
+        if pictures:
+            layout["visuals"] = pictures
         return png, layout
 
     def _capture(self, params: dict[str, Any]) -> bytes:
