@@ -108,7 +108,7 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
                               "--shard": shard is not None, "--executor": executor != "local",
                               "--address": address is not None, "--shards": shards is not None})
         return mmtables_build.build_mmtables(
-            Path(out), count=count, seed=seed, drawn=images,
+            Path(out), count=count, seed=seed,
             images=mmtables_build.TABLE_IMAGES if images else None, workers=workers,
             overwrite=overwrite, progress=progress, notice=notice)
     load_table_themes()  # a theme file it may not use stops the build before any work

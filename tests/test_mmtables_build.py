@@ -3,6 +3,7 @@ balanced by the plan, re-proved by ``gen verify``, the same bytes for the same s
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from collections import Counter
@@ -15,6 +16,7 @@ import hopvista
 from hopvista.cli.main import main
 from hopvista.mmtables.build import build_mmtables, draw_item
 from hopvista.mmtables.plan import archetype_shares, planned
+from hopvista.model import Item, by_role
 from hopvista.model.mmtable import ARCHETYPES, QUESTION_TYPES, REASONING
 from hopvista.themes.visuals import VISUAL_KINDS
 from hopvista.verify.mmtables import archetype_of, kind_families
@@ -138,11 +140,39 @@ def test_an_option_that_does_not_apply_is_one_line_and_exit_2(
     assert not out.exists()
 
 
-def test_without_no_images_the_user_is_told_images_are_not_drawn_yet(
+@pytest.mark.slow  # Chromium
+def test_a_build_with_images_draws_each_table_with_its_pictures_and_verifies(
+        tmp_path: Path) -> None:
+    from tests.test_mmtables_images import check_pixels
+
+    out = tmp_path / "mm"
+    assert main(["build", "mmtables", "-n", "3", "--seed", "4", "--out", str(out)]) == 0
+    assert main(["verify", str(out)]) == 0
+    for line in read_items(out):
+        item = Item.model_validate(line)
+        roles = [image.role for image in item.images]
+        assert roles == ["table"] + ["cell-image"] * len(item.inputs.visuals)
+        assert item.variant.style["table"]["theme"]
+        [table] = by_role(item.images, "table")
+        check_pixels(out / table.path, table.render, item)
+
+
+@pytest.mark.slow  # Chromium
+def test_a_picture_written_alone_that_its_visual_does_not_draw_fails_verify(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["build", "mmtables", "-n", "2", "--out", str(tmp_path / "mm")]) == 0
-    assert "gen: table images of mmtables items are not drawn yet" in capsys.readouterr().err
-    assert all(item["images"] == [] for item in read_items(tmp_path / "mm"))
+    out = tmp_path / "mm"
+    assert main(["build", "mmtables", "-n", "1", "--seed", "4", "--out", str(out)]) == 0
+    items = read_items(out)
+    first, second = by_role(Item.model_validate(items[0]).images, "cell-image")[:2]
+    forged = (out / second.path).read_bytes()
+    (out / first.path).write_bytes(forged)
+    items[0]["images"][1]["sha256"] = hashlib.sha256(forged).hexdigest()
+    items[0]["images"][1]["width"], items[0]["images"][1]["height"] = \
+        second.width, second.height
+    reseal(out, items)
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 1
+    assert f"cell-image image {first.path}: is not the " in capsys.readouterr().err
 
 
 def test_the_api_builds_mmtables_and_archetype_shares_are_kept(tmp_path: Path) -> None:

@@ -25,8 +25,9 @@ import yaml
 from tqdm import tqdm
 
 from hopvista.building.dataset_writer import Counts, DatasetKind, package_versions, write_dataset
-from hopvista.building.workers import cap_workers, run_ordered
+from hopvista.building.workers import cap_workers, preload_renderers, run_ordered
 from hopvista.mmtables.domains import LAYOUTS, Table, draw_table
+from hopvista.mmtables.images import TableImages
 from hopvista.mmtables.plan import PlanEntry, archetype_shares, planned
 from hopvista.mmtables.questions import TEMPLATES, Draft, Unsuitable, finish, pick
 from hopvista.model import Item
@@ -48,12 +49,9 @@ ImageMaker = Callable[[Item, Path], Item]
 the dataset folder being written, it writes the image under ``images/`` and returns the item
 with ``images`` set (the image's ``render.cells`` on the same grid as the visuals' ``row`` and
 ``col``). It must be picklable (a module-level function or object): workers receive it."""
-TABLE_IMAGES: ImageMaker | None = None
-"""The image maker ``gen build mmtables`` uses unless ``--no-images`` is given; ``None``
-while table images with pictures in their cells cannot be drawn yet (the items are then
-written without images, and the user is told so)."""
-NO_IMAGES_YET = ("table images of mmtables items are not drawn yet: writing the items "
-                 "without images")
+TABLE_IMAGES: ImageMaker = TableImages()
+"""The image maker ``gen build mmtables`` uses unless ``--no-images`` is given: the table with
+its pictures in their cells, and each picture alone (:mod:`hopvista.mmtables.images`)."""
 
 
 def _stderr(text: str) -> None:
@@ -123,13 +121,22 @@ class MmtableItems:
         self.root, self.seed, self.shares, self.images = root, seed, dict(shares), images
 
     def prepare(self) -> None:
-        """Nothing to load before the workers are forked."""
+        """Import the renderers' libraries before the workers are forked, when images are
+        drawn."""
+        if self.images is not None:
+            preload_renderers()
 
     def open(self) -> None:
-        """Nothing to start: the image maker starts what it needs."""
+        """Start what the image maker draws with (its browser)."""
+        opener = getattr(self.images, "open", None)
+        if callable(opener):
+            opener()
 
     def close(self) -> None:
-        """Nothing to let go of."""
+        """Let the image maker's browser go."""
+        closer = getattr(self.images, "close", None)
+        if callable(closer):
+            closer()
 
     def make(self, index: int) -> Item:
         """Item ``index`` (with its image, when images are made)."""
@@ -141,16 +148,14 @@ class MmtableItems:
 
 
 def build_mmtables(out: Path, *, count: int, seed: int = 0, images: ImageMaker | None = None,
-                   drawn: bool = False, archetypes: Mapping[str, int] | None = None,
+                   archetypes: Mapping[str, int] | None = None,
                    workers: int = 1, overwrite: bool = False, progress: bool = False,
                    notice: Notice = _stderr) -> dict[str, Any]:
     """Write ``count`` multimodal-table items into ``out`` (``archetypes``: each archetype's
-    share, equal by default; ``images``: what draws the table images, none by default;
-    ``drawn``: whether the user asked for images, told when none can be drawn); return the
-    manifest."""
+    share, equal by default; ``images``: what draws the table images, none by default:
+    :data:`TABLE_IMAGES` draws the table with its pictures and each picture alone); return
+    the manifest."""
     shares = archetype_shares(archetypes)
-    if images is None and TABLE_IMAGES is None and drawn:
-        notice(NO_IMAGES_YET)
     kind = Mmtables(count, seed, shares, images, cap_workers(workers, notice), progress)
     return write_dataset(out, kind, overwrite=overwrite, notice=notice)
 

@@ -69,7 +69,7 @@ from hopvista.verify.markup import (
     task_problems,
     variant_markup_problems,
 )
-from hopvista.verify.mmtables import mmtable_problems
+from hopvista.verify.mmtables import CELL_IMAGE_ROLE, cell_image_problem, mmtable_problems
 from hopvista.verify.notes import BUILD_NOTE, FACT_NOTE, IMAGE_NOTE, IMPORTED_NOTE
 from hopvista.verify.parquet import compare_row, iter_rows, shard_names
 from hopvista.verify.paths import file_problem
@@ -134,10 +134,14 @@ def _layout_problem(item: Item, render: dict[str, Any], role: str) -> str | None
 def _image_problems(item: Item, root: Path, images: dict[str, bytes | None]) -> list[str]:
     problems = []
     roles = [image.role for image in item.images]
-    if roles not in (["table"], ["table", "chart"], ["page"]) and item.images:
-        problems.append(f"image roles {roles} are not table[, chart] or page")
-    for image in item.images:
-        wanted = f"images/{item.id}.{image.role}.png"
+    pictures = len(item.inputs.visuals)
+    allowed = [["table"] + ["cell-image"] * pictures] if item.kind == "mmtable" else \
+        [["table"], ["table", "chart"], ["page"]]
+    if roles not in allowed and item.images:
+        problems.append(f"image roles {roles} are not {' or '.join(map(str, allowed))}")
+    for number, image in enumerate(item.images):
+        suffix = f".{number}" if image.role == CELL_IMAGE_ROLE else ""
+        wanted = f"images/{item.id}.{image.role}{suffix}.png"
         if image.path != wanted:
             problems.append(f"{image.role} image {image.path[:80]!r} is not at {wanted!r}")
             continue
@@ -147,6 +151,8 @@ def _image_problems(item: Item, root: Path, images: dict[str, bytes | None]) -> 
             why = png_problem(data, image.width, image.height)
             if why is None and hashlib.sha256(data).hexdigest() != image.sha256:
                 why = "sha256 differs from the item's"
+        if why is None and image.role == CELL_IMAGE_ROLE and data is not None:
+            why = cell_image_problem(item, number, image.render, data)
         if why:
             problems.append(f"{image.role} image {image.path}: {why}")
         if image.role in ("table", "page") and item.inputs.table is not None:

@@ -21,6 +21,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.program.cells import (
     Grid,
@@ -34,7 +35,7 @@ from hopvista.program.cells import (
     rows_where,
     visual_witness,
 )
-from hopvista.themes.visuals import families, vocabularies
+from hopvista.themes.visuals import VISUAL_KINDS, families, vocabularies
 
 ENTITY, MAP, CHART, VISUALISATION = "entity", "map", "chart", "visualisation"
 """The families of MMTabReal's image types a visual kind draws (each registered kind names
@@ -273,3 +274,31 @@ def mmtable_problems(item: Item, vocabulary: Vocabulary | None = None) -> list[s
 def _brief(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+CELL_IMAGE_ROLE = "cell-image"
+"""The role of a picture written alone (after the table image, in reading order)."""
+
+
+def cell_image_problem(item: Item, number: int, render: Mapping[str, Any],
+                       data: bytes) -> str | None:
+    """What is wrong with picture ``number`` (1-based, reading order) written alone: its
+    record must name the visual at that place, and its bytes must be that visual drawn again
+    by its kind at the recorded size."""
+    order = sorted(item.inputs.visuals, key=lambda v: (v.row, v.col))
+    if not 1 <= number <= len(order):
+        return f"there is no picture {number} (the item has {len(order)})"
+    visual = order[number - 1]
+    said = {key: render.get(key) for key in ("row", "col", "kind")}
+    meant = {"row": visual.row, "col": visual.col, "kind": visual.kind}
+    if said != meant:
+        return f"render says {said}, but picture {number} in reading order is {meant}"
+    size = render.get("size_px")
+    if not isinstance(size, int) or isinstance(size, bool):
+        return f"render.size_px {str(size)[:20]!r} is not a whole number of pixels"
+    try:
+        drawn = VISUAL_KINDS.get(visual.kind).draw(visual.attributes, size)
+    except UserError as exc:
+        return str(exc)
+    return None if drawn == data else \
+        f"is not the {visual.kind} its attributes draw at {size} px"
