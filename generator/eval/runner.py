@@ -529,4 +529,15 @@ def _facets(item: Item) -> dict[str, Any]:
         "chart_library": chart.get("library"),
         "chart_kind": chart.get("kind"),
         "table_theme": table.get("theme"),
+        **_picture_facets(item),
     }
+
+
+def _picture_facets(item: Item) -> dict[str, Any]:
+    """An ``mmtable`` item's MMTabReal facets: its tags and the kinds of its pictures
+    (nothing for items of other kinds, whose result lines keep their fields)."""
+    if item.tags is None:
+        return {}
+    return {"archetype": item.tags.archetype, "question_type": item.tags.question_type,
+            "reasoning": item.tags.reasoning, "answer_type": item.tags.answer_type,
+            "visual_kind": sorted({v.kind for v in item.inputs.visuals or ()})}
