@@ -209,3 +209,53 @@ def test_every_harness_exports_the_interleaved_pictures_and_reads_back(
         assert [base64.b64decode(x) for x in encoded] == \
             [value for kind, value in parts if kind == "image"]
         assert row["question"] == prompt.text and str(row["answer"]) == reference
+
+
+def test_a_captioner_that_cannot_caption_is_one_line(
+        mm_text: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for captioner, said in (("gpt-4o", "--captioner 'gpt-4o': expected kind or openai:MODEL"),
+                            ("openai:vision", "built with --no-images?")):
+        run = tmp_path / "r"
+        code = main(["eval", str(mm_text), "--model", "openai:m", "--base-url",
+                     "http://127.0.0.1:9/v1", "--setting", "image-captioning", "--captioner",
+                     captioner, "--out", str(run), "--quiet"])
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.strip().splitlines()) == 1 and said in err
+        assert not run.exists()
+
+
+@pytest.mark.slow
+def test_a_vision_model_captions_each_picture_once_for_image_captioning(
+        mm_images: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = list(load(mm_images))
+    cue = "This picture is shown in a cell of a table"
+    script = Script({cue: ["CAPTIONED PICTURE"],
+                     **{item.question: [f"Answer: {_reference(item)}"] for item in items}})
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    run = tmp_path / "run"
+    with serve(script) as url:
+        args = ["eval", str(mm_images), "--model", "openai:scripted", "--base-url", url,
+                "--setting", "image-captioning", "--captioner", "openai:captioner", "--out",
+                str(run), "--quiet"]
+        assert main(args) == 0
+        pictures = {i.sha256 for item in items for i in item.images if i.role == "cell-image"}
+        assert script.requests[cue] == len(pictures)
+        assert main(args) == 0  # a rerun asks for no caption again
+        assert script.requests[cue] == len(pictures)
+    for body in script.bodies:
+        content = body["messages"][-1]["content"]
+        images = [c for c in content if c["type"] == "image_url"] \
+            if isinstance(content, list) else []
+        text = content if isinstance(content, str) else \
+            "".join(c.get("text", "") for c in content)
+        if cue in text:
+            assert body["model"] == "captioner" and len(images) == 1
+        else:  # a question: the captions in the cells, no image, no description
+            assert body["model"] == "scripted" and not images
+            assert "| CAPTIONED PICTURE |" in text
+            assert not any(v.description in text for i in items for v in i.inputs.visuals)
+    captions = json.loads((run / "captions.json").read_text())
+    assert captions["captioner"] == "openai:captioner"
+    assert set(captions["captions"].values()) == {"CAPTIONED PICTURE"}
+    assert json.loads((run / "run.json").read_text())["captioner"] == "openai:captioner"
+    assert all(r["correct"] for r in _results(run))
