@@ -69,7 +69,8 @@ class Setting:
     name: str
     description: str
     table: str
-    """``"image"``, ``"json"``, ``"text"`` (an ``mmtable`` item's grid as Markdown) or ``"page"``."""
+    """``"image"``, ``"json"``, ``"text"`` (an ``mmtable`` item's grid as Markdown) or
+    ``"page"``."""
     chart: str
     """``"image"``, ``"table"`` (its data as JSON), ``"none"`` or ``"page"``."""
     pictures: str = "cells"
