@@ -292,7 +292,8 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
              variants: Sequence[str] | None = None, base_url: str | None = None,
              options: Mapping[str, str] | None = None, prompt: StrPath | None = None,
              prices: StrPath | None = None, cache: StrPath | None = None,
-             metrics: Sequence[str] = (), progress: Progress | None = None,
+             metrics: Sequence[str] = (), captioner: str = "kind",
+             progress: Progress | None = None,
              notice: Notice | None = None) -> dict[str, Any]:
     """Ask ``model`` about every item of ``dataset`` (or the first ``limit``), score the
     answers and write the run folder ``out`` (``gen eval``); return its summary
@@ -303,7 +304,9 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
     max_tokens, seed, timeout, max_retries); ``prompt`` a Jinja2 template file; ``prices`` a
     YAML or JSON table of dollars per million tokens; ``cache`` where answers are kept
     (default ``out/cache``: a rerun asks only what is missing); ``metrics`` papers' scores
-    to add (:data:`~hopvista.eval.papers.PAPER_METRICS`). ``progress(done, total, accuracy,
+    to add (:data:`~hopvista.eval.papers.PAPER_METRICS`); ``captioner`` what captions the
+    pictures of ``mmtable`` items in ``image-captioning`` (``kind``, or ``openai:MODEL`` at
+    ``base_url``: :mod:`hopvista.eval.captioning`). ``progress(done, total, accuracy,
     cost)`` and ``notice(line)`` are told as the run goes. Everything is checked before
     anything is asked or written.
     """
@@ -325,7 +328,7 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
         variants=None if variants is None else tuple(v.strip() for v in variants if v.strip()),
         prompt=read_template(Path(prompt)) if prompt else None,
         prices=Prices.read(Path(prices)) if prices else None,
-        metrics=tuple(sorted(set(metrics))), cache=_path(cache))
+        metrics=tuple(sorted(set(metrics))), cache=_path(cache), captioner=captioner)
     return run_eval(request, Path(out), progress=progress, notice=notice)
 
 

@@ -81,6 +81,11 @@ def register(subparsers: Any) -> None:
                    help="also score short answers as a paper's script does: mmtabreal "
                         "(MMTabReal's EM / SS / F1), tablevista (TableVista's exact match); "
                         "repeat for both")
+    p.add_argument("--captioner", default="kind", metavar="CAPTIONER",
+                   help="what captions the pictures of multimodal tables in the "
+                        "image-captioning setting: kind (the default: says only the "
+                        "picture's kind, e.g. 'a flag') or openai:MODEL (a vision model at "
+                        "--base-url)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
@@ -94,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
             limit=args.limit, concurrency=args.concurrency,
             variants=args.variants.split(",") if args.variants else None,
             base_url=args.base_url, options=dict(args.option), prompt=args.prompt,
-            prices=args.prices, cache=args.cache, metrics=args.metric, progress=bar,
+            prices=args.prices, cache=args.cache, metrics=args.metric,
+            captioner=args.captioner, progress=bar,
             notice=_notice)
     finally:
         if bar is not None:

@@ -12,13 +12,22 @@ setting            table                          chart
 ``image-only``     one page image of the inputs   on the page
 =================  =============================  ==============================
 
+Multimodal tables (``mmtable`` items, whose cells hold pictures) have MMTabReal's five
+settings (:mod:`hopvista.eval.cell_visuals`): ``missing-image`` (the table as Markdown, the
+picture cells empty), ``entity-replaced`` (each picture replaced by its exact description),
+``image-captioning`` (each picture replaced by a captioner's caption), ``table-as-image``
+(the one table image) and ``interleaved`` (the table as Markdown, each picture an image part
+of its own in its cell, in reading order). The first three apply to ``mmtable`` items only.
+
 The text passages are given as text in every setting but ``image-only``. Markup is shown as
 drawn: a markup task or markup variant gets its table image (a chart-markup variant its chart
 image) whatever the setting (:func:`marked_images`). A prompt is a
 Jinja2 template per item kind: ``templates/prompts/KIND.j2`` unless the run names another
 file, rendered in :class:`hopvista.sandbox.PackEnvironment` (no code runs; work, time and size
 are bounded). It sees ``question`` (the item's own question, statements included),
-``names``, ``texts`` (``name``, ``text``), ``table_json``, ``chart_json``, ``setting`` and two
+``names``, ``texts`` (``name``, ``text``), ``table_json``, ``chart_json``,
+``table_markdown`` (an ``mmtable`` item's table as text, its picture cells filled as the
+setting says), ``setting`` and two
 functions, ``has(role)`` (whether the setting shows an image of that role) and
 ``image(role)`` (the image, placed there in the prompt). The run records the template text.
 """
@@ -39,9 +48,17 @@ import jinja2
 from hopvista import sandbox
 from hopvista.errors import UserError
 from hopvista.eval.backends import Prompt, PromptImage
+from hopvista.eval.cell_visuals import (
+    CELL_IMAGE,
+    Captioner,
+    cell_images,
+    kind_caption,
+    table_markdown,
+)
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
+from hopvista.model.mmtable import Visual
 from hopvista.yamlfile import read_text
 
 
@@ -52,9 +69,16 @@ class Setting:
     name: str
     description: str
     table: str
-    """``"image"``, ``"json"`` or ``"page"``."""
+    """``"image"``, ``"json"``, ``"text"`` (an ``mmtable`` item's grid as Markdown) or
+    ``"page"``."""
     chart: str
     """``"image"``, ``"table"`` (its data as JSON), ``"none"`` or ``"page"``."""
+    pictures: str = "cells"
+    """How an ``mmtable`` item's pictures are shown when its table is given as text:
+    ``"empty"``, ``"description"``, ``"caption"`` or ``"cells"`` (each its own image); a
+    setting that gives the table as an image shows them in it."""
+    kinds: tuple[str, ...] = ()
+    """The item kinds the setting applies to (every kind when empty)."""
 
     def roles(self) -> tuple[str, ...]:
         """The image roles the setting shows."""
@@ -72,6 +96,14 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
             "json", "table"),
     Setting("no-chart", "text and table as JSON, chart withheld (FCMR Table 8)", "json", "none"),
     Setting("image-only", "one page image of the inputs", "page", "page"),
+    Setting("missing-image", "the table as text, its picture cells empty (MMTabReal)",
+            "text", "none", "empty", ("mmtable",)),
+    Setting("entity-replaced", "the table as text, each picture replaced by its exact "
+            "description (MMTabReal's upper bound)", "text", "none", "description",
+            ("mmtable",)),
+    Setting("image-captioning", "the table as text, each picture replaced by a caption "
+            "(MMTabReal)", "text", "none", "caption", ("mmtable",)),
+    Setting("table-as-image", "one image of the table (MMTabReal)", "image", "none"),
 )}
 """Every setting by name."""
 
@@ -125,12 +157,14 @@ def _stand_in_variables() -> dict[str, Any]:
 
     return {"question": "<question>", "names": "<names>",
             "texts": [{"name": "<name>", "text": "<text>"}], "table_json": "<table_json>",
-            "chart_json": "<chart_json>", "setting": DEFAULT_SETTING, "image": image,
+            "chart_json": "<chart_json>", "table_markdown": "<table_markdown>",
+            "setting": DEFAULT_SETTING, "image": image,
             "has": has}
 
 
 def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
-                 pages: Path | None = None, check_only: bool = False) -> Prompt:
+                 pages: Path | None = None, check_only: bool = False,
+                 captioner: Captioner = kind_caption) -> Prompt:
     """The prompt ``item`` gets in setting ``how`` from ``template``.
 
     ``UserError`` when the setting needs an image the dataset does not have (a build with
@@ -139,8 +173,13 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
     every setting that shows images. With ``check_only``, images are looked for but not read
     (the prompt's images are empty), and a page the evaluator is to draw into ``pages``
     counts as there: a run checks every prompt this way before it writes anything.
+    An ``mmtable`` item's captions (``image-captioning``) come from ``captioner``.
     """
     nonce = secrets.token_hex(8)
+    if how.kinds and item.kind not in how.kinds:
+        raise UserError(f"{item.id}: the setting {how.name!r} applies to items of kind "
+                        f"{', '.join(how.kinds)}, not {item.kind!r}")
+    how = picture_setting(item, how)
     if how.table != "page" and item.image("page") is not None and \
             any(item.image(role) is None for role in how.roles()):
         how = SETTINGS["image-only"]  # a vision-only variant: its inputs exist as one page
@@ -169,6 +208,21 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
     def has(role: str) -> bool:
         return role in shown
 
+    def cell_marker(visual: Visual) -> str:
+        number, picture = pictures.get((visual.row, visual.col), (0, None))
+        if picture is None:
+            raise UserError(f"{item.id}: the setting {how.name!r} shows the picture of cell "
+                            f"row {visual.row}, col {visual.col} as an image, which the "
+                            "dataset does not have (built with --no-images?)")
+        key = f"{CELL_IMAGE}.{number}"
+        if key not in images:
+            path = dataset.image_file(picture)
+            images[key] = PromptImage(b"" if check_only else path.read_bytes(), CELL_IMAGE)
+        return f"\0{nonce}:{key}\0"
+
+    pictures = cell_images(item) if how.pictures == "cells" else {}
+    fills = {"empty": lambda v: "", "description": lambda v: v.description,
+             "caption": lambda v: captioner(item, v), "cells": cell_marker}
     names = {e.id: e.name for e in item.entities}
     variables: dict[str, Any] = {
         "question": item.question,
@@ -177,6 +231,8 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
                   for t in item.inputs.text] if how.table != "page" else [],
         "table_json": table_json(item) if how.table == "json" else None,
         "chart_json": chart_json(item) if how.chart == "table" else None,
+        "table_markdown": table_markdown(item, fills[how.pictures])
+        if how.table == "text" else None,
         "setting": how.name,
         "image": image,
         "has": has,
@@ -187,7 +243,7 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
         raise UserError(f"{item.id}: prompt template: {sandbox.describe(exc, sorted(variables))}"
                         ) from None
     parts: list[str | PromptImage] = []
-    for k, piece in enumerate(re.split(f"\0{nonce}:([a-z][a-z0-9-]*)\0", text)):
+    for k, piece in enumerate(re.split(f"\0{nonce}:([a-z][a-z0-9.-]*)\0", text)):
         if k % 2:
             parts.append(images[piece])
         elif piece:
@@ -198,6 +254,15 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
 @lru_cache(maxsize=16)
 def _template(source: str) -> jinja2.Template:
     return _ENV.from_string(source)
+
+
+def picture_setting(item: Item, how: Setting) -> Setting:
+    """The setting as it applies to ``item``: an ``mmtable`` item in ``interleaved`` gets
+    its table as text with each picture an image of its own in its cell (MMTabReal's
+    interleaved setting); any other item, or setting, is unchanged."""
+    if item.kind == "mmtable" and how.name == "interleaved":
+        return replace(how, table="text", chart="none", pictures="cells")
+    return how
 
 
 def marked_images(item: Item, how: Setting) -> Setting:

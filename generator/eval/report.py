@@ -32,7 +32,12 @@ PLOTTED = (("difficulty", "Accuracy by difficulty"), ("order", "Accuracy by moda
            ("chart_library", "Accuracy by chart library"),
            ("chart_kind", "Accuracy by chart kind"), ("table_theme", "Accuracy by table theme"),
            ("variant", "Accuracy by variant"), ("family", "Accuracy by markup task family"),
-           ("subtask", "Accuracy by markup subtask"))
+           ("subtask", "Accuracy by markup subtask"),
+           ("archetype", "Accuracy by table archetype"),
+           ("question_type", "Accuracy by question type"),
+           ("reasoning", "Accuracy by reasoning type"),
+           ("answer_type", "Accuracy by answer type"),
+           ("visual_kind", "Accuracy by kind of picture (an item counts under each it holds)"))
 
 STYLE = """body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.3em .6em;

@@ -41,6 +41,8 @@ from typing import Any
 from hopvista.errors import UserError
 from hopvista.eval.backends import ItemModel, Model, ModelError, Reply, load_model, split_spec
 from hopvista.eval.cache import ResponseCache, prompt_digest, request_key
+from hopvista.eval.captioning import BUILT_IN, captioner_model, check_pictures, model_captioner
+from hopvista.eval.cell_visuals import Captioner, kind_caption
 from hopvista.eval.clean import Redactor, json_line, plain, secrets_of
 from hopvista.eval.papers import paper_metrics
 from hopvista.eval.parse import parse_short, parse_statements
@@ -100,6 +102,9 @@ class EvalRequest:
     metrics: tuple[str, ...] = ()
     """Papers' scores to add to each short answer's, by name
     (:data:`~hopvista.eval.papers.PAPER_METRICS`)."""
+    captioner: str = BUILT_IN
+    """What captions the pictures in ``image-captioning``: ``kind`` or ``openai:MODEL``
+    (:mod:`hopvista.eval.captioning`)."""
 
 
 Progress = Callable[[int, int, float | None, float], None]
@@ -146,6 +151,10 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
     kinds = sorted({item.kind for item in items})
     templates = {kind: request.prompt or default_template(kind) for kind in kinds} \
         if not isinstance(model, ItemModel) else {}
+    asks_captions = how.pictures == "caption" and not isinstance(model, ItemModel)
+    captioner = captioner_model(request.captioner, request.options) if asks_captions else None
+    if captioner is not None:
+        check_pictures(items, dataset)
     with _environment_failures(out, folder, request.cache, cache_folder), \
             held_run_folder(folder, out) as held:
         pages = folder / PAGES_DIR
@@ -161,10 +170,12 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
             from hopvista.eval.page import draw_pages
 
             draw_pages(to_draw, dataset, pages)
+        captions: Captioner = kind_caption if captioner is None else \
+            model_captioner(captioner, request.captioner, items, dataset, folder)
         shown = f"--cache {request.cache}" if request.cache is not None else f"--out {out}"
         job = _Job(dataset, model, how.name, templates, ResponseCache(cache_folder, shown),
                    request.prices or Prices.builtin(), request.model, pages, redactor,
-                   request.metrics)
+                   request.metrics, captions)
         final = _answer_all(job, items, max(1, request.concurrency), progress)
         summary = _write_outputs(folder, out, run, final)
     return summary
@@ -188,6 +199,8 @@ def _run_record(request: EvalRequest, dataset: Dataset, items: Sequence[Item],
         "variants": list(request.variants) if request.variants else None,
         "prompts": templates,
         **({"metrics": list(request.metrics)} if request.metrics else {}),
+        **({"captioner": request.captioner} if how.pictures == "caption" and
+           how.table == "text" else {}),
     }
 
 
@@ -326,6 +339,7 @@ class _Job:
     pages: Path
     redactor: Redactor
     metrics: tuple[str, ...] = ()
+    captioner: Captioner = kind_caption
 
     def evaluate(self, item: Item) -> dict[str, Any]:
         """One item's result line (plain JSON, secrets redacted)."""
@@ -340,7 +354,8 @@ class _Job:
                 error = self._error(exc)
         else:
             prompt = build_prompt(item, self.dataset, setting(self.setting_name),
-                                  self.templates[item.kind], self.pages)
+                                  self.templates[item.kind], self.pages,
+                                  captioner=self.captioner)
             identity = _identity(self.model)
             digest = prompt_digest(prompt)
             key = request_key(identity or {"model": self.spec}, digest)
@@ -529,4 +544,15 @@ def _facets(item: Item) -> dict[str, Any]:
         "chart_library": chart.get("library"),
         "chart_kind": chart.get("kind"),
         "table_theme": table.get("theme"),
+        **_picture_facets(item),
     }
+
+
+def _picture_facets(item: Item) -> dict[str, Any]:
+    """An ``mmtable`` item's MMTabReal facets: its tags and the kinds of its pictures
+    (nothing for items of other kinds, whose result lines keep their fields)."""
+    if item.tags is None:
+        return {}
+    return {"archetype": item.tags.archetype, "question_type": item.tags.question_type,
+            "reasoning": item.tags.reasoning, "answer_type": item.tags.answer_type,
+            "visual_kind": sorted({v.kind for v in item.inputs.visuals or ()})}

@@ -23,6 +23,9 @@ from hopvista.model.kinds import THREE_STATEMENT
 FACETS = ("difficulty", "variant", "family", "subtask", "order", "chart_library", "chart_kind",
           "table_theme")
 """Result fields the figures are broken down by (item-level accuracy)."""
+PICTURE_FACETS = ("archetype", "question_type", "reasoning", "answer_type", "visual_kind")
+"""MMTabReal's breakdowns (its Tables 8–11), in the summary of a run with ``mmtable`` items:
+``visual_kind`` groups each item under every kind of picture it holds."""
 
 METRICS = ("set_accuracy", "statement_accuracy", "em", "ss", "f1", "fields",
            "mmtabreal_em", "mmtabreal_ss", "mmtabreal_f1", "tablevista_em")
@@ -61,7 +64,9 @@ def summarise(results: Sequence[dict[str, Any]], run: dict[str, Any],
             np.array([float(bool(r["correct"])) for r in answered]), ones, float("nan"))),
         "metrics": {m: share(_metric(m)) for m in METRICS
                     if any(m in r["metrics"] for r in answered)},
-        "by": {facet: _by(answered, facet, boot) for facet in FACETS},
+        "by": {facet: _by(answered, facet, boot) for facet in FACETS}
+        | {facet: _by(answered, facet, boot) for facet in PICTURE_FACETS
+           if any(facet in r for r in results)},
         "tokens": {side: sum(r["tokens"][side] or 0 for r in results)
                    for side in ("input", "output")},
         "cost": _cost(results),
@@ -147,13 +152,20 @@ def _cost(results: Sequence[dict[str, Any]]) -> float | None:
 
 def _by(answered: Sequence[dict[str, Any]], facet: str, boot: Bootstrap
         ) -> dict[str, Any]:
-    groups = sorted({r.get(facet) for r in answered if r.get(facet) is not None}, key=str)
+    groups = sorted({g for r in answered for g in _groups(r.get(facet))}, key=str)
     correct = np.array([float(bool(r["correct"])) for r in answered])
     out = {}
     for group in groups:
-        member = np.array([float(r.get(facet) == group) for r in answered])
+        member = np.array([float(group in _groups(r.get(facet))) for r in answered])
         out[str(group)] = estimate_json(boot.estimate(correct * member, member, float("nan")))
     return out
+
+
+def _groups(value: Any) -> list[Any]:
+    """The groups a result's facet value puts it in: a list's members, else the value."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
 
 
 def _statement_figures(answered: Sequence[dict[str, Any]], boot: Bootstrap

@@ -32,8 +32,8 @@ PAPER_METRICS: dict[str, PaperScore] = {
 }
 """What ``gen eval --metric`` may add, by name."""
 
-SCORED_KINDS = ("table_qa",)
-"""The item kinds the papers' scripts score: short answers."""
+SCORED_KINDS = ("table_qa", "mmtable")
+"""The item kinds the papers' scripts score: short answers (tables with pictures too)."""
 
 
 def paper_metrics(names: Sequence[str], item: Item, response: str, parsed: Any,
