@@ -124,6 +124,10 @@ class Recipe(Generic[P]):
     plan: MakePlan[P]
     protects: bool = field(default=False)
     """Whether the recipe hides or moves cells (it must keep protected cells clear)."""
+    shows_pictures: bool = field(default=False)
+    """Whether the recipe shows a table's cell pictures (``inputs.visuals``) in their cells,
+    each as its kind draws it; a base with pictures gets no variant of a recipe that does
+    not."""
 
     def parse(self, params: Mapping[str, Any] | None) -> P:
         """Validated parameters; a ``UserError`` naming the variant and the field."""
@@ -140,12 +144,21 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def recipe(name: str, group: str, parameters: type[P], *,
-           protects: bool = False) -> Callable[[MakePlan[P]], MakePlan[P]]:
+def pictures_skip(recipe: Recipe[Any], item: Item) -> str | None:
+    """Why ``recipe`` makes no variant of ``item`` because of the pictures in its cells
+    (``None``: it may)."""
+    if not item.inputs.visuals or recipe.shows_pictures:
+        return None
+    return f"recipe {recipe.name!r} does not show the pictures in a table's cells"
+
+
+def recipe(name: str, group: str, parameters: type[P], *, protects: bool = False,
+           shows_pictures: bool = False) -> Callable[[MakePlan[P]], MakePlan[P]]:
     """Register ``plan`` as the recipe ``name`` (description: its docstring's first line)."""
     def register(plan: MakePlan[P]) -> MakePlan[P]:
         text = (plan.__doc__ or "").strip().split("\n")[0]
-        VARIANTS.register(name, Recipe(name, group, text, parameters, plan, protects))
+        VARIANTS.register(name, Recipe(name, group, text, parameters, plan, protects,
+                                       shows_pictures))
         return plan
 
     return register
@@ -213,7 +226,7 @@ def _style_recipe(family: str) -> MakePlan[Params]:
 
 
 for _family in ("web", "latex", "excel", "custom"):
-    recipe(_family, "style", Params)(_style_recipe(_family))
+    recipe(_family, "style", Params, shows_pictures=True)(_style_recipe(_family))
 
 
 # -- transformations -------------------------------------------------------------------------
@@ -236,7 +249,7 @@ def _check_perturbation(name: str, params: Mapping[str, Any]) -> None:
     PERTURBATIONS.get(name).parse(params)
 
 
-@recipe("noise", "transformation", NoiseParams)
+@recipe("noise", "transformation", NoiseParams, shows_pictures=True)
 def noise(base: Base, streams: Streams, params: NoiseParams) -> Plan:
     """Blur, sensor noise, JPEG and contrast on the table and chart images."""
     step = (("noise", dict(params.perturbation)),)
@@ -445,7 +458,7 @@ class PhotoParams(Params):
         return self
 
 
-@recipe("photo", "vision", PhotoParams)
+@recipe("photo", "vision", PhotoParams, shows_pictures=True)
 def photo(base: Base, streams: Streams, params: PhotoParams) -> Plan:
     """A phone photo of the table and chart, on a screen or on paper."""
     surface = params.surface if params.surface != "any" else \

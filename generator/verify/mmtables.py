@@ -280,6 +280,47 @@ CELL_IMAGE_ROLE = "cell-image"
 """The role of a picture written alone (after the table image, in reading order)."""
 
 
+def shown_pictures_problem(item: Item, render: Mapping[str, Any], width: int,
+                           height: int) -> str | None:
+    """What is wrong with where the table image of ``width`` x ``height`` shows its pictures:
+    its ``render.visuals`` must name each visual's cell once, with a box inside the image
+    whose centre lies in that cell's box (``render.cells``), so that none is hidden or lost."""
+    shown = render.get("visuals")
+    if not isinstance(shown, list):
+        return "render.visuals is not a list of the pictures' boxes"
+    cells = {(c.get("row"), c.get("col")): c.get("box") for c in render.get("cells", [])
+             if isinstance(c, dict)}
+    seen: dict[tuple[Any, Any], Any] = {}
+    for entry in shown:
+        if not isinstance(entry, dict):
+            return "render.visuals holds something other than a picture's record"
+        seen.setdefault((entry.get("row"), entry.get("col")), []).append(entry.get("box"))
+    wanted = {(v.row, v.col) for v in item.inputs.visuals}
+    if set(seen) != wanted or any(len(boxes) != 1 for boxes in seen.values()):
+        missing = sorted(wanted - set(seen))[:3]
+        return f"render.visuals does not show each picture once (missing {missing}, " \
+               f"{len(shown)} shown for {len(wanted)})"
+    for (row, col), (box,) in sorted(seen.items()):
+        if not _inside(box, (0, 0, width, height)):
+            return f"the picture of row {row}, col {col} has no box inside the image"
+        cell = cells.get((row, col))
+        if not _inside(cell, (0, 0, width, height)) or \
+                not _inside((box[0] + box[2] / 2, box[1] + box[3] / 2, 0, 0), cell):
+            return f"the picture of row {row}, col {col} is not inside its cell"
+    return None
+
+
+def _inside(box: Any, frame: Any) -> bool:
+    """Whether ``box`` ``[x, y, width, height]`` lies within ``frame`` (same form)."""
+    if not (isinstance(box, (list, tuple)) and len(box) == 4 and
+            all(isinstance(n, (int, float)) and not isinstance(n, bool) for n in box)):
+        return False
+    x, y, w, h = box
+    fx, fy, fw, fh = frame
+    return w >= 0 and h >= 0 and x >= fx and y >= fy and x + w <= fx + fw and \
+        y + h <= fy + fh
+
+
 def cell_image_problem(item: Item, number: int, render: Mapping[str, Any],
                        data: bytes) -> str | None:
     """What is wrong with picture ``number`` (1-based, reading order) written alone: its
