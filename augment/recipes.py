@@ -57,7 +57,9 @@ from hopvista.rng import Streams
 from hopvista.themes.chart_kinds import allowed_kinds
 from hopvista.themes.charts import sample_chart_style
 from hopvista.themes.pages import page_names
-from hopvista.themes.tables import sample_table_style
+from hopvista.themes.tables import get_theme, sample_table_style
+from hopvista.themes.tables.policy import cell_backgrounds
+from hopvista.themes.visuals.palette import stands_out
 
 P = TypeVar("P", bound=BaseModel)
 
@@ -215,9 +217,37 @@ def chart_readers(item: Item) -> list[_Reader]:
             for s in item.statements]
 
 
+STYLE_DRAWS = 8
+"""How many styles a style variant draws, at most, to find one its table's pictures stand out
+on."""
+
+
+def pictures_stand_out(item: Item, style: Mapping[str, Any]) -> bool:
+    """Whether each of the item's cell pictures stands out from every background a body cell
+    of ``style`` may have (:func:`hopvista.themes.visuals.palette.stands_out`)."""
+    if not item.inputs.visuals:
+        return True
+    backgrounds = cell_backgrounds(get_theme(style["theme"]), style["accent"])
+    return all(stands_out(visual.colors[0], backgrounds) for visual in item.inputs.visuals)
+
+
+def picture_style(base: Base, streams: Streams, family: str | None) -> dict[str, Any]:
+    """A table style of ``family`` for ``base``, drawn again (from the streams of
+    ``VARIANT.again-K``) while its pictures would not stand out on it."""
+    style = family_style(streams, family, base.grid)
+    for again in range(1, STYLE_DRAWS + 1):
+        if pictures_stand_out(base.item, style):
+            return style
+        style = family_style(Streams(streams.seed, streams.item_id,
+                                     f"{streams.variant}.again-{again}"), family, base.grid)
+    if not pictures_stand_out(base.item, style):
+        raise Skip(f"no {family} theme drawn shows every picture of the table clearly")
+    return style
+
+
 def _style_recipe(family: str) -> MakePlan[Params]:
     def plan(base: Base, streams: Streams, params: Params) -> Plan:
-        style = family_style(streams, family, base.grid)
+        style = picture_style(base, streams, family)
         return Plan(base.grid, plain(base.grid), style, {"theme": style["theme"]},
                     chart_style=chart_style(base, streams),
                     chart_perturbations=() if base.item.inputs.chart is not None else RESIZED)

@@ -7,12 +7,13 @@ from __future__ import annotations
 import pytest
 
 from hopvista.cli.main import main
-from hopvista.mmtables.domains import LAYOUTS, PICTURE_CONTRAST, draw_table, legible_table
+from hopvista.mmtables.domains import LAYOUTS, draw_table, legible_table
 from hopvista.mmtables.images import style_backgrounds, table_style
 from hopvista.model import Item
 from hopvista.rng import Streams
 from hopvista.themes.tables import TABLE_THEMES
 from hopvista.themes.tables.policy import cell_backgrounds, contrast
+from hopvista.themes.visuals.palette import PICTURE_CONTRAST
 from tests.conftest import read_items
 
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from hopvista.mmtables.names import unique_names
 from hopvista.rng import Streams
-from hopvista.themes.tables.policy import contrast
 from hopvista.themes.visuals import VISUAL_KINDS
+from hopvista.themes.visuals.palette import stands_out
 
 ROWS = (4, 6)
 """The fewest and the most body rows of a table."""
@@ -168,23 +168,8 @@ def draw_table(layout: Layout, streams: Streams) -> Table:
                  tuple((c, first + k) for k, c in enumerate(layout.columns)))
 
 
-PICTURE_CONTRAST = 1.5
-"""The least contrast ratio (WCAG's) between a picture's first colour (the one covering most
-of it) and any background its cell may have: below it, a white badge on a white page or a
-black one on a dark page all but vanishes."""
 LEGIBLE_DRAWS = 8
 """How many times a picture that would not stand out is drawn again before the table is."""
-
-
-def _rgb(colour: str) -> tuple[float, float, float]:
-    return (int(colour[1:3], 16) / 255, int(colour[3:5], 16) / 255, int(colour[5:7], 16) / 255)
-
-
-def stands_out(colour: str, backgrounds: tuple[str, ...]) -> bool:
-    """Whether ``colour`` (``#rrggbb``) reaches :data:`PICTURE_CONTRAST` against each of
-    ``backgrounds``."""
-    return all(contrast(_rgb(colour), _rgb(ground)) >= PICTURE_CONTRAST
-               for ground in backgrounds)
 
 
 def legible_table(table: Table, backgrounds: tuple[str, ...], streams: Streams) -> Table:

@@ -72,6 +72,7 @@ from hopvista.verify.markup import (
 from hopvista.verify.mmtables import (
     CELL_IMAGE_ROLE,
     cell_image_problem,
+    faint_picture_problem,
     mmtable_problems,
     shown_pictures_problem,
 )
@@ -159,7 +160,8 @@ def _image_problems(item: Item, root: Path, images: dict[str, bytes | None]) -> 
         if why is None and image.role == CELL_IMAGE_ROLE and data is not None:
             why = cell_image_problem(item, number, image.render, data)
         if why is None and image.role == "table" and item.kind == "mmtable":
-            why = shown_pictures_problem(item, image.render, image.width, image.height)
+            why = shown_pictures_problem(item, image.render, image.width, image.height) or \
+                faint_picture_problem(item)
         if why:
             problems.append(f"{image.role} image {image.path}: {why}")
         if image.role in ("table", "page") and item.inputs.table is not None:

@@ -35,7 +35,10 @@ from hopvista.program.cells import (
     rows_where,
     visual_witness,
 )
+from hopvista.themes.tables import get_theme
+from hopvista.themes.tables.policy import cell_backgrounds
 from hopvista.themes.visuals import VISUAL_KINDS, families, vocabularies
+from hopvista.themes.visuals.palette import PICTURE_CONTRAST, stands_out
 
 ENTITY, MAP, CHART, VISUALISATION = "entity", "map", "chart", "visualisation"
 """The families of MMTabReal's image types a visual kind draws (each registered kind names
@@ -278,6 +281,26 @@ def _brief(value: Any) -> str:
 
 CELL_IMAGE_ROLE = "cell-image"
 """The role of a picture written alone (after the table image, in reading order)."""
+
+
+def faint_picture_problem(item: Item) -> str | None:
+    """A picture whose first colour would not stand out from a background its cell may have
+    in the item's table style (``variant.style.table``), named; ``None`` when each does."""
+    style = item.variant.style.get("table")
+    if not isinstance(style, Mapping) or not isinstance(style.get("theme"), str):
+        return "variant.style.table names no theme to show the pictures in"
+    try:
+        theme = get_theme(style["theme"])
+        backgrounds = cell_backgrounds(theme, str(style.get("accent")))
+    except (UserError, ValueError) as exc:
+        return f"variant.style.table: {exc}"
+    for visual in sorted(item.inputs.visuals, key=lambda v: (v.row, v.col)):
+        if visual.colors and not stands_out(visual.colors[0], backgrounds):
+            return (f"the {visual.kind} of row {visual.row}, col {visual.col} "
+                    f"({visual.colors[0]}) does not stand out from a cell of theme "
+                    f"{theme.name!r} ({', '.join(backgrounds)}): a contrast of "
+                    f"{PICTURE_CONTRAST} is needed")
+    return None
 
 
 def shown_pictures_problem(item: Item, render: Mapping[str, Any], width: int,
