@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.model import Item
+from hopvista.model.inputs import GridTable
 from hopvista.model.item import Variant
 from hopvista.render.browser import uninterrupted
 from hopvista.render.mmtable import render_mmtable_images
@@ -24,9 +25,9 @@ def table_style(item: Item) -> dict[str, Any]:
     """The item's table style, from its base's own streams (only themes and fonts that show
     every character of the table are drawn from)."""
     table = item.inputs.table
-    text = "" if table is None or not hasattr(table, "header") else \
-        "".join([*table.header, *(cell for row in table.rows for cell in row)])
-    return style_of(item.seed, item.base_id, text)
+    text = "".join([*table.header, *(cell for row in table.rows for cell in row)]) \
+        if isinstance(table, GridTable) else ""
+    return style_of(item.seed or 0, item.base_id, text)
 
 
 def style_of(seed: int, base_id: str, text: str) -> dict[str, Any]:

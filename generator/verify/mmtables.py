@@ -340,8 +340,8 @@ def _inside(box: Any, frame: Any) -> bool:
         return False
     x, y, w, h = box
     fx, fy, fw, fh = frame
-    return w >= 0 and h >= 0 and x >= fx and y >= fy and x + w <= fx + fw and \
-        y + h <= fy + fh
+    return bool(w >= 0 and h >= 0 and x >= fx and y >= fy and x + w <= fx + fw and
+                y + h <= fy + fh)
 
 
 def cell_image_problem(item: Item, number: int, render: Mapping[str, Any],
