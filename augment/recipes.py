@@ -57,7 +57,9 @@ from hopvista.rng import Streams
 from hopvista.themes.chart_kinds import allowed_kinds
 from hopvista.themes.charts import sample_chart_style
 from hopvista.themes.pages import page_names
-from hopvista.themes.tables import sample_table_style
+from hopvista.themes.tables import get_theme, sample_table_style
+from hopvista.themes.tables.policy import cell_backgrounds
+from hopvista.themes.visuals.palette import stands_out
 
 P = TypeVar("P", bound=BaseModel)
 
@@ -124,6 +126,10 @@ class Recipe(Generic[P]):
     plan: MakePlan[P]
     protects: bool = field(default=False)
     """Whether the recipe hides or moves cells (it must keep protected cells clear)."""
+    shows_pictures: bool = field(default=False)
+    """Whether the recipe shows a table's cell pictures (``inputs.visuals``) in their cells,
+    each as its kind draws it; a base with pictures gets no variant of a recipe that does
+    not."""
 
     def parse(self, params: Mapping[str, Any] | None) -> P:
         """Validated parameters; a ``UserError`` naming the variant and the field."""
@@ -140,12 +146,21 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def recipe(name: str, group: str, parameters: type[P], *,
-           protects: bool = False) -> Callable[[MakePlan[P]], MakePlan[P]]:
+def pictures_skip(recipe: Recipe[Any], item: Item) -> str | None:
+    """Why ``recipe`` makes no variant of ``item`` because of the pictures in its cells
+    (``None``: it may)."""
+    if not item.inputs.visuals or recipe.shows_pictures:
+        return None
+    return f"recipe {recipe.name!r} does not show the pictures in a table's cells"
+
+
+def recipe(name: str, group: str, parameters: type[P], *, protects: bool = False,
+           shows_pictures: bool = False) -> Callable[[MakePlan[P]], MakePlan[P]]:
     """Register ``plan`` as the recipe ``name`` (description: its docstring's first line)."""
     def register(plan: MakePlan[P]) -> MakePlan[P]:
         text = (plan.__doc__ or "").strip().split("\n")[0]
-        VARIANTS.register(name, Recipe(name, group, text, parameters, plan, protects))
+        VARIANTS.register(name, Recipe(name, group, text, parameters, plan, protects,
+                                       shows_pictures))
         return plan
 
     return register
@@ -202,9 +217,37 @@ def chart_readers(item: Item) -> list[_Reader]:
             for s in item.statements]
 
 
+STYLE_DRAWS = 8
+"""How many styles a style variant draws, at most, to find one its table's pictures stand out
+on."""
+
+
+def pictures_stand_out(item: Item, style: Mapping[str, Any]) -> bool:
+    """Whether each of the item's cell pictures stands out from every background a body cell
+    of ``style`` may have (:func:`hopvista.themes.visuals.palette.stands_out`)."""
+    if not item.inputs.visuals:
+        return True
+    backgrounds = cell_backgrounds(get_theme(style["theme"]), style["accent"])
+    return all(stands_out(visual.colors[0], backgrounds) for visual in item.inputs.visuals)
+
+
+def picture_style(base: Base, streams: Streams, family: str | None) -> dict[str, Any]:
+    """A table style of ``family`` for ``base``, drawn again (from the streams of
+    ``VARIANT.again-K``) while its pictures would not stand out on it."""
+    style = family_style(streams, family, base.grid)
+    for again in range(1, STYLE_DRAWS + 1):
+        if pictures_stand_out(base.item, style):
+            return style
+        style = family_style(Streams(streams.seed, streams.item_id,
+                                     f"{streams.variant}.again-{again}"), family, base.grid)
+    if not pictures_stand_out(base.item, style):
+        raise Skip(f"no {family} theme drawn shows every picture of the table clearly")
+    return style
+
+
 def _style_recipe(family: str) -> MakePlan[Params]:
     def plan(base: Base, streams: Streams, params: Params) -> Plan:
-        style = family_style(streams, family, base.grid)
+        style = picture_style(base, streams, family)
         return Plan(base.grid, plain(base.grid), style, {"theme": style["theme"]},
                     chart_style=chart_style(base, streams),
                     chart_perturbations=() if base.item.inputs.chart is not None else RESIZED)
@@ -213,7 +256,7 @@ def _style_recipe(family: str) -> MakePlan[Params]:
 
 
 for _family in ("web", "latex", "excel", "custom"):
-    recipe(_family, "style", Params)(_style_recipe(_family))
+    recipe(_family, "style", Params, shows_pictures=True)(_style_recipe(_family))
 
 
 # -- transformations -------------------------------------------------------------------------
@@ -236,7 +279,7 @@ def _check_perturbation(name: str, params: Mapping[str, Any]) -> None:
     PERTURBATIONS.get(name).parse(params)
 
 
-@recipe("noise", "transformation", NoiseParams)
+@recipe("noise", "transformation", NoiseParams, shows_pictures=True)
 def noise(base: Base, streams: Streams, params: NoiseParams) -> Plan:
     """Blur, sensor noise, JPEG and contrast on the table and chart images."""
     step = (("noise", dict(params.perturbation)),)
@@ -445,7 +488,7 @@ class PhotoParams(Params):
         return self
 
 
-@recipe("photo", "vision", PhotoParams)
+@recipe("photo", "vision", PhotoParams, shows_pictures=True)
 def photo(base: Base, streams: Streams, params: PhotoParams) -> Plan:
     """A phone photo of the table and chart, on a screen or on paper."""
     surface = params.surface if params.surface != "any" else \

@@ -26,8 +26,8 @@ from tqdm import tqdm
 
 from hopvista.building.dataset_writer import Counts, DatasetKind, package_versions, write_dataset
 from hopvista.building.workers import cap_workers, preload_renderers, run_ordered
-from hopvista.mmtables.domains import LAYOUTS, Table, draw_table
-from hopvista.mmtables.images import TableImages
+from hopvista.mmtables.domains import LAYOUTS, Table, draw_table, legible_table
+from hopvista.mmtables.images import TableImages, style_backgrounds, style_of
 from hopvista.mmtables.plan import PlanEntry, archetype_shares, planned
 from hopvista.mmtables.questions import TEMPLATES, Draft, Unsuitable, finish, pick
 from hopvista.model import Item
@@ -71,6 +71,8 @@ def draw_item(seed: int, index: int, shares: Mapping[str, int]) -> Item:
         streams = Streams(seed, base_id, "base" if attempt == 0 else f"base-{attempt + 1}")
         try:
             table = draw_table(pick(streams, "table.layout", LAYOUTS[entry.archetype]), streams)
+            style = style_of(seed, base_id, "".join(cell for row in table.grid for cell in row))
+            table = legible_table(table, style_backgrounds(style), streams)
             draft = maker(table, streams)
             answer = finish(table, draft)
         except (Unsuitable, ValueError) as exc:

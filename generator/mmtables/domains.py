@@ -10,12 +10,13 @@ archetype's :class:`Layout`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hopvista.mmtables.names import unique_names
 from hopvista.rng import Streams
 from hopvista.themes.visuals import VISUAL_KINDS
+from hopvista.themes.visuals.palette import stands_out
 
 ROWS = (4, 6)
 """The fewest and the most body rows of a table."""
@@ -165,6 +166,31 @@ def draw_table(layout: Layout, streams: Streams) -> Table:
     return Table(layout, grid, visuals,
                  tuple((n, 1 + k) for k, n in enumerate(domain.numbers)),
                  tuple((c, first + k) for k, c in enumerate(layout.columns)))
+
+
+LEGIBLE_DRAWS = 8
+"""How many times a picture that would not stand out is drawn again before the table is."""
+
+
+def legible_table(table: Table, backgrounds: tuple[str, ...], streams: Streams) -> Table:
+    """``table`` with each picture whose first colour would not stand out from
+    ``backgrounds`` drawn again from streams of its own (``table.<column>.<row>.again-<k>``:
+    no other draw changes); a ``ValueError`` when one never does."""
+    visuals = dict(table.visuals)
+    for column, col in table.visual_columns:
+        kind = VISUAL_KINDS.get(column.kind)
+        for row in table.imaged(col):
+            slot = f"table.{column.header}.{row}"
+            for again in range(1, LEGIBLE_DRAWS + 1):
+                if stands_out(visuals[(row, col)]["colors"][0], backgrounds):
+                    break
+                attributes = kind.sample(streams, slot=f"{slot}.again-{again}",
+                                         **dict(column.constraints))
+                visuals[(row, col)] = {"kind": column.kind, "colors": kind.colors(attributes),
+                                       "attributes": attributes}
+            if not stands_out(visuals[(row, col)]["colors"][0], backgrounds):
+                raise ValueError(f"no {column.kind} that stands out from {backgrounds}")
+    return replace(table, visuals=visuals)
 
 
 def _distinct(streams: Streams, name: str, numbers: Numbers, count: int) -> list[int]:

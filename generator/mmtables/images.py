@@ -14,7 +14,8 @@ from hopvista.render.browser import uninterrupted
 from hopvista.render.mmtable import render_mmtable_images
 from hopvista.render.table import TableRenderer
 from hopvista.rng import Streams
-from hopvista.themes.tables import sample_table_style
+from hopvista.themes.tables import get_theme, sample_table_style
+from hopvista.themes.tables.policy import cell_backgrounds
 
 VIEWPORT = (1600, 1200)
 """The page the table is drawn on, as for markup tasks."""
@@ -24,10 +25,21 @@ def table_style(item: Item) -> dict[str, Any]:
     """The item's table style, from its base's own streams (only themes and fonts that show
     every character of the table are drawn from)."""
     table = item.inputs.table
-    cells: list[str] = []
-    if isinstance(table, GridTable):
-        cells = [*table.header, *(cell for row in table.rows for cell in row)]
-    return sample_table_style(Streams(item.seed or 0, item.base_id), text="".join(cells))
+    text = "".join([*table.header, *(cell for row in table.rows for cell in row)]) \
+        if isinstance(table, GridTable) else ""
+    return style_of(item.seed or 0, item.base_id, text)
+
+
+def style_of(seed: int, base_id: str, text: str) -> dict[str, Any]:
+    """The table style of the item ``base_id`` whose table shows ``text``: drawn from the
+    item's own named streams ``table.theme``, ``table.font``, ... (no other draw of the item
+    uses them, so it may be drawn before or after the table)."""
+    return sample_table_style(Streams(seed, base_id), text=text)
+
+
+def style_backgrounds(style: dict[str, Any]) -> tuple[str, ...]:
+    """The backgrounds a body cell of a table drawn in ``style`` may have."""
+    return cell_backgrounds(get_theme(style["theme"]), style["accent"])
 
 
 class TableImages:

@@ -38,8 +38,8 @@ from hopvista.themes.visuals.canvas import MAX_SIZE_PX, MIN_SIZE_PX
 if TYPE_CHECKING:
     from hopvista.render.table import TableRenderer
 
-__all__ = ["CELL_IMAGE_PX", "CELL_IMAGE_ROLE", "VISUAL_EM", "mmtable_document",
-           "render_mmtable_images", "visual_size_px"]
+__all__ = ["CELL_IMAGE_PX", "CELL_IMAGE_ROLE", "VISUAL_EM", "cell_pictures",
+           "mmtable_document", "render_mmtable_images", "visual_size_px", "write_cell_images"]
 
 VISUAL_EM = 1.8
 """A picture's side in the table, in ems of the style's font size (rows grow to hold it)."""
@@ -86,6 +86,13 @@ def _draw(visual: Visual, size_px: int) -> bytes:
     return VISUAL_KINDS.get(visual.kind).draw(visual.attributes, size_px)
 
 
+def cell_pictures(visuals: Sequence[Visual], style: TableStyle) -> CellPictures:
+    """The pictures of ``visuals``, each drawn by its kind at the size a table in ``style``
+    shows it (:func:`visual_size_px`), by logical cell."""
+    size_px = visual_size_px(style)
+    return CellPictures(size_px, {(v.row, v.col): _draw(v, size_px) for v in visuals})
+
+
 def mmtable_document(table: GridTable, visuals: Sequence[Visual], style: TableStyle,
                      item_id: str = "(table)") -> tuple[str, int]:
     """The page of a multimodal table in ``style`` and the side of its pictures in pixels.
@@ -93,10 +100,9 @@ def mmtable_document(table: GridTable, visuals: Sequence[Visual], style: TableSt
     Raises a one-line ``UserError`` naming ``item_id`` and the visual when one lies outside
     the grid, shares a cell, or has a kind or attributes its kind refuses."""
     _check_places(item_id, table, visuals)
-    size_px = visual_size_px(style)
-    pictures = CellPictures(size_px, {(v.row, v.col): _draw(v, size_px) for v in visuals})
+    pictures = cell_pictures(visuals, style)
     layout = plain(grid_of_table(table, {}))
-    return layout_document(layout, style, pictures=pictures), size_px
+    return layout_document(layout, style, pictures=pictures), pictures.size_px
 
 
 def reading_order(visuals: Sequence[Visual]) -> list[Visual]:
@@ -122,11 +128,16 @@ def render_mmtable_images(item: Item, root: Path, renderer: TableRenderer,
     with uninterrupted():  # an interrupt waits for the screenshot
         png, layout = renderer.shoot(html, parsed, TEMPLATE)
     (root / IMAGES_DIR).mkdir(parents=True, exist_ok=True)
-    images: list[Image] = [write_image(root, item.id, "table", png,
-                                       layout | {"visual_px": size_px})]
-    for number, visual in enumerate(reading_order(item.inputs.visuals), start=1):
-        images.append(_write_cell_image(root, item.id, number, visual))
-    return item.with_images(images)
+    table_image = write_image(root, item.id, "table", png, layout | {"visual_px": size_px})
+    return item.with_images([table_image, *write_cell_images(root, item.id,
+                                                             item.inputs.visuals)])
+
+
+def write_cell_images(root: Path, item_id: str, visuals: Sequence[Visual]) -> list[Image]:
+    """Write each of ``visuals`` alone, drawn by its kind at :data:`CELL_IMAGE_PX`, as the
+    images of role ``cell-image`` of item ``item_id``, numbered in reading order."""
+    return [_write_cell_image(root, item_id, number, visual)
+            for number, visual in enumerate(reading_order(visuals), start=1)]
 
 
 def _write_cell_image(root: Path, item_id: str, number: int, visual: Visual) -> Image:

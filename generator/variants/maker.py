@@ -29,6 +29,7 @@ from hopvista.augment.recipes import (
     Plan,
     Skip,
     chart_readers,
+    pictures_skip,
 )
 from hopvista.errors import UserError
 from hopvista.model import Item
@@ -37,6 +38,7 @@ from hopvista.model.item import BASE_VARIANT, Variant, variant_id
 from hopvista.render.browser import uninterrupted
 from hopvista.render.chart import ChartRenderer, exports_in_browser
 from hopvista.render.item_images import BrowserPages, write_image
+from hopvista.render.mmtable import cell_pictures, write_cell_images
 from hopvista.render.panels import layout_document, page_document
 from hopvista.render.png import png_size
 from hopvista.render.table import TableRenderer, parse_style
@@ -79,7 +81,7 @@ def _moved(layout: dict[str, Any], warp: Any, size: tuple[int, int]) -> dict[str
         return [c | {"box": warp_box(warp, c["box"], size)} for c in cells]
 
     out = dict(layout)
-    for key in ("cells", "copies"):
+    for key in ("cells", "copies", "visuals"):
         if key in layout:
             out[key] = move(layout[key])
     if layout.get("caption"):
@@ -285,6 +287,10 @@ class VariantMaker:
             recipe = VARIANTS.get(spec.recipe)
             params = recipe.parse(spec.params)
             streams = Streams(self.seed, base.item.base_id, spec.name)
+            unshown = pictures_skip(recipe, base.item)
+            if unshown is not None:
+                jobs.append((spec.name, unshown))
+                continue
             try:
                 jobs.append(_Job(spec, recipe.plan(base, streams, params), streams,
                                  params.model_dump(mode="json")))
@@ -380,11 +386,15 @@ class VariantMaker:
                 return "page", scaled, moved | {"page": plan.page["template"]}, []  # type: ignore[index]
 
             return self._threads.submit(finish_page)
+        pictures = cell_pictures(item.inputs.visuals, style) if item.inputs.visuals else None
         html = layout_document(plan.layout, style,
-                               dict(plan.mark_look) if plan.mark_look is not None else None)
+                               dict(plan.mark_look) if plan.mark_look is not None else None,
+                               pictures=pictures)
         with uninterrupted():
             png, layout = self._table.shoot(html, style, "panels")
         _shown(png, "table")
+        if pictures is not None:
+            layout = layout | {"visual_px": pictures.size_px}
 
         def finish_table() -> _Table:
             out, records, moved = perturb(png, plan.table_perturbations, job.streams, "table",
@@ -403,6 +413,7 @@ class VariantMaker:
         if role == "table" and chart.png is not None:
             images.append(write_image(self.root, item_id, "chart", chart.png, chart.how))
             records += chart.records
+        images += write_cell_images(self.root, item_id, item.inputs.visuals)
         chart_style = plan.chart_style if plan.chart_style is not None else \
             item.variant.style.get("chart")
         protected = [{"row": r, "col": c, "why": why}

@@ -69,7 +69,13 @@ from hopvista.verify.markup import (
     task_problems,
     variant_markup_problems,
 )
-from hopvista.verify.mmtables import CELL_IMAGE_ROLE, cell_image_problem, mmtable_problems
+from hopvista.verify.mmtables import (
+    CELL_IMAGE_ROLE,
+    cell_image_problem,
+    faint_picture_problem,
+    mmtable_problems,
+    shown_pictures_problem,
+)
 from hopvista.verify.notes import BUILD_NOTE, FACT_NOTE, IMAGE_NOTE, IMPORTED_NOTE
 from hopvista.verify.parquet import compare_row, iter_rows, shard_names
 from hopvista.verify.paths import file_problem
@@ -153,6 +159,9 @@ def _image_problems(item: Item, root: Path, images: dict[str, bytes | None]) -> 
                 why = "sha256 differs from the item's"
         if why is None and image.role == CELL_IMAGE_ROLE and data is not None:
             why = cell_image_problem(item, number, image.render, data)
+        if why is None and image.role == "table" and item.kind == "mmtable":
+            why = shown_pictures_problem(item, image.render, image.width, image.height) or \
+                faint_picture_problem(item)
         if why:
             problems.append(f"{image.role} image {image.path}: {why}")
         if image.role in ("table", "page") and item.inputs.table is not None:
@@ -542,6 +551,13 @@ def _input_config(manifest: dict[str, Any]) -> dict[str, Any] | None:
     return config if isinstance(config, dict) else None
 
 
+def _of_mmtables(manifest: dict[str, Any]) -> bool:
+    """Whether the input was a build of multimodal tables (no pack's wording or margins:
+    its items are re-proved by their programs)."""
+    config = _input_config(manifest)
+    return config is not None and config.get("domain") == "mmtables"
+
+
 def _input_wording(manifest: dict[str, Any], report: Report, notes: Report
                    ) -> tuple[Any, str | None]:
     """The wording that proves a hopvista input's texts (judged as its build's would be), and
@@ -691,7 +707,7 @@ def verify_augmented(root: Path, manifest: dict[str, Any], report: Report,
         records = _source_records(source, fmt)
     check_files(root, manifest, report)
     run = _Run(root, manifest, report)
-    if fmt == "hopvista":
+    if fmt == "hopvista" and not _of_mmtables(manifest):
         run.wording, builtin = _input_wording(manifest, report, note)
         run.margins = _input_margins(manifest, builtin, report)
         run.builtin = builtin

@@ -35,7 +35,10 @@ from hopvista.program.cells import (
     rows_where,
     visual_witness,
 )
+from hopvista.themes.tables import get_theme
+from hopvista.themes.tables.policy import cell_backgrounds
 from hopvista.themes.visuals import VISUAL_KINDS, families, vocabularies
+from hopvista.themes.visuals.palette import PICTURE_CONTRAST, stands_out
 
 ENTITY, MAP, CHART, VISUALISATION = "entity", "map", "chart", "visualisation"
 """The families of MMTabReal's image types a visual kind draws (each registered kind names
@@ -278,6 +281,67 @@ def _brief(value: Any) -> str:
 
 CELL_IMAGE_ROLE = "cell-image"
 """The role of a picture written alone (after the table image, in reading order)."""
+
+
+def faint_picture_problem(item: Item) -> str | None:
+    """A picture whose first colour would not stand out from a background its cell may have
+    in the item's table style (``variant.style.table``), named; ``None`` when each does."""
+    style = item.variant.style.get("table")
+    if not isinstance(style, Mapping) or not isinstance(style.get("theme"), str):
+        return "variant.style.table names no theme to show the pictures in"
+    try:
+        theme = get_theme(style["theme"])
+        backgrounds = cell_backgrounds(theme, str(style.get("accent")))
+    except (UserError, ValueError) as exc:
+        return f"variant.style.table: {exc}"
+    for visual in sorted(item.inputs.visuals, key=lambda v: (v.row, v.col)):
+        if visual.colors and not stands_out(visual.colors[0], backgrounds):
+            return (f"the {visual.kind} of row {visual.row}, col {visual.col} "
+                    f"({visual.colors[0]}) does not stand out from a cell of theme "
+                    f"{theme.name!r} ({', '.join(backgrounds)}): a contrast of "
+                    f"{PICTURE_CONTRAST} is needed")
+    return None
+
+
+def shown_pictures_problem(item: Item, render: Mapping[str, Any], width: int,
+                           height: int) -> str | None:
+    """What is wrong with where the table image of ``width`` x ``height`` shows its pictures:
+    its ``render.visuals`` must name each visual's cell once, with a box inside the image
+    whose centre lies in that cell's box (``render.cells``), so that none is hidden or lost."""
+    shown = render.get("visuals")
+    if not isinstance(shown, list):
+        return "render.visuals is not a list of the pictures' boxes"
+    cells = {(c.get("row"), c.get("col")): c.get("box") for c in render.get("cells", [])
+             if isinstance(c, dict)}
+    seen: dict[tuple[Any, Any], Any] = {}
+    for entry in shown:
+        if not isinstance(entry, dict):
+            return "render.visuals holds something other than a picture's record"
+        seen.setdefault((entry.get("row"), entry.get("col")), []).append(entry.get("box"))
+    wanted = {(v.row, v.col) for v in item.inputs.visuals}
+    if set(seen) != wanted or any(len(boxes) != 1 for boxes in seen.values()):
+        missing = sorted(wanted - set(seen))[:3]
+        return f"render.visuals does not show each picture once (missing {missing}, " \
+               f"{len(shown)} shown for {len(wanted)})"
+    for (row, col), (box,) in sorted(seen.items()):
+        if not _inside(box, (0, 0, width, height)):
+            return f"the picture of row {row}, col {col} has no box inside the image"
+        cell = cells.get((row, col))
+        if not _inside(cell, (0, 0, width, height)) or \
+                not _inside((box[0] + box[2] / 2, box[1] + box[3] / 2, 0, 0), cell):
+            return f"the picture of row {row}, col {col} is not inside its cell"
+    return None
+
+
+def _inside(box: Any, frame: Any) -> bool:
+    """Whether ``box`` ``[x, y, width, height]`` lies within ``frame`` (same form)."""
+    if not (isinstance(box, (list, tuple)) and len(box) == 4 and
+            all(isinstance(n, (int, float)) and not isinstance(n, bool) for n in box)):
+        return False
+    x, y, w, h = box
+    fx, fy, fw, fh = frame
+    return bool(w >= 0 and h >= 0 and x >= fx and y >= fy and x + w <= fx + fw and
+                y + h <= fy + fh)
 
 
 def cell_image_problem(item: Item, number: int, render: Mapping[str, Any],

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from hopvista.themes.tables import Theme
 
 __all__ = ["MAX_TEXT_PX", "MIN_CONTRAST", "MIN_TEXT_PX", "PROPERTIES", "SYMBOL_FONT_WORDS",
-           "check_theme_css", "contrast", "theme_css_problems"]
+           "cell_backgrounds", "check_theme_css", "contrast", "theme_css_problems"]
 
 MIN_CONTRAST = 3.0
 """The least contrast ratio (WCAG 2) between text and the background it is drawn on."""
@@ -1049,3 +1049,46 @@ def check_theme_css(theme: Theme, css: str, origin: str, line_offset: int = 0) -
     messages = theme_css_problems(theme, css, origin, line_offset)
     if messages:
         raise UserError(messages[0])
+
+
+@cache
+def _theme_backgrounds(theme: Theme) -> dict[str, tuple[str, ...]]:
+    rules = _parse(_BASE_CSS, _Problems("(base)", 0), trusted=True) + \
+        _parse(theme.stylesheet(), _Problems(theme.name, 0), trusted=True)
+    ordered = [_Rule(r.selectors, r.declarations, i) for i, r in enumerate(rules)]
+    found: dict[str, set[str]] = {accent: set() for accent in theme.accents}
+    for document in _sample_documents(theme):
+        elements = [document.html, *document.html.find_all(True)]
+        ids = {id(e): i for i, e in enumerate(elements)}
+        matches = {s.relaxed: _matching(document, s.relaxed, ids)
+                   for rule in ordered for s in rule.selectors}
+        page_declarations = [d for r in ordered if any(s.relaxed == ":root" for s in r.selectors)
+                             for d in r.declarations if d.name == _PAGE_VAR]
+        page = _Value(_colour(_parts(page_declarations[-1].value)[0], True)
+                      if page_declarations else (1.0, 1.0, 1.0), 0, _PAGE_VAR)
+        backs = _assignments(ordered, _BACK_PROPS)
+        parents = _parents(elements)
+        for accent in theme.accents:
+            palette = _Palette(_rgb_of(accent), page.value)
+            back: dict[int, list[_Value]] = {}
+            memo: dict[int, _Value | None] = {}
+            for index, element in enumerate(elements):
+                parent = parents[index]
+                behind = back[parent] if parent is not None else [page]
+                declared, sure = _possible(index, matches, backs)
+                back[index] = _dedupe(_resolve(declared, behind, palette, memo) +
+                                      ([] if sure else behind))
+                if element.name == "td":
+                    found[accent] |= {_hex(value.value) for value in back[index]}
+    return {accent: tuple(sorted(colours)) for accent, colours in found.items()}
+
+
+def cell_backgrounds(theme: Theme, accent: str) -> tuple[str, ...]:
+    """Every background (``#rrggbb``) a body cell of ``theme`` may be drawn on with the
+    accent colour ``accent`` (one of the theme's): the page's, the table's, a row's or the
+    cell's own, as the theme's rules may paint them (conservatively: a rule that may apply
+    counts)."""
+    backgrounds = _theme_backgrounds(theme)
+    if accent not in backgrounds:
+        raise ValueError(f"table theme {theme.name!r} has no accent {accent!r}")
+    return backgrounds[accent]

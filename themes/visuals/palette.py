@@ -67,6 +67,31 @@ def _luminance(name: str) -> float:
     return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
 
 
+PICTURE_CONTRAST = 1.5
+"""The least contrast ratio (WCAG's) between a picture's first colour (the one covering most
+of it) and any background its table cell may have: below it, a white badge on a white page or
+a black one on a dark page all but vanishes."""
+
+
+def _hex_luminance(colour: str) -> float:
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def stands_out(colour: str, backgrounds: Iterable[str]) -> bool:
+    """Whether a picture whose first colour is ``colour`` (``#rrggbb``) reaches
+    :data:`PICTURE_CONTRAST` against each of ``backgrounds`` (``#rrggbb``)."""
+    mine = _hex_luminance(colour)
+    for ground in backgrounds:
+        light, dark = sorted((mine, _hex_luminance(ground)), reverse=True)
+        if (light + 0.05) / (dark + 0.05) < PICTURE_CONTRAST:
+            return False
+    return True
+
+
 def legible(ink: str, ground: str) -> bool:
     """Whether letters or a mark in ``ink`` read clearly on ``ground``: a WCAG contrast
     ratio of at least :data:`LEGIBLE_CONTRAST`."""
