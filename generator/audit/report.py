@@ -44,6 +44,9 @@ class Thresholds:
     max_hard_set: float = 0.20
     max_statement: float = 0.55
     max_blind: float = 0.55
+    max_prior_gap: float = 0.05
+    """How far a solver without the cell visuals (or the blind classifier) may beat the
+    prior on an ``mmtables`` dataset."""
 
 
 @dataclass(frozen=True)
