@@ -66,8 +66,11 @@ class MmItem:
     def asked(self) -> str:
         """What the answer is made of: the op and the attributes or columns read
         (``value:color``, ``count``), never the table's own text."""
+        op = str(self.program.get("op"))
+        if op in ("check", "count", "locate"):
+            return op
         parts = [str(r.get("attribute") or "column") for r in answer_readings(self.program)]
-        return ":".join([str(self.program.get("op")), *parts])
+        return ":".join([op, *parts])
 
     @property
     def closed(self) -> bool:
@@ -93,7 +96,7 @@ Predictions = list[Solution]
 @dataclass(frozen=True)
 class AnswerPrior:
     """Most frequent answers by (question type, answer type, archetype, asked), backing off
-    to (question type, answer type, asked), (question type, answer type), then all items."""
+    to (question type, answer type, asked), (asked), then all items."""
 
     counts: dict[tuple[str, ...], Counter[str]]
 
@@ -101,7 +104,8 @@ class AnswerPrior:
     def keys(item: MmItem) -> list[tuple[str, ...]]:
         """The item's keys, finest first."""
         qt, at = item.tag("question_type"), item.tag("answer_type")
-        return [(qt, at, item.tag("archetype"), item.asked), (qt, at, item.asked), (qt, at), ()]
+        asked = item.asked
+        return [(qt, at, item.tag("archetype"), asked), (qt, at, asked), (asked,), ()]
 
     @classmethod
     def fit(cls, items: Sequence[MmItem]) -> AnswerPrior:
@@ -207,7 +211,8 @@ def solve_blind(items: Sequence[MmItem]) -> Predictions:
         labels = [answer_key(i.item.answer) for i in train]
         if len(set(labels)) < 2 or not test:
             continue
-        vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=2)
+        vectorizer = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=2,
+                                     norm=None)
         try:
             features = vectorizer.fit_transform([i.item.question or "" for i in train])
         except ValueError:  # no n-gram occurs twice: nothing to learn from the wording
@@ -253,7 +258,7 @@ LEGEND = (
     "no_image: the program run with each picture replaced by its kind's most frequent "
     "attributes",
     "prior: the most frequent answer of the question's type, answer type, archetype and "
-    "what it asks",
+    "what it asks (the op and what it reads)",
     "blind: the answer guessed from the question's wording (closed answers: yes/no, counts, "
     "a picture's attribute)",
     "by prior: answers the solver took from the prior; chance: one over the distinct answers "
