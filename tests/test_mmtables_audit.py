@@ -164,3 +164,25 @@ def test_a_prior_gap_out_of_range_is_refused(
         main(["audit", str(built), "--max-prior-gap", "2"])
     assert exc.value.code == 2
     assert "--max-prior-gap" in capsys.readouterr().err
+
+
+def test_the_build_records_the_audit_gen_audit_reproduces(
+        built: Path, audited: dict[str, Any]) -> None:
+    recorded = json.loads((built / "manifest.json").read_text())["audit"]
+    assert recorded["items"] == 120 and recorded["sampled"] is False
+    report = audited["report"]
+    for r in recorded["rows"]:
+        assert round(row(report, r["solver"], r["scope"])["estimate"]["accuracy"], 4) \
+            == r["accuracy"]
+    assert [c["name"] for c in recorded["checks"]] == [NO_IMAGE_CHECK, BLIND_CHECK]
+    card = (built / "README.md").read_text()
+    assert "## Does every picture matter?" in card
+    assert "| no_image | all items |" in card and "| blind | closed answers |" in card
+    assert f"- ok: {NO_IMAGE_CHECK}" in card
+
+
+def test_a_small_build_is_not_audited_and_its_card_says_how_to(tmp_path: Path) -> None:
+    out = tmp_path / "small"
+    assert main(["build", "mmtables", "-n", "16", "--no-images", "--out", str(out)]) == 0
+    assert json.loads((out / "manifest.json").read_text())["audit"] is None
+    assert "Run `gen audit <this folder>`" in (out / "README.md").read_text()

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ from hopvista.audit.report import AuditReport, Check, Row, Thresholds, _pct, run
 from hopvista.audit.stats import Bootstrap
 from hopvista.errors import UserError
 from hopvista.model import Item
-from hopvista.model.dataset import Dataset, load
+from hopvista.model.dataset import load
 from hopvista.model.kinds import score
 from hopvista.program.cells import ProgramError, answer_readings, execute
 
@@ -306,7 +306,7 @@ def tabulate(items: Sequence[MmItem], predictions: Mapping[str, Predictions],
             member = np.array([keep(i) for i in items], dtype=float)
             if not member.sum():
                 continue
-            chance = float(np.dot(member, chances) / member.sum())
+            chance = round(float(np.dot(member, chances) / member.sum()), 4)
             guessed = sum(1 for i, p in zip(items, predicted, strict=True) if keep(i) and p[1])
             rows.append(Row(solver, scope, bootstrap.estimate(hits * member, member, chance),
                             guessed))
@@ -344,28 +344,33 @@ def judge(items: Sequence[MmItem], predictions: Mapping[str, Predictions],
     return [c for c in checks if c is not None]
 
 
-def mmtable_items(dataset: Dataset, folds: int, seed: int) -> list[MmItem]:
-    """The dataset's ``mmtable`` items with their folds; :class:`UserError` when there are
-    fewer than ``folds``."""
-    kept = [item for item in dataset if item.kind == "mmtable" and item.program]
+def mmtable_items(items: Iterable[Item], folds: int, seed: int, where: str) -> list[MmItem]:
+    """The ``mmtable`` items among ``items`` with their folds; :class:`UserError` naming
+    ``where`` when there are fewer than ``folds``."""
+    kept = [item for item in items if item.kind == "mmtable" and item.program]
     if len(kept) < folds:
-        raise UserError(f"{dataset.root}: {len(kept)} mmtable item(s), fewer than the "
+        raise UserError(f"{where}: {len(kept)} mmtable item(s), fewer than the "
                         f"{folds} folds of the audit")
     return [MmItem(item, fold) for item, fold in
             zip(kept, assign_folds(len(kept), folds, seed), strict=True)]
 
 
-def audit_mmtables(path: str | Path, dataset: Dataset, *, folds: int = 5, seed: int = 0,
+def audit_mmtables(path: str | Path, items: Iterable[Item], *, folds: int = 5, seed: int = 0,
                    thresholds: Thresholds | None = None) -> MmtablesAuditReport:
-    """Audit the ``mmtable`` items of ``dataset`` (read from ``path``)."""
-    items = mmtable_items(dataset, folds, seed)
-    predictions = {"no_image": solve_no_image(items), "prior": solve_prior(items),
-                   "blind": solve_blind(items)}
-    bootstrap = Bootstrap(len(items), seed)
-    report = MmtablesAuditReport(str(path), len(items), folds, seed)
-    report.rows = tabulate(items, predictions, bootstrap)
-    report.checks = judge(items, predictions, bootstrap, thresholds or Thresholds())
+    """Audit the ``mmtable`` items among ``items`` of the dataset at ``path``."""
+    audited = mmtable_items(items, folds, seed, str(path))
+    predictions = {"no_image": solve_no_image(audited), "prior": solve_prior(audited),
+                   "blind": solve_blind(audited)}
+    bootstrap = Bootstrap(len(audited), seed)
+    report = MmtablesAuditReport(str(path), len(audited), folds, seed)
+    report.rows = tabulate(audited, predictions, bootstrap)
+    report.checks = judge(audited, predictions, bootstrap, thresholds or Thresholds())
     return report
+
+
+#: The rows a dataset card shows of an mmtables audit.
+CARD_SCOPES = (("no_image", ALL), ("prior", ALL), ("no_image", CLOSED), ("prior", CLOSED),
+               ("blind", CLOSED))
 
 
 def audit_dataset(path: str | Path, *, folds: int = 5, seed: int = 0,
