@@ -186,3 +186,25 @@ def test_a_small_build_is_not_audited_and_its_card_says_how_to(tmp_path: Path) -
     assert main(["build", "mmtables", "-n", "16", "--no-images", "--out", str(out)]) == 0
     assert json.loads((out / "manifest.json").read_text())["audit"] is None
     assert "Run `gen audit <this folder>`" in (out / "README.md").read_text()
+
+
+def _each_item_twice(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each item followed by a copy of it as a second variant of its base item."""
+    doubled = []
+    for item in items:
+        copy = json.loads(json.dumps(item))
+        copy["id"] = f"{item['base_id']}.copy"
+        copy["variant"]["name"] = "copy"
+        doubled += [item, copy]
+    return doubled
+
+
+def test_variants_of_one_item_share_a_fold_so_none_is_learned_from_its_twin(
+        built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    twins = forged(built, tmp_path, _each_item_twice)
+    manifest = json.loads((twins / "manifest.json").read_text())
+    (twins / "manifest.json").write_text(json.dumps(manifest | {"kind": "augmented"}))
+    assert main(["audit", str(twins)]) == 0
+    out = capsys.readouterr().out
+    assert "240 mmtable items" in out
+    assert f"ok: {BLIND_CHECK}" in out

@@ -345,14 +345,19 @@ def judge(items: Sequence[MmItem], predictions: Mapping[str, Predictions],
 
 
 def mmtable_items(items: Iterable[Item], folds: int, seed: int, where: str) -> list[MmItem]:
-    """The ``mmtable`` items among ``items`` with their folds; :class:`UserError` naming
-    ``where`` when there are fewer than ``folds``."""
+    """The ``mmtable`` items among ``items`` with their folds (the variants of one base item
+    share its fold); :class:`UserError` naming ``where`` when there are fewer base items than
+    ``folds``."""
     kept = [item for item in items if item.kind == "mmtable" and item.program]
     if len(kept) < folds:
         raise UserError(f"{where}: {len(kept)} mmtable item(s), fewer than the "
                         f"{folds} folds of the audit")
-    return [MmItem(item, fold) for item, fold in
-            zip(kept, assign_folds(len(kept), folds, seed), strict=True)]
+    bases = list(dict.fromkeys(item.base_id for item in kept))
+    if len(bases) < folds:
+        raise UserError(f"{where}: {len(bases)} mmtable base item(s), fewer than the "
+                        f"{folds} folds of the audit")
+    fold_of = dict(zip(bases, assign_folds(len(bases), folds, seed), strict=True))
+    return [MmItem(item, fold_of[item.base_id]) for item in kept]
 
 
 def audit_mmtables(path: str | Path, items: Iterable[Item], *, folds: int = 5, seed: int = 0,
@@ -375,10 +380,13 @@ CARD_SCOPES = (("no_image", ALL), ("prior", ALL), ("no_image", CLOSED), ("prior"
 
 def audit_dataset(path: str | Path, *, folds: int = 5, seed: int = 0,
                   thresholds: Thresholds | None = None) -> AuditReport:
-    """Audit the dataset at ``path`` by its kind: an ``mmtables`` build by
-    :func:`audit_mmtables`, any other by the proxy solvers of three-statement items
-    (:class:`~hopvista.errors.UserError` if it is not a dataset)."""
+    """Audit the dataset at ``path`` by its kind: an ``mmtables`` build (or a dataset of
+    ``mmtable`` items, such as its variants) by :func:`audit_mmtables`, any other by the
+    proxy solvers of three-statement items (:class:`~hopvista.errors.UserError` if it is
+    not a dataset)."""
     dataset = load(path)
-    if dataset.manifest.kind == MMTABLES_KIND:
+    first = next(iter(dataset), None)
+    if dataset.manifest.kind == MMTABLES_KIND or (first is not None
+                                                 and first.kind == "mmtable"):
         return audit_mmtables(path, dataset, folds=folds, seed=seed, thresholds=thresholds)
     return run_audit(path, folds=folds, seed=seed, thresholds=thresholds)
