@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.audit import AuditReport, Thresholds
-from hopvista.audit import run_audit as audit_dataset
+from hopvista.audit.mmtables import audit_dataset
 from hopvista.audit.report import report_file
 from hopvista.augment import PERTURBATIONS, VARIANTS, Perturbation, Recipe
 from hopvista.building.config import BuildConfig
@@ -262,10 +262,11 @@ def _fraction(name: str, value: float) -> float:
 
 
 def run_audit(path: StrPath, *, json_file: StrPath | None = None, max_hard_set: float = 0.20,
-              max_statement: float = 0.55, max_blind: float = 0.55, folds: int = 5,
-              seed: int = 0) -> AuditReport:
+              max_statement: float = 0.55, max_blind: float = 0.55,
+              max_prior_gap: float = 0.05, folds: int = 5, seed: int = 0) -> AuditReport:
     """Run the proxy solvers that each lack one modality on the dataset at ``path``
-    (``gen audit``) and judge their accuracies against the three limits.
+    (``gen audit``) and judge their accuracies against the three limits; on an ``mmtables``
+    build, solvers that never see the cell visuals, judged against ``max_prior_gap``.
 
     ``report.checks`` says which limits hold (``check.passed``); ``report.render()`` is the
     table ``gen audit`` prints. ``json_file`` is also written, as JSON: a new file or an
@@ -274,7 +275,8 @@ def run_audit(path: StrPath, *, json_file: StrPath | None = None, max_hard_set: 
     """
     thresholds = Thresholds(_fraction("max-hard-set", max_hard_set),
                             _fraction("max-statement", max_statement),
-                            _fraction("max-blind", max_blind))
+                            _fraction("max-blind", max_blind),
+                            _fraction("max-prior-gap", max_prior_gap))
     if folds < 2:
         raise UserError(f"--folds: must be at least 2 folds, got {folds}")
     output = None if json_file is None else report_file(Path(json_file), Path(path))

@@ -14,6 +14,9 @@ from typing import Any
 
 from hopvista.audit import audit_items, summary
 from hopvista.audit.data import Margins, with_folds
+from hopvista.audit.mmtables import CARD_SCOPES as MMTABLES_SCOPES
+from hopvista.audit.mmtables import audit_mmtables
+from hopvista.model import Item
 from hopvista.rng import derive
 
 #: Fewest items a build is audited at (smaller ones: ``gen audit`` runs on demand).
@@ -35,16 +38,34 @@ def build_audit(items_path: Path, count: int, margins: tuple[float, float]
     if count < AUDIT_MIN_ITEMS:
         return None
 
-    keep = None
-    if count > AUDIT_MAX_ITEMS:
-        keep = set(derive(AUDIT_SEED, "audit", "sample", count).choice(
-            count, AUDIT_MAX_ITEMS, replace=False).tolist())
+    keep = sample(count)
     with items_path.open(encoding="utf-8") as lines:
         dicts = list(_audit_dicts(lines, keep))
     items = with_folds(dicts, AUDIT_FOLDS, AUDIT_SEED)
     report = audit_items(str(items_path.parent), items, Margins(*margins), folds=AUDIT_FOLDS,
                          seed=AUDIT_SEED)
     return summary(report) | {"sampled": keep is not None}
+
+
+def sample(count: int) -> set[int] | None:
+    """The numbers of the items a build of ``count`` audits (``None``: all of them)."""
+    if count <= AUDIT_MAX_ITEMS:
+        return None
+    return set(derive(AUDIT_SEED, "audit", "sample", count).choice(
+        count, AUDIT_MAX_ITEMS, replace=False).tolist())
+
+
+def mmtables_audit(items_path: Path, count: int) -> dict[str, Any] | None:
+    """The manifest's ``audit`` of an mmtables build (the solvers that never see the cell
+    pictures) for the items in ``items_path``, or ``None`` below :data:`AUDIT_MIN_ITEMS`."""
+    if count < AUDIT_MIN_ITEMS:
+        return None
+    keep = sample(count)
+    with items_path.open(encoding="utf-8") as lines:
+        items = [Item.model_validate_json(line) for n, line in enumerate(lines)
+                 if keep is None or n in keep]
+    report = audit_mmtables(str(items_path.parent), items, folds=AUDIT_FOLDS, seed=AUDIT_SEED)
+    return summary(report, MMTABLES_SCOPES) | {"sampled": keep is not None}
 
 
 def _audit_dicts(lines: Iterable[str], keep: set[int] | None) -> Iterator[dict[str, Any]]:

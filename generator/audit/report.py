@@ -44,6 +44,9 @@ class Thresholds:
     max_hard_set: float = 0.20
     max_statement: float = 0.55
     max_blind: float = 0.55
+    max_prior_gap: float = 0.05
+    """How far a solver without the cell visuals (or the blind classifier) may beat the
+    prior on an ``mmtables`` dataset."""
 
 
 @dataclass(frozen=True)
@@ -272,14 +275,15 @@ CARD_SCOPES = (("no_chart", "reads chart"), ("no_chart", "item sets: hard"),
                ("blind", "all statements"))
 
 
-def summary(report: AuditReport) -> dict[str, Any]:
-    """What the manifest (``audit``) and the dataset card record of an audit: the key rows
-    and every check, as fractions rounded to 4 places."""
+def summary(report: AuditReport,
+            scopes: Sequence[tuple[str, str]] = CARD_SCOPES) -> dict[str, Any]:
+    """What the manifest (``audit``) and the dataset card record of an audit: the rows of
+    ``scopes`` and every check, as fractions rounded to 4 places."""
     def fraction(value: float) -> float | None:
         return None if math.isnan(value) else round(value, 4)
 
     rows = []
-    for solver, scope in CARD_SCOPES:
+    for solver, scope in scopes:
         e = report.row(solver, scope)
         if e is not None and e.n:
             rows.append({"solver": solver, "scope": scope, "accuracy": fraction(e.accuracy),

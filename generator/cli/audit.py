@@ -17,8 +17,10 @@ from hopvista.errors import excerpt
 
 DESCRIPTION = """Run proxy solvers that each withhold one modality (chart, table, text) and
 impute it from the rest with models cross-fitted on the dataset itself, label priors and a
-blind classifier on the statement wording; print their accuracies with bootstrap 95%
-intervals against chance, and check them against the limits below.
+blind classifier on the statement wording (on an mmtables build: a solver that never sees the
+cell pictures, the answer prior and a blind classifier on the question); print their
+accuracies with bootstrap 95% intervals against chance, and check them against the limits
+below.
 
 exit 0: every check passed. exit 1: one "FAILED:" line per failing check on stderr.
 exit 2: the path is not a hopvista dataset (or an option is out of range)."""
@@ -51,6 +53,9 @@ def register(subparsers: Any) -> None:
                         "modality it lacks (default 0.55)")
     p.add_argument("--max-blind", type=_fraction, default=0.55, metavar="F",
                    help="largest accuracy of the blind wording classifier (default 0.55)")
+    p.add_argument("--max-prior-gap", type=_fraction, default=0.05, metavar="F",
+                   help="mmtables builds: how far the no-image solver and the blind "
+                        "classifier may beat the answer prior (default 0.05)")
     p.add_argument("--folds", type=int_at_least(2, "at least 2 folds"), default=5, metavar="K",
                    help="cross-fitting folds over items (default 5)")
     p.add_argument("--seed", type=seed_int, default=0, help="seed of folds and bootstrap")
@@ -62,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     report = hopvista.run_audit(args.path, json_file=args.json,
                                 max_hard_set=args.max_hard_set,
                                 max_statement=args.max_statement, max_blind=args.max_blind,
+                                max_prior_gap=args.max_prior_gap,
                                 folds=args.folds, seed=args.seed)
     print(report.render())
     failed = [check for check in report.checks if not check.passed]

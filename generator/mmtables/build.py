@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 from tqdm import tqdm
 
+from hopvista.audit.recorded import AUDIT_MIN_ITEMS, mmtables_audit
 from hopvista.building.dataset_writer import Counts, DatasetKind, package_versions, write_dataset
 from hopvista.building.workers import cap_workers, preload_renderers, run_ordered
 from hopvista.mmtables.domains import LAYOUTS, Table, draw_table, legible_table
@@ -31,6 +32,7 @@ from hopvista.mmtables.images import TableImages, style_backgrounds, style_of
 from hopvista.mmtables.plan import PlanEntry, archetype_shares, planned
 from hopvista.mmtables.questions import TEMPLATES, Draft, Unsuitable, finish, pick
 from hopvista.model import Item
+from hopvista.model.dataset import ITEMS
 from hopvista.model.inputs import GridTable, Inputs
 from hopvista.model.item import Provenance, base_item_id, variant_id
 from hopvista.model.mmtable import ANSWER_TYPES, Tags, Visual
@@ -199,7 +201,9 @@ class Mmtables(DatasetKind):
             counter[str(getattr(item.tags, key))] += 1
 
     def manifest(self, stage: Path, counts: Counts) -> dict[str, Any]:
-        """The build's configuration, its plan's shares and what the items came out as."""
+        """The build's configuration, its plan's shares, what the items came out as, and the
+        audit of solvers that never see the pictures (builds of
+        :data:`~hopvista.audit.recorded.AUDIT_MIN_ITEMS` items or more)."""
         return {
             "config": {"domain": DOMAIN, "count": self.total, "seed": self.seed,
                        "images": self.images is not None,
@@ -211,6 +215,7 @@ class Mmtables(DatasetKind):
                        "question_types": dict(sorted(self.tally["question_type"].items())),
                        "reasoning": dict(sorted(self.tally["reasoning"].items())),
                        "answer_types": dict(sorted(self.tally["answer_type"].items()))},
+            "audit": mmtables_audit(stage / ITEMS, counts.items),
         }
 
     def card(self, manifest: dict[str, Any]) -> str:
@@ -267,4 +272,36 @@ each one and checks that the question needs its pictures).
 | answer type | items |
 |---|---|
 {rows("answer_types", ANSWER_TYPES)}
+
+{audit_section(manifest.get("audit"), manifest["counts"]["items"])}
 """
+
+
+def audit_section(audit: dict[str, Any] | None, items: int) -> str:
+    """The card's figures of the solvers that never see the pictures (manifest ``audit``)."""
+    head = "## Does every picture matter?\n\n"
+    if audit is None:
+        return (head + f"Not audited at build time ({items} items; builds of "
+                f"{AUDIT_MIN_ITEMS} or more are). Run `gen audit <this folder>` for the "
+                "accuracy of solvers that never see the pictures.")
+
+    def pct(value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.1f}%"
+
+    lines = [head + "Accuracy of solvers that never see the pictures, with bootstrap 95% "
+             "intervals (`gen audit`, models cross-fitted on this dataset, "
+             f"{audit['folds']} folds, seed {audit['seed']}, {audit['items']} items"
+             f"{', a seeded sample' if audit.get('sampled') else ''}): `no_image` runs each "
+             "program with every picture given its kind's most frequent attributes, `prior` "
+             "answers the most frequent answer of the question's kind, `blind` guesses the "
+             "answer from the question's wording (closed answers: yes/no, counts, a "
+             "picture's attribute).", "",
+             "| solver | on | accuracy | 95% interval | n | chance |", "|---|---|---|---|---|---|"]
+    lines += [f"| {row['solver']} | {row['scope']} | {pct(row['accuracy'])} | "
+              f"{pct(row['low'])}–{pct(row['high'])} | {row['n']} | {pct(row['chance'])} |"
+              for row in audit["rows"]]
+    lines.append("")
+    lines += [f"- {'ok' if c['passed'] else 'FAILED'}: {c['name']} {pct(c['accuracy'])} "
+              f"[{pct(c['low'])}, {pct(c['high'])}] (limit {pct(c['limit'])})"
+              for c in audit["checks"]]
+    return "\n".join(lines)
