@@ -20,10 +20,10 @@ BLIND_CHECK = "blind accuracy above prior, closed answers"
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``gen build mmtables -n 120 --no-images``, built once for the module; tests only read
+    """``gen build mmtables -n 480 --no-images``, built once for the module; tests only read
     it (or copy it)."""
     out = tmp_path_factory.mktemp("mmaudit") / "mm"
-    assert main(["build", "mmtables", "-n", "120", "--no-images", "--out", str(out)]) == 0
+    assert main(["build", "mmtables", "-n", "480", "--no-images", "--out", str(out)]) == 0
     return out
 
 
@@ -55,7 +55,7 @@ def test_audit_prints_each_solver_with_its_interval_and_passes(
         built: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", str(built)]) == 0
     out = capsys.readouterr().out
-    assert "120 mmtable items" in out
+    assert "480 mmtable items" in out
     for solver, scope in (("no_image", "all items"), ("prior", "all items"),
                           ("blind", "closed answers"), ("no_image", "question_type: visual"),
                           ("prior", "archetype: maps-only")):
@@ -89,7 +89,7 @@ def test_json_report_has_its_format_kind_rows_and_checks(audited: dict[str, Any]
     report = audited["report"]
     assert list(report)[0] == "format" and report["format"] == "hopvista-audit"
     assert report["kind"] == "mmtables"
-    assert report["items"] == 120 and report["folds"] == 5 and report["seed"] == 0
+    assert report["items"] == 480 and report["folds"] == 5 and report["seed"] == 0
     assert {r["solver"] for r in report["rows"]} == {"no_image", "prior", "blind"}
     for r in report["rows"]:
         assert set(r) == {"solver", "scope", "estimate", "by_prior"}
@@ -169,7 +169,7 @@ def test_a_prior_gap_out_of_range_is_refused(
 def test_the_build_records_the_audit_gen_audit_reproduces(
         built: Path, audited: dict[str, Any]) -> None:
     recorded = json.loads((built / "manifest.json").read_text())["audit"]
-    assert recorded["items"] == 120 and recorded["sampled"] is False
+    assert recorded["items"] == 480 and recorded["sampled"] is False
     report = audited["report"]
     for r in recorded["rows"]:
         assert round(row(report, r["solver"], r["scope"])["estimate"]["accuracy"], 4) \
@@ -206,5 +206,5 @@ def test_variants_of_one_item_share_a_fold_so_none_is_learned_from_its_twin(
     (twins / "manifest.json").write_text(json.dumps(manifest | {"kind": "augmented"}))
     assert main(["audit", str(twins)]) == 0
     out = capsys.readouterr().out
-    assert "240 mmtable items" in out
+    assert "960 mmtable items" in out
     assert f"ok: {BLIND_CHECK}" in out

@@ -203,3 +203,14 @@ def test_the_verifier_takes_each_kinds_family_from_the_registered_kinds(built: P
                 and i.tags.archetype == "visualisation")
     assert archetype_of(item) == "visualisation"
     assert archetype_of(item, {"symbol": "entity"}) == "single-entity"
+
+
+def test_no_seed_plans_a_question_its_table_cannot_ask() -> None:
+    from hopvista.mmtables.plan import UNASKABLE, archetype_shares, planned
+
+    shares = archetype_shares(None)
+    for seed in range(40):
+        entries = [planned(seed, i, shares) for i in range(240)]
+        assert not {(e.archetype, e.question_type, e.reasoning) for e in entries} & UNASKABLE
+        assert set(Counter(e.archetype for e in entries).values()) == {30}
+        assert set(Counter(e.question_type for e in entries).values()) == {60}

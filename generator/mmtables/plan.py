@@ -66,16 +66,39 @@ def archetype_shares(shares: Mapping[str, int] | None) -> dict[str, int]:
     return {name: shares.get(name, 0) for name in ARCHETYPES}
 
 
+UNASKABLE = frozenset({("single-chart", "explicit", "mathematical")})
+"""(archetype, question type, reasoning type) no table of the archetype can ask: a table with
+one picture cannot set a row named for its picture against a row chosen by its picture."""
+
+
 def planned(seed: int, index: int, shares: Mapping[str, int]) -> PlanEntry:
-    """The plan's entry for item ``index`` (see the module docstring)."""
+    """The plan's entry for item ``index`` (see the module docstring). Items ``2k`` and
+    ``2k + 1`` trade archetypes when that makes an :data:`UNASKABLE` entry askable, so every
+    count stays as planned."""
+    first = index - index % 2
+    raw = [(_archetype(seed, i, shares), *_pair(seed, i)) for i in (first, first + 1)]
+    traded = [(raw[1][0], *raw[0][1:]), (raw[0][0], *raw[1][1:])]
+    if any(entry in UNASKABLE for entry in raw) and not any(e in UNASKABLE for e in traded):
+        raw = traded
+    archetype, question_type, reasoning = raw[index % 2]
+    if (archetype, question_type, reasoning) in UNASKABLE:
+        raise UserError(f"archetype shares: item {index} would be a {question_type} "
+                        f"{reasoning} question on a {archetype} table, which none can ask; "
+                        "give other archetypes a share")
+    return PlanEntry(index, archetype, question_type, reasoning)
+
+
+def _archetype(seed: int, index: int, shares: Mapping[str, int]) -> str:
     cycle = [name for name in ARCHETYPES for _ in range(shares[name])]
     turn, place = divmod(index, len(cycle))
-    archetype = cycle[int(derive(seed, "mmtables.archetypes", turn).permutation(len(cycle))
-                          [place])]
+    return cycle[int(derive(seed, "mmtables.archetypes", turn).permutation(len(cycle))[place])]
+
+
+def _pair(seed: int, index: int) -> tuple[str, str]:
     turn, place = divmod(index, ROUND)
     block_at, slot = divmod(place, len(BLOCKS[0]))
     block = BLOCKS[int(derive(seed, "mmtables.blocks", turn).permutation(len(BLOCKS))
                        [block_at])]
     question_type, reasoning = block[int(derive(seed, "mmtables.pairs", turn, block_at)
                                          .permutation(len(block))[slot])]
-    return PlanEntry(index, archetype, question_type, reasoning)
+    return question_type, reasoning
