@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markupsafe import escape
 
 import hopvista
 from hopvista.cli.main import main
@@ -214,3 +215,15 @@ def test_no_seed_plans_a_question_its_table_cannot_ask() -> None:
         assert not {(e.archetype, e.question_type, e.reasoning) for e in entries} & UNASKABLE
         assert set(Counter(e.archetype for e in entries).values()) == {30}
         assert set(Counter(e.question_type for e in entries).values()) == {60}
+
+
+def test_gen_preview_shows_each_question_its_answer_and_tags(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "mm"
+    assert main(["build", "mmtables", "-n", "3", "--no-images", "--out", str(out)]) == 0
+    assert main(["preview", str(out)]) == 0
+    page = (out / "preview.html").read_text()
+    for line in read_items(out):
+        assert str(escape(line["question"])) in page
+        assert f"answer:\n    {escape(json.dumps(line['answer'], ensure_ascii=False))}" in page
+        assert f"archetype: {line['tags']['archetype']}" in page

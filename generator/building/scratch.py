@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -77,4 +78,18 @@ def scratch_folder(notice: Callable[[str], None]) -> Iterator[Path]:
         else:
             os.environ["TMPDIR"] = old_env
         lock.release()
+        _remove(folder)
+
+
+REMOVE_TRIES = 40
+"""How many times the scratch folder is removed, a moment apart, while a browser that is
+still exiting writes into it (an interrupt reaches every process at once)."""
+
+
+def _remove(folder: Path) -> None:
+    """Remove ``folder``, again while something still writes into it."""
+    for _ in range(REMOVE_TRIES):
         shutil.rmtree(folder, ignore_errors=True)
+        if not os.path.lexists(folder):
+            return
+        time.sleep(0.05)

@@ -42,7 +42,9 @@ details { margin: 8px 0; } pre { white-space: pre-wrap; font-size: 13px; }
 {% for item in items %}
 <section class="item" id="{{ item.id }}">
   <h2>{{ item.id }} <span class="meta">{{ item.difficulty }} · answer:
-    {{ item.answer|join(", ") if item.answer else "none" }}</span></h2>
+    {{ item.answer }}</span></h2>{% if item.question %}
+  <p>{{ item.question }}</p>{% endif %}{% if item.tags %}
+  <p class="meta">{{ item.tags }}</p>{% endif %}
   <div class="images">
     {% for role, src in item.srcs %}
     <figure><img src="{{ src }}" alt="{{ item.id }} {{ role }}">
@@ -223,7 +225,10 @@ def write_preview(root: Path, out: Path | None = None, limit: int = 100) -> Path
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     try:
         shown = [{"id": item["id"], "difficulty": item.get("difficulty", ""),
-                  "answer": item.get("answer") or [], "statements": item.get("statements") or [],
+                  "answer": _answer_text(item.get("answer")),
+                  "question": "" if item.get("statements") else str(item.get("question", "")),
+                  "tags": " · ".join(f"{k}: {v}" for k, v in (item.get("tags") or {}).items()),
+                  "statements": item.get("statements") or [],
                   "texts": (item.get("inputs") or {}).get("text") or [],
                   "srcs": _image_sources(item, root, base)} for item in items]
         html = env.from_string(_TEMPLATE).render(
@@ -233,6 +238,16 @@ def write_preview(root: Path, out: Path | None = None, limit: int = 100) -> Path
         raise UserError(f"{items_path}: an item lacks a field the preview shows ({exc})") \
             from None
     return output.write(html.encode("utf-8"))
+
+
+def _answer_text(answer: Any) -> str:
+    """An answer as the page shows it: a statement item's true statements ("1, 3", or
+    "none"); any other answer as JSON."""
+    if isinstance(answer, list) and all(isinstance(a, int) for a in answer):
+        return ", ".join(map(str, answer)) if answer else "none"
+    if answer is None:
+        return "none"
+    return json.dumps(answer, ensure_ascii=False)
 
 
 def _page_folder(page: Path) -> Path:
