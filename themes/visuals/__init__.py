@@ -14,6 +14,8 @@ each in this package) says how to
   with the white initials KF");
 - ``questions(attributes)``: what a question may ask of it (:class:`VisualFact`: its colour,
   shape, count, direction, position, ...) and the answers.
+- ``icons(attributes)``: the emblems of the icon set it carries (for the dataset card's
+  credits; none unless the kind draws icons of :mod:`hopvista.themes.visuals.icons`).
 
 Every method checks the attributes first (:mod:`hopvista.themes.visuals.attributes`): a
 malformed one is a one-line :class:`~hopvista.errors.UserError` naming the field. Colours are
@@ -135,6 +137,15 @@ class VisualKind(ABC):
     def questions(self, attributes: object) -> list[VisualFact]:
         """What a question may ask of the visual and the answers, read off its attributes."""
         return self._facts(self.check(attributes))
+
+    def icons(self, attributes: object) -> list[str]:
+        """The emblems of the icon set (:data:`hopvista.themes.visuals.icons.EMBLEMS`) the
+        drawing carries, so a dataset card can cite the set's licence."""
+        return self._icons(self.check(attributes))
+
+    def _icons(self, attributes: dict[str, Any]) -> list[str]:
+        """The emblems drawn; a kind that draws no icon (the default) lists none."""
+        return []
 
     @abstractmethod
     def _paint(self, attributes: dict[str, Any], size_px: int) -> Image.Image: ...

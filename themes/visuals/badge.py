@@ -16,7 +16,8 @@ from hopvista.themes.visuals import (
     require_distinct,
 )
 from hopvista.themes.visuals.attributes import refuse
-from hopvista.themes.visuals.canvas import EMBLEMS, Canvas, regular_points
+from hopvista.themes.visuals.canvas import Canvas, regular_points
+from hopvista.themes.visuals.icons import EMBLEMS
 from hopvista.themes.visuals.palette import COLORS, a_color, legible, sample_color
 
 SHAPES = {"circle": "circular", "square": "square", "shield": "shield-shaped",
@@ -75,8 +76,8 @@ class Badge(VisualKind):
         if attributes["emblem"] == "none":
             canvas.text((0.5, 0.5), attributes["initials"], 0.24, accent)
         else:
-            canvas.emblem(attributes["emblem"], (0.5, 0.33), 0.12, accent)
-            canvas.text((0.5, 0.62), attributes["initials"], 0.18, accent)
+            canvas.emblem(attributes["emblem"], (0.5, 0.36), 0.16, accent)
+            canvas.text((0.5, 0.67), attributes["initials"], 0.17, accent)
         return canvas.finished()
 
     def _color_names(self, attributes: dict[str, Any]) -> list[str]:
@@ -88,6 +89,9 @@ class Badge(VisualKind):
         if attributes["emblem"] != "none":
             text += f" under {a_color(attributes['accent'])} {attributes['emblem']}"
         return text
+
+    def _icons(self, attributes: dict[str, Any]) -> list[str]:
+        return [] if attributes["emblem"] == "none" else [attributes["emblem"]]
 
     def _facts(self, attributes: dict[str, Any]) -> list[VisualFact]:
         return [VisualFact("color", "colour", attributes["color"]),

@@ -3,9 +3,9 @@
 A visual is drawn on an RGBA canvas :data:`SUPERSAMPLE` times its size and shrunk by
 averaging each block of pixels (in premultiplied alpha), which smooths its edges; the inside of
 every shape keeps its exact colour. :func:`png_bytes` encodes it with fixed settings and no
-metadata, so the same attributes give the same bytes. The emblems (star, crescent, circle,
-cross, triangle, diamond) are drawn with Pillow's primitives: no icon font or SVG rasteriser
-is needed.
+metadata, so the same attributes give the same bytes. Shapes are drawn with Pillow's
+primitives; an emblem is an icon of the set :mod:`hopvista.themes.visuals.icons` draws from,
+filled in one colour.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from hopvista.errors import UserError
 from hopvista.themes.fonts import font_file
+from hopvista.themes.visuals import icons
 from hopvista.themes.visuals.palette import rgb_of
 
 SUPERSAMPLE = 4
@@ -32,13 +33,10 @@ MAX_SIZE_PX = 1024
 TEXT_FAMILY = "DejaVu Sans"
 """The font of a badge's initials (resolved to one file, like every font hopvista draws)."""
 
-CREDITS = ("Cell visuals drawn by hopvista with Pillow primitives (no icon set); badge "
-           "initials set in DejaVu Sans, DejaVu Fonts License "
-           "(https://dejavu-fonts.github.io/License.html).")
-"""What a dataset card cites for the drawing of its cell visuals and the fonts in them."""
-
-EMBLEMS = ("star", "crescent", "circle", "cross", "triangle", "diamond")
-"""The emblems a badge or a flag may carry."""
+CREDITS = ("Cell visuals drawn by hopvista with Pillow; badge initials set in DejaVu Sans, "
+           "DejaVu Fonts License (https://dejavu-fonts.github.io/License.html).")
+"""What a dataset card cites for the drawing of its cell visuals and the fonts in them (the
+icon set emblems come from is cited apart: :meth:`hopvista.themes.visuals.icons.IconSet.credit`)."""
 
 Point = tuple[float, float]
 RGBA = tuple[int, int, int, int]
@@ -120,37 +118,13 @@ class Canvas:
         self.pen.text(self.at(*center), text, font=font, fill=opaque(color), anchor="mm")
 
     def emblem(self, name: str, center: Point, radius: float, color: str) -> None:
-        """The emblem ``name`` (one of :data:`EMBLEMS`) centred on ``center``."""
-        cx, cy = center
-        r = radius
-        if name == "star":
-            self.polygon(star_points(center, r), color)
-        elif name == "circle":
-            self.ellipse((cx - r, cy - r, cx + r, cy + r), color)
-        elif name == "triangle":
-            self.polygon(regular_points(center, r, 3, -90.0), color)
-        elif name == "diamond":
-            self.polygon(regular_points(center, r, 4, -90.0), color)
-        elif name == "cross":
-            arm = r * 0.36
-            self.rectangle((cx - arm, cy - r, cx + arm, cy + r), color)
-            self.rectangle((cx - r, cy - arm, cx + r, cy + arm), color)
-        elif name == "crescent":
-            self._crescent(center, r, color)
-        else:
-            raise ValueError(f"unknown emblem {name!r}")
-
-    def _crescent(self, center: Point, radius: float, color: str) -> None:
-        """A crescent: a disc less a shifted disc, drawn through a mask so what lies under
-        the bite keeps its colour."""
-        cx, cy = center
-        mask = Image.new("L", self.image.size, 0)
-        pen = ImageDraw.Draw(mask)
-        pen.ellipse(self.box(cx - radius, cy - radius, cx + radius, cy + radius), fill=255)
-        bite = radius * 0.8
-        bx = cx + radius * 0.38
-        pen.ellipse(self.box(bx - bite, cy - bite, bx + bite, cy + bite), fill=0)
-        self.image.paste(Image.new("RGBA", self.image.size, opaque(color)), (0, 0), mask)
+        """The emblem ``name`` (a key of :data:`~hopvista.themes.visuals.icons.EMBLEMS`), its
+        icon filling the square of half-side ``radius`` around ``center`` (its longer side
+        the square's side), in ``color``."""
+        glyph = icons.installed().glyph(icons.emblem_icon(name), round(2 * radius * self.side))
+        cx, cy = self.at(*center)
+        corner = (round(cx - glyph.width / 2), round(cy - glyph.height / 2))
+        self.image.paste(Image.new("RGBA", glyph.size, opaque(color)), corner, glyph)
 
     def clip_to(self, mask_box: Sequence[float], shape: str = "ellipse") -> None:
         """Make everything outside the unit box's ellipse transparent."""

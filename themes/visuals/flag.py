@@ -10,7 +10,8 @@ from PIL import Image
 from hopvista.rng import Streams
 from hopvista.themes.visuals import VISUAL_KINDS, Field, VisualFact, VisualKind, sample_colors
 from hopvista.themes.visuals.attributes import refuse
-from hopvista.themes.visuals.canvas import EMBLEMS, Canvas
+from hopvista.themes.visuals.canvas import Canvas
+from hopvista.themes.visuals.icons import EMBLEMS
 from hopvista.themes.visuals.palette import COLORS, a_color, distinguishable
 
 LAYOUTS = {"horizontal-triband": 3, "vertical-triband": 3, "canton": 2, "cross": 2}
@@ -82,22 +83,22 @@ class Flag(VisualKind):
             edges = (TOP, TOP + height / 4, TOP + height * 3 / 4, BOTTOM)
             for i, color in enumerate(colors):
                 canvas.rectangle((0.0, edges[i], 1.0, edges[i + 1]), color)
-            center, radius = (0.5, 0.5), height * 0.17
+            center, radius = (0.5, 0.5), height * 0.2
         elif layout == "vertical-triband":
             edges = (0.0, 0.25, 0.75, 1.0)
             for i, color in enumerate(colors):
                 canvas.rectangle((edges[i], TOP, edges[i + 1], BOTTOM), color)
-            center, radius = (0.5, 0.5), height * 0.2
+            center, radius = (0.5, 0.5), height * 0.22
         elif layout == "canton":
             canvas.rectangle((0.0, TOP, 1.0, BOTTOM), colors[0])
             canvas.rectangle((0.0, TOP, 0.5, TOP + height / 2), colors[1])
-            center, radius = (0.25, TOP + height / 4), height * 0.15
+            center, radius = (0.25, TOP + height / 4), height * 0.19
         else:
             arm = height * 0.09
             canvas.rectangle((0.0, TOP, 1.0, BOTTOM), colors[0])
             canvas.rectangle((0.36 - arm, TOP, 0.36 + arm, BOTTOM), colors[1])
             canvas.rectangle((0.0, 0.5 - arm, 1.0, 0.5 + arm), colors[1])
-            center, radius = (0.36, 0.5), arm * 0.8
+            center, radius = (0.36, 0.5), arm
         if attributes["emblem"] != "none":
             canvas.emblem(attributes["emblem"], center, radius, attributes["emblem_color"])
         return canvas.finished()
@@ -125,6 +126,9 @@ class Flag(VisualKind):
                 layout, "on the middle stripe")
             text += f" and {a_color(attributes['emblem_color'])} {attributes['emblem']} {where}"
         return text
+
+    def _icons(self, attributes: dict[str, Any]) -> list[str]:
+        return [] if attributes["emblem"] == "none" else [attributes["emblem"]]
 
     def _facts(self, attributes: dict[str, Any]) -> list[VisualFact]:
         layout = attributes["layout"]
