@@ -12,6 +12,7 @@ from hopvista.cli.arguments import seed_int, years
 from hopvista.errors import UserError
 from hopvista.model.task import FAMILIES
 from hopvista.program.statement_types import STATEMENT_TYPES
+from hopvista.themes.visuals import icons
 
 if TYPE_CHECKING:
     from hopvista.api import Catalogue
@@ -107,3 +108,17 @@ def _augment_catalogue(found: Catalogue) -> None:
     print("cell visual kinds:")
     for name, kind in found.visual_kinds.items():
         print(f"  {name:<12} {kind.summary}")
+    _emblem_catalogue()
+
+
+def _emblem_catalogue() -> None:
+    """The emblems badges and flags carry, and the icon set (and licence) they come from."""
+    print("emblems (badge, flag):")
+    print(f"  {', '.join(icons.EMBLEMS)}")
+    try:
+        credit = icons.installed().credit()
+    except UserError as exc:
+        print(f"  {exc}")
+        return
+    print(f"  icons of {credit['name']} {credit['version']} ({credit['url']}), licensed "
+          f"{credit['license']}")

@@ -15,6 +15,7 @@ the items are written without images.
 from __future__ import annotations
 
 import sys
+import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing
@@ -38,12 +39,15 @@ from hopvista.model.item import Provenance, base_item_id, variant_id
 from hopvista.model.mmtable import ANSWER_TYPES, Tags, Visual
 from hopvista.output.parquet import DATA_DIR, SPLIT
 from hopvista.rng import Streams
-from hopvista.themes.visuals import VISUAL_KINDS
+from hopvista.themes.visuals import VISUAL_KINDS, icons
+from hopvista.themes.visuals.canvas import CREDITS
 from hopvista.verify.mmtables import answer_type_of, json_type
 
 DOMAIN = "mmtables"
 """The domain name of multimodal-table items, and what ``gen build`` calls their build."""
 MANIFEST_KIND = "mmtables"
+CARD_WIDTH = 95
+"""The width the card's paragraphs are wrapped to."""
 ATTEMPTS = 40
 Notice = Callable[[str], None]
 ImageMaker = Callable[[Item, Path], Item]
@@ -160,6 +164,8 @@ def build_mmtables(out: Path, *, count: int, seed: int = 0, images: ImageMaker |
     :data:`TABLE_IMAGES` draws the table with its pictures and each picture alone); return
     the manifest."""
     shares = archetype_shares(archetypes)
+    if images is not None:
+        icons.check_installed()
     kind = Mmtables(count, seed, shares, images, cap_workers(workers, notice), progress)
     return write_dataset(out, kind, overwrite=overwrite, notice=notice)
 
@@ -177,6 +183,7 @@ class Mmtables(DatasetKind):
         self.tally: dict[str, Counter[str]] = {
             key: Counter() for key in ("archetype", "question_type", "reasoning",
                                        "answer_type")}
+        self.emblems: set[str] = set()
 
     def items(self, stage: Path, kept: int) -> Iterator[Item]:
         """Items ``kept``, ``kept + 1``, ... (their images drawn into ``stage``)."""
@@ -199,11 +206,17 @@ class Mmtables(DatasetKind):
         assert item.tags is not None
         for key, counter in self.tally.items():
             counter[str(getattr(item.tags, key))] += 1
+        for visual in item.inputs.visuals:
+            self.emblems.update(VISUAL_KINDS.get(visual.kind).icons(visual.attributes))
 
     def manifest(self, stage: Path, counts: Counts) -> dict[str, Any]:
-        """The build's configuration, its plan's shares, what the items came out as, and the
-        audit of solvers that never see the pictures (builds of
-        :data:`~hopvista.audit.recorded.AUDIT_MIN_ITEMS` items or more)."""
+        """The build's configuration, its plan's shares, what the items came out as, the icon
+        set its drawn emblems come from (when any is drawn), and the audit of solvers that never
+        see the pictures (builds of :data:`~hopvista.audit.recorded.AUDIT_MIN_ITEMS` items or
+        more)."""
+        drawn = self.emblems if self.images is not None else set()
+        icon_set = {"icon_set": icons.installed().credit() | {"emblems": sorted(drawn)}} \
+            if drawn else {}
         return {
             "config": {"domain": DOMAIN, "count": self.total, "seed": self.seed,
                        "images": self.images is not None,
@@ -215,6 +228,7 @@ class Mmtables(DatasetKind):
                        "question_types": dict(sorted(self.tally["question_type"].items())),
                        "reasoning": dict(sorted(self.tally["reasoning"].items())),
                        "answer_types": dict(sorted(self.tally["answer_type"].items()))},
+            **icon_set,
             "audit": mmtables_audit(stage / ITEMS, counts.items),
         }
 
@@ -273,8 +287,23 @@ each one and checks that the question needs its pictures).
 |---|---|
 {rows("answer_types", ANSWER_TYPES)}
 
-{audit_section(manifest.get("audit"), manifest["counts"]["items"])}
+{credits_section(manifest)}{audit_section(manifest.get("audit"), manifest["counts"]["items"])}
 """
+
+
+def credits_section(manifest: dict[str, Any]) -> str:
+    """The card's credits for the pictures drawn: the drawing and its font, and the icon set
+    the emblems come from (manifest ``icon_set``) with its licence; nothing without images."""
+    if not manifest["config"]["images"]:
+        return ""
+    text = CREDITS
+    icon_set = manifest.get("icon_set")
+    if icon_set is not None:
+        text += (f" Emblems ({', '.join(icon_set['emblems'])}) are icons of "
+                 f"{icon_set['name']} {icon_set['version']} ({icon_set['url']}), licensed "
+                 f"{icon_set['license']}.")
+    wrapped = textwrap.fill(text, CARD_WIDTH, break_long_words=False, break_on_hyphens=False)
+    return f"## Pictures: credits and licences\n\n{wrapped}\n\n"
 
 
 def audit_section(audit: dict[str, Any] | None, items: int) -> str:
