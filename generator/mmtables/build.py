@@ -21,7 +21,6 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-import yaml
 from tqdm import tqdm
 
 from hopvista.audit.recorded import AUDIT_MIN_ITEMS, mmtables_audit
@@ -36,7 +35,7 @@ from hopvista.model.dataset import ITEMS
 from hopvista.model.inputs import GridTable, Inputs
 from hopvista.model.item import Provenance, base_item_id, variant_id
 from hopvista.model.mmtable import ANSWER_TYPES, Tags, Visual
-from hopvista.output.parquet import DATA_DIR, SPLIT
+from hopvista.output.card import front_matter
 from hopvista.rng import Streams
 from hopvista.themes.visuals import VISUAL_KINDS
 from hopvista.verify.mmtables import answer_type_of, json_type
@@ -225,15 +224,8 @@ class Mmtables(DatasetKind):
 
 def mmtables_card(manifest: dict[str, Any]) -> str:
     """The dataset card of an mmtables build (Hugging Face YAML front matter)."""
-    front = {
-        "license": "other",
-        "language": ["en"],
-        "pretty_name": "hopvista multimodal tables",
-        "task_categories": ["visual-question-answering", "table-question-answering"],
-        "tags": ["multimodal", "tables", "cell-images", "mmtabreal", "hopvista"],
-        "configs": [{"config_name": "default",
-                     "data_files": [{"split": SPLIT, "path": f"{DATA_DIR}/*.parquet"}]}],
-    }
+    front = front_matter(licence="other", pretty_name="hopvista multimodal tables",
+                         tags=("multimodal", "tables", "cell-images", "mmtabreal", "hopvista"))
     shares = manifest["shares"]
 
     def rows(key: str, names: tuple[str, ...] | None = None) -> str:
@@ -243,9 +235,7 @@ def mmtables_card(manifest: dict[str, Any]) -> str:
 
     images = "one table image each" if manifest["config"]["images"] else \
         "without images (the table and its pictures' attributes only)"
-    return f"""---
-{yaml.safe_dump(front, sort_keys=False).strip()}
----
+    return f"""{front}
 
 # Multimodal tables
 

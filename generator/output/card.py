@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import yaml
@@ -21,23 +22,16 @@ def dataset_card(manifest: dict[str, Any], title: str) -> str:
     """Render the card for a finished build."""
     config = manifest["config"]
     licence, licence_text = LICENCES.get(config["source"], ("other", "See the source's terms."))
-    front = {
-        "license": licence,
-        "language": ["en"],
-        "pretty_name": f"hopvista {config['domain']} (seed {config['seed']})",
-        "task_categories": ["visual-question-answering", "table-question-answering"],
-        "tags": ["multimodal", "multi-hop", "charts", "tables", "synthetic", "hopvista"],
-        "size_categories": [_size(manifest["counts"]["items"])],
-        "configs": [{"config_name": "default",
-                     "data_files": [{"split": SPLIT, "path": f"{DATA_DIR}/*.parquet"}]}],
-    }
+    front = front_matter(licence=licence,
+                         pretty_name=f"hopvista {config['domain']} (seed {config['seed']})",
+                         tags=("multimodal", "multi-hop", "charts", "tables", "synthetic",
+                               "hopvista"),
+                         size=_size(manifest["counts"]["items"]))
     shares = manifest["shares"]
     levels = ",".join(str(h) for h in _levels(config))
     command = f"gen build {config['domain']} --hops {levels} -n {config['count']} " \
               f"--seed {config['seed']}"
-    return f"""---
-{yaml.safe_dump(front, sort_keys=False).strip()}
----
+    return f"""{front}
 
 # {title}
 
@@ -77,6 +71,26 @@ styles); `items.jsonl` and `images/` hold the same data as files, and
 Generator, seed, configuration, package, browser and font versions, and the sha256 of every
 file are in `manifest.json`.
 """
+
+
+def front_matter(*, licence: str, pretty_name: str, tags: Sequence[str],
+                 size: str | None = None) -> str:
+    """A card's Hugging Face YAML front matter between its two ``---`` lines: ``licence``
+    (an SPDX-style id or ``other``), English, ``pretty_name``, the visual and table
+    question-answering task categories, ``tags``, the size category when given, and one
+    ``default`` config whose split reads every Parquet file of the dataset."""
+    front: dict[str, Any] = {
+        "license": licence,
+        "language": ["en"],
+        "pretty_name": pretty_name,
+        "task_categories": ["visual-question-answering", "table-question-answering"],
+        "tags": list(tags),
+    }
+    if size is not None:
+        front["size_categories"] = [size]
+    front["configs"] = [{"config_name": "default",
+                         "data_files": [{"split": SPLIT, "path": f"{DATA_DIR}/*.parquet"}]}]
+    return f"---\n{yaml.safe_dump(front, sort_keys=False).strip()}\n---"
 
 
 def _agreement_line(agree: dict[str, Any] | None, statements: int) -> str:
