@@ -203,10 +203,10 @@ def test_a_failed_check_says_whether_its_interval_reaches_the_limit() -> None:
                                "to tell a shortcut from noise)")
     assert clear.message().endswith("(limit 55.0%)") and clear.message().startswith("FAILED")
     assert passed.message().startswith("ok: ") and passed.message().endswith("(limit 20.0%)")
-    from hopvista.output.card import _audit_section
+    from hopvista.output.card import BUILD_AUDIT, audit_section
     audit = {"folds": 5, "seed": 0, "items": 200, "rows": [],
              "checks": [{"name": c.name, "accuracy": c.accuracy, "low": c.low, "high": c.high,
                          "limit": c.limit, "passed": c.passed} for c in (noisy, clear)]}
-    card = _audit_section(audit, 200).splitlines()
+    card = audit_section(audit, 200, BUILD_AUDIT).splitlines()
     assert card[-2].startswith("- FAILED: no_chart") and "audit more items" in card[-2]
     assert card[-1] == "- FAILED: blind wording classifier accuracy 70.0% (limit 55.0%)"

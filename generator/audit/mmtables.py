@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from hopvista.audit.data import assign_folds
-from hopvista.audit.report import AuditReport, Check, Row, Thresholds, _pct, run_audit
+from hopvista.audit.report import AuditReport, Check, Row, Thresholds, run_audit
 from hopvista.audit.stats import Bootstrap
 from hopvista.errors import UserError
 from hopvista.model import Item
@@ -273,23 +273,9 @@ class MmtablesAuditReport(AuditReport):
 
     def render(self) -> str:
         """The report as a plain-text table."""
-        lines = [f"gen audit {self.path}: {self.items} mmtable items (questions on tables "
-                 f"with pictures in cells), {self.folds}-fold cross-fitting, seed {self.seed}",
-                 f"{'solver':<9} {'scope':<34} {'acc':>7} {'95% CI':>17} {'n':>6} "
-                 f"{'chance':>7} {'by prior':>8}"]
-        previous = ""
-        for row in self.rows:
-            if row.solver != previous and previous:
-                lines.append("")
-            previous = row.solver
-            e = row.estimate
-            lines.append(f"{row.solver:<9} {row.scope:<34} {_pct(e.accuracy):>7} "
-                         f"{'[' + _pct(e.low) + ', ' + _pct(e.high) + ']':>17} {e.n:>6} "
-                         f"{_pct(e.chance):>7} {row.by_prior:>8}")
-        lines.append("")
-        lines.extend(LEGEND)
-        lines.extend(check.message() for check in self.checks)
-        return "\n".join(lines)
+        return self._render(f"gen audit {self.path}: {self.items} mmtable items (questions on "
+                            f"tables with pictures in cells), {self.folds}-fold cross-fitting, "
+                            f"seed {self.seed}", scope_width=34, legend=LEGEND)
 
 
 def tabulate(items: Sequence[MmItem], predictions: Mapping[str, Predictions],

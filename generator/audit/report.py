@@ -35,6 +35,8 @@ WITHHELD: dict[str, str | None] = {"no_chart": "chart", "no_table": "table",
                                    "no_text": "text", "prior": None, "blind": None}
 #: Solvers whose Hard item-set and relevant-statement accuracy are checked.
 PROXIES = ("no_chart", "no_table", "no_text", "prior")
+BY_PRIOR_LEGEND = ("by prior: answers the solver could not decide on what it has (it then "
+                   "answers with the majority label of the statement's type and position)")
 
 
 @dataclass(frozen=True)
@@ -119,22 +121,27 @@ class AuditReport:
 
     def render(self) -> str:
         """The report as a plain-text table."""
-        lines = [f"gen audit {self.path}: {self.items} items, {self.folds}-fold cross-fitting, "
-                 f"seed {self.seed}",
-                 f"{'solver':<9} {'scope':<26} {'acc':>7} {'95% CI':>17} {'n':>6} {'chance':>7}"
-                 f" {'by prior':>8}"]
+        return self._render(f"gen audit {self.path}: {self.items} items, {self.folds}-fold "
+                            f"cross-fitting, seed {self.seed}",
+                            scope_width=26, legend=(BY_PRIOR_LEGEND,))
+
+    def _render(self, first_line: str, *, scope_width: int, legend: Sequence[str]) -> str:
+        """``first_line``, a row per solver and scope (a blank line between solvers; scopes
+        padded to ``scope_width``), the ``legend`` lines, then a line per check."""
+        lines = [first_line,
+                 f"{'solver':<9} {'scope':<{scope_width}} {'acc':>7} {'95% CI':>17} {'n':>6} "
+                 f"{'chance':>7} {'by prior':>8}"]
         previous = ""
         for row in self.rows:
             if row.solver != previous and previous:
                 lines.append("")
             previous = row.solver
             e = row.estimate
-            lines.append(f"{row.solver:<9} {row.scope:<26} {_pct(e.accuracy):>7} "
+            lines.append(f"{row.solver:<9} {row.scope:<{scope_width}} {_pct(e.accuracy):>7} "
                          f"{'[' + _pct(e.low) + ', ' + _pct(e.high) + ']':>17} {e.n:>6} "
                          f"{_pct(e.chance):>7} {row.by_prior:>8}")
         lines.append("")
-        lines.append("by prior: answers the solver could not decide on what it has (it then "
-                     "answers with the majority label of the statement's type and position)")
+        lines.extend(legend)
         lines.extend(check.message() for check in self.checks)
         return "\n".join(lines)
 

@@ -5,6 +5,7 @@ plug-ins)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import hopvista
@@ -16,6 +17,7 @@ from hopvista.themes.visuals import icons
 
 if TYPE_CHECKING:
     from hopvista.api import Catalogue
+    from hopvista.program.statement_types import StatementType
 
 
 def register(subparsers: Any) -> None:
@@ -56,27 +58,31 @@ def _domain_types(args: argparse.Namespace) -> int:
     """Each statement type with "yes" or why the domain's data cannot make it."""
     found = hopvista.statement_types(args.domain, source=args.source, data=args.data,
                             years=args.years, seed=args.seed)
-    print(f"statement types of {args.domain}"
-          f"{f' with --data {args.data}' if args.data else ''}:")
-    for name, reason in found.items():
-        kind = STATEMENT_TYPES.get(name)
-        print(f"  {name:<10} {kind.hops} hop(s)  {'yes' if reason is None else 'no: ' + reason}")
+    _print_section(f"statement types of {args.domain}"
+                   f"{f' with --data {args.data}' if args.data else ''}:",
+                   {name: _verdict_line(name, reason) for name, reason in found.items()},
+                   width=10)
     return 0
+
+
+def _verdict_line(name: str, reason: str | None) -> str:
+    """A statement type's hops, then "yes" or "no:" and why the domain cannot make it."""
+    verdict = "yes" if reason is None else f"no: {reason}"
+    return f"{STATEMENT_TYPES.get(name).hops} hop(s)  {verdict}"
 
 
 def _generation_catalogue(found: Catalogue) -> None:
     """What ``gen build`` can use: domains, sources, statement types."""
-    print("domains:")
-    for name, title in found.domains.items():
-        print(f"  {name:<12} {title}")
-    print("sources:")
-    for name, origin in found.sources.items():
-        print(f"  {name:<12} from {origin}")
-    print("statement types:")
-    for name, kind in found.statement_types.items():
-        needs = f"needs {kind.min_periods} periods" if kind.min_periods > 1 else ""
-        print(f"  {name:<10} {kind.hops} hop(s)  {' + '.join(kind.modalities):<20} "
-              f"{needs:<17} from {kind.origin}")
+    _print_section("domains:", found.domains)
+    _print_section("sources:", {name: f"from {origin}" for name, origin in found.sources.items()})
+    _print_section("statement types:", {name: _statement_type_line(kind) for name, kind
+                                         in found.statement_types.items()}, width=10)
+
+
+def _statement_type_line(kind: StatementType) -> str:
+    """A statement type's hops, modalities, periods it needs and who registered it."""
+    needs = f"needs {kind.min_periods} periods" if kind.min_periods > 1 else ""
+    return f"{kind.hops} hop(s)  {' + '.join(kind.modalities):<20} {needs:<17} from {kind.origin}"
 
 
 def _markup_catalogue(found: Catalogue) -> None:
@@ -84,31 +90,38 @@ def _markup_catalogue(found: Catalogue) -> None:
     print("markup tasks (gen markup [--tables DOMAIN|PATH]):")
     for family, entries in found.markup_tasks.items():
         print(f"  {family} {FAMILIES.get(family, '')}")
-        for entry in entries:
-            print(f"    {entry.name:<18} {entry.summary}")
+        _print_entries({entry.name: entry.summary for entry in entries}, width=18, indent=4)
 
 
 def _augment_catalogue(found: Catalogue) -> None:
     """What ``gen augment`` can do: its recipes, perturbations, input formats, looks."""
-    print("variants (gen augment --variants):")
-    for name, recipe in found.variants.items():
-        print(f"  {name:<12} {recipe.group:<15} {recipe.description}")
-    print("perturbations:")
-    for name, perturbation in found.perturbations.items():
-        print(f"  {name:<12} {perturbation.description}")
-    print("import formats (gen augment --format):")
-    for name, importer in found.import_formats.items():
-        print(f"  {name:<12} {importer.description}")
-    print("table themes:")
-    for name, theme in found.table_themes.items():
-        print(f"  {name:<16} {theme.family:<7} {theme.description}")
-    print("page templates (the screenshot variant):")
-    for name, page in found.page_templates.items():
-        print(f"  {name:<12} {page.description}")
-    print("cell visual kinds:")
-    for name, kind in found.visual_kinds.items():
-        print(f"  {name:<12} {kind.summary}")
+    _print_section("variants (gen augment --variants):",
+                   {name: f"{recipe.group:<15} {recipe.description}"
+                    for name, recipe in found.variants.items()})
+    _print_section("perturbations:", {name: perturbation.description
+                                      for name, perturbation in found.perturbations.items()})
+    _print_section("import formats (gen augment --format):",
+                   {name: importer.description for name, importer in found.import_formats.items()})
+    _print_section("table themes:", {name: f"{theme.family:<7} {theme.description}"
+                                     for name, theme in found.table_themes.items()}, width=16)
+    _print_section("page templates (the screenshot variant):",
+                   {name: page.description for name, page in found.page_templates.items()})
+    _print_section("cell visual kinds:",
+                   {name: kind.summary for name, kind in found.visual_kinds.items()})
     _emblem_catalogue()
+
+
+def _print_section(title: str, entries: Mapping[str, str], width: int = 12) -> None:
+    """``title``, then :func:`_print_entries` of ``entries``."""
+    print(title)
+    _print_entries(entries, width=width)
+
+
+def _print_entries(entries: Mapping[str, str], *, width: int, indent: int = 2) -> None:
+    """A line per entry, indented by ``indent`` spaces: its name padded to ``width``, then
+    its text."""
+    for name, text in entries.items():
+        print(f"{' ' * indent}{name:<{width}} {text}")
 
 
 def _emblem_catalogue() -> None:

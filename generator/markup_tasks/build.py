@@ -36,8 +36,8 @@ from hopvista.model import Item
 from hopvista.model.inputs import GridTable, Inputs
 from hopvista.model.item import Provenance, Variant, base_item_id, variant_id
 from hopvista.model.task import FAMILIES, Task
+from hopvista.output.card import front_matter
 from hopvista.output.folder import check_out
-from hopvista.output.parquet import DATA_DIR, SPLIT
 from hopvista.render.browser import uninterrupted
 from hopvista.render.item_images import write_image
 from hopvista.render.panels import layout_document
@@ -288,25 +288,14 @@ class MarkupTasks(DatasetKind):
 
 def markup_card(manifest: dict[str, Any]) -> str:
     """The dataset card of a markup-task dataset (Hugging Face YAML front matter)."""
-    import yaml
-
-    front = {
-        "license": "other",
-        "language": ["en"],
-        "pretty_name": "hopvista markup tasks",
-        "task_categories": ["visual-question-answering", "table-question-answering"],
-        "tags": ["multimodal", "tables", "markup", "highlightbench", "hopvista"],
-        "configs": [{"config_name": "default",
-                     "data_files": [{"split": SPLIT, "path": f"{DATA_DIR}/*.parquet"}]}],
-    }
+    front = front_matter(licence="other", pretty_name="hopvista markup tasks",
+                         tags=("multimodal", "tables", "markup", "highlightbench", "hopvista"))
     shares = manifest["shares"]
     rows = "\n".join(f"| {family} | {FAMILIES.get(family, '')} | {n} |"
                      for family, n in shares["families"].items())
     tables = manifest["config"]["tables"]
     where = tables.get("domain") or tables.get("name")
-    return f"""---
-{yaml.safe_dump(front, sort_keys=False).strip()}
----
+    return f"""{front}
 
 # Markup tasks
 

@@ -22,10 +22,9 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-import yaml
 from tqdm import tqdm
 
-from hopvista.audit.recorded import AUDIT_MIN_ITEMS, mmtables_audit
+from hopvista.audit.recorded import mmtables_audit
 from hopvista.building.dataset_writer import Counts, DatasetKind, package_versions, write_dataset
 from hopvista.building.workers import cap_workers, preload_renderers, run_ordered
 from hopvista.mmtables.domains import LAYOUTS, Table, draw_table, legible_table
@@ -37,7 +36,7 @@ from hopvista.model.dataset import ITEMS
 from hopvista.model.inputs import GridTable, Inputs
 from hopvista.model.item import Provenance, base_item_id, variant_id
 from hopvista.model.mmtable import ANSWER_TYPES, Tags, Visual
-from hopvista.output.parquet import DATA_DIR, SPLIT
+from hopvista.output.card import AuditWording, audit_section, check_with_interval, front_matter
 from hopvista.rng import Streams
 from hopvista.themes.visuals import VISUAL_KINDS, icons
 from hopvista.themes.visuals.canvas import CREDITS
@@ -237,17 +236,23 @@ class Mmtables(DatasetKind):
         return mmtables_card(manifest)
 
 
+MMTABLES_AUDIT = AuditWording(
+    title="Does every picture matter?",
+    withheld="the pictures",
+    intro="Accuracy of solvers that never see the pictures, with bootstrap 95% intervals "
+          "(`gen audit`, models cross-fitted on this dataset, {run}): `no_image` runs each "
+          "program with every picture given its kind's most frequent attributes, `prior` "
+          "answers the most frequent answer of the question's kind, `blind` guesses the "
+          "answer from the question's wording (closed answers: yes/no, counts, a picture's "
+          "attribute).",
+    check_line=check_with_interval)
+"""The audit section of an mmtables card: solvers that never see the pictures."""
+
+
 def mmtables_card(manifest: dict[str, Any]) -> str:
     """The dataset card of an mmtables build (Hugging Face YAML front matter)."""
-    front = {
-        "license": "other",
-        "language": ["en"],
-        "pretty_name": "hopvista multimodal tables",
-        "task_categories": ["visual-question-answering", "table-question-answering"],
-        "tags": ["multimodal", "tables", "cell-images", "mmtabreal", "hopvista"],
-        "configs": [{"config_name": "default",
-                     "data_files": [{"split": SPLIT, "path": f"{DATA_DIR}/*.parquet"}]}],
-    }
+    front = front_matter(licence="other", pretty_name="hopvista multimodal tables",
+                         tags=("multimodal", "tables", "cell-images", "mmtabreal", "hopvista"))
     shares = manifest["shares"]
 
     def rows(key: str, names: tuple[str, ...] | None = None) -> str:
@@ -257,9 +262,8 @@ def mmtables_card(manifest: dict[str, Any]) -> str:
 
     images = "one table image each" if manifest["config"]["images"] else \
         "without images (the table and its pictures' attributes only)"
-    return f"""---
-{yaml.safe_dump(front, sort_keys=False).strip()}
----
+    audit = audit_section(manifest.get("audit"), manifest["counts"]["items"], MMTABLES_AUDIT)
+    return f"""{front}
 
 # Multimodal tables
 
@@ -287,7 +291,7 @@ each one and checks that the question needs its pictures).
 |---|---|
 {rows("answer_types", ANSWER_TYPES)}
 
-{credits_section(manifest)}{audit_section(manifest.get("audit"), manifest["counts"]["items"])}
+{credits_section(manifest)}{audit}
 """
 
 
@@ -305,32 +309,3 @@ def credits_section(manifest: dict[str, Any]) -> str:
     wrapped = textwrap.fill(text, CARD_WIDTH, break_long_words=False, break_on_hyphens=False)
     return f"## Pictures: credits and licences\n\n{wrapped}\n\n"
 
-
-def audit_section(audit: dict[str, Any] | None, items: int) -> str:
-    """The card's figures of the solvers that never see the pictures (manifest ``audit``)."""
-    head = "## Does every picture matter?\n\n"
-    if audit is None:
-        return (head + f"Not audited at build time ({items} items; builds of "
-                f"{AUDIT_MIN_ITEMS} or more are). Run `gen audit <this folder>` for the "
-                "accuracy of solvers that never see the pictures.")
-
-    def pct(value: float | None) -> str:
-        return "-" if value is None else f"{100 * value:.1f}%"
-
-    lines = [head + "Accuracy of solvers that never see the pictures, with bootstrap 95% "
-             "intervals (`gen audit`, models cross-fitted on this dataset, "
-             f"{audit['folds']} folds, seed {audit['seed']}, {audit['items']} items"
-             f"{', a seeded sample' if audit.get('sampled') else ''}): `no_image` runs each "
-             "program with every picture given its kind's most frequent attributes, `prior` "
-             "answers the most frequent answer of the question's kind, `blind` guesses the "
-             "answer from the question's wording (closed answers: yes/no, counts, a "
-             "picture's attribute).", "",
-             "| solver | on | accuracy | 95% interval | n | chance |", "|---|---|---|---|---|---|"]
-    lines += [f"| {row['solver']} | {row['scope']} | {pct(row['accuracy'])} | "
-              f"{pct(row['low'])}–{pct(row['high'])} | {row['n']} | {pct(row['chance'])} |"
-              for row in audit["rows"]]
-    lines.append("")
-    lines += [f"- {'ok' if c['passed'] else 'FAILED'}: {c['name']} {pct(c['accuracy'])} "
-              f"[{pct(c['low'])}, {pct(c['high'])}] (limit {pct(c['limit'])})"
-              for c in audit["checks"]]
-    return "\n".join(lines)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -21,23 +23,16 @@ def dataset_card(manifest: dict[str, Any], title: str) -> str:
     """Render the card for a finished build."""
     config = manifest["config"]
     licence, licence_text = LICENCES.get(config["source"], ("other", "See the source's terms."))
-    front = {
-        "license": licence,
-        "language": ["en"],
-        "pretty_name": f"hopvista {config['domain']} (seed {config['seed']})",
-        "task_categories": ["visual-question-answering", "table-question-answering"],
-        "tags": ["multimodal", "multi-hop", "charts", "tables", "synthetic", "hopvista"],
-        "size_categories": [_size(manifest["counts"]["items"])],
-        "configs": [{"config_name": "default",
-                     "data_files": [{"split": SPLIT, "path": f"{DATA_DIR}/*.parquet"}]}],
-    }
+    front = front_matter(licence=licence,
+                         pretty_name=f"hopvista {config['domain']} (seed {config['seed']})",
+                         tags=("multimodal", "multi-hop", "charts", "tables", "synthetic",
+                               "hopvista"),
+                         size=_size(manifest["counts"]["items"]))
     shares = manifest["shares"]
     levels = ",".join(str(h) for h in _levels(config))
     command = f"gen build {config['domain']} --hops {levels} -n {config['count']} " \
               f"--seed {config['seed']}"
-    return f"""---
-{yaml.safe_dump(front, sort_keys=False).strip()}
----
+    return f"""{front}
 
 # {title}
 
@@ -68,7 +63,7 @@ styles); `items.jsonl` and `images/` hold the same data as files, and
 - true/false per statement type: {json.dumps(shares['statements'])}
 {_agreement_line(shares.get("agree"), manifest["counts"]["statements"])}
 
-{_audit_section(manifest.get("audit"), manifest["counts"]["items"])}
+{audit_section(manifest.get("audit"), manifest["counts"]["items"], BUILD_AUDIT)}
 
 ## Licence and provenance
 
@@ -77,6 +72,26 @@ styles); `items.jsonl` and `images/` hold the same data as files, and
 Generator, seed, configuration, package, browser and font versions, and the sha256 of every
 file are in `manifest.json`.
 """
+
+
+def front_matter(*, licence: str, pretty_name: str, tags: Sequence[str],
+                 size: str | None = None) -> str:
+    """A card's Hugging Face YAML front matter between its two ``---`` lines: ``licence``
+    (an SPDX-style id or ``other``), English, ``pretty_name``, the visual and table
+    question-answering task categories, ``tags``, the size category when given, and one
+    ``default`` config whose split reads every Parquet file of the dataset."""
+    front: dict[str, Any] = {
+        "license": licence,
+        "language": ["en"],
+        "pretty_name": pretty_name,
+        "task_categories": ["visual-question-answering", "table-question-answering"],
+        "tags": list(tags),
+    }
+    if size is not None:
+        front["size_categories"] = [size]
+    front["configs"] = [{"config_name": "default",
+                         "data_files": [{"split": SPLIT, "path": f"{DATA_DIR}/*.parquet"}]}]
+    return f"---\n{yaml.safe_dump(front, sort_keys=False).strip()}\n---"
 
 
 def _agreement_line(agree: dict[str, Any] | None, statements: int) -> str:
@@ -89,35 +104,76 @@ def _agreement_line(agree: dict[str, Any] | None, statements: int) -> str:
             "their demand (no instance met it)")
 
 
-def _audit_section(audit: dict[str, Any] | None, items: int) -> str:
-    """The figures of ``gen audit`` (manifest ``audit``): how well solvers that lack one
-    modality, or all data, answer this dataset."""
-    head = "## Does every modality matter?\n\n"
+CheckLine = Callable[[Mapping[str, Any]], str]
+"""How an audit section writes one of ``gen audit``'s checks (manifest ``audit.checks``)."""
+
+
+def check_with_noise_note(check: Mapping[str, Any]) -> str:
+    """A check's line: its verdict, name, figure and limit, and for a failed check whose
+    interval reaches the limit, that the sample cannot tell a shortcut from noise."""
+    return (f"- {_verdict(check)}: {check['name']} {_percent(check['accuracy'])} "
+            f"(limit {_percent(check['limit'])}"
+            f"{noise_note(check['passed'], check['low'], check['limit'])})")
+
+
+def check_with_interval(check: Mapping[str, Any]) -> str:
+    """A check's line: its verdict, name, figure with its 95% interval, and limit."""
+    return (f"- {_verdict(check)}: {check['name']} {_percent(check['accuracy'])} "
+            f"[{_percent(check['low'])}, {_percent(check['high'])}] "
+            f"(limit {_percent(check['limit'])})")
+
+
+@dataclass(frozen=True)
+class AuditWording:
+    """What a card's audit section says around the figures of ``gen audit``."""
+
+    title: str
+    """The section's heading."""
+    withheld: str
+    """What the solvers never see ("the pictures"), for a build too small to be audited."""
+    intro: str
+    """The sentence before the table; ``{run}`` stands for the folds, seed and items."""
+    check_line: CheckLine
+
+
+BUILD_AUDIT = AuditWording(
+    title="Does every modality matter?",
+    withheld="the chart, the table or the text",
+    intro="Accuracy of proxy solvers that never see one modality and impute it from the rest "
+          "(models cross-fitted on this dataset), of label priors, and of a classifier that "
+          "reads only the statement wording, with bootstrap 95% intervals (`gen audit`, "
+          "{run}):",
+    check_line=check_with_noise_note)
+"""The audit section of a build's card: solvers that lack one modality, or all data."""
+
+
+def audit_section(audit: Mapping[str, Any] | None, items: int, wording: AuditWording) -> str:
+    """The card's figures of ``gen audit`` (manifest ``audit``) in ``wording``: a row per
+    solver and scope, a line per check; for a build not audited (``audit`` is ``None``), how
+    to audit it."""
+    head = f"## {wording.title}\n\n"
     if audit is None:
         return (head + f"Not audited at build time ({items} items; builds of "
                 f"{AUDIT_MIN_ITEMS} or more are). Run `gen audit <this folder>` for the "
-                "accuracy of solvers that never see the chart, the table or the text.")
-
-    def pct(value: float | None) -> str:
-        return "-" if value is None else f"{100 * value:.1f}%"
-
-    lines = [head + "Accuracy of proxy solvers that never see one modality and impute it from "
-             "the rest (models cross-fitted on this dataset), of label priors, and of a "
-             "classifier that reads only the statement wording, with bootstrap 95% intervals "
-             f"(`gen audit`, {audit['folds']} folds, seed {audit['seed']}, "
-             f"{audit['items']} items{', a seeded sample' if audit.get('sampled') else ''}):",
-             "", "| solver | on | accuracy | 95% interval | n | chance |",
-             "|---|---|---|---|---|---|"]
-    for row in audit["rows"]:
-        lines.append(f"| {row['solver']} | {row['scope']} | {pct(row['accuracy'])} | "
-                     f"{pct(row['low'])}–{pct(row['high'])} | {row['n']} | "
-                     f"{pct(row['chance'])} |")
+                f"accuracy of solvers that never see {wording.withheld}.")
+    run = (f"{audit['folds']} folds, seed {audit['seed']}, {audit['items']} items"
+           f"{', a seeded sample' if audit.get('sampled') else ''}")
+    lines = [head + wording.intro.format(run=run), "",
+             "| solver | on | accuracy | 95% interval | n | chance |", "|---|---|---|---|---|---|"]
+    lines += [f"| {row['solver']} | {row['scope']} | {_percent(row['accuracy'])} | "
+              f"{_percent(row['low'])}–{_percent(row['high'])} | {row['n']} | "
+              f"{_percent(row['chance'])} |" for row in audit["rows"]]
     lines.append("")
-    lines += [f"- {'ok' if c['passed'] else 'FAILED'}: {c['name']} {pct(c['accuracy'])} "
-              f"(limit {pct(c['limit'])}"
-              f"{noise_note(c['passed'], c['low'], c['limit'])})"
-              for c in audit["checks"]]
+    lines += [wording.check_line(check) for check in audit["checks"]]
     return "\n".join(lines)
+
+
+def _verdict(check: Mapping[str, Any]) -> str:
+    return "ok" if check["passed"] else "FAILED"
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
 
 
 def _row_description(config: dict[str, Any]) -> str:

@@ -32,8 +32,8 @@ from hopvista.model import Item
 from hopvista.model.dataset import MANIFEST, MISSING, Dataset, dataset_file_problem, load
 from hopvista.model.image import longest_image_name
 from hopvista.model.item import BASE_VARIANT, VARIANT_PATTERN, variant_id
+from hopvista.output.card import front_matter
 from hopvista.output.folder import check_out, image_name_limit, is_hopvista_dataset
-from hopvista.output.parquet import DATA_DIR, SPLIT
 from hopvista.sources.imports import Skipped, read_records
 from hopvista.sources.imports.common import MAX_IMAGE_BYTES, one_line, read_bytes
 from hopvista.variants.maker import Skip, VariantMaker, VariantSpec
@@ -450,25 +450,16 @@ def _copied(item: Item, root: Path, stage: Path) -> Item:
 
 def augment_card(manifest: dict[str, Any]) -> str:
     """The dataset card of an augmented dataset (Hugging Face YAML front matter)."""
-    import yaml
-
     config = manifest["config"]
-    front = {
-        "license": "other",
-        "language": ["en"],
-        "pretty_name": f"hopvista variants of {config['input']['name']}",
-        "task_categories": ["visual-question-answering", "table-question-answering"],
-        "tags": ["multimodal", "tables", "robustness", "visual-variants", "hopvista"],
-        "configs": [{"config_name": "default",
-                     "data_files": [{"split": SPLIT, "path": f"{DATA_DIR}/*.parquet"}]}],
-    }
+    front = front_matter(licence="other",
+                         pretty_name=f"hopvista variants of {config['input']['name']}",
+                         tags=("multimodal", "tables", "robustness", "visual-variants",
+                               "hopvista"))
     counts, made = manifest["counts"], manifest["variants"]
     names = ",".join(v["name"] for v in config["variants"])
     rows = "\n".join(f"| {v['name']} | {made['made'].get(v['name'], 0)} | "
                      f"{made['skipped'].get(v['name'], 0)} |" for v in config["variants"])
-    return f"""---
-{yaml.safe_dump(front, sort_keys=False).strip()}
----
+    return f"""{front}
 
 # Visual variants of {config['input']['name']}
 

@@ -19,7 +19,7 @@ from hopvista.themes.visuals import (
 from hopvista.themes.visuals.attributes import refuse
 from hopvista.themes.visuals.canvas import Canvas
 from hopvista.themes.visuals.palette import a_color
-from hopvista.themes.visuals.series import SAMPLE_TRIES, clear_extreme
+from hopvista.themes.visuals.series import clear_extreme, sample_series, whole_numbers
 
 BASELINE, TOP = 0.88, 0.1
 AXIS_HEIGHT = 0.03
@@ -86,14 +86,8 @@ class MiniBar(VisualKind):
 
 
 def _sample_values(streams: Streams, slot: str) -> list[float]:
-    rng = streams.stream(f"{slot}.values")
-    count = streams.integer(f"{slot}.values.count", 3, 6)
-    values: list[float] = []
-    for _ in range(SAMPLE_TRIES):
-        values = [float(v) for v in rng.integers(5, 101, size=count)]
-        if _tallest(values) and _shortest(values):
-            break
-    return values
+    return sample_series(streams, slot, (3, 6), whole_numbers(5, 100),
+                         lambda values: bool(_tallest(values) and _shortest(values)))
 
 
 def _tallest(values: list[float]) -> int | None:

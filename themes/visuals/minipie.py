@@ -11,7 +11,7 @@ from hopvista.rng import Streams
 from hopvista.themes.visuals import VISUAL_KINDS, Field, VisualFact, VisualKind, sample_colors
 from hopvista.themes.visuals.attributes import refuse
 from hopvista.themes.visuals.canvas import Canvas
-from hopvista.themes.visuals.series import SAMPLE_TRIES, clear_extreme
+from hopvista.themes.visuals.series import clear_extreme, sample_series, whole_numbers
 
 
 class MiniPie(VisualKind):
@@ -78,14 +78,8 @@ class MiniPie(VisualKind):
 
 
 def _sample_values(streams: Streams, slot: str) -> list[float]:
-    rng = streams.stream(f"{slot}.values")
-    count = streams.integer(f"{slot}.values.count", 2, 4)
-    values: list[float] = []
-    for _ in range(SAMPLE_TRIES):
-        values = [float(v) for v in rng.integers(5, 61, size=count)]
-        if _largest(values):
-            break
-    return values
+    return sample_series(streams, slot, (2, 4), whole_numbers(5, 60),
+                         lambda values: _largest(values) is not None)
 
 
 def _largest(values: list[float]) -> int | None:

@@ -3,9 +3,11 @@ the facts a reader can see in it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
+
+from hopvista.rng import Streams
 
 CLEAR_GAP = 0.12
 """How far (a fraction of the series' range, or of its largest value for bars and slices) the
@@ -17,6 +19,32 @@ question to ask whether the series rose or fell."""
 
 SAMPLE_TRIES = 32
 """How many series a sampler draws at most looking for one with clear facts."""
+
+
+SeriesDraw = Callable[[np.random.Generator, int], list[float]]
+"""Draws a series of the given length from the given generator."""
+
+
+def sample_series(streams: Streams, slot: str, lengths: tuple[int, int], draw: SeriesDraw,
+                  clear: Callable[[list[float]], bool]) -> list[float]:
+    """A series whose length is drawn between ``lengths`` (stream ``slot.values.count``) and
+    whose values ``draw`` takes from stream ``slot.values``, drawn again until ``clear`` holds
+    for it, at most :data:`SAMPLE_TRIES` times (the last draw when none is clear)."""
+    rng = streams.stream(f"{slot}.values")
+    length = streams.integer(f"{slot}.values.count", *lengths)
+    values: list[float] = []
+    for _ in range(SAMPLE_TRIES):
+        values = draw(rng, length)
+        if clear(values):
+            break
+    return values
+
+
+def whole_numbers(low: int, high: int) -> SeriesDraw:
+    """A :data:`SeriesDraw` of whole numbers from ``low`` to ``high`` (both included)."""
+    def draw(rng: np.random.Generator, length: int) -> list[float]:
+        return [float(v) for v in rng.integers(low, high + 1, size=length)]
+    return draw
 
 
 def clear_extreme(values: Sequence[float], largest: bool, scale: float) -> int | None:

@@ -19,7 +19,7 @@ from hopvista.themes.visuals import (
 from hopvista.themes.visuals.attributes import refuse
 from hopvista.themes.visuals.canvas import Canvas
 from hopvista.themes.visuals.palette import a_color
-from hopvista.themes.visuals.series import SAMPLE_TRIES, clear_extreme, random_walk, trend
+from hopvista.themes.visuals.series import clear_extreme, random_walk, sample_series, trend
 
 LINE_WIDTH = 0.05
 MIN_LINE_PX = 3.0
@@ -85,14 +85,8 @@ class Sparkline(VisualKind):
 
 
 def _sample_values(streams: Streams, slot: str) -> list[float]:
-    rng = streams.stream(f"{slot}.values")
-    count = streams.integer(f"{slot}.values.count", 8, 14)
-    values: list[float] = []
-    for _ in range(SAMPLE_TRIES):
-        values = random_walk(rng, count)
-        if trend(values) and _peak(values):
-            break
-    return values
+    return sample_series(streams, slot, (8, 14), random_walk,
+                         lambda values: bool(trend(values) and _peak(values)))
 
 
 def _peak(values: list[float]) -> int | None:
