@@ -273,10 +273,10 @@ def named_parts(table: Table, row: int, answer_type: str, besides: Condition | N
     found = [r for r in readings(table, row)
              if besides is None or (r.column, r.aspect) != (besides.column, besides.aspect)]
     numbers = [n for n, _ in table.number_columns if n != given]
-    options: list[list[Part]] = [[NAME], *([NAME, r] for r in found),
-                                 *([NAME, n] for n in numbers),
-                                 *([NAME, r, n] for r in found if not r.aspect.numeric
-                                   for n in numbers)]
+    options: list[list[Part]] = [[NAME]]
+    options += [[NAME, r] for r in found]
+    options += [[NAME, n] for n in numbers]
+    options += [[NAME, r, n] for r in found if not r.aspect.numeric for n in numbers]
     return [parts for parts in options if answer_type_of_parts(parts) == answer_type]
 
 
