@@ -15,10 +15,21 @@ from markupsafe import escape
 
 import hopvista
 from hopvista.cli.main import main
+from hopvista.errors import UserError
+from hopvista.mmtables import plan as plan_module
 from hopvista.mmtables.build import build_mmtables, draw_item
-from hopvista.mmtables.plan import archetype_shares, planned
+from hopvista.mmtables.plan import (
+    ANSWER_SHARES,
+    ROUND,
+    PlanEntry,
+    answer_shares,
+    archetype_shares,
+    askable,
+    planned,
+)
+from hopvista.mmtables.questions import TEMPLATES
 from hopvista.model import Item, by_role
-from hopvista.model.mmtable import ARCHETYPES, QUESTION_TYPES, REASONING
+from hopvista.model.mmtable import ANSWER_TYPES, ARCHETYPES, QUESTION_TYPES, REASONING
 from hopvista.themes.visuals import VISUAL_KINDS
 from hopvista.verify.mmtables import archetype_of, kind_families
 from tests.conftest import read_items, reseal
@@ -44,7 +55,9 @@ def test_a_build_of_120_makes_every_archetype_question_type_and_reasoning_type(
     assert tally(items, "archetype") == dict.fromkeys(ARCHETYPES, 15)
     assert tally(items, "question_type") == dict.fromkeys(QUESTION_TYPES, 30)
     assert tally(items, "reasoning") == dict.fromkeys(REASONING, 24)
-    assert len(tally(items, "answer_type")) >= 5
+    assert tally(items, "answer_type") == {name: 6 * share
+                                           for name, share in ANSWER_SHARES.items()}
+    assert set(ANSWER_SHARES) == set(ANSWER_TYPES)
     assert {item["kind"] for item in items} == {"mmtable"}
     manifest = json.loads((built / "manifest.json").read_text())
     assert manifest["kind"] == "mmtables"
@@ -225,5 +238,103 @@ def test_gen_preview_shows_each_question_its_answer_and_tags(
     page = (out / "preview.html").read_text()
     for line in read_items(out):
         assert str(escape(line["question"])) in page
-        assert f"answer:\n    {escape(json.dumps(line['answer'], ensure_ascii=False))}" in page
+        answer = line["answer"]
+        shown = ", ".join(map(str, answer)) if isinstance(answer, list) and \
+            all(isinstance(a, int) for a in answer) else json.dumps(answer, ensure_ascii=False)
+        assert f"answer:\n    {escape(shown)}" in page
         assert f"archetype: {line['tags']['archetype']}" in page
+
+
+# -- the plan: answer types, yes/no and counts ----------------------------------------------
+
+
+def _plan(seed: int, count: int, answers: dict[str, int] | None = None) -> list[PlanEntry]:
+    shares = archetype_shares(None)
+    return [planned(seed, index, shares, answers) for index in range(count)]
+
+
+def test_every_round_plans_each_answer_type_its_share() -> None:
+    for seed in range(6):
+        entries = _plan(seed, 240)
+        for first in range(0, 240, ROUND):
+            block = entries[first:first + ROUND]
+            assert Counter(e.answer_type for e in block) == ANSWER_SHARES, (seed, first)
+            assert all(e.answer_type in askable(e.archetype, e.question_type, e.reasoning)
+                       for e in block)
+
+
+def test_yes_no_questions_are_half_true_in_every_round() -> None:
+    for seed in range(6):
+        entries = _plan(seed, 240)
+        for first in range(0, 240, ROUND):
+            truths = Counter(e.truth for e in entries[first:first + ROUND]
+                             if e.reasoning == "fact-verification")
+            assert truths == {True: 2, False: 2}, (seed, first)
+        assert all((e.truth is None) == (e.reasoning != "fact-verification") for e in entries)
+
+
+def test_counts_are_spread_over_their_range() -> None:
+    for seed in range(6):
+        counts = Counter(e.count for e in _plan(seed, 240) if e.count is not None)
+        assert sum(counts.values()) == 36
+        assert max(counts.values()) <= 0.4 * 36, (seed, counts)
+        assert set(counts) >= {1, 2, 3, 4}
+
+
+def test_the_items_answer_what_the_plan_asks(built: Path) -> None:
+    items = read_items(built)
+    for item in items:
+        plan = item["provenance"]["plan"]
+        assert plan["answer_type"] == item["tags"]["answer_type"]
+        if "truth" in plan:
+            assert item["answer"] is plan["truth"]
+        if "count" in plan:
+            assert item["answer"] == plan["count"]
+    answers = Counter(json.dumps(i["answer"]) for i in items if i["program"]["op"] == "check")
+    assert answers == {"true": 12, "false": 12}
+
+
+def test_each_index_is_planned_alone() -> None:
+    shares = archetype_shares(None)
+    everything = [planned(7, index, shares) for index in range(1000)]
+    for index in (999, 537, 9, 0):
+        plan_module._round.cache_clear()
+        assert planned(7, index, shares) == everything[index]
+
+
+def test_a_build_of_ten_is_the_first_ten_items_of_a_longer_build(
+        built: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ten"
+    assert main(["build", "mmtables", "-n", "10", "--no-images", "--out", str(out)]) == 0
+    assert read_items(out) == read_items(built)[:10]
+
+
+def test_each_pair_plans_only_answer_types_its_makers_ask() -> None:
+    for archetype in ARCHETYPES:
+        for (question_type, reasoning), forms in TEMPLATES.items():
+            assert askable(archetype, question_type, reasoning) <= set(forms)
+    assert askable("maps-only", "answer-mention", "vision-based") == {
+        "multiple-entities", "multiple-types", "image-location"}
+    assert "multiple-numbers" in askable("single-entity", "implicit", "mathematical")
+
+
+def test_answer_type_shares_are_kept_and_a_plan_that_cannot_be_kept_is_one_line(
+        tmp_path: Path) -> None:
+    shares = {"single-entity": 8, "single-number": 6, "multiple-numbers": 2,
+              "multiple-entities": 2, "image-location": 1, "multiple-types": 1}
+    manifest = build_mmtables(tmp_path / "a", count=20, answer_types=shares,
+                              notice=lambda text: None)
+    assert manifest["shares"]["answer_types"] == shares
+    assert manifest["config"]["answer_type_shares"] == shares
+    with pytest.raises(UserError) as caught:
+        build_mmtables(tmp_path / "b", count=20, answer_types={"image-location": 20})
+    assert str(caught.value).splitlines() == [
+        "answer type shares: the questions planned for items 0-19 cannot give image-location "
+        "20 (a yes/no is a single-entity, a count a single-number: see docs/mmtables.md for "
+        "what each question can answer); give other shares"]
+    assert not (tmp_path / "b").exists()
+    with pytest.raises(UserError, match="they add up to 3; each is the answer type's items "
+                                        "per round of 20"):
+        answer_shares({"single-entity": 3})
+    with pytest.raises(UserError, match="no answer type 'boolean'"):
+        answer_shares({"boolean": 20})

@@ -149,6 +149,33 @@ CASES = [
     ({"op": "argmax", "by": {"column": "Points"},
       "read": {"visual": "Flag", "attribute": "colours", "of": "count"}}, 2,
      {"question_type": "visual", "reasoning": "extrema", "answer_type": "single-number"}),
+    # Which club with a circular badge has the fewest points, and what is its GD?
+    ({"op": "argmin", "where": [{"visual": "Badge", "attribute": "shape", "eq": "circle"}],
+      "by": {"column": "Points"}, "read": [{"column": "Club"}, {"column": "GD"}]},
+     ["Brook United", 5],
+     {"question_type": "answer-mention", "reasoning": "extrema",
+      "answer_type": "multiple-types"}),
+    # Of the clubs with a shield, which has the most points? Answer with its badge's cell.
+    ({"op": "argmax", "where": [{"visual": "Badge", "attribute": "shape", "eq": "shield"}],
+      "by": {"column": "Points"}, "read": {"cell": "Badge"}}, "row_1_col_2",
+     {"question_type": "answer-mention", "reasoning": "extrema",
+      "answer_type": "image-location"}),
+    # Where is the club whose flag has yellow? Answer with the cell of its badge.
+    ({"op": "locate", "where": [{"visual": "Flag", "attribute": "colours", "has": "yellow"}],
+      "column": "Badge"}, "row_4_col_2",
+     {"question_type": "answer-mention", "reasoning": "vision-based",
+      "answer_type": "image-location"}),
+    # How many points and how much GD do the clubs with red badges have in total?
+    ({"op": "sum", "where": [RED_BADGE], "read": [{"column": "Points"}, {"column": "GD"}]},
+     [131, 9],
+     {"question_type": "implicit", "reasoning": "mathematical",
+      "answer_type": "multiple-numbers"}),
+    # How many more points and GD has Dale Town than the club with the green badge?
+    ({"op": "difference", "a": [{"column": "Club", "eq": "Dale Town"}],
+      "b": [{"visual": "Badge", "attribute": "colour", "eq": "green"}],
+      "read": [{"column": "Points"}, {"column": "GD"}]}, [23, 13],
+     {"question_type": "explicit", "reasoning": "mathematical",
+      "answer_type": "multiple-numbers"}),
 ]
 
 
@@ -186,6 +213,9 @@ def test_numbers_are_written_by_appendix_e() -> None:
       "b": [{"column": "Club", "eq": "Arden FC"}], "read": {"column": "Badge"}},
      "shows no text"),
     ({"op": "median"}, "unknown op"),
+    ({"op": "value", "where": [{"column": "Club", "eq": "Arden FC"}],
+      "read": {"cell": "Points"}}, "has no visual in column 2"),
+    ({"op": "sum", "where": [RED_BADGE], "read": []}, "read is an empty list"),
 ])
 def test_a_program_that_cannot_be_executed_raises_program_error(
         program: dict[str, Any], why: str) -> None:

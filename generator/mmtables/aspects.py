@@ -25,13 +25,15 @@ the ``#rrggbb`` colours it is drawn with."""
 @dataclass(frozen=True)
 class Aspect:
     """One attribute a question may ask about (see the module docstring). ``of`` reduces a
-    list attribute (``count``: the number of bars); ``test`` is ``eq`` or ``has``."""
+    list attribute (``count``: the number of bars); ``test`` is ``eq`` or ``has``; a
+    ``numeric`` aspect reads as a number (a count of stars or bars), any other as a word."""
 
     attribute: str
     clause: Callable[[Value], str]
     what: str | None = None
     test: str = "eq"
     of: str | None = None
+    numeric: bool = False
 
     def value(self, visual: Mapping[str, Any]) -> Value:
         """The value a reading of this aspect gives of ``visual`` (for ``has``: the list)."""
@@ -95,17 +97,18 @@ ASPECTS: Mapping[str, tuple[Aspect, ...]] = {
             Aspect("highlight_color", lambda v: f"highlights its region in {v}",
                    "the colour of the region highlighted on {the} {noun}")),
     "symbol": (Aspect("stars", lambda v: f"shows {v} filled star{'s' if v != 1 else ''}",
-                      "the number of filled stars in {the} {noun}"),
+                      "the number of filled stars in {the} {noun}", numeric=True),
                Aspect("direction", lambda v: "points right" if v == "flat" else
                       f"points {v}", "the direction of {the} {noun} (up, down or flat)")),
     "sparkline": (Aspect("color", lambda v: f"is drawn in {v}",
                          "the colour of the line in {the} {noun}"),),
     "minibar": (Aspect("values", lambda v: f"has {v} bars", "the number of bars in {the} "
-                                                           "{noun}", of="count"),
+                                                           "{noun}", of="count", numeric=True),
                 Aspect("color", lambda v: f"is drawn in {v}",
                        "the colour of the bars in {the} {noun}")),
     "minipie": (Aspect("values", lambda v: f"has {v} slices", "the number of slices in {the} "
-                                                             "{noun}", of="count"),
+                                                             "{noun}", of="count",
+                       numeric=True),
                 Aspect("colors", lambda v: f"has {_a(_drawn(v))} slice", test="has")),
 }
 """The aspects of each visual kind a question may ask about."""

@@ -1,12 +1,15 @@
 """``gen build mmtables``: a dataset of multimodal tables, one ``mmtable`` item each.
 
 Item ``index`` asks what the plan says (:mod:`hopvista.mmtables.plan`): its archetype picks a
-table layout (:mod:`hopvista.mmtables.domains`), its question and reasoning types a question
-maker (:mod:`hopvista.mmtables.questions`). A table that offers no such question, or whose
-question would not need its pictures, is redrawn (``provenance.attempts``); the planned types
-never change. Every item is drawn from its own streams ``Streams(seed, base_id, "base")`` (a
-redrawn table uses ``base-2``, ``base-3``, ...): the same seed and count give the same bytes,
-whatever ``--workers``.
+table layout (:mod:`hopvista.mmtables.domains`), its question, reasoning and answer types a
+question maker (:mod:`hopvista.mmtables.questions`), which also gets the planned truth of a
+yes/no question and the planned number of a count. A table that offers no such question, or
+whose question would not need its pictures, is redrawn (``provenance.attempts``); what the
+plan asks never changes. Every item is drawn from its own streams
+``Streams(seed, base_id, "base")`` (a redrawn table uses ``base-2``, ``base-3``, ...): the
+same seed and count give the same bytes, whatever ``--workers``. A question maker may draw
+some pictures again for its question (:func:`hopvista.mmtables.choices.plant`); the table
+is then made legible again.
 
 Table images are made by an :data:`ImageMaker` given to :func:`build_mmtables`; without one,
 the items are written without images.
@@ -27,10 +30,17 @@ from tqdm import tqdm
 from hopvista.audit.recorded import mmtables_audit
 from hopvista.building.dataset_writer import Counts, DatasetKind, package_versions, write_dataset
 from hopvista.building.workers import cap_workers, preload_renderers, run_ordered
+from hopvista.mmtables.choices import Unsuitable, pick
 from hopvista.mmtables.domains import LAYOUTS, Table, draw_table, legible_table
 from hopvista.mmtables.images import TableImages, style_backgrounds, style_of
-from hopvista.mmtables.plan import PlanEntry, archetype_shares, planned
-from hopvista.mmtables.questions import TEMPLATES, Draft, Unsuitable, finish, pick
+from hopvista.mmtables.plan import (
+    ROUND,
+    PlanEntry,
+    answer_shares,
+    archetype_shares,
+    planned,
+)
+from hopvista.mmtables.questions import TEMPLATES, Draft, finish
 from hopvista.model import Item
 from hopvista.model.dataset import ITEMS
 from hopvista.model.inputs import GridTable, Inputs
@@ -66,27 +76,33 @@ def _stderr(text: str) -> None:
 # -- one item ---------------------------------------------------------------------------------
 
 
-def draw_item(seed: int, index: int, shares: Mapping[str, int]) -> Item:
-    """Item ``index`` of the build, without images."""
-    entry = planned(seed, index, shares)
+def draw_item(seed: int, index: int, shares: Mapping[str, int],
+              answers: Mapping[str, int] | None = None) -> Item:
+    """Item ``index`` of the build, without images (``shares``: the archetypes',
+    ``answers``: the answer types', the default when ``None``)."""
+    entry = planned(seed, index, shares, answers)
     base_id = base_item_id(DOMAIN, seed, index)
-    maker = TEMPLATES[(entry.question_type, entry.reasoning)]
+    form = TEMPLATES[(entry.question_type, entry.reasoning)][entry.answer_type]
+    layouts = [layout for layout in LAYOUTS[entry.archetype] if form.needs(layout)]
     why = "no table"
     for attempt in range(ATTEMPTS):
         streams = Streams(seed, base_id, "base" if attempt == 0 else f"base-{attempt + 1}")
         try:
-            table = draw_table(pick(streams, "table.layout", LAYOUTS[entry.archetype]), streams)
+            table = draw_table(pick(streams, "table.layout", layouts), streams)
             style = style_of(seed, base_id, "".join(cell for row in table.grid for cell in row))
-            table = legible_table(table, style_backgrounds(style), streams)
-            draft = maker(table, streams)
-            answer = finish(table, draft)
+            backgrounds = style_backgrounds(style)
+            table = legible_table(table, backgrounds, streams)
+            draft = form.make(table, streams, entry.ask)
+            if draft.table is not None:
+                table = legible_table(draft.table, backgrounds, streams)
+            answer = finish(table, draft, entry.ask)
         except (Unsuitable, ValueError) as exc:
             why = str(exc)
             continue
         return _item(base_id, seed, entry, table, draft, answer, attempt + 1)
     raise RuntimeError(f"mmtables item {index} ({entry.archetype}, {entry.question_type}, "
-                       f"{entry.reasoning}): no table in {ATTEMPTS} draws offers its question "
-                       f"(the last: {why})")
+                       f"{entry.reasoning}, {entry.answer_type}): no table in {ATTEMPTS} "
+                       f"draws offers its question (the last: {why})")
 
 
 def visuals_of(table: Table) -> tuple[Visual, ...]:
@@ -124,8 +140,9 @@ class MmtableItems:
     :data:`ImageMaker` is given."""
 
     def __init__(self, root: Path, seed: int, shares: Mapping[str, int],
-                 images: ImageMaker | None) -> None:
+                 answers: Mapping[str, int], images: ImageMaker | None) -> None:
         self.root, self.seed, self.shares, self.images = root, seed, dict(shares), images
+        self.answers = dict(answers)
 
     def prepare(self) -> None:
         """Import the renderers' libraries before the workers are forked, when images are
@@ -147,7 +164,7 @@ class MmtableItems:
 
     def make(self, index: int) -> Item:
         """Item ``index`` (with its image, when images are made)."""
-        item = draw_item(self.seed, index, self.shares)
+        item = draw_item(self.seed, index, self.shares, self.answers)
         return item if self.images is None else self.images(item, self.root)
 
 
@@ -156,16 +173,22 @@ class MmtableItems:
 
 def build_mmtables(out: Path, *, count: int, seed: int = 0, images: ImageMaker | None = None,
                    archetypes: Mapping[str, int] | None = None,
+                   answer_types: Mapping[str, int] | None = None,
                    workers: int = 1, overwrite: bool = False, progress: bool = False,
                    notice: Notice = _stderr) -> dict[str, Any]:
     """Write ``count`` multimodal-table items into ``out`` (``archetypes``: each archetype's
-    share, equal by default; ``images``: what draws the table images, none by default:
-    :data:`TABLE_IMAGES` draws the table with its pictures and each picture alone); return
-    the manifest."""
+    share, equal by default; ``answer_types``: each answer type's items per round of twenty,
+    :data:`~hopvista.mmtables.plan.ANSWER_SHARES` by default; ``images``: what draws the
+    table images, none by default: :data:`TABLE_IMAGES` draws the table with its pictures and
+    each picture alone); return the manifest."""
     shares = archetype_shares(archetypes)
+    answers = answer_shares(answer_types)
+    for index in range(0, count, ROUND):  # a plan that cannot be kept stops before writing
+        planned(seed, index, shares, answers)
     if images is not None:
         icons.check_installed()
-    kind = Mmtables(count, seed, shares, images, cap_workers(workers, notice), progress)
+    kind = Mmtables(count, seed, shares, answers, images, cap_workers(workers, notice),
+                    progress)
     return write_dataset(out, kind, overwrite=overwrite, notice=notice)
 
 
@@ -176,8 +199,10 @@ class Mmtables(DatasetKind):
     name = MANIFEST_KIND
 
     def __init__(self, count: int, seed: int, shares: Mapping[str, int],
-                 images: ImageMaker | None, workers: int, progress: bool) -> None:
+                 answers: Mapping[str, int], images: ImageMaker | None, workers: int,
+                 progress: bool) -> None:
         self.total, self.seed, self.shares, self.images = count, seed, dict(shares), images
+        self.answers = dict(answers)
         self.workers, self.progress = workers, progress
         self.tally: dict[str, Counter[str]] = {
             key: Counter() for key in ("archetype", "question_type", "reasoning",
@@ -190,7 +215,7 @@ class Mmtables(DatasetKind):
             (stage / "images").mkdir(exist_ok=True)
         bar = tqdm(total=self.total, desc="items", unit="item", disable=not self.progress,
                    file=sys.stderr)
-        maker = MmtableItems(stage, self.seed, self.shares, self.images)
+        maker = MmtableItems(stage, self.seed, self.shares, self.answers, self.images)
         try:
             with closing(run_ordered(maker, iter(range(kept, self.total)),
                                      self.workers)) as made:
@@ -219,7 +244,8 @@ class Mmtables(DatasetKind):
         return {
             "config": {"domain": DOMAIN, "count": self.total, "seed": self.seed,
                        "images": self.images is not None,
-                       "archetype_shares": dict(self.shares)},
+                       "archetype_shares": dict(self.shares),
+                       "answer_type_shares": dict(self.answers)},
             "seed": self.seed,
             "packages": package_versions(),
             "counts": {"items": self.total, "images": counts.images},

@@ -15,7 +15,10 @@ A **reading** gives one value of a row:
     attribute ``A`` of the visual in the row's cell of column ``C`` (``A`` is a key of its
     ``attributes``, or ``kind`` or ``colors``); with ``"of"`` a list attribute is reduced:
     ``first``, ``last``, ``min``, ``max``, ``sum``, ``change`` (last minus first) of a list of
-    numbers, ``count`` of any list.
+    numbers, ``count`` of any list;
+``{"cell": C}``
+    the location ``"row_i_col_j"`` of the row's cell in column ``C``, which must hold a
+    visual (where the picture of the row's entity is).
 
 A **condition** is a reading with one comparison: ``eq``, ``ne`` (numbers compared as
 numbers, texts case-insensitively), ``gt``, ``ge``, ``lt``, ``le`` (numbers), ``has``,
@@ -43,6 +46,10 @@ op              arguments                              answer
                                                        the rows (in ``column``)
 ==============  =====================================  =========================================
 
+The ``read`` of ``argmax``, ``argmin``, ``sum``, ``mean``, ``difference`` and ``ratio`` may
+also be a list of readings: the answer is then the list of what the op gives of each reading,
+in the order asked (``sum`` of ``[points, wins]``: the total points and the total wins).
+
 Answers are written by MMTabReal's rules (its Appendix E): a whole number without decimals, any
 other rounded half-up to two decimals with trailing zeros dropped (``23.4``); a text as the
 cell shows it with runs of white space made one space; a list as a JSON array; a yes/no as
@@ -68,7 +75,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
@@ -168,6 +175,11 @@ def read(grid: Grid, visuals: Visuals, row: int, reading: Mapping[str, Any]) -> 
             raise ProgramError(f"the visual at row {row}, column {col} has no attribute "
                                f"{name[:40]!r}")
         return _reduce(value, str(reading["of"])) if "of" in reading else value
+    if "cell" in reading:
+        col = column_index(grid, reading["cell"])
+        if (row, col) not in visuals:
+            raise ProgramError(f"row {row} has no visual in column {col}")
+        return location(row, col)
     if "column" in reading:
         col = column_index(grid, reading["column"])
         text = grid[row][col]
@@ -175,7 +187,7 @@ def read(grid: Grid, visuals: Visuals, row: int, reading: Mapping[str, Any]) -> 
             raise ProgramError(f"the cell at row {row}, column {col} shows no text")
         number = read_number(text)
         return number if number is not None else " ".join(text.split())
-    raise ProgramError(f"a reading names neither a column nor a visual: {dict(reading)}")
+    raise ProgramError(f"a reading names no column, visual or cell: {dict(reading)}")
 
 
 def _as_number(value: Any) -> Decimal:
@@ -269,23 +281,17 @@ def execute(grid: Grid, visuals: Visuals, program: Mapping[str, Any]) -> Any:
     if op == "count":
         return len(rows_where(grid, visuals, where))
     if op in ("sum", "mean"):
-        numbers = [_as_number(read(grid, visuals, r, program["read"]))
-                   for r in _some_rows(grid, visuals, where)]
-        total = sum(numbers, Decimal(0))
-        return canonical_number(total / len(numbers) if op == "mean" else total)
+        rows = _some_rows(grid, visuals, where)
+        return _each(program["read"], lambda reading: _total(grid, visuals, rows, reading, op))
     if op in ("difference", "ratio"):
-        a = _as_number(read(grid, visuals, _one_row(grid, visuals, program["a"]),
-                            program["read"]))
-        b = _as_number(read(grid, visuals, _one_row(grid, visuals, program["b"]),
-                            program["read"]))
-        if op == "difference":
-            return canonical_number(a - b)
-        if b == 0:
-            raise ProgramError("a ratio to zero")
-        return canonical_number(a / b)
+        a = _one_row(grid, visuals, program["a"])
+        b = _one_row(grid, visuals, program["b"])
+        return _each(program["read"],
+                     lambda reading: _compare(grid, visuals, a, b, reading, op))
     if op in ("argmax", "argmin"):
-        return canonical(read(grid, visuals, _extreme_row(grid, visuals, program, op),
-                              program["read"]))
+        row = _extreme_row(grid, visuals, program, op)
+        return _each(program["read"],
+                     lambda reading: canonical(read(grid, visuals, row, reading)))
     if op == "check":
         row = _one_row(grid, visuals, where)
         test = program["test"]
@@ -294,6 +300,33 @@ def execute(grid: Grid, visuals: Visuals, program: Mapping[str, Any]) -> Any:
     if op == "locate":
         return _locate(grid, visuals, program)
     raise ProgramError(f"unknown op {str(op)[:40]!r} (one of {list(OPS)})")
+
+
+def _each(asked: Any, answer: Callable[[Mapping[str, Any]], Any]) -> Any:
+    """``answer`` of the reading ``asked``, or of each reading when ``asked`` is a list."""
+    if isinstance(asked, list | tuple):
+        if not asked:
+            raise ProgramError("read is an empty list")
+        return [answer(reading) for reading in asked]
+    return answer(asked)
+
+
+def _total(grid: Grid, visuals: Visuals, rows: Sequence[int], reading: Mapping[str, Any],
+           op: str) -> int | float:
+    numbers = [_as_number(read(grid, visuals, r, reading)) for r in rows]
+    total = sum(numbers, Decimal(0))
+    return canonical_number(total / len(numbers) if op == "mean" else total)
+
+
+def _compare(grid: Grid, visuals: Visuals, a: int, b: int, reading: Mapping[str, Any],
+             op: str) -> int | float:
+    x = _as_number(read(grid, visuals, a, reading))
+    y = _as_number(read(grid, visuals, b, reading))
+    if op == "difference":
+        return canonical_number(x - y)
+    if y == 0:
+        raise ProgramError("a ratio to zero")
+    return canonical_number(x / y)
 
 
 def _extreme_row(grid: Grid, visuals: Visuals, program: Mapping[str, Any], op: str) -> int:
@@ -327,7 +360,7 @@ def _locate(grid: Grid, visuals: Visuals, program: Mapping[str, Any]) -> str:
 def readings(node: Any) -> Iterator[Mapping[str, Any]]:
     """Every reading and condition in a program (or part of one), depth first."""
     if isinstance(node, Mapping):
-        if "column" in node or "visual" in node:
+        if "column" in node or "visual" in node or "cell" in node:
             yield node
         for value in node.values():
             yield from readings(value)

@@ -87,7 +87,7 @@ def visual_problems(grid: Grid, item: Item) -> list[str]:
 
 def answer_type_of(program: Mapping[str, Any], answer: Any) -> str:
     """MMTabReal's answer type of ``answer``, the answer ``program`` gives."""
-    if program.get("op") == "locate":
+    if _answers_a_location(program):
         return "image-location"
     if isinstance(answer, list):
         numbers = [isinstance(a, int | float) and not isinstance(a, bool) for a in answer]
@@ -119,9 +119,16 @@ def _selection(program: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return found
 
 
+def _answers_a_location(program: Mapping[str, Any]) -> bool:
+    """Whether the answer is the location of one picture: a ``locate``, or a single reading
+    of a cell."""
+    read = program.get("read")
+    return program.get("op") == "locate" or isinstance(read, Mapping) and "cell" in read
+
+
 def _answer_reads_visual(program: Mapping[str, Any]) -> bool:
     return program.get("op") == "locate" or \
-        any("visual" in r for r in answer_readings(program))
+        any("visual" in r or "cell" in r for r in answer_readings(program))
 
 
 def _counts_visuals(program: Mapping[str, Any]) -> bool:
@@ -148,7 +155,8 @@ def allowed_question_types(grid: Grid, visuals: Visuals,
 
     ``visual``: the answer is read from a visual (or is its location), or counts rows chosen
     by their visuals only; ``answer-mention``: the answer is (or holds) the row label
-    (column 0) of rows that hold a visual; ``implicit``: rows are chosen by a visual and the
+    (column 0) of rows that hold a visual, or is the location of a visual (where the entity
+    it pictures is shown); ``implicit``: rows are chosen by a visual and the
     answer is read from text, not the chosen rows' labels; ``explicit``: rows are chosen by
     naming a row label (column 0 ``eq``) of a row that holds a visual.
     """
@@ -159,8 +167,9 @@ def allowed_question_types(grid: Grid, visuals: Visuals,
         allowed.add("visual")
     labels = [r for r in answer if "column" in r and _is_column(grid, r["column"], 0)]
     rows = _rows_or_none(grid, visuals, program)
-    if program.get("op") in ("value", "values", "fields", "argmax", "argmin") and labels and \
-            rows and set(rows) <= imaged_rows:
+    names_imaged = program.get("op") in ("value", "values", "fields", "argmax", "argmin") and \
+        bool(labels) and bool(rows) and set(rows) <= imaged_rows
+    if names_imaged or _answers_a_location(program):
         allowed.add("answer-mention")
     selection = _selection(program)
     if any("visual" in c for c in selection) and not _answer_reads_visual(program) and \
