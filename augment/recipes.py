@@ -19,6 +19,11 @@ The ten built-in recipes, by TableVista's groups:
 - vision only: ``screenshot`` (table, chart and question in an application window) and
   ``photo`` (a phone photo of a screen or of paper).
 
+A table whose cells hold pictures (an ``mmtable`` item) gets all ten: each picture travels
+with its logical cell, a ``missing`` variant keeps every picture and every cell of a column the
+question's program reads (:func:`picture_protected_cells`), and no layout moves what the
+answer names (:func:`layout_named`: a location's row and column, a list's table order).
+
 A third-party package adds a recipe with ``VARIANTS.register(name, Recipe(...))`` (entry-point
 group ``hopvista.variants``).
 """
