@@ -66,9 +66,10 @@ def grid_of(item: Item) -> list[list[str]]:
     return [list(item.inputs.table.header), *(list(r) for r in item.inputs.table.rows)]
 
 
-def pictures_shown(layout: Layout, item: Item) -> list[tuple[int, int]]:
-    """The cells whose picture the layout's HTML shows, once per showing."""
-    pictures = CellPictures(8, {(v.row, v.col): b"png" for v in item.inputs.visuals})
+def pictures_shown(layout: Layout, cells: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The cells whose picture the layout's HTML shows (each of ``cells`` holding one), once
+    per showing."""
+    pictures = CellPictures(8, dict.fromkeys(cells, b"png"))
     html = str(panels_fragment(layout, (), pictures))
     return sorted((int(r), int(c)) for r, c in re.findall(r'data-visual="(\d+),(\d+)"', html))
 
@@ -86,7 +87,10 @@ def test_every_layout_shows_each_picture_once_in_its_own_cell(bases: list[Item])
             with contextlib.suppress(Skip):
                 layouts.append(plan(item, recipe).layout)
         for layout in layouts:
-            assert pictures_shown(layout, item) == wanted, item.id
+            assert pictures_shown(layout, wanted) == wanted, item.id
+        every = sorted((c.row, c.col) for row in grid.rows for c in row)
+        for layout in layouts[:4]:  # a picture in a repeated header or row label: shown once
+            assert pictures_shown(layout, every) == every, item.id
 
 
 def test_no_structural_or_partial_variant_moves_a_location_answer(bases: list[Item]) -> None:
