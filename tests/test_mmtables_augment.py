@@ -102,6 +102,18 @@ def test_no_structural_or_partial_variant_moves_a_location_answer(bases: list[It
     assert plan(locate, "missing").blanked  # a layout that keeps every place is still made
 
 
+def test_an_answer_read_as_a_cells_location_is_not_moved_either(bases: list[Item]) -> None:
+    item = bases[1]
+    header = grid_of(item)[0][item.inputs.visuals[0].col]
+    program = {"op": "argmax", "where": [], "by": {"column": grid_of(item)[0][1]},
+               "read": {"cell": header}}
+    located = item.model_copy(update={"program": program})
+    with pytest.raises(Skip, match=re.escape(MOVES_PLACE)):
+        plan(located, "structural")
+    with pytest.raises(Skip, match=re.escape(PANELS_RENUMBER)):
+        plan(located, "partial")
+
+
 def test_a_list_in_table_order_keeps_its_rows_in_order(bases: list[Item]) -> None:
     listed = bases[0]
     for seed in range(12):  # every draw of ops leaves the rows in their order
