@@ -19,6 +19,11 @@ The ten built-in recipes, by TableVista's groups:
 - vision only: ``screenshot`` (table, chart and question in an application window) and
   ``photo`` (a phone photo of a screen or of paper).
 
+A table whose cells hold pictures (an ``mmtable`` item) gets all ten: each picture travels
+with its logical cell, a ``missing`` variant keeps every picture and every cell of a column the
+question's program reads (:func:`picture_protected_cells`), and no layout moves what the
+answer names (:func:`layout_named`: a location's row and column, a list's table order).
+
 A third-party package adds a recipe with ``VARIANTS.register(name, Recipe(...))`` (entry-point
 group ``hopvista.variants``).
 """
@@ -50,7 +55,8 @@ from hopvista.augment.grid import (
 from hopvista.augment.perturbation import PERTURBATIONS, parse_params
 from hopvista.errors import UserError
 from hopvista.model import Item
-from hopvista.model.inputs import Table
+from hopvista.model.inputs import GridTable, Table
+from hopvista.program.cells import ORDER, PLACE, layout_dependence, read_columns
 from hopvista.program.executor import MISSING_TOKENS
 from hopvista.registry import Registry
 from hopvista.rng import Streams
@@ -232,17 +238,21 @@ def pictures_stand_out(item: Item, style: Mapping[str, Any]) -> bool:
 
 
 def picture_style(base: Base, streams: Streams, family: str | None) -> dict[str, Any]:
-    """A table style of ``family`` for ``base``, drawn again (from the streams of
-    ``VARIANT.again-K``) while its pictures would not stand out on it."""
+    """A table style of ``family`` (of every family for ``None``) for ``base``, drawn again
+    (from the streams of ``VARIANT.again-K``) while its pictures would not stand out on it;
+    failing that, for ``None``, the base's own style when they stand out on it."""
     style = family_style(streams, family, base.grid)
     for again in range(1, STYLE_DRAWS + 1):
         if pictures_stand_out(base.item, style):
             return style
         style = family_style(Streams(streams.seed, streams.item_id,
                                      f"{streams.variant}.again-{again}"), family, base.grid)
-    if not pictures_stand_out(base.item, style):
-        raise Skip(f"no {family} theme drawn shows every picture of the table clearly")
-    return style
+    if pictures_stand_out(base.item, style):
+        return style
+    if family is None and base.table_style and \
+            pictures_stand_out(base.item, base.table_style):
+        return dict(base.table_style)
+    raise Skip(f"no {family or 'table'} theme drawn shows every picture of the table clearly")
 
 
 def _style_recipe(family: str) -> MakePlan[Params]:
@@ -299,7 +309,32 @@ class StructuralParams(Params):
     max_transpose_rows: int = Field(12, ge=1)
 
 
-@recipe("structural", "transformation", StructuralParams, protects=True)
+MOVES: Mapping[str, frozenset[str]] = {
+    PLACE: frozenset({"row-order", "column-order", "transpose", "pivot"}),
+    ORDER: frozenset({"row-order", "pivot"}),
+}
+"""The structural changes that move what an answer names (:func:`layout_named`): a cell's
+place in the table as built, or the order of its rows."""
+
+KEPT_BY_NONE = {
+    PLACE: "the answer names a cell by its place in the table as built (row_i_col_j), which "
+           "every structural change that fits this table would move",
+    ORDER: "the answer lists rows in table order, which every structural change that fits "
+           "this table would reorder",
+}
+"""Why ``structural`` makes no variant of a base whose answer names what every change that
+fits would move."""
+
+
+def layout_named(item: Item) -> str | None:
+    """What of the table's layout the item's answer names (a multimodal table's program:
+    :func:`hopvista.program.cells.layout_dependence`); ``None`` for any other item."""
+    if item.program is None:
+        return None
+    return layout_dependence(item.program)
+
+
+@recipe("structural", "transformation", StructuralParams, protects=True, shows_pictures=True)
 def structural(base: Base, streams: Streams, params: StructuralParams) -> Plan:
     """Layout changes that keep every cell: order, transposition, merged or two-level headers."""
     unknown = set(params.ops) - set(STRUCTURAL_OPS)
@@ -307,9 +342,12 @@ def structural(base: Base, streams: Streams, params: StructuralParams) -> Plan:
         raise UserError(f"variant 'structural': ops: unknown {sorted(unknown)}; "
                         f"known: {list(STRUCTURAL_OPS)}")
     grid = base.grid
-    usable = [op for op in params.ops if _structural_ok(op, grid, params)]
+    fitting = [op for op in params.ops if _structural_ok(op, base, params)]
+    named = layout_named(base.item)
+    usable = [op for op in fitting if named is None or op not in MOVES[named]]
     if not usable:
-        raise Skip("no structural change fits this table")
+        raise Skip(KEPT_BY_NONE[named] if fitting and named is not None
+                   else "no structural change fits this table")
     rng = streams.stream("structural.ops")
     ops = sorted(rng.choice(len(usable), size=min(params.count, len(usable)), replace=False))
     chosen = [usable[i] for i in ops]
@@ -345,7 +383,8 @@ def structural(base: Base, streams: Streams, params: StructuralParams) -> Plan:
                 chart_perturbations=RESIZED)
 
 
-def _structural_ok(op: str, grid: Grid, params: StructuralParams) -> bool:
+def _structural_ok(op: str, base: Base, params: StructuralParams) -> bool:
+    grid = base.grid
     body = len(grid.body)
     if op == "row-order":
         return body > 1
@@ -353,9 +392,11 @@ def _structural_ok(op: str, grid: Grid, params: StructuralParams) -> bool:
         return grid.width - grid.label_cols > 1
     if op == "transpose":
         return body <= params.max_transpose_rows and grid.width <= 12
-    if op == "merge":
+    if op == "merge":  # a merged cell shows its first cell: none of the run may hold a picture
+        pictured = {(v.row, v.col) for v in base.item.inputs.visuals}
         firsts = [r[0].text for r in grid.body]
-        return any(a == b for a, b in zip(firsts, firsts[1:], strict=False))
+        return not any((r[0].row, r[0].col) in pictured for r in grid.body) and \
+            any(a == b for a, b in zip(firsts, firsts[1:], strict=False))
     return grid.label_cols == 2 and pivoted(grid) is not None
 
 
@@ -382,9 +423,16 @@ class PartialParams(Params):
     cut: str = Field("any", pattern="^(any|rows|columns)$")
 
 
-@recipe("partial", "transformation", PartialParams, protects=True)
+PANELS_RENUMBER = "the answer names a cell by its place in the table as built (row_i_col_j), " \
+    "which panels would renumber"
+"""Why ``partial`` makes no variant of a base whose answer names a cell's place."""
+
+
+@recipe("partial", "transformation", PartialParams, protects=True, shows_pictures=True)
 def partial(base: Base, streams: Streams, params: PartialParams) -> Plan:
     """The table in 2–3 panels, each repeating the headers a reader needs."""
+    if layout_named(base.item) == PLACE:
+        raise Skip(PANELS_RENUMBER)
     low, high = sorted(params.panels)
     parts = streams.integer("partial.panels", max(2, low), max(2, high))
     grid = base.grid
@@ -418,7 +466,7 @@ class MissingParams(Params):
         return self
 
 
-@recipe("missing", "transformation", MissingParams, protects=True)
+@recipe("missing", "transformation", MissingParams, protects=True, shows_pictures=True)
 def missing(base: Base, streams: Streams, params: MissingParams) -> Plan:
     """Value cells no answer depends on shown blank or as N/A."""
     grid = base.grid
@@ -449,7 +497,7 @@ class ScreenshotParams(Params):
     zoom: tuple[float, float] = (0.8, 1.0)
 
 
-@recipe("screenshot", "vision", ScreenshotParams)
+@recipe("screenshot", "vision", ScreenshotParams, shows_pictures=True)
 def screenshot(base: Base, streams: Streams, params: ScreenshotParams) -> Plan:
     """The table, its chart and the question inside an application window."""
     names = list(params.pages) or page_names()
@@ -465,7 +513,7 @@ def screenshot(base: Base, streams: Streams, params: ScreenshotParams) -> Plan:
     title = streams.choose(("Quarterly review", "Data export", "Report draft", "Team notes",
                             "Question", "Analysis"), "screenshot.title")
     setting = {"template": page, "width_px": width, "zoom": zoom, "title": title}
-    return Plan(base.grid, plain(base.grid), family_style(streams, None, base.grid),
+    return Plan(base.grid, plain(base.grid), picture_style(base, streams, None),
                 dict(setting),
                 page=setting)
 
@@ -504,8 +552,11 @@ TEN = ("web", "latex", "excel", "custom", "noise", "structural", "partial", "mis
 
 
 def protected_cells(item: Item) -> dict[tuple[int, int], str]:
-    """The logical table cells a generated item's programs read, each with why."""
+    """The logical table cells a generated item's programs read, each with why (of a
+    multimodal table: :func:`picture_protected_cells`)."""
     table = item.inputs.table
+    if isinstance(table, GridTable) and item.program is not None:
+        return picture_protected_cells(item, table)
     if not isinstance(table, Table):
         return {}
     first = 1 if table.period_label is None else 2
@@ -521,6 +572,18 @@ def protected_cells(item: Item) -> dict[tuple[int, int], str]:
                 found.setdefault((at[0], at[1]),
                                  f"read by statement {n} ({statement.type})")
     return found
+
+
+def picture_protected_cells(item: Item, table: GridTable) -> dict[tuple[int, int], str]:
+    """The cells of a multimodal table no variant may hide: each cell holding a picture, and
+    every body cell of a column its question's program reads (a condition is tested on
+    every row: :func:`hopvista.program.cells.read_columns`)."""
+    found = {(v.row, v.col): "holds a picture" for v in item.inputs.visuals}
+    grid = [list(table.header), *(list(row) for row in table.rows)]
+    for col in sorted(read_columns(grid, item.program or {})):
+        for row in range(1, len(grid)):
+            found.setdefault((row, col), "read by the question's program")
+    return dict(sorted(found.items()))
 
 
 def base_of_item(item: Item, root: Path | None = None) -> Base:

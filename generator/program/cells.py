@@ -386,6 +386,48 @@ def answer_readings(program: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [got] if isinstance(got, Mapping) else []
 
 
+def read_columns(grid: Grid, program: Mapping[str, Any]) -> set[int]:
+    """The columns whose cell text ``program`` reads. A condition is tested on every body
+    row, so the answer may depend on each body cell of these columns; a reading naming no
+    column of ``grid`` is left out (executing the program fails on it)."""
+    found: set[int] = set()
+    for reading in readings(program):
+        if "column" not in reading:
+            continue
+        try:
+            found.add(column_index(grid, reading["column"]))
+        except ProgramError:
+            continue
+    return found
+
+
+PLACE, ORDER = "place", "order"
+"""What of a table's layout an answer may name: a cell's place (``locate``, or a reading of a
+cell's location: ``row_i_col_j``, the row and column as the table was built) or the order of
+its rows (``values``: rows in table order)."""
+
+
+def layout_dependence(program: Mapping[str, Any]) -> str | None:
+    """What of the table's layout the answer of ``program`` names: :data:`PLACE`,
+    :data:`ORDER`, or ``None`` when any layout showing every cell keeps the answer."""
+    op = program.get("op")
+    if op == "locate" or _reads_a_location(program.get("read")):
+        return PLACE
+    if op == "values":
+        return ORDER
+    return None
+
+
+def _reads_a_location(node: Any) -> bool:
+    """Whether a ``read`` (a reading or a list of them) reads a cell's location
+    (``{"cell": C}``)."""
+    if isinstance(node, Mapping):
+        return "cell" in node
+    if isinstance(node, list | tuple):
+        return any(_reads_a_location(value) for value in node)
+    return False
+
+
 def answered_rows(grid: Grid, visuals: Visuals, program: Mapping[str, Any]) -> list[int]:
     """The body rows the answer is read from (``[]`` for ops that answer no row's reading)."""
     op = program.get("op")

@@ -2,7 +2,9 @@
 
 Three documents: the panels themselves (a fragment, ``panels.html.j2``), a page showing just
 them (``document.html.j2``, what every variant but ``screenshot`` shoots), and a page template
-from :mod:`hopvista.themes.pages` wrapping them in an application window. Cell text, captions
+from :mod:`hopvista.themes.pages` wrapping them in an application window. Pictures in cells
+(:class:`CellPictures`, by logical cell) are shown in each cell's own showing, never in a
+repeated header, wherever the layout puts the cell. Cell text, captions
 and the question are untrusted: every template renders with autoescaping on, and the page runs
 no script and loads nothing (see :mod:`hopvista.render.table`).
 """
@@ -191,13 +193,16 @@ def layout_document(layout: Layout, style: TableStyle,
 
 def page_document(layout: Layout, style: TableStyle, page: str, *, question: str, title: str,
                   width_px: int, chart_png: bytes | None = None,
-                  texts: list[dict[str, str]] | None = None) -> str:
+                  texts: list[dict[str, str]] | None = None,
+                  pictures: CellPictures | None = None) -> str:
     """The layout inside the page template ``page`` (a window with the passages ``texts``, the
-    question, and the chart when ``chart_png`` is given); its ``#hv-root`` is the whole
-    window (:func:`hopvista.render.page.page_html`)."""
+    question, and the chart when ``chart_png`` is given), with ``pictures`` inside their
+    cells as :func:`layout_document` shows them; its ``#hv-root`` is the whole window
+    (:func:`hopvista.render.page.page_html`)."""
     chart_src = None if chart_png is None else \
         "data:image/png;base64," + base64.b64encode(chart_png).decode("ascii")
     tables = Markup('<div class="hv-root hv-theme-{}">{}</div>').format(
-        style.theme.name, panels_fragment(layout, style.theme.decor))
-    return page_html(page, css=style.css() + PANELS_CSS, tables=tables, question=question,
+        style.theme.name, panels_fragment(layout, style.theme.decor, pictures))
+    css = style.css() + PANELS_CSS + (pictures.css() if pictures is not None else "")
+    return page_html(page, css=css, tables=tables, question=question,
                      title=title, chart_src=chart_src, width_px=width_px, texts=texts or [])

@@ -369,16 +369,20 @@ class VariantMaker:
 
         item, plan = base.item, job.plan
         style = parse_style(plan.table_style)
+        pictures = cell_pictures(item.inputs.visuals, style) if item.inputs.visuals else None
         if plan.page is not None:
             names = {e.id: e.name for e in item.entities}
             html = page_document(plan.layout, style, plan.page["template"],
                                  question=item.question, title=plan.page["title"],
                                  width_px=plan.page["width_px"], chart_png=chart.result().png,
                                  texts=[{"name": names.get(t.entity, t.entity) or "Passage",
-                                         "text": t.text} for t in item.inputs.text])
+                                         "text": t.text} for t in item.inputs.text],
+                                 pictures=pictures)
             with uninterrupted():  # an interrupt waits for the shot (~0.1 s)
                 png, layout = self._table.shoot(html, style, f"page:{plan.page['template']}")
             _shown(png, "page")
+            if pictures is not None:
+                layout = layout | {"visual_px": pictures.size_px}
             zoom = float(plan.page["zoom"])
 
             def finish_page() -> _Table:
@@ -386,7 +390,6 @@ class VariantMaker:
                 return "page", scaled, moved | {"page": plan.page["template"]}, []  # type: ignore[index]
 
             return self._threads.submit(finish_page)
-        pictures = cell_pictures(item.inputs.visuals, style) if item.inputs.visuals else None
         html = layout_document(plan.layout, style,
                                dict(plan.mark_look) if plan.mark_look is not None else None,
                                pictures=pictures)

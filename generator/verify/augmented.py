@@ -30,8 +30,10 @@ What is re-proved, item by item, never trusting what the item says of itself:
 - a markup task's answer is its program's, and its question the one its subtask's wording
   gives for that program (:mod:`hopvista.program.marks`);
 - a multimodal-table item's visuals are well-formed, its answer is its program's, its tags
-  agree with its program and its question needs its visuals
-  (:mod:`hopvista.verify.mmtables`).
+  agree with its program and its question needs its visuals; its table (or page) image
+  records each picture once inside its cell, and keeps what the answer names of the layout
+  (a location's row and column, a list's table order); a variant blanks no picture and no
+  cell of a column the program reads (:mod:`hopvista.verify.mmtables`).
 
 Then the Parquet rows against the lines, and the counts against the manifest. What this
 cannot prove (pixels; imported records without their source) goes to the notes.
@@ -74,6 +76,7 @@ from hopvista.verify.mmtables import (
     cell_image_problem,
     faint_picture_problem,
     mmtable_problems,
+    named_layout_problem,
     shown_pictures_problem,
 )
 from hopvista.verify.notes import BUILD_NOTE, FACT_NOTE, IMAGE_NOTE, IMPORTED_NOTE
@@ -141,8 +144,8 @@ def _image_problems(item: Item, root: Path, images: dict[str, bytes | None]) -> 
     problems = []
     roles = [image.role for image in item.images]
     pictures = len(item.inputs.visuals)
-    allowed = [["table"] + ["cell-image"] * pictures] if item.kind == "mmtable" else \
-        [["table"], ["table", "chart"], ["page"]]
+    allowed = [[shot] + ["cell-image"] * pictures for shot in ("table", "page")] \
+        if item.kind == "mmtable" else [["table"], ["table", "chart"], ["page"]]
     if roles not in allowed and item.images:
         problems.append(f"image roles {roles} are not {' or '.join(map(str, allowed))}")
     for number, image in enumerate(item.images):
@@ -159,9 +162,9 @@ def _image_problems(item: Item, root: Path, images: dict[str, bytes | None]) -> 
                 why = "sha256 differs from the item's"
         if why is None and image.role == CELL_IMAGE_ROLE and data is not None:
             why = cell_image_problem(item, number, image.render, data)
-        if why is None and image.role == "table" and item.kind == "mmtable":
+        if why is None and image.role in ("table", "page") and item.kind == "mmtable":
             why = shown_pictures_problem(item, image.render, image.width, image.height) or \
-                faint_picture_problem(item)
+                faint_picture_problem(item) or named_layout_problem(item, image.render)
         if why:
             problems.append(f"{image.role} image {image.path}: {why}")
         if image.role in ("table", "page") and item.inputs.table is not None:
@@ -526,9 +529,12 @@ def _against_base(item: Item, base: Item, blanked: set[tuple[int, int]]) -> list
             item.inputs.chart != base.inputs.chart:
         problems.append("chart data differs from the base's")
 
-    read = set(protected_cells(base))
-    if blanked & read:
-        problems.append(f"blanked cells {sorted(blanked & read)[:3]} are read by a statement")
+    read = protected_cells(base)
+    hidden = sorted(blanked & set(read))
+    if hidden:
+        problems.append(f"blanked cells {hidden[:3]} are cells no variant may hide "
+                        f"({read[hidden[0]]})" if base.kind == "mmtable" else
+                        f"blanked cells {hidden[:3]} are read by a statement")
     return problems
 
 

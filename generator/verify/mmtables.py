@@ -12,7 +12,11 @@ What is checked, never trusting what the item says of itself (docs/format.md, se
   the kinds of its visuals make (:func:`archetype_of`, from the families the registered visual
   kinds declare; not checked when a kind is unknown);
 - its question needs its visuals (:func:`hopvista.program.cells.visual_witness`), each
-  withheld attribute tried at the values its kind's vocabulary lists.
+  withheld attribute tried at the values its kind's vocabulary lists;
+- of its table (or page) image: each picture is recorded once, inside its cell, wherever the
+  layout puts the cell (:func:`shown_pictures_problem`); and the layout keeps what the answer
+  names (:func:`named_layout_problem`): a location answer's cell at its row and column as
+  built, a list in table order's rows in that order.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.program.cells import (
+    ORDER,
     Grid,
     ProgramError,
     Visuals,
@@ -32,6 +37,7 @@ from hopvista.program.cells import (
     answered_rows,
     column_index,
     execute,
+    layout_dependence,
     rows_where,
     visual_witness,
 )
@@ -339,6 +345,79 @@ def shown_pictures_problem(item: Item, render: Mapping[str, Any], width: int,
         if not _inside(cell, (0, 0, width, height)) or \
                 not _inside((box[0] + box[2] / 2, box[1] + box[3] / 2, 0, 0), cell):
             return f"the picture of row {row}, col {col} is not inside its cell"
+    return None
+
+
+def named_layout_problem(item: Item, render: Mapping[str, Any]) -> str | None:
+    """What the table (or page) image's recorded layout moves of what the item's answer names
+    (:func:`hopvista.program.cells.layout_dependence`), or ``None``.
+
+    A location (``row_i_col_j``) names a cell by its row and column as built: the image must
+    show one table, no header repeated, each row's cells left to right in column order and
+    each column's cells top to bottom in row order. A list in table order needs the body rows
+    in that order: their first cells one after another down the image, or, in a transposed
+    table, left to right. Directions are read from the cells' centres along the axis the run
+    mostly goes (a photo's tilt or a warp keeps them)."""
+    named = layout_dependence(item.program or {})
+    if named is None:
+        return None
+    boxes = {(c["row"], c["col"]): c["box"] for c in render.get("cells", [])
+             if isinstance(c, dict) and type(c.get("row")) is int and type(c.get("col")) is int
+             and _inside(c.get("box"), (0, 0, 1 << 30, 1 << 30))}
+    if named == ORDER:
+        rows = sorted(r for r, c in boxes if c == 0 and r > 0)
+        if _run_problem([boxes[(r, 0)] for r in rows], ("y", "x")) is not None:
+            return "the answer lists rows in table order, but the image shows the rows in " \
+                   "another order"
+        return None
+    if render.get("copies"):
+        return "the answer names a cell by its place in the table as built (row_i_col_j), " \
+               "but the image repeats headers (panels renumber rows and columns)"
+    moved = _place_problems(boxes)
+    if not moved:
+        return None
+    (row, col), why = moved[0]
+    return f"the answer names a cell by its place in the table as built (row_i_col_j), but " \
+           f"the image shows {why} (from row {row}, col {col})"
+
+
+def _place_problems(boxes: Mapping[tuple[int, int], Any]
+                    ) -> list[tuple[tuple[int, int], str]]:
+    """Rows whose cells do not run left to right in column order, and columns whose cells
+    do not run top to bottom in row order, each named by its first cell."""
+    rows: dict[int, list[tuple[int, int]]] = {}
+    columns: dict[int, list[tuple[int, int]]] = {}
+    for cell in sorted(boxes):
+        rows.setdefault(cell[0], []).append(cell)
+        columns.setdefault(cell[1], []).append(cell)
+    found = []
+    for lines, axis, what, along in ((rows, "x", "row", "left to right"),
+                                     (columns, "y", "column", "top to bottom")):
+        for cells in lines.values():
+            cells.sort(key=lambda c: (c[1], c[0]) if axis == "x" else (c[0], c[1]))
+            if _run_problem([boxes[c] for c in cells], (axis,)) is not None:
+                found.append((cells[0], f"a {what} whose cells do not run {along}"))
+    return found
+
+
+def _run_problem(boxes: list[Any], axes: tuple[str, ...]) -> str | None:
+    """Why the centres of ``boxes`` do not run one after another (each box the one before,
+    as a merged cell's, or past it) along one of ``axes``, the axis they mostly go; ``None``
+    when they do."""
+    if len(boxes) < 2:
+        return None
+    centres = [(b[0] + b[2] / 2, b[1] + b[3] / 2) for b in boxes]
+    dx, dy = centres[-1][0] - centres[0][0], centres[-1][1] - centres[0][1]
+    if dx == dy == 0 and all(list(b) == list(boxes[0]) for b in boxes):
+        return None  # one merged cell
+    axis = "x" if abs(dx) > abs(dy) else "y"
+    if axis not in axes:
+        return f"they run along {axis}"
+    k = 0 if axis == "x" else 1
+    for before, after, box, next_box in zip(centres, centres[1:], boxes, boxes[1:],
+                                            strict=False):
+        if after[k] <= before[k] and list(box) != list(next_box):
+            return "they turn back"
     return None
 
 
