@@ -133,7 +133,7 @@ def test_the_page_shows_each_visual_as_a_data_uri_and_runs_no_script() -> None:
             if name != "src":
                 assert "://" not in str(value) and "url(" not in str(value)
     assert "url(" not in html and "@import" not in html
-    assert size == visual_size_px(style) and 1.6 * style.font_size_px <= size <= 2.2 * 14
+    assert size == visual_size_px(style) and 2.4 * style.font_size_px <= size <= 2.8 * 14
 
 
 @pytest.mark.parametrize(("places", "words"), [

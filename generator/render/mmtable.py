@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 __all__ = ["CELL_IMAGE_PX", "CELL_IMAGE_ROLE", "VISUAL_EM", "cell_pictures",
            "mmtable_document", "render_mmtable_images", "visual_size_px", "write_cell_images"]
 
-VISUAL_EM = 1.8
+VISUAL_EM = 2.6
 """A picture's side in the table, in ems of the style's font size (rows grow to hold it)."""
 
 CELL_IMAGE_PX = 128

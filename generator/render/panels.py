@@ -65,7 +65,9 @@ class CellPictures:
             "border: 0 !important; background: transparent !important; opacity: 1 !important; "
             "visibility: visible !important; vertical-align: middle !important; "
             "object-fit: fill !important; filter: none !important; transform: none !important; "
-            "mix-blend-mode: normal !important; }\n")
+            "mix-blend-mode: normal !important; }\n"
+            # A row grows to hold its pictures; its text sits beside them, not below.
+            ".hv-table td, .hv-table th { vertical-align: middle; }\n")
 
     def markup(self, at: tuple[int, int] | None) -> Markup:
         """The ``<img>`` of the picture at ``at`` (a ``data:`` URI: the page loads nothing),
