@@ -187,6 +187,20 @@ def test_the_ten_variants_verify(augmented: tuple[Path, Path],
 
 
 @pytest.mark.slow
+def test_the_variants_card_credits_the_icon_set_of_the_emblems_shown(
+        augmented: tuple[Path, Path]) -> None:
+    _, out = augmented
+    shown = {v["attributes"]["emblem"] for i in read_items(out) for v in i["inputs"]["visuals"]
+             if v["kind"] in ("badge", "flag") and v["attributes"].get("emblem", "none") != "none"}
+    manifest = json.loads((out / "manifest.json").read_text())
+    card = " ".join((out / "README.md").read_text().split())
+    assert shown, "the build shows no emblem: pick another seed for this module"
+    assert manifest["icon_set"]["emblems"] == sorted(shown)
+    assert manifest["icon_set"]["name"] == "Font Awesome Free"
+    assert "are icons of Font Awesome Free" in card and "CC BY 4.0" in card
+
+
+@pytest.mark.slow
 def test_each_variant_shows_every_picture_in_its_cell_and_writes_it_alone(
         augmented: tuple[Path, Path]) -> None:
     _, out = augmented

@@ -18,7 +18,6 @@ the items are written without images.
 from __future__ import annotations
 
 import sys
-import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing
@@ -46,17 +45,20 @@ from hopvista.model.dataset import ITEMS
 from hopvista.model.inputs import GridTable, Inputs
 from hopvista.model.item import Provenance, base_item_id, variant_id
 from hopvista.model.mmtable import ANSWER_TYPES, Tags, Visual
-from hopvista.output.card import AuditWording, audit_section, check_with_interval, front_matter
+from hopvista.output.card import (
+    AuditWording,
+    audit_section,
+    check_with_interval,
+    front_matter,
+    pictures_credits,
+)
 from hopvista.rng import Streams
 from hopvista.themes.visuals import VISUAL_KINDS, icons
-from hopvista.themes.visuals.canvas import CREDITS
 from hopvista.verify.mmtables import answer_type_of, json_type
 
 DOMAIN = "mmtables"
 """The domain name of multimodal-table items, and what ``gen build`` calls their build."""
 MANIFEST_KIND = "mmtables"
-CARD_WIDTH = 95
-"""The width the card's paragraphs are wrapped to."""
 ATTEMPTS = 40
 Notice = Callable[[str], None]
 ImageMaker = Callable[[Item, Path], Item]
@@ -238,9 +240,8 @@ class Mmtables(DatasetKind):
         set its drawn emblems come from (when any is drawn), and the audit of solvers that never
         see the pictures (builds of :data:`~hopvista.audit.recorded.AUDIT_MIN_ITEMS` items or
         more)."""
-        drawn = self.emblems if self.images is not None else set()
-        icon_set = {"icon_set": icons.installed().credit() | {"emblems": sorted(drawn)}} \
-            if drawn else {}
+        record = icons.icon_set_record(self.emblems) if self.images is not None else None
+        icon_set = {"icon_set": record} if record is not None else {}
         return {
             "config": {"domain": DOMAIN, "count": self.total, "seed": self.seed,
                        "images": self.images is not None,
@@ -288,6 +289,8 @@ def mmtables_card(manifest: dict[str, Any]) -> str:
 
     images = "one table image each" if manifest["config"]["images"] else \
         "without images (the table and its pictures' attributes only)"
+    credits = pictures_credits(manifest.get("icon_set")) if manifest["config"]["images"] \
+        else ""
     audit = audit_section(manifest.get("audit"), manifest["counts"]["items"], MMTABLES_AUDIT)
     return f"""{front}
 
@@ -317,21 +320,5 @@ each one and checks that the question needs its pictures).
 |---|---|
 {rows("answer_types", ANSWER_TYPES)}
 
-{credits_section(manifest)}{audit}
+{credits}{audit}
 """
-
-
-def credits_section(manifest: dict[str, Any]) -> str:
-    """The card's credits for the pictures drawn: the drawing and its font, and the icon set
-    the emblems come from (manifest ``icon_set``) with its licence; nothing without images."""
-    if not manifest["config"]["images"]:
-        return ""
-    text = CREDITS
-    icon_set = manifest.get("icon_set")
-    if icon_set is not None:
-        text += (f" Emblems ({', '.join(icon_set['emblems'])}) are icons of "
-                 f"{icon_set['name']} {icon_set['version']} ({icon_set['url']}), licensed "
-                 f"{icon_set['license']}.")
-    wrapped = textwrap.fill(text, CARD_WIDTH, break_long_words=False, break_on_hyphens=False)
-    return f"## Pictures: credits and licences\n\n{wrapped}\n\n"
-

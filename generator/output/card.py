@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +13,7 @@ import yaml
 from hopvista.audit.recorded import AUDIT_MIN_ITEMS
 from hopvista.audit.report import noise_note
 from hopvista.output.parquet import DATA_DIR, LOAD_EXAMPLE, SPLIT
+from hopvista.themes.visuals.canvas import CREDITS
 
 LICENCES = {"synthetic": ("cc0-1.0", "CC0 1.0: the synthetic world and every item derived from "
                           "it are dedicated to the public domain."),
@@ -200,3 +202,19 @@ def _size(n: int) -> str:
         if n < limit:
             return label
     return "100K<n<1M"
+
+
+CARD_WIDTH = 95
+"""The width a card's wrapped paragraphs are filled to."""
+
+
+def pictures_credits(icon_set: Mapping[str, Any] | None) -> str:
+    """A card's section crediting the cell pictures drawn: the drawing and its font, and the
+    icon set their emblems come from (a manifest's ``icon_set``) with its licence."""
+    text = CREDITS
+    if icon_set is not None:
+        text += (f" Emblems ({', '.join(icon_set['emblems'])}) are icons of "
+                 f"{icon_set['name']} {icon_set['version']} ({icon_set['url']}), licensed "
+                 f"{icon_set['license']}.")
+    wrapped = textwrap.fill(text, CARD_WIDTH, break_long_words=False, break_on_hyphens=False)
+    return f"## Pictures: credits and licences\n\n{wrapped}\n\n"

@@ -32,10 +32,11 @@ from hopvista.model import Item
 from hopvista.model.dataset import MANIFEST, MISSING, Dataset, dataset_file_problem, load
 from hopvista.model.image import longest_image_name
 from hopvista.model.item import BASE_VARIANT, VARIANT_PATTERN, variant_id
-from hopvista.output.card import front_matter
+from hopvista.output.card import front_matter, pictures_credits
 from hopvista.output.folder import check_out, image_name_limit, is_hopvista_dataset
 from hopvista.sources.imports import Skipped, read_records
 from hopvista.sources.imports.common import MAX_IMAGE_BYTES, one_line, read_bytes
+from hopvista.themes.visuals import VISUAL_KINDS, icons
 from hopvista.variants.maker import Skip, VariantMaker, VariantSpec
 
 Notice = Callable[[str], None]
@@ -343,6 +344,7 @@ class Augmented(DatasetKind):
         self.per_variant: Counter[str] = Counter()
         self.skips: Counter[str] = Counter()
         self.skip_list: list[dict[str, str]] = []
+        self.emblems: set[str] = set()
 
     def items(self, stage: Path, kept: int) -> Iterator[Item]:
         """Each base (copied into ``stage``, for a hopvista input), then its variants."""
@@ -377,8 +379,15 @@ class Augmented(DatasetKind):
         finally:
             bar.close()
 
+    def add(self, item: Item) -> None:
+        """Note the icon-set emblems on the pictures of an item with images."""
+        if item.images:
+            for visual in item.inputs.visuals:
+                self.emblems.update(VISUAL_KINDS.get(visual.kind).icons(visual.attributes))
+
     def manifest(self, stage: Path, counts: Counts) -> dict[str, Any]:
-        """What was made and skipped (said on stderr too), and of which input."""
+        """What was made and skipped (said on stderr too), of which input, and the icon set
+        the emblems on its pictures come from (when any is shown)."""
         source, specs, notice = self.source, self.specs, self.notice
         wanted = source.count * len(specs)
         made_count = sum(self.per_variant.values())
@@ -388,6 +397,8 @@ class Augmented(DatasetKind):
                    ", ".join(f"{n} {k}" for n, k in sorted(self.skips.items())))
         if source.skipped:
             report_skipped(source.skipped, notice)
+        record = icons.icon_set_record(self.emblems)
+        icon_set = {"icon_set": record} if record is not None else {}
         return {
             "config": {
                 "input": {"format": source.format, "name": self.path.name,
@@ -404,6 +415,7 @@ class Augmented(DatasetKind):
                          "skipped": dict(sorted(self.skips.items()))},
             "skipped": self.skip_list[:KEPT_SKIPS],
             "records_skipped": source.skipped[:KEPT_SKIPS],
+            **icon_set,
         }
 
     def card(self, manifest: dict[str, Any]) -> str:
@@ -457,6 +469,8 @@ def augment_card(manifest: dict[str, Any]) -> str:
                                "hopvista"))
     counts, made = manifest["counts"], manifest["variants"]
     names = ",".join(v["name"] for v in config["variants"])
+    credits = "\n" + pictures_credits(manifest["icon_set"]).rstrip("\n") + "\n" \
+        if "icon_set" in manifest else ""
     rows = "\n".join(f"| {v['name']} | {made['made'].get(v['name'], 0)} | "
                      f"{made['skipped'].get(v['name'], 0)} |" for v in config["variants"])
     return f"""{front}
@@ -472,4 +486,4 @@ recipe and the exact parameters drawn (`variant`), and the cells it kept clear
 | variant | items | skipped |
 |---|---|---|
 {rows}
-"""
+{credits}"""

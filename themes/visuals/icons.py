@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from pathlib import Path
@@ -149,6 +150,13 @@ def _solid_code_point(entry: Any) -> int | None:
 def installed() -> IconSet:
     """The icon set of the installed ``fontawesomefree`` package (read once per process)."""
     return IconSet.load(package_folder(), package_version())
+
+
+def icon_set_record(emblems: Iterable[str]) -> dict[str, Any] | None:
+    """The manifest's ``icon_set`` for a dataset whose pictures carry ``emblems``: the set's
+    credit and the emblems drawn, or ``None`` when none is drawn."""
+    drawn = sorted(set(emblems))
+    return installed().credit() | {"emblems": drawn} if drawn else None
 
 
 def check_installed() -> None:
