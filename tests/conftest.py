@@ -1,7 +1,16 @@
 from __future__ import annotations
 
-import json
 import os
+
+# One thread per test process for BLAS and OpenMP (numpy, scipy, scikit-learn): the tests run
+# one process per core, and pools of a thread per core in each process spin against each
+# other (an audit's logistic regression takes ten times as long). Set before numpy loads;
+# the gen subprocesses that tests start inherit it.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+
+import json
 from pathlib import Path
 from typing import Any
 
@@ -71,27 +80,41 @@ def reseal(root: Path, items: list[dict[str, Any]]) -> None:
     (root / "manifest.json").write_text(json.dumps(manifest, indent=2))
 
 
-@pytest.fixture(scope="session")
-def hard48(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
-    """The issue's reference build: 48 Hard items, seed 7, with images. Built once per
-    test run and shared by the xdist workers (under a lock; a build writes its folder
-    atomically, so a finished one has its manifest); tests only read it."""
+def shared_build(tmp_path_factory: pytest.TempPathFactory, name: str, *args: str) -> Path:
+    """``gen build financial ARGS`` built once per test run into the run's folder ``name``
+    and shared by the xdist workers (under a lock; a build writes its folder atomically, so
+    a finished one has its manifest). Tests only read it."""
     from filelock import FileLock
 
     root = tmp_path_factory.getbasetemp()
-    if worker_id != "master":
+    if os.environ.get("PYTEST_XDIST_WORKER"):
         root = root.parent  # the run's folder, above each worker's own
-    out = root / "hard48" / "X"
-    with FileLock(str(root / "hard48.lock")):
+    out = root / name / "X"
+    with FileLock(str(root / f"{name}.lock")):
         if not (out / "manifest.json").exists():
-            build_dataset(out, "--hops", "3", "-n", "48", "--seed", "7")
+            build_dataset(out, *args)
     return out
 
 
+@pytest.fixture(scope="session")
+def hard48(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The README's reference build: 48 Hard items, seed 7, with images."""
+    return shared_build(tmp_path_factory, "hard48", "--hops", "3", "-n", "48", "--seed", "7")
+
+
+@pytest.fixture(scope="session")
+def six(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Six items of every level with table and chart images (seed 3)."""
+    return shared_build(tmp_path_factory, "six", "-n", "6", "--seed", "3")
+
+
+SHARED_IMAGE_BUILDS = ("hard48", "six")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests on the 48-item build with images belong to the slow tier."""
+    """Tests on a shared build with images belong to the slow tier."""
     for item in items:
-        if "hard48" in getattr(item, "fixturenames", ()):
+        if set(SHARED_IMAGE_BUILDS) & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
 
 

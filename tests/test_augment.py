@@ -33,7 +33,7 @@ from hopvista.model import Item
 from hopvista.model.inputs import GridTable, Table
 from hopvista.rng import Streams
 from hopvista.variants.build import parse_variants
-from tests.conftest import build_dataset, read_items, reseal
+from tests.conftest import read_items, reseal
 
 IMPORTS = Path(__file__).parent / "data" / "imports"
 SAMPLES = Path(__file__).parent / "data" / "samples"
@@ -164,15 +164,13 @@ def test_the_ten_variants_are_registered() -> None:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("aug") / "base"
-    build_dataset(out, "-n", "6", "--seed", "5")
-    return out
+def built(six: Path) -> Path:
+    return six
 
 
 @pytest.fixture(scope="module")
-def augmented(built: Path) -> Path:
-    out = built.parent / "variants"
+def augmented(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("aug") / "variants"
     assert main(["augment", str(built), "--out", str(out)]) == 0
     return out
 

@@ -25,7 +25,7 @@ from hopvista.render.chart import ChartRenderer
 from hopvista.rng import Streams
 from hopvista.themes.chart_kinds import EMPHASIS_HOWS
 from hopvista.variants.build import parse_variants
-from tests.conftest import build_dataset, read_items
+from tests.conftest import read_items
 from tests.test_render_chart import (
     ALL_LIBRARIES,
     HAS_CHROMIUM,
@@ -190,15 +190,13 @@ def test_an_emphasis_must_name_a_point_of_the_chart(renderer: ChartRenderer,
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("chart-markup") / "base"
-    build_dataset(out, "-n", "6", "--seed", "3")
-    return out
+def built(six: Path) -> Path:
+    return six
 
 
 @pytest.fixture(scope="module")
-def augmented(built: Path) -> Path:
-    out = built.parent / "chart-markup"
+def augmented(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("chart-markup") / "chart-markup"
     assert main(["augment", str(built), "--variants", "chart-markup", "--out", str(out)]) == 0
     return out
 

@@ -27,18 +27,15 @@ from hopvista.eval.prompts import DEFAULT_SETTING, SETTINGS, build_prompt, defau
 from hopvista.harness import export
 from hopvista.harness.common import MARKER
 from hopvista.model import ITEM_KINDS, Item, load
-from tests.conftest import build_dataset
 
 GOLDEN = Path(__file__).parent / "golden" / "format6"
 """A small dataset without images (text-only settings), read only."""
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def dataset(six: Path) -> Path:
     """Six items with table and chart images."""
-    out = tmp_path_factory.mktemp("harness") / "data"
-    build_dataset(out, "-n", "6", "--seed", "3")
-    return out
+    return six
 
 
 def _prompts(path: Path, setting: str) -> list[tuple[Item, Prompt, str]]:

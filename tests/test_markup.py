@@ -14,7 +14,7 @@ from PIL import Image
 from hopvista.augment.markup import VARIANTS as MARKUP
 from hopvista.cli.main import main
 from hopvista.variants.build import parse_variants
-from tests.conftest import build_dataset, read_items
+from tests.conftest import read_items
 
 SAMPLES = Path(__file__).parent / "data" / "samples"
 
@@ -55,10 +55,9 @@ def _check_only_the_marked_cell_changes(root: Path) -> int:
     return checked
 
 
-@pytest.mark.slow
-def test_markup_of_a_built_dataset_changes_only_the_marked_cell(tmp_path: Path) -> None:
-    built = tmp_path / "base"
-    build_dataset(built, "-n", "6", "--seed", "3")
+def test_markup_of_a_built_dataset_changes_only_the_marked_cell(six: Path,
+                                                                 tmp_path: Path) -> None:
+    built = six
     out = tmp_path / "markup"
     assert main(["augment", str(built), "--variants", "markup", "--out", str(out)]) == 0
     assert _check_only_the_marked_cell_changes(out) == 6 * 6
@@ -82,11 +81,18 @@ def test_markup_of_a_built_dataset_changes_only_the_marked_cell(tmp_path: Path) 
     assert main(["verify", str(out)]) == 0
 
 
-@pytest.mark.slow
-def test_markup_of_an_imported_sample_marks_the_answer_cell(tmp_path: Path) -> None:
-    out = tmp_path / "wtq"
+@pytest.fixture(scope="module")
+def wtq_marked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The WikiTableQuestions sample in the seven markup variants; tests only read it."""
+    out = tmp_path_factory.mktemp("markup") / "wtq"
     assert main(["augment", str(SAMPLES / "wtq"), "--variants", "markup",
                  "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.slow
+def test_markup_of_an_imported_sample_marks_the_answer_cell(wtq_marked: Path) -> None:
+    out = wtq_marked
     items = read_items(out)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["variants"]["skipped"] == {}
@@ -114,12 +120,11 @@ class _MarkedCellReader:
 
 
 @pytest.mark.slow
-def test_eval_classes_a_reader_of_the_marked_cell_as_hijacked(tmp_path: Path) -> None:
+def test_eval_classes_a_reader_of_the_marked_cell_as_hijacked(wtq_marked: Path,
+                                                              tmp_path: Path) -> None:
     from hopvista.eval.backends import MODELS
 
-    out = tmp_path / "wtq"
-    assert main(["augment", str(SAMPLES / "wtq"), "--variants", "markup",
-                 "--out", str(out)]) == 0
+    out = wtq_marked
     oracle = tmp_path / "oracle"
     assert main(["eval", str(out), "--model", "oracle", "--out", str(oracle), "--quiet"]) == 0
     summary = json.loads((oracle / "summary.json").read_text())

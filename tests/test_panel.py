@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
+from hopvista.cli.main import main
 from hopvista.domain import resolve_pack
 from hopvista.errors import UserError
 from hopvista.generation.instance import needle_occurs
@@ -303,19 +302,23 @@ def test_example_is_a_complete_pack_and_a_data_folder() -> None:
 
 # --- end to end ------------------------------------------------------------------------------
 
-def gen(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hopvista.cli.main", *args],
-                          capture_output=True, text=True, timeout=900)
+def gen(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """``gen ARGS`` in this process: its exit code and what it printed."""
+    capsys.readouterr()
+    code = main(list(args))
+    said = capsys.readouterr()
+    return code, said.out + said.err
 
 
 @pytest.mark.slow
-def test_example_and_bare_panel_folder_build_and_verify(tmp_path: Path) -> None:
+def test_example_and_bare_panel_folder_build_and_verify(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "air"
-    built = gen("build", str(EXAMPLE), "--hops", "1-3", "-n", "16", "--seed", "3",
+    built, said = gen(capsys, "build", str(EXAMPLE), "--hops", "1-3", "-n", "16", "--seed", "3",
                 "--out", str(out))
-    assert built.returncode == 0, built.stderr
-    checked = gen("verify", str(out))
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert built == 0, said
+    checked, said = gen(capsys, "verify", str(out))
+    assert checked == 0, said
     items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
     text = " ".join(s["text"] for item in items for s in item["statements"])
     assert "compan" not in text.lower() and "cit" in text.lower()
@@ -323,17 +326,17 @@ def test_example_and_bare_panel_folder_build_and_verify(tmp_path: Path) -> None:
     bare = tmp_path / "bare"
     write_folder(bare, (EXAMPLE / "panel.csv").read_text(encoding="utf-8"))
     out2 = tmp_path / "bare-out"
-    built = gen("build", "panel", "--data", str(bare), "--hops", "1,2", "-n", "8",
+    built, said = gen(capsys, "build", "panel", "--data", str(bare), "--hops", "1,2", "-n", "8",
                 "--no-images", "--out", str(out2))
-    assert built.returncode == 0, built.stderr
-    checked = gen("verify", str(out2))
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert built == 0, said
+    checked, said = gen(capsys, "verify", str(out2))
+    assert checked == 0, said
     items = [json.loads(line) for line in (out2 / "items.jsonl").read_text().splitlines()]
     assert all("FC" not in s["type"] for item in items for s in item["statements"])
 
 
-@pytest.mark.slow
-def test_panel_without_period_column_builds_and_verifies(tmp_path: Path) -> None:
+def test_panel_without_period_column_builds_and_verifies(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rows = (EXAMPLE / "panel.csv").read_text(encoding="utf-8").splitlines()
     header = rows[0].split(",")
     kept = [",".join([header[0], *header[2:]])] + [
@@ -343,11 +346,11 @@ def test_panel_without_period_column_builds_and_verifies(tmp_path: Path) -> None
     (folder / "texts.jsonl").write_text((EXAMPLE / "texts.jsonl").read_text(encoding="utf-8"),
                                         encoding="utf-8")
     out = tmp_path / "once-out"
-    built = gen("build", "panel", "--data", str(folder), "--hops", "1,2", "-n", "8",
+    built, said = gen(capsys, "build", "panel", "--data", str(folder), "--hops", "1,2", "-n", "8",
                 "--no-images", "--out", str(out))
-    assert built.returncode == 0, built.stderr
-    checked = gen("verify", str(out))
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert built == 0, said
+    checked, said = gen(capsys, "verify", str(out))
+    assert checked == 0, said
     items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
     types = {s["type"] for item in items for s in item["statements"]}
     assert types <= {"FC", "CT", "RK", "FC+CT", "FC+RK", "CT+RK", "AR+RK"}
