@@ -12,6 +12,7 @@ import numpy as np
 
 from hopvista.audit.blind import solve_blind
 from hopvista.audit.data import LEVELS, MODALITIES, AuditItem, Margins, read_items
+from hopvista.audit.diversity import WordingReport, measure_wording
 from hopvista.audit.solvers import (
     Predictions,
     solve_no_chart,
@@ -100,6 +101,9 @@ class AuditReport:
     seed: int
     rows: list[Row] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
+    wording: WordingReport | None = None
+    """How the statements are worded (``gen audit``, not the audit a build records):
+    paraphrase diversity, words per statement, surface cues per label."""
 
     @property
     def passed(self) -> bool:
@@ -117,13 +121,16 @@ class AuditReport:
         """The report as JSON-ready data (NaN written as null), ``"format":``
         :data:`AUDIT_FORMAT` first."""
         data = {"format": AUDIT_FORMAT, **asdict(self)}
+        if data["wording"] is None:
+            del data["wording"]
         return _no_nan(data)  # type: ignore[no-any-return]
 
     def render(self) -> str:
         """The report as a plain-text table."""
-        return self._render(f"gen audit {self.path}: {self.items} items, {self.folds}-fold "
-                            f"cross-fitting, seed {self.seed}",
-                            scope_width=26, legend=(BY_PRIOR_LEGEND,))
+        table = self._render(f"gen audit {self.path}: {self.items} items, {self.folds}-fold "
+                             f"cross-fitting, seed {self.seed}",
+                             scope_width=26, legend=(BY_PRIOR_LEGEND,))
+        return table if self.wording is None else f"{table}\n\n{self.wording.render()}"
 
     def _render(self, first_line: str, *, scope_width: int, legend: Sequence[str]) -> str:
         """``first_line``, a row per solver and scope (a blank line between solvers; scopes
@@ -259,10 +266,14 @@ def report_file(path: Path, dataset: Path, flag: str = "--json") -> OutputFile:
 
 def run_audit(path: str | Path, *, folds: int = 5, seed: int = 0,
               thresholds: Thresholds | None = None) -> AuditReport:
-    """Audit the dataset at ``path`` (:class:`~hopvista.errors.UserError` if it is not one)."""
+    """Audit the dataset at ``path`` (:class:`~hopvista.errors.UserError` if it is not one),
+    and measure how its statements are worded
+    (:func:`~hopvista.audit.diversity.measure_wording`)."""
     items, margins = read_items(path, folds, seed)
-    return audit_items(str(path), items, margins, folds=folds, seed=seed,
-                       thresholds=thresholds)
+    report = audit_items(str(path), items, margins, folds=folds, seed=seed,
+                         thresholds=thresholds)
+    report.wording = measure_wording((item.data for item in items), seed=seed)
+    return report
 
 
 def audit_items(path: str, items: Sequence[AuditItem], margins: Margins, *, folds: int = 5,
