@@ -211,3 +211,16 @@ def test_gen_audit_reads_the_paraphrased_texts(dataset: Path, tmp_path: Path,
     wording = json.loads(out.read_text(encoding="utf-8"))["wording"]
     assert wording["kept"] == 45 and wording["wpd"]["mean"] > 0 and wording["ld"]["mean"] > 0
     assert measure_wording(items).wpd == measure_wording(read_items(root)).wpd
+
+
+def test_a_paraphrase_record_without_its_template_is_named(
+        dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "broken"
+    shutil.copytree(dataset, root)
+    items = read_items(root)
+    items[2]["statements"][1]["paraphrase"] = {"kept": 1}
+    reseal(root, items)
+    assert main(["audit", str(root), *LOOSE]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"gen: error: item {items[2]['id']}, statement 2: paraphrase.template is "
+                   "not a text\n")

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from hopvista.errors import UserError
 from hopvista.rng import derive
 from hopvista.verify.meaning import WORD_SENSES, negating, words_of
 
@@ -136,15 +137,27 @@ class Worded:
 
 
 def worded(items: Iterable[Mapping[str, Any]]) -> list[Worded]:
-    """Every statement of ``items`` (JSON dicts), in order."""
+    """Every statement of ``items`` (JSON dicts), in order (:class:`UserError` naming the
+    item and statement whose ``paraphrase`` record has no template text)."""
     found = []
     for item in items:
-        for s in item.get("statements") or ():
+        for number, s in enumerate(item.get("statements") or (), start=1):
             record = s.get("paraphrase")
-            template = record["template"] if record else s["text"]
             found.append(Worded(str(item.get("difficulty")), bool(s["label"]), str(s["type"]),
-                                s["text"], template, record))
+                                s["text"], _template(item, number, s), record))
     return found
+
+
+def _template(item: Mapping[str, Any], number: int, statement: Mapping[str, Any]) -> str:
+    """The statement's template text: its paraphrase record's, or its text."""
+    record = statement.get("paraphrase")
+    if record is None:
+        return str(statement["text"])
+    template = record.get("template") if isinstance(record, Mapping) else None
+    if not isinstance(template, str) or not template:
+        raise UserError(f"item {item.get('id')}, statement {number}: paraphrase.template is "
+                        "not a text")
+    return template
 
 
 def word_count(text: str) -> int:
