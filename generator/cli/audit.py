@@ -20,7 +20,9 @@ impute it from the rest with models cross-fitted on the dataset itself, label pr
 blind classifier on the statement wording (on an mmtables build: a solver that never sees the
 cell pictures, the answer prior and a blind classifier on the question); print their
 accuracies with bootstrap 95% intervals against chance, and check them against the limits
-below.
+below. Then, for three-statement items, how the statements are worded: WPD and LD of
+paraphrased statements against their templates, words per statement by level, and surface
+cues (negations, hedges, numbers, length, ...) per label with a permutation test.
 
 exit 0: every check passed. exit 1: one "FAILED:" line per failing check on stderr.
 exit 2: the path is not a hopvista dataset (or an option is out of range)."""
