@@ -203,7 +203,11 @@ def test_gen_audit_reads_the_paraphrased_texts(dataset: Path, tmp_path: Path,
     assert main(["audit", str(root), "--max-hard-set", "1", "--max-statement", "1",
                  "--json", str(out)]) == 1
     captured = capsys.readouterr()
-    assert captured.err.startswith("FAILED: blind wording classifier accuracy")
+    failed = captured.err.splitlines()
+    assert len(failed) == 2 and failed[0].startswith("FAILED: blind wording classifier")
+    assert failed[1].startswith("FAILED: surface cues per label: the cue negation (not, no, "
+                                "never, n't, ...) separates the labels: 0.0% of true "
+                                "statements, 100.0% of false (p = 0.0005, below 0.05 over ")
     assert "45 statements, 45 with a paraphrase record (45 kept, 0 kept their template)" \
         in captured.out
     assert "the cue negation (not, no, never, n't, ...) separates the labels: 0.0% of true " \
@@ -224,3 +228,19 @@ def test_a_paraphrase_record_without_its_template_is_named(
     err = capsys.readouterr().err
     assert err == (f"gen: error: item {items[2]['id']}, statement 2: paraphrase.template is "
                    "not a text\n")
+
+
+def test_a_paraphrased_dataset_with_balanced_cues_passes_the_cue_check(
+        dataset: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "balanced"
+    shutil.copytree(dataset, root)
+    items = read_items(root)
+    for item in items:
+        for statement in item["statements"]:
+            _paraphrased(statement, f"As the figures show, {statement['text']}")
+    reseal(root, items)
+    assert main(["audit", str(root), *LOOSE]) == 0
+    printed = capsys.readouterr().out
+    assert "ok: surface cues per label: no cue separates the labels beyond chance\n" in printed
+    section = diversity_section(read_items(root))
+    assert section is not None and "45 of 45 statements read an LLM's paraphrase" in section

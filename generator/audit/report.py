@@ -12,7 +12,7 @@ import numpy as np
 
 from hopvista.audit.blind import solve_blind
 from hopvista.audit.data import LEVELS, MODALITIES, AuditItem, Margins, read_items
-from hopvista.audit.diversity import WordingReport, measure_wording
+from hopvista.audit.diversity import CueBalance, WordingReport, measure_wording
 from hopvista.audit.solvers import (
     Predictions,
     solve_no_chart,
@@ -81,6 +81,29 @@ class Check:
         return (f"{verdict}: {self.name} {_pct(self.accuracy)} "
                 f"[{_pct(self.low)}, {_pct(self.high)}] (limit {_pct(self.limit)}"
                 f"{noise_note(self.passed, self.low, self.limit)})")
+
+
+@dataclass(frozen=True)
+class CueCheck(Check):
+    """The check of a paraphrased dataset's surface cues per label (:func:`cue_check`):
+    ``accuracy`` holds the smallest p-value of the cue test and ``limit`` the p-value a cue
+    must stay at or above (the test's level over the cues tested)."""
+
+    verdict: str = ""
+    """The cue test's line: no cue separates the labels, or the cues that do."""
+
+    def message(self) -> str:
+        """One line naming the check and the cue test's verdict."""
+        return f"{'ok' if self.passed else 'FAILED'}: {self.name}: {self.verdict}"
+
+
+def cue_check(cues: CueBalance) -> CueCheck:
+    """The check that no surface cue separates the labels beyond chance."""
+    tested = [row.p for row in cues.rows if row.p < 1.0] or [1.0]
+    limit = cues.alpha / max(cues.tested, 1)
+    passed = not any(row.separates for row in cues.rows)
+    return CueCheck("surface cues per label", min(tested), min(tested), min(tested), limit,
+                    passed, cues.verdict())
 
 
 def noise_note(passed: bool, low: float, limit: float) -> str:
@@ -268,11 +291,14 @@ def run_audit(path: str | Path, *, folds: int = 5, seed: int = 0,
               thresholds: Thresholds | None = None) -> AuditReport:
     """Audit the dataset at ``path`` (:class:`~hopvista.errors.UserError` if it is not one),
     and measure how its statements are worded
-    (:func:`~hopvista.audit.diversity.measure_wording`)."""
+    (:func:`~hopvista.audit.diversity.measure_wording`); when statements carry paraphrase
+    records, the surface cues per label are a check too (:func:`cue_check`)."""
     items, margins = read_items(path, folds, seed)
     report = audit_items(str(path), items, margins, folds=folds, seed=seed,
                          thresholds=thresholds)
     report.wording = measure_wording((item.data for item in items), seed=seed)
+    if report.wording.paraphrased:
+        report.checks.append(cue_check(report.wording.cues))
     return report
 
 
