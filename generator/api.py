@@ -270,9 +270,9 @@ def run_audit(path: StrPath, *, json_file: StrPath | None = None, max_hard_set: 
 
     ``report.checks`` says which limits hold (``check.passed``); ``report.render()`` is the
     table ``gen audit`` prints; ``report.wording`` (three-statement items) how the statements
-    are worded (:mod:`hopvista.audit.diversity`). ``json_file`` is also written, as JSON: a new file or an
-    earlier audit report (checked before the audit runs; never a file the audit did not
-    write, a symlink, or a place inside a dataset).
+    are worded (:mod:`hopvista.audit.diversity`). ``json_file`` is also written, as JSON: a
+    new file or an earlier audit report (checked before the audit runs; never a file the
+    audit did not write, a symlink, or a place inside a dataset).
     """
     thresholds = Thresholds(_fraction("max-hard-set", max_hard_set),
                             _fraction("max-statement", max_statement),

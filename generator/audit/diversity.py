@@ -320,7 +320,9 @@ def _difference(values: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Mean of each column of ``values`` over true statements minus over false, per row of
     ``labels`` (or for the one labelling ``labels``)."""
     true = labels.sum(axis=-1, keepdims=True)
-    return (labels @ values) / true - ((1 - labels) @ values) / (labels.shape[-1] - true)
+    difference: np.ndarray = (labels @ values) / true \
+        - ((1 - labels) @ values) / (labels.shape[-1] - true)
+    return difference
 
 
 #: Label permutations drawn at once (memory: this many copies of the labels).
