@@ -222,7 +222,8 @@ _DIRECTIONS = _phrases("direction", "direction_verb")
 
 def _says(words: Sequence[str], phrases: Iterable[tuple[str, ...]]) -> bool:
     """Whether ``words`` hold one of ``phrases`` (a run of whole words)."""
-    return any(tuple(words[i:i + len(p)]) == p for p in phrases for i in range(len(words)))
+    joined = f" {' '.join(words)} "
+    return any(f" {' '.join(phrase)} " in joined for phrase in phrases)
 
 
 def _negation(words: Sequence[str]) -> bool:
@@ -350,8 +351,9 @@ def cue_balance(statements: Sequence[Worded], *, seed: int = 0,
     labels = np.array([s.label for s in statements], dtype=float)
     true = int(labels.sum())
     false = len(statements) - true
-    values = np.array([[cue.measure(s.text, words_of(s.text)) for s in statements]
-                       for cue in CUES], dtype=float).reshape(len(CUES), len(statements))
+    read = [(s.text, words_of(s.text)) for s in statements]
+    values = np.array([[cue.measure(text, words) for text, words in read] for cue in CUES],
+                      dtype=float).reshape(len(CUES), len(statements))
     varies = [bool(len(statements)) and bool(np.ptp(row) > 0) for row in values]
     tested = sum(varies)
     p_values = [1.0] * len(CUES)
