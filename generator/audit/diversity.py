@@ -68,8 +68,11 @@ def tokens(text: str) -> list[str]:
 def lemma(token: str) -> str:
     """The lemma of one token, case-folded (simplemma's English dictionary; "n't" is
     "not")."""
-    import simplemma  # heavy: loads its English dictionary
-
+    try:
+        import simplemma  # heavy: loads its English dictionary
+    except ImportError:
+        raise UserError("WPD and LD lemmatise words with simplemma, which is not installed: "
+                        "pip install simplemma") from None
     if token.lower() == "n't":
         return "not"
     return str(simplemma.lemmatize(token, lang="en")).casefold()
