@@ -18,6 +18,7 @@ is the template).
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import statistics
@@ -94,8 +95,13 @@ def _positions(lemmata: Sequence[str]) -> dict[str, list[float]]:
 
 def _shift(many: Sequence[float], few: Sequence[float]) -> float:
     """How far a lemma moved: the mean, over its positions in the text where it occurs more
-    often (``many``), of the distance to its nearest position in the other (``few``)."""
-    return sum(min(abs(p - q) for q in few) for p in many) / len(many)
+    often (``many``), of the distance to its nearest position in the other (``few``, in
+    increasing order, as :func:`_positions` lists them)."""
+    def nearest(p: float) -> float:
+        at = bisect.bisect_left(few, p)
+        return min(abs(p - few[i]) for i in (at - 1, at) if 0 <= i < len(few))
+
+    return sum(nearest(p) for p in many) / len(many)
 
 
 def wpd(source: str, paraphrase: str) -> float:
