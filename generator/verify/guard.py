@@ -195,18 +195,36 @@ class _Guard:
         for key in _COLUMNS:
             label = variables.get(key)
             if label is not None and f"column {label!r} (or a synonym)" not in self.checks:
-                names = [label, *self.synonyms.column(self.keys.get(label, ""))]
+                names = self.column_names(self.keys[label]) if label in self.keys else [label]
                 self._keep(_mentions(self.text, names), f"column {label!r} (or a synonym)",
                            f"drops the column {label!r} (and every synonym of it)")
 
     def _phrases(self, name: str, key: str) -> list[str]:
+        """The pack's phrase of ``key`` and its synonyms (a synonym another key of the map
+        says too is not one)."""
         maps = ("direction", "direction_verb") if name == "direction" else (name,)
         out: list[str] = []
         for map_name in maps:
             if self.words is not None and key in self.words.get(map_name, {}):
                 out.append(self.words[map_name][key])
-            out += self.synonyms.word(map_name, key)
+            taken = self._said_by_others(map_name, key)
+            out += [p for p in self.synonyms.word(map_name, key) if _read(p) not in taken]
         return list(dict.fromkeys(out))
+
+    def _said_by_others(self, map_name: str, key: str) -> set[str]:
+        said = {p for other, phrases in WORD_SENSES.get(map_name, {}).items() if other != key
+                for p in phrases}
+        said |= {p for other, p in (self.words or {}).get(map_name, {}).items() if other != key}
+        return {_read(p) for p in said}
+
+    def column_names(self, key: str) -> list[str]:
+        """The label of the item's column ``key`` and its synonyms (a synonym that names
+        another column of the item, by its label or a synonym, is not one)."""
+        label = self.view.labels.get(key, "")
+        others = {_read(v) for k, v in self.view.labels.items() if k != key}
+        others |= {_read(p) for k, phrases in self.synonyms.columns.items() if k != key
+                   for p in phrases}
+        return [label, *(p for p in self.synonyms.column(key) if _read(p) not in others)]
 
     def _senses(self, name: str, key: str) -> list[str]:
         """Every phrase known to say ``key`` of map ``name``: the pack's, the synonyms and
@@ -260,7 +278,7 @@ class _Guard:
                 forbidden.append(_Phrase(name, f"the entity {name!r}"))
         labels = {variables[k] for k in _COLUMNS if k in variables}
         for key, label in sorted(self.view.labels.items()):
-            names = [label, *self.synonyms.column(key)]
+            names = self.column_names(key)
             if label in labels or _mentions(self.template, [label]):
                 allowed += names
             else:

@@ -498,27 +498,39 @@ def check_wording(item: dict[str, Any], wording: Wording | None) -> list[str]:
     words = wording.words if wording is not None else None
     for n, statement in enumerate(item["statements"], start=1):
         where = f"statement {n} ({statement['type']})"
-        hidden = format_character(statement["text"])
-        if hidden is not None:
-            problems.append(f"{where}: text holds the invisible character {hidden}, which "
-                            "hides what a reader reads")
-            continue
-        variables = statement_variables(statement, item, words)
-        missing = missing_mentions(statement, variables)
-        if missing:
-            problems.append(f"{where}: text does not mention {'; '.join(missing)} "
-                            "of its program")
-            continue
-        why = None if wording is None else \
-            _rendering_problem(statement, variables, wording, item)
-        if why is not None:
-            problems.append(f"{where}: {why}")
+        problem = _text_problem(as_templated(statement), item, wording, words)
+        if problem is not None:
+            if "paraphrase" in statement and problem.startswith("text "):
+                problem = "paraphrase.template" + problem.removeprefix("text")
+            problems.append(f"{where}: {problem}")
     problems += _check_question(item, wording)
     shown_format = item["inputs"]["table"].get("period_format") or "{}"
     if wording is not None and shown_format != (wording.period_format or "{}"):
         problems.append(f"inputs.table.period_format {shown(str(shown_format), 30)} is not "
                         f"the pack's {wording.period_format!r}")
     return problems
+
+
+def as_templated(statement: dict[str, Any]) -> dict[str, Any]:
+    """The statement with its pack rendering as its text: a paraphrased statement's
+    ``paraphrase.template``, any other's text."""
+    record = statement.get("paraphrase")
+    if isinstance(record, dict) and isinstance(record.get("template"), str):
+        return {**statement, "text": record["template"]}
+    return statement
+
+
+def _text_problem(statement: dict[str, Any], item: dict[str, Any], wording: Wording | None,
+                  words: dict[str, dict[str, str]] | None) -> str | None:
+    """Why the statement's text does not say what its program checks (``None``: it does)."""
+    hidden = format_character(statement["text"])
+    if hidden is not None:
+        return f"text holds the invisible character {hidden}, which hides what a reader reads"
+    variables = statement_variables(statement, item, words)
+    missing = missing_mentions(statement, variables)
+    if missing:
+        return f"text does not mention {'; '.join(missing)} of its program"
+    return None if wording is None else _rendering_problem(statement, variables, wording, item)
 
 
 def _check_question(item: dict[str, Any], wording: Wording | None) -> list[str]:
