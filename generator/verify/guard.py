@@ -48,8 +48,11 @@ _MAP_NAMES = {"cmp": "comparison", "sign": "sign", "order": "order", "direction"
 #: Phrases of a sense too common in English to be refused where they stand ("and" is "+").
 _COMMON = frozenset({"and"})
 #: A number as written: digits with an optional decimal part, and a minus sign that does not
-#: join two words or numbers ("2020-2022" is two numbers).
-_NUMBER = re.compile(r"(?:(?<![\w.\-])-)?(?<![\d.])\d+(?:\.\d+)?")
+#: join two words or numbers ("2020-2022" is two numbers); not digits inside a word.
+_NUMBER = re.compile(r"(?:(?<![\w.\-])-)?(?<![\d.]|[^\W\d_])\d+(?:\.\d+)?(?![^\W\d_])")
+#: A word of letters and digits ("Mg3Sb2", "FY2022", "R-3m"): a name or a code, kept whole.
+_CODED = re.compile(r"(?<![\w\-])(?=[\w\-]*\d)(?=[\w\-]*[^\W\d_])[\w]+(?:-[\w]+)*")
+_POSSESSIVE = re.compile(r"['\u2019]s\b")
 
 
 @dataclass(frozen=True)
@@ -68,9 +71,18 @@ class GuardResult:
 
 def numbers_of(text: str) -> list[str]:
     """The numbers ``text`` writes, as a reader reads them (thousands separators dropped), in
-    order of appearance, each once."""
-    found = _NUMBER.findall(as_read(text))
-    return list(dict.fromkeys(found))
+    order of appearance, each once; then its words of letters and digits, in lower case
+    ("fy2022")."""
+    return list(dict.fromkeys(_numbers(text)))
+
+
+def _numbers(text: str) -> list[str]:
+    read = _POSSESSIVE.sub("", as_read(text))
+    return _NUMBER.findall(read) + [w.lower() for w in _CODED.findall(read)]
+
+
+def _what_number(token: str) -> str:
+    return f"the number {token}" if _NUMBER.fullmatch(token) else f"the word {token!r}"
 
 
 def word_keys(select: Mapping[str, Any]) -> dict[str, str]:
@@ -161,7 +173,9 @@ class _Guard:
         return GuardResult(tuple(self.checks), tuple(self.problems))
 
     def _keep(self, kept: bool, check: str, problem: str) -> None:
-        (self.checks if kept else self.problems).append(check if kept else problem)
+        found, said = (self.checks, check) if kept else (self.problems, problem)
+        if said not in found:
+            found.append(said)
 
     def readable(self) -> bool:
         unread = unreadable(self.text)
@@ -183,7 +197,7 @@ class _Guard:
                            f"drops the {what} {value}")
         for key in _PERIODS:
             value = variables.get(key)
-            if value is not None and f"{period} {value}" not in self.checks:
+            if value is not None:
                 kept = number_in(self.text, value) if value.isdigit() else \
                     _mentions(self.text, [value])
                 self._keep(kept, f"{period} {value}", f"drops the {period} {value}")
@@ -194,7 +208,7 @@ class _Guard:
                            f"drops the entity {name!r}")
         for key in _COLUMNS:
             label = variables.get(key)
-            if label is not None and f"column {label!r} (or a synonym)" not in self.checks:
+            if label is not None:
                 names = self.column_names(self.keys[label]) if label in self.keys else [label]
                 self._keep(_mentions(self.text, names), f"column {label!r} (or a synonym)",
                            f"drops the column {label!r} (and every synonym of it)")
@@ -302,19 +316,20 @@ class _Guard:
                    f"loses the fact's {', '.join(repr(t) for t in lost[:3])}")
 
     def added(self, allowed: list[str], forbidden: list[_Phrase]) -> None:
-        template_numbers = Counter(_NUMBER.findall(as_read(self.template)))
-        mine = Counter(_NUMBER.findall(as_read(self.text)))
+        template_numbers = Counter(_numbers(self.template))
+        mine = Counter(_numbers(self.text))
         extra = [n for n in mine if n not in template_numbers]
         dropped = " ".join(self.problems)
         for number, times in template_numbers.items():
             if mine[number] >= times or \
                     re.search(rf"(?<![\d.]){re.escape(number)}(?![\d])", dropped):
                 continue
-            self.problems.append(f"drops the number {number}" if not mine[number] else
-                                 f"drops the number {number} (written {mine[number]} of the "
-                                 f"template's {times} times)")
+            what = _what_number(number)
+            self.problems.append(f"drops {what}" if not mine[number] else
+                                 f"drops {what} (written {mine[number]} of the template's "
+                                 f"{times} times)")
         for number in extra:
-            self.problems.append(f"adds the number {number}")
+            self.problems.append(f"adds {_what_number(number)}")
         if not extra:
             self.checks.append("no other number")
         said = [p for p in _found(self.text, allowed, forbidden)
