@@ -141,12 +141,12 @@ def _found(text: str, allowed: Iterable[str], forbidden: Iterable[_Phrase]) -> l
     candidates.sort(key=lambda c: (c[0] - c[1], c[0]))
     taken: list[tuple[int, int]] = []
     out: list[_Phrase] = []
-    for start, end, entry in candidates:
+    for start, end, found in candidates:
         if any(start < e and s < end for s, e in taken):
             continue
         taken.append((start, end))
-        if entry is not None and entry not in out:
-            out.append(entry)
+        if found is not None and found not in out:
+            out.append(found)
     return out
 
 
@@ -192,9 +192,9 @@ class _Guard:
         period = (self.item["inputs"]["table"].get("period_label") or "period").lower()
         for key, what in _NUMERIC.items():
             if key in variables:
-                value = variables[key]
-                self._keep(number_in(self.text, value), f"{what} {value}",
-                           f"drops the {what} {value}")
+                number = variables[key]
+                self._keep(number_in(self.text, number), f"{what} {number}",
+                           f"drops the {what} {number}")
         for key in _PERIODS:
             value = variables.get(key)
             if value is not None:
