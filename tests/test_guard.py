@@ -376,3 +376,25 @@ def test_the_sweep_covers_every_type_of_both_packs() -> None:
     enabled = set(resolve_pack("financial").types) | set(resolve_pack("materials").types)
     assert covered == enabled
     assert Path(__file__).name == "test_guard.py"
+
+
+def test_a_synonym_inside_another_columns_name_does_not_keep_the_column(
+        built: dict[str, list[dict[str, Any]]]) -> None:
+    for item in built["financial"]:
+        for statement in item["statements"]:
+            if statement["type"] == "CT":
+                case: Case = ("financial", statement, item)
+                key = statement["program"]["select"]["column"]
+                labels = _labels(item)
+                other = next(k for k in labels if k != key)
+                synonyms = Synonyms(columns={key: ("sales",), other: ("cost of sales",)},
+                                    words=Synonyms.default().words)
+                text = statement["text"].replace(labels[key], "cost of sales")
+                result = _guard(case, text, synonyms)
+                assert f"drops the column {labels[key]!r} (and every synonym of it)" in \
+                    result.problems
+                assert f"adds 'cost of sales' (the column {labels[other]!r})" in result.problems
+                kept = statement["text"].replace(labels[key], "sales")
+                assert _guard(case, kept, synonyms).problems == ()
+                return
+    raise AssertionError("no CT statement")

@@ -129,6 +129,21 @@ def _occurrences(text: str, phrase: str) -> Iterable[tuple[int, int]]:
         start = text.find(phrase, start + 1)
 
 
+def _selected(text: str, phrases: Iterable[str]) -> frozenset[str]:
+    """The phrases (as read) ``text`` says where no longer one of ``phrases`` covers them."""
+    read = _read(text)
+    candidates = [(s, e, wanted) for wanted in {_read(p) for p in phrases}
+                  for s, e in _occurrences(read, wanted)]
+    candidates.sort(key=lambda c: (c[0] - c[1], c[0]))
+    taken: list[tuple[int, int]] = []
+    said: set[str] = set()
+    for start, end, wanted in candidates:
+        if not any(start < e and s < end for s, e in taken):
+            taken.append((start, end))
+            said.add(wanted)
+    return frozenset(said)
+
+
 def _found(text: str, allowed: Iterable[str], forbidden: Iterable[_Phrase]) -> list[_Phrase]:
     """The forbidden phrases ``text`` holds where no longer phrase (allowed or forbidden)
     covers them: "at least" is not "least", "Cost of Sales" not "Sales"."""
@@ -168,6 +183,24 @@ class _Guard:
         self.keys = {label: key for key, label in self.view.labels.items()}
         self.checks: list[str] = []
         self.problems: list[str] = []
+        self.said = _selected(paraphrase, self._vocabulary())
+
+    def _vocabulary(self) -> list[str]:
+        """Every name and word-map phrase of the item and the pack: what the paraphrase says
+        is read longest phrase first among them ("cost of sales" is not "sales")."""
+        out = [e["name"] for e in self.item["entities"]]
+        for key in self.view.labels:
+            out += self.column_names(key)
+        out += [p for phrases in self.synonyms.columns.values() for p in phrases]
+        for name in _MAP_NAMES:
+            for key in self._map_keys(name):
+                out += self._senses(name, key)
+        return out
+
+    def _says(self, phrases: Iterable[str]) -> bool:
+        """Whether the paraphrase says one of ``phrases`` (not only inside a longer name or
+        phrase)."""
+        return any(_read(p) in self.said for p in phrases)
 
     def result(self) -> GuardResult:
         return GuardResult(tuple(self.checks), tuple(self.problems))
@@ -204,13 +237,13 @@ class _Guard:
         for key in _ENTITIES:
             if key in variables:
                 name = variables[key]
-                self._keep(_mentions(self.text, [name]), f"entity {name!r}",
+                self._keep(self._says([name]), f"entity {name!r}",
                            f"drops the entity {name!r}")
         for key in _COLUMNS:
             label = variables.get(key)
             if label is not None:
                 names = self.column_names(self.keys[label]) if label in self.keys else [label]
-                self._keep(_mentions(self.text, names), f"column {label!r} (or a synonym)",
+                self._keep(self._says(names), f"column {label!r} (or a synonym)",
                            f"drops the column {label!r} (and every synonym of it)")
 
     def _phrases(self, name: str, key: str) -> list[str]:
@@ -266,7 +299,7 @@ class _Guard:
             if key is not None:
                 phrases = self._phrases(name, key)
                 shown = phrases[0] if phrases else key
-                self._keep(_mentions(self.text, phrases), f"{what} {shown!r} (or a synonym)",
+                self._keep(self._says(phrases), f"{what} {shown!r} (or a synonym)",
                            f"drops the {what} {shown!r} (and every synonym of it)")
                 allowed += self._senses(name, key)
                 for other in self._map_keys(name):
