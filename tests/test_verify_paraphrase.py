@@ -340,3 +340,24 @@ def test_verify_says_what_it_does_not_prove_of_paraphrases(
     capsys.readouterr()
     assert main(["verify", str(good)]) == 0
     assert "the judge's verdict is recorded, verify asks no model" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_variants_of_a_paraphrased_build_verify_and_a_forged_one_fails(
+        good: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "aug"
+    assert main(["augment", str(good), "--variants", "web", "--out", str(out)]) == 0
+    code, lines = _verify(out, capsys)
+    assert code == 0, "\n".join(lines)
+    items = read_items(out)
+    variant = next(i for i in items if i["id"].endswith(".web"))
+    statement = next(s for s in variant["statements"] if s["paraphrase"]["kept"] is not None)
+    n = variant["statements"].index(statement) + 1
+    text = statement["text"].rstrip(".") + ", up 12 percent."
+    statement["text"] = statement["paraphrase"]["attempts"][0]["syntactic"] = text
+    requestion(variant)
+    reseal(out, items)
+    code, lines = _verify(out, capsys)
+    assert code == 1
+    assert any(line.startswith(f"item {variant['id']}: statement {n} (") and
+               "the paraphrase adds the number 12" in line for line in lines), "\n".join(lines)

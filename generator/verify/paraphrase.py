@@ -172,5 +172,5 @@ def _statement_problems(statement: dict[str, Any], record: dict[str, Any],
         problems.append("paraphrase.checks are not the guard's checks of the text (" + (
             f"the guard checks {shown(missing[0], 50)}" if missing else
             f"the guard does not check {shown(extra[0], 50)}" if extra else
-            "another order") + ")")
+            "the same checks in another order or number") + ")")
     return problems
