@@ -111,8 +111,8 @@ def _read(text: str) -> str:
 
 @dataclass(frozen=True)
 class _Phrase:
-    """A phrase the paraphrase may not add: what it names, and whether the template may
-    hold it."""
+    """A phrase the paraphrase may not add (unless its template says it too), and what it
+    names ("the entity 'Acme'", "the comparison '<'")."""
 
     text: str
     names: str
@@ -144,27 +144,6 @@ def _selected(text: str, phrases: Iterable[str]) -> frozenset[str]:
     return frozenset(said)
 
 
-def _found(text: str, allowed: Iterable[str], forbidden: Iterable[_Phrase]) -> list[_Phrase]:
-    """The forbidden phrases ``text`` holds where no longer phrase (allowed or forbidden)
-    covers them: "at least" is not "least", "Cost of Sales" not "Sales"."""
-    read = _read(text)
-    candidates: list[tuple[int, int, _Phrase | None]] = []
-    for phrase in allowed:
-        candidates += [(s, e, None) for s, e in _occurrences(read, _read(phrase))]
-    for entry in forbidden:
-        candidates += [(s, e, entry) for s, e in _occurrences(read, _read(entry.text))]
-    candidates.sort(key=lambda c: (c[0] - c[1], c[0]))
-    taken: list[tuple[int, int]] = []
-    out: list[_Phrase] = []
-    for start, end, found in candidates:
-        if any(start < e and s < end for s, e in taken):
-            continue
-        taken.append((start, end))
-        if found is not None and found not in out:
-            out.append(found)
-    return out
-
-
 def _mentions(text: str, phrases: Iterable[str]) -> bool:
     read = _read(text)
     return any(next(iter(_occurrences(read, _read(p))), None) is not None for p in phrases)
@@ -183,7 +162,9 @@ class _Guard:
         self.keys = {label: key for key, label in self.view.labels.items()}
         self.checks: list[str] = []
         self.problems: list[str] = []
-        self.said = _selected(paraphrase, self._vocabulary())
+        vocabulary = self._vocabulary()
+        self.said = _selected(paraphrase, vocabulary)
+        self.template_said = _selected(template, vocabulary)
 
     def _vocabulary(self) -> list[str]:
         """Every name and word-map phrase of the item and the pack: what the paraphrase says
@@ -290,9 +271,9 @@ class _Guard:
                      *WORD_SENSES.get(map_name, {})]
         return list(dict.fromkeys(keys))
 
-    def senses(self, stated: Mapping[str, str]) -> tuple[list[str], list[_Phrase]]:
-        """Keep each stated sense; the phrases it may hold, and those of other senses."""
-        allowed: list[str] = []
+    def senses(self, stated: Mapping[str, str]) -> list[_Phrase]:
+        """Keep each stated sense; the phrases of other senses (and of the word maps the
+        program does not use), which the paraphrase may not add."""
         forbidden: list[_Phrase] = []
         for name, what in _MAP_NAMES.items():
             key = stated.get(name)
@@ -301,7 +282,6 @@ class _Guard:
                 shown = phrases[0] if phrases else key
                 self._keep(self._says(phrases), f"{what} {shown!r} (or a synonym)",
                            f"drops the {what} {shown!r} (and every synonym of it)")
-                allowed += self._senses(name, key)
                 for other in self._map_keys(name):
                     if other != key:
                         forbidden += [_Phrase(p, f"the {what} {other!r}")
@@ -310,32 +290,21 @@ class _Guard:
                 for other in self._map_keys(name):
                     forbidden += [_Phrase(p, f"a {what} ({other!r})")
                                   for p in self._phrases(name, other) if p not in _COMMON]
-        return allowed, forbidden
+        return forbidden
 
-    def names(self, variables: Mapping[str, str]) -> tuple[list[str], list[_Phrase]]:
-        """The entities and columns the template names (and their synonyms), and those of
-        the item it does not."""
-        allowed: list[str] = []
-        forbidden: list[_Phrase] = []
-        for entity in self.item["entities"]:
-            name = entity["name"]
-            if _mentions(self.template, [name]):
-                allowed.append(name)
-            else:
-                forbidden.append(_Phrase(name, f"the entity {name!r}"))
+    def names(self, variables: Mapping[str, str]) -> list[_Phrase]:
+        """The names of the item's entities and columns the template does not name (and
+        the synonyms of those columns), which the paraphrase may not add."""
+        forbidden = [_Phrase(e["name"], f"the entity {e['name']!r}")
+                     for e in self.item["entities"]]
         labels = {variables[k] for k in _COLUMNS if k in variables}
         for key, label in sorted(self.view.labels.items()):
-            names = self.column_names(key)
-            if label in labels or _mentions(self.template, [label]):
-                allowed += names
-            else:
-                forbidden += [_Phrase(n, f"the column {label!r}") for n in names]
-        catalogued = set(self.view.labels)
-        for key in sorted(set(self.synonyms.columns) - catalogued):
-            if not _mentions(self.template, self.synonyms.column(key)):
-                forbidden += [_Phrase(n, f"a synonym of column {key!r}")
-                              for n in self.synonyms.column(key)]
-        return allowed, forbidden
+            if label not in labels:
+                forbidden += [_Phrase(n, f"the column {label!r}") for n in self.column_names(key)]
+        for key in sorted(set(self.synonyms.columns) - set(self.view.labels)):
+            forbidden += [_Phrase(n, f"a synonym of column {key!r}")
+                          for n in self.synonyms.column(key)]
+        return forbidden
 
     def fact(self) -> None:
         needle = fact_needle(self.statement["program"])
@@ -348,7 +317,7 @@ class _Guard:
         self._keep(not lost, f"the fact's {listed}",
                    f"loses the fact's {', '.join(repr(t) for t in lost[:3])}")
 
-    def added(self, allowed: list[str], forbidden: list[_Phrase]) -> None:
+    def added(self, forbidden: list[_Phrase]) -> None:
         template_numbers = Counter(_numbers(self.template))
         mine = Counter(_numbers(self.text))
         extra = [n for n in mine if n not in template_numbers]
@@ -365,8 +334,12 @@ class _Guard:
             self.problems.append(f"adds {_what_number(number)}")
         if not extra:
             self.checks.append("no other number")
-        said = [p for p in _found(self.text, allowed, forbidden)
-                if not _mentions(self.template, [p.text])]
+        added: dict[str, _Phrase] = {}
+        for phrase in forbidden:
+            read = _read(phrase.text)
+            if read in self.said and read not in self.template_said:
+                added.setdefault(read, phrase)
+        said = list(added.values())
         for phrase in said:
             self.problems.append(f"adds {phrase.text!r} ({phrase.names})")
         if not said:
@@ -395,8 +368,8 @@ def guard(paraphrase: str, template: str, statement: Mapping[str, Any],
         return state.result()
     variables = statement_variables(state.statement, state.item, None)
     state.values(variables)
-    allowed, forbidden = state.senses(word_keys(state.statement["program"]["select"]))
-    names_allowed, names_forbidden = state.names(variables)
+    forbidden = state.senses(word_keys(state.statement["program"]["select"]))
+    forbidden += state.names(variables)
     state.fact()
-    state.added(allowed + names_allowed, forbidden + names_forbidden)
+    state.added(forbidden)
     return state.result()
