@@ -83,6 +83,24 @@ BROKEN = [
     ("related group naming an unknown column", "statement_types: [",
      "related: [[sale, turnover]]\nstatement_types: [",
      "field 'related.0': unknown columns turnover"),
+    ("paraphrase synonym of an unknown column", "    sale: [revenue, net revenue, sales]",
+     "    sales: [revenue]", "field 'paraphrase.columns.sales': unknown column 'sales'"),
+    ("paraphrase synonym that is another column's label", "    gp: [gross margin]",
+     "    gp: [Net Income]", "field 'paraphrase.columns.gp.0': 'Net Income' is the label of "
+     "column 'ni'"),
+    ("paraphrase synonym of two columns", "    gp: [gross margin]", "    gp: [revenue]",
+     "field 'paraphrase.columns.gp.0': 'revenue' is a synonym of column 'sale'"),
+    ("paraphrase word of another sense", "    chech: [change in cash]\n",
+     "    chech: [change in cash]\n  words: {cmp: {'>': [above, below]}}\n",
+     "field 'paraphrase.words.cmp.>.1': 'below' says cmp '<', not '>'"),
+    ("paraphrase word map unknown", "    chech: [change in cash]\n",
+     "    chech: [change in cash]\n  words: {compare: {'>': [above]}}\n",
+     "field 'paraphrase.words.compare': unknown word map 'compare'"),
+    ("paraphrase word-map entry unknown", "    chech: [change in cash]\n",
+     "    chech: [change in cash]\n  words: {order: {maximum: [top]}}\n",
+     "unknown entry 'maximum' of word map 'order'"),
+    ("paraphrase phrase with spaces around it", "    gp: [gross margin]",
+     "    gp: [' gross margin']", "field 'paraphrase.columns.gp.0': expected a phrase"),
 ]
 
 
@@ -140,6 +158,18 @@ def test_new_domain_writes_a_skeleton_that_loads(tmp_path: Path, capsys) -> None
     assert "already exists" in capsys.readouterr().err
     assert main(["new-domain", "Orchards!", "--dir", str(tmp_path)]) == 2
     assert (folder / "domain.yaml").read_text() == text  # nothing of the user's overwritten
+
+
+def test_the_skeletons_paraphrase_example_loads_once_uncommented(tmp_path: Path) -> None:
+    assert main(["new-domain", "orchards", "--dir", str(tmp_path)]) == 0
+    path = tmp_path / "orchards" / "domain.yaml"
+    head, example = path.read_text().split("# paraphrase:\n")
+    path.write_text(head + "paraphrase:\n" + "".join(
+        line[2:] + "\n" for line in example.splitlines()))
+    synonyms = load_pack(tmp_path / "orchards").synonyms()
+    assert synonyms.column("rain") == ("precipitation", "rain total")
+    assert synonyms.word("direction_verb", "increasing") == ("rose", "grew", "went up")
+    assert synonyms.word("cmp", ">")[0] == "greater than"  # the built-in defaults
 
 
 @pytest.mark.slow

@@ -80,6 +80,7 @@ from hopvista.verify.mmtables import (
     shown_pictures_problem,
 )
 from hopvista.verify.notes import BUILD_NOTE, FACT_NOTE, IMAGE_NOTE, IMPORTED_NOTE
+from hopvista.verify.paraphrase import check_paraphrases, judge_synonyms
 from hopvista.verify.parquet import compare_row, iter_rows, shard_names
 from hopvista.verify.paths import file_problem
 from hopvista.verify.wording import (
@@ -321,6 +322,7 @@ class _Run:
         self.wording: Any = None
         self.margins: Margins | None = None
         self.builtin: str | None = None
+        self.synonym_problems: set[str] = set()
         self.input_format = _input(manifest).get("format")
         self.imported = 0
         self.facts = False
@@ -387,6 +389,8 @@ class _Run:
                 problems.append(f"a generated item (its statements have programs), but the "
                                 f"manifest names a {str(self.input_format)[:20]!r} input")
             problems += check_wording(raw, self.wording)
+            if any(s.get("paraphrase") is not None for s in raw["statements"]):
+                problems += self._paraphrases(raw)
             self.facts = self.facts or any(
                 "fact" in s["program"]["claim"] or s["program"]["select"]["op"] == "fact"
                 for s in raw["statements"])
@@ -407,6 +411,23 @@ class _Run:
         if base is not None and name != BASE_VARIANT:
             problems += _against_base(item, base, blanked)
         return problems, images
+
+    def _paraphrases(self, raw: dict[str, Any]) -> list[str]:
+        """The paraphrased statements of a variant re-proved as in its input, with the
+        installed pack's synonyms when the input is that pack's, else those the input's
+        build recorded (judged)."""
+        pack = installed_pack(self.builtin)
+        if pack is not None:
+            synonyms = pack.synonyms()
+        else:
+            verdict = judge_synonyms(_input_config(self.manifest) or {})
+            synonyms = verdict.synonyms
+            for problem in verdict.problems:
+                if problem not in self.synonym_problems:
+                    self.synonym_problems.add(problem)
+                    self.report(problem.replace("config.", "config.input.manifest.config.", 1))
+        words = self.wording.words if self.wording is not None else None
+        return check_paraphrases(raw, words, synonyms)
 
     def _builtin_by_columns(self, raw: dict[str, Any]) -> None:
         """The first generated item whose columns are an installed pack's: the input's build

@@ -24,6 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from hopvista.domain import Synonyms
 from hopvista.errors import UserError, one_line
 from hopvista.model.dataset import read_manifest
 from hopvista.model.format import FORMAT_VERSION
@@ -58,6 +59,12 @@ from hopvista.verify.notes import (
     Notes,
     fields_note,
 )
+from hopvista.verify.paraphrase import (
+    PARAPHRASE_NOTE,
+    SynonymsVerdict,
+    check_paraphrases,
+    judge_synonyms,
+)
 from hopvista.verify.parquet import Row, compare_row, iter_rows, shard_names
 from hopvista.verify.paths import FILE, file_problem, walk
 from hopvista.verify.schema import check_shape, undeclared_fields
@@ -91,6 +98,7 @@ class _Run:
                  report: Report, notes: Notes) -> None:
         self.root, self.expect, self.report, self.notes = root, expect, report, notes
         self.verdict, self.wording = verdict, verdict.wording
+        self.synonyms: SynonymsVerdict = SynonymsVerdict(Synonyms.default())
         self.built_by: Any = None
         self.columns_found = False
         self.manifest: dict[str, Any] = {}
@@ -184,6 +192,8 @@ class _Run:
     def _proofs(self, item: dict[str, Any]) -> list[str]:
         self._builtin_by_columns(item)
         problems = check_wording(item, self.wording) + check_names(item)
+        if any(s.get("paraphrase") is not None for s in item["statements"]):
+            problems += self._paraphrases(item)
         for op in undeclared_fields(item):
             self.notes(fields_note(op))
         if any("fact" in s["program"]["claim"] or s["program"]["select"]["op"] == "fact"
@@ -201,6 +211,15 @@ class _Run:
             if numbers_not_read(item) is not None:
                 self.notes(NUMBERS_NOTE)
         return problems
+
+    def _paraphrases(self, item: dict[str, Any]) -> list[str]:
+        """The paraphrased statements re-proved, with the installed pack's synonyms when the
+        dataset is that pack's, else the recorded ones verify accepted."""
+        pack = installed_pack(self.verdict.builtin)
+        synonyms = pack.synonyms() if pack is not None else self.synonyms.synonyms
+        words = self.wording.words if self.wording is not None else None
+        self.notes(PARAPHRASE_NOTE)
+        return check_paraphrases(item, words, synonyms)
 
     def _builtin_by_columns(self, item: dict[str, Any]) -> None:
         """The first item whose columns are an installed pack's: the dataset is then held to
@@ -334,6 +353,12 @@ def verify_into(root: Path, report: Report, *, note: Report | None = None,
     if expect.defences:
         notes(PROXY_NOTE)
     run = _Run(root, expect, verdict, clean, notes)
+    run.synonyms = judge_synonyms(expect.config)
+    for problem in run.synonyms.problems:
+        clean(problem)
+    if pack is None:
+        for text in run.synonyms.notes:
+            notes(text)
     run.manifest, run.built_by = manifest, built_by
     rows = _safe_rows(iter_rows(root, shard_names(root, clean), expect.version, clean), clean)
     for line in _lines(root, clean):

@@ -205,7 +205,7 @@ _CONTRADICTING = set("?!\u2260\u00ac~\u2248\u2209\u00bf\u203d\u2e2e\u061f")
 _UNIT_SYMBOLS = set("\u00b0\u2103\u2109")
 
 
-def _contradicting(char: str) -> bool:
+def contradicting(char: str) -> bool:
     """Whether ``char`` is a sign a reader may read as a verdict on the claim: a question or
     exclamation mark, a negated relation, or a pictograph (a cross, a thumb down)."""
     if char in _CONTRADICTING:
@@ -421,9 +421,10 @@ def installed() -> Installed:
         for key, senses in WORD_SENSES.items()}
     for name in builtin_pack_names():
         try:
-            spec = resolve_pack(name).spec
+            pack = resolve_pack(name)
         except UserError:
             continue
+        spec, synonyms = pack.spec, pack.synonyms()
         question.update(words_of(re.sub(r"\{[{%].*?[}%]\}", " ", spec.question)))
         questions.add(" ".join(spec.question.split()))
         for key, senses in phrases.items():
@@ -431,6 +432,7 @@ def installed() -> Installed:
                 value = spec.words.get(key, {}).get(sense)
                 if isinstance(value, str):
                     found.add(" ".join(value.lower().split()))
+                found.update(" ".join(p.lower().split()) for p in synonyms.word(key, sense))
     return Installed(
         forms={t: frozenset(f) for t, f in forms.items()},
         vocabulary={f: frozenset(w) for f, w in vocabulary.items()},
@@ -452,7 +454,7 @@ def _text_verdict(text: str, allowed: frozenset[str] | None) -> tuple[str | None
     text = as_read(text)
     doubt = None
     for char in text:
-        if _contradicting(char):
+        if contradicting(char):
             return f"the sign {char!r} negates or qualifies the claim", None
         if not char.isprintable() and not char.isspace():
             return f"the character {char!r} is not wording", None
@@ -612,28 +614,38 @@ def word_map_verdict(words: Mapping[str, Mapping[str, str]]) -> tuple[list[str],
     phrases = installed().word_phrases
     for key, senses in phrases.items():
         given = words.get(key)
-        for sense, allowed in senses.items():
+        for sense in senses:
             value = given.get(sense) if isinstance(given, Mapping) else None
             where = f"words.{key}[{sense!r}]"
             if not isinstance(value, str):
                 problems.append(f"{where} is missing")
                 continue
-            unread = unreadable(value)
-            if unread is not None:
-                problems.append(f"{where} {shown(value, 40)}: {unread}")
-                continue
-            phrase = " ".join(as_read(value).lower().split())
-            read = " ".join(latin_reading(w) for w in phrase.split())
-            others = {other for other, found in senses.items() if other != sense and
-                      (phrase in found or read in found or
-                       set(read.split()) & (_sense_words(found) - _sense_words(allowed)))}
-            bad = negating(words_of(phrase))
-            if others or bad or any(_contradicting(c) for c in phrase):
-                problems.append(f"{where} {shown(value, 40)} " + (
-                    f"says {sorted(others)[0]!r}" if others else "negates or qualifies it"))
-            elif phrase not in allowed:
+            problem, known = phrase_verdict(key, sense, value)
+            if problem is not None:
+                problems.append(f"{where} {shown(value, 40)} {problem}")
+            elif not known:
                 doubts.append(f"{where} {shown(value, 40)}")
     return problems, doubts
+
+
+def phrase_verdict(key: str, sense: str, value: str) -> tuple[str | None, bool]:
+    """Whether ``value`` may say ``sense`` in word map ``key``: why not (a phrase of another
+    sense, one that negates or qualifies it, one not read as written), else ``None``; and
+    whether verify knows the phrase as one of that sense."""
+    senses = installed().word_phrases.get(key, {})
+    allowed = senses.get(sense, frozenset())
+    unread = unreadable(value)
+    if unread is not None:
+        return unread, False
+    phrase = " ".join(as_read(value).lower().split())
+    read = " ".join(latin_reading(w) for w in phrase.split())
+    others = {other for other, found in senses.items() if other != sense and
+              (phrase in found or read in found or
+               set(read.split()) & (_sense_words(found) - _sense_words(allowed)))}
+    bad = negating(words_of(phrase))
+    if others or bad or any(contradicting(c) for c in phrase):
+        return (f"says {sorted(others)[0]!r}" if others else "negates or qualifies it"), False
+    return None, phrase in allowed
 
 
 def _sense_words(phrases: frozenset[str]) -> set[str]:

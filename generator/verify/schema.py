@@ -104,6 +104,50 @@ def _check_statement(statement: Any, path: str) -> None:
         distractor = as_dict(distractor, f"{path}.distractor")
         as_str(field(distractor, "replaces", f"{path}.distractor"), f"{path}.distractor.replaces")
         as_str(field(distractor, "with", f"{path}.distractor"), f"{path}.distractor.with")
+    paraphrase = statement.get("paraphrase")
+    if paraphrase is not None:
+        _check_paraphrase(paraphrase, f"{path}.paraphrase")
+
+
+#: Most attempts a paraphrase record may hold (a build's --llm-attempts is far below).
+MAX_ATTEMPTS = 100
+JUDGE_VERDICTS = ("same", "changed")
+
+
+def _optional_str(value: Any, path: str) -> None:
+    if value is not None:
+        as_str(value, path)
+
+
+def _check_paraphrase(paraphrase: Any, path: str) -> None:
+    """A statement's ``paraphrase`` record (docs/format.md, "Paraphrases")."""
+    paraphrase = as_dict(paraphrase, path)
+    as_str(field(paraphrase, "template", path), f"{path}.template")
+    attempts = as_list(field(paraphrase, "attempts", path), f"{path}.attempts")
+    if len(attempts) > MAX_ATTEMPTS:
+        raise Malformed(f"field '{path}.attempts': {len(attempts)} attempts, more than "
+                        f"{MAX_ATTEMPTS}")
+    kept = field(paraphrase, "kept", path)
+    if kept is not None:
+        as_int(kept, f"{path}.kept", 1, max(len(attempts), 1))
+    for i, check in enumerate(as_list(field(paraphrase, "checks", path), f"{path}.checks")):
+        as_str(check, f"{path}.checks.{i}")
+    for i, attempt in enumerate(attempts):
+        where = f"{path}.attempts.{i}"
+        attempt = as_dict(attempt, where)
+        _optional_str(field(attempt, "lexical", where), f"{where}.lexical")
+        _optional_str(field(attempt, "syntactic", where), f"{where}.syntactic")
+        for j, problem in enumerate(as_list(field(attempt, "guard", where), f"{where}.guard")):
+            as_str(problem, f"{where}.guard.{j}")
+        judge = field(attempt, "judge", where)
+        if judge is not None:
+            judge = as_dict(judge, f"{where}.judge")
+            as_str(field(judge, "model", f"{where}.judge"), f"{where}.judge.model")
+            as_str(field(judge, "prompt_sha256", f"{where}.judge"),
+                   f"{where}.judge.prompt_sha256")
+            verdict = field(judge, "verdict", f"{where}.judge")
+            if verdict is not None:
+                as_str(verdict, f"{where}.judge.verdict", JUDGE_VERDICTS)
 
 
 def _check_cell(cell: Any, path: str) -> None:

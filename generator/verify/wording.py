@@ -350,7 +350,7 @@ def statement_variables(statement: dict[str, Any], item: dict[str, Any],
     return out
 
 
-def _number_in(text: str, number: str) -> bool:
+def number_in(text: str, number: str) -> bool:
     """Whether ``text`` writes ``number`` as a number (with or without thousands
     separators)."""
     pattern = r"(?<![\d.,\-])" + re.escape(as_read(number)) + r"(?![\d]|[.,]\d)"
@@ -365,7 +365,8 @@ def needle_tokens(needle: str) -> list[str]:
     return key or [t for t in tokens if len(t) >= 5]
 
 
-def _needle(program: dict[str, Any]) -> str | None:
+def fact_needle(program: dict[str, Any]) -> str | None:
+    """The needle of the fact a program reads or claims (``None``: it reads no fact)."""
     claim = program["claim"]
     if "fact" in claim:
         return str(claim["fact"]["needle"])
@@ -377,11 +378,11 @@ def missing_mentions(statement: dict[str, Any], variables: dict[str, str]) -> li
     """What the program implies that the statement text does not mention."""
     text, missing = statement["text"], []
     for key in _NUMERIC:
-        if key in variables and not _number_in(text, variables[key]):
+        if key in variables and not number_in(text, variables[key]):
             missing.append(f"the {_WHAT[key]} {variables[key]}")
     for key in _PERIODS:
         value = variables.get(key)
-        if value is not None and not (_number_in(text, value) if value.isdigit()
+        if value is not None and not (number_in(text, value) if value.isdigit()
                                       else mentions(text, value)):
             missing.append(f"the {_WHAT[key]} {value}")
     for key in (*_NAMES, *_WORDS):
@@ -390,7 +391,7 @@ def missing_mentions(statement: dict[str, Any], variables: dict[str, str]) -> li
     if "direction" in variables and not (mentions(text, variables["direction"]) or
                                          mentions(text, variables["direction_verb"])):
         missing.append(f"the direction {variables['direction']!r}")
-    needle = _needle(statement["program"])
+    needle = fact_needle(statement["program"])
     if needle is not None:
         seen = as_read(text).lower()
         lost = [t for t in needle_tokens(needle) if as_read(t).lower() not in seen]
@@ -456,7 +457,7 @@ def _rendering_problem(statement: dict[str, Any], variables: dict[str, str],
     """``None`` when the text is one of the pack's forms of its type rendered with the
     program's values (any pack noun; a wording of the fact that keeps the needle's
     distinctive tokens and adds no negation), else why not."""
-    needle = _needle(statement["program"])
+    needle = fact_needle(statement["program"])
     variables = variables | {"singular": wording.singular, "plural": wording.plural}
     # Wording recorded by format 2 (before domain-neutral packs) named periods "year".
     variables |= {old: variables[new] for old, new in
@@ -497,27 +498,39 @@ def check_wording(item: dict[str, Any], wording: Wording | None) -> list[str]:
     words = wording.words if wording is not None else None
     for n, statement in enumerate(item["statements"], start=1):
         where = f"statement {n} ({statement['type']})"
-        hidden = format_character(statement["text"])
-        if hidden is not None:
-            problems.append(f"{where}: text holds the invisible character {hidden}, which "
-                            "hides what a reader reads")
-            continue
-        variables = statement_variables(statement, item, words)
-        missing = missing_mentions(statement, variables)
-        if missing:
-            problems.append(f"{where}: text does not mention {'; '.join(missing)} "
-                            "of its program")
-            continue
-        why = None if wording is None else \
-            _rendering_problem(statement, variables, wording, item)
-        if why is not None:
-            problems.append(f"{where}: {why}")
+        problem = _text_problem(as_templated(statement), item, wording, words)
+        if problem is not None:
+            if "paraphrase" in statement and problem.startswith("text "):
+                problem = "paraphrase.template" + problem.removeprefix("text")
+            problems.append(f"{where}: {problem}")
     problems += _check_question(item, wording)
     shown_format = item["inputs"]["table"].get("period_format") or "{}"
     if wording is not None and shown_format != (wording.period_format or "{}"):
         problems.append(f"inputs.table.period_format {shown(str(shown_format), 30)} is not "
                         f"the pack's {wording.period_format!r}")
     return problems
+
+
+def as_templated(statement: dict[str, Any]) -> dict[str, Any]:
+    """The statement with its pack rendering as its text: a paraphrased statement's
+    ``paraphrase.template``, any other's text."""
+    record = statement.get("paraphrase")
+    if isinstance(record, dict) and isinstance(record.get("template"), str):
+        return {**statement, "text": record["template"]}
+    return statement
+
+
+def _text_problem(statement: dict[str, Any], item: dict[str, Any], wording: Wording | None,
+                  words: dict[str, dict[str, str]] | None) -> str | None:
+    """Why the statement's text does not say what its program checks (``None``: it does)."""
+    hidden = format_character(statement["text"])
+    if hidden is not None:
+        return f"text holds the invisible character {hidden}, which hides what a reader reads"
+    variables = statement_variables(statement, item, words)
+    missing = missing_mentions(statement, variables)
+    if missing:
+        return f"text does not mention {'; '.join(missing)} of its program"
+    return None if wording is None else _rendering_problem(statement, variables, wording, item)
 
 
 def _check_question(item: dict[str, Any], wording: Wording | None) -> list[str]:
