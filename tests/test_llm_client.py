@@ -61,6 +61,7 @@ def test_usage_counts_what_the_build_needed_and_its_cost_from_the_totals(
         _client(url, tmp_path, second).ask("Q2")
     expected = {"paraphrase": {"model": "openai:para", "prompts": 2, "unusable": 0,
                                "input_tokens": 200, "output_tokens": 40,
+                               "tokens_unknown": 0, "price_usd_per_million": [2.5, 10.0],
                                "cost_usd": 0.0009}}
     assert first.to_json(prices) == expected == second.to_json(prices)
     assert second.summary() == "paraphrase: 0 sent, 2 cached"

@@ -125,18 +125,27 @@ class StageUsage:
 
     def to_json(self, prices: Prices) -> dict[str, Any]:
         """The manifest's figures of the step: what the build needed, whoever asked it."""
+        price = self.price(prices)
         return {"model": self.model, "prompts": self.prompts, "unusable": self.unusable,
                 "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "cost_usd": self.cost(prices)}
+                "tokens_unknown": self.uncounted,
+                "price_usd_per_million": None if price is None else list(price),
+                "cost_usd": cost_usd(self.input_tokens, self.output_tokens, price,
+                                     self.uncounted)}
 
-    def cost(self, prices: Prices) -> float | None:
-        """The step's cost in US dollars, or ``None`` when the model has no price or a
-        reply's token counts are unknown."""
-        name = self.model.partition(":")[2] or self.model
-        price = prices.table.get(name)
-        if price is None or self.uncounted:
-            return None
-        return round((self.input_tokens * price[0] + self.output_tokens * price[1]) / 1e6, 6)
+    def price(self, prices: Prices) -> tuple[float, float] | None:
+        """The model's price per million input and output tokens, if the table has it."""
+        return prices.table.get(self.model.partition(":")[2] or self.model)
+
+
+def cost_usd(input_tokens: int, output_tokens: int, price: tuple[float, float] | list[float]
+             | None, uncounted: int = 0) -> float | None:
+    """What the tokens cost at ``price`` (dollars per million input and output tokens), to
+    the millionth of a dollar; ``None`` without a price or when some replies' tokens are
+    unknown."""
+    if price is None or uncounted:
+        return None
+    return round((input_tokens * price[0] + output_tokens * price[1]) / 1e6, 6)
 
 
 class Usage:
@@ -175,7 +184,7 @@ class Usage:
         """The manifest's ``llm.usage``: per step, in :data:`STAGES` order."""
         with self._lock:
             return {name: self.stages[name].to_json(prices)
-                    for name in sorted(self.stages, key=_stage_order)}
+                    for name in sorted(self.stages, key=stage_order)}
 
     def summary(self) -> str:
         """What this run sent and found cached, per step (one line, for stderr)."""
@@ -183,11 +192,12 @@ class Usage:
             parts = [f"{name}: {s.sent} sent, {s.cached} cached"
                      + (f", {s.failed} failed" if s.failed else "")
                      for name, s in sorted(self.stages.items(),
-                                           key=lambda kv: _stage_order(kv[0]))]
+                                           key=lambda kv: stage_order(kv[0]))]
         return "; ".join(parts) or "no request"
 
 
-def _stage_order(name: str) -> tuple[int, str]:
+def stage_order(name: str) -> tuple[int, str]:
+    """Where step ``name`` goes among the steps: in :data:`STAGES` order, others after."""
     return (STAGES.index(name) if name in STAGES else len(STAGES), name)
 
 
