@@ -44,6 +44,7 @@ from hopvista.llm.estimate import estimate as estimate_stage
 from hopvista.llm.settings import (
     DEFAULT_ATTEMPTS,
     DEFAULT_CONCURRENCY,
+    DEFAULT_RETRIES,
     DEFAULT_TIMEOUT,
     ParaphraseSettings,
 )
@@ -97,7 +98,7 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
           judge: str | None = None, paraphrase_url: str | None = None,
           judge_url: str | None = None, llm_cache: StrPath | None = None,
           llm_concurrency: int = DEFAULT_CONCURRENCY, llm_attempts: int = DEFAULT_ATTEMPTS,
-          llm_timeout: float = DEFAULT_TIMEOUT,
+          llm_timeout: float = DEFAULT_TIMEOUT, llm_retries: int = DEFAULT_RETRIES,
           prices: StrPath | None = None) -> dict[str, Any]:
     """Build the dataset of ``domain`` (a built-in name or a pack folder) into ``out``
     (``gen build``).
@@ -115,7 +116,8 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
     (docs/llm.md): two passes by ``paraphrase`` at ``paraphrase_url``, the guard, the judge at
     ``judge_url``; answers are cached in ``llm_cache`` (default ``~/.cache/hopvista/llm``),
     ``llm_concurrency`` items are in flight at once, a rejected statement is asked again up
-    to ``llm_attempts`` times, a request may take ``llm_timeout`` seconds, and ``prices`` (a
+    to ``llm_attempts`` times, a request may take ``llm_timeout`` seconds and is retried
+    ``llm_retries`` times (honouring ``Retry-After``), and ``prices`` (a
     YAML or JSON price table) prices the tokens. Keys come from ``OPENAI_API_KEY`` (the judge's
     from ``HOPVISTA_JUDGE_API_KEY`` when set).
 
@@ -126,7 +128,7 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
     llm = ParaphraseSettings.make(
         paraphrase, judge, paraphrase_url=paraphrase_url, judge_url=judge_url,
         attempts=llm_attempts, concurrency=llm_concurrency, cache=llm_cache,
-        prices=prices, timeout=llm_timeout)
+        prices=prices, timeout=llm_timeout, retries=llm_retries)
     if prices is not None and llm is None:
         raise UserError("--prices applies to the paraphrase stage: give --paraphrase MODEL "
                         "and --judge MODEL")
@@ -170,6 +172,7 @@ def estimate_paraphrases(domain: str, *, hops: tuple[int, ...] = (1, 2, 3), coun
                          llm_concurrency: int = DEFAULT_CONCURRENCY,
                          llm_attempts: int = DEFAULT_ATTEMPTS,
                          llm_timeout: float = DEFAULT_TIMEOUT,
+                         llm_retries: int = DEFAULT_RETRIES,
                          prices: StrPath | None = None) -> Estimate:
     """What the paraphrase stage of :func:`build` with these arguments would ask: requests,
     input and output tokens and cost per step, estimated from every prompt of the items'
@@ -178,7 +181,7 @@ def estimate_paraphrases(domain: str, *, hops: tuple[int, ...] = (1, 2, 3), coun
     llm = ParaphraseSettings.make(
         paraphrase, judge, paraphrase_url=paraphrase_url, judge_url=judge_url,
         attempts=llm_attempts, concurrency=llm_concurrency, cache=llm_cache, prices=prices,
-        timeout=llm_timeout)
+        timeout=llm_timeout, retries=llm_retries)
     if llm is None:
         raise UserError("--llm-estimate estimates the paraphrase stage: give --paraphrase "
                         "MODEL and --judge MODEL")

@@ -18,7 +18,12 @@ from hopvista.cli.arguments import (
     years,
 )
 from hopvista.errors import UserError
-from hopvista.llm.settings import DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
+from hopvista.llm.settings import (
+    DEFAULT_ATTEMPTS,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+)
 
 MARKUP_DOMAIN = "markup"
 """Not a domain: markup tasks have their own command (``gen markup``)."""
@@ -97,6 +102,10 @@ def register(subparsers: Any) -> None:
     llm.add_argument("--llm-timeout", type=positive_number, default=DEFAULT_TIMEOUT,
                      metavar="SECONDS", help=f"how long one request may take before it is "
                                              f"retried (default {DEFAULT_TIMEOUT:g})")
+    llm.add_argument("--llm-retries", type=int_at_least(0, "0 or more"),
+                     default=DEFAULT_RETRIES, metavar="N",
+                     help=f"retries of a request that timed out, got 429 or a server error, "
+                          f"honouring Retry-After (default {DEFAULT_RETRIES})")
     llm.add_argument("--prices", default=None, metavar="FILE",
                      help="price table (YAML or JSON: {NAME: {input: 2.5, output: 10}}, "
                           "dollars per million tokens) instead of the built-in one")
@@ -116,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
            "paraphrase_url": args.paraphrase_url, "judge_url": args.judge_url,
            "llm_cache": args.llm_cache, "llm_concurrency": args.llm_concurrency,
            "llm_attempts": args.llm_attempts, "llm_timeout": args.llm_timeout,
+           "llm_retries": args.llm_retries,
            "prices": args.prices}
     if args.llm_estimate:
         estimate = hopvista.estimate_paraphrases(

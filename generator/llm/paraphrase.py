@@ -126,8 +126,8 @@ class ParaphraseStage:
             else Prices.builtin()
         self.usage = Usage()
         self.paraphraser = _client(settings.paraphrase, self.cache, prices, self.usage,
-                                   settings.timeout)
-        self.judge = _client(settings.judge, self.cache, prices, self.usage, settings.timeout)
+                                   settings)
+        self.judge = _client(settings.judge, self.cache, prices, self.usage, settings)
         self.prices = prices
         self.prompts: dict[str, PromptTemplate] = {
             name: prompt_template(name, pack)
@@ -295,9 +295,10 @@ class ParaphraseStage:
 
 
 def _client(spec: LlmSpec, cache: ResponseCache, prices: Prices, usage: Usage,
-            timeout: float) -> LlmClient:
+            settings: ParaphraseSettings) -> LlmClient:
     try:
-        return LlmClient(spec, cache, prices, usage, timeout=timeout)
+        return LlmClient(spec, cache, prices, usage, timeout=settings.timeout,
+                         retries=settings.retries)
     except UserError as exc:
         message = str(exc)
         if message.startswith(f"--{spec.stage} "):

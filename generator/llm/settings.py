@@ -30,6 +30,10 @@ DEFAULT_CONCURRENCY = 4
 MAX_CONCURRENCY = 256
 DEFAULT_TIMEOUT = 120.0
 """Seconds one request may take (``--llm-timeout``); the client retries after it."""
+DEFAULT_RETRIES = 4
+"""Retries of a request that timed out, was refused for now (408, 409, 429) or failed on the
+server (5xx), with backoff honouring ``Retry-After`` (``--llm-retries``)."""
+MAX_RETRIES = 20
 
 PARAPHRASE_PARAMETERS: dict[str, Any] = {"temperature": 0.7}
 """What each paraphrase request is sent with (a retry's new draw is its ``seed``)."""
@@ -57,13 +61,15 @@ class ParaphraseSettings:
     cache: Path | None = field(default=None, compare=False)
     prices: Path | None = field(default=None, compare=False)
     timeout: float = field(default=DEFAULT_TIMEOUT, compare=False)
+    retries: int = field(default=DEFAULT_RETRIES, compare=False)
 
     @classmethod
     def make(cls, paraphrase: str | None, judge: str | None, *,
              paraphrase_url: str | None = None, judge_url: str | None = None,
              attempts: int = DEFAULT_ATTEMPTS, concurrency: int = DEFAULT_CONCURRENCY,
              cache: str | Path | None = None, prices: str | Path | None = None,
-             timeout: float = DEFAULT_TIMEOUT) -> ParaphraseSettings | None:
+             timeout: float = DEFAULT_TIMEOUT,
+             retries: int = DEFAULT_RETRIES) -> ParaphraseSettings | None:
         """The settings of the flags given, checked (``UserError`` naming the flag); ``None``
         when neither model is given and no other LLM flag is."""
         if paraphrase is None and judge is None:
@@ -71,7 +77,8 @@ class ParaphraseSettings:
                      "--judge-url": judge_url is not None,
                      "--llm-attempts": attempts != DEFAULT_ATTEMPTS,
                      "--llm-concurrency": concurrency != DEFAULT_CONCURRENCY,
-                     "--llm-cache": cache is not None, "--llm-timeout": timeout != DEFAULT_TIMEOUT}
+                     "--llm-cache": cache is not None, "--llm-timeout": timeout != DEFAULT_TIMEOUT,
+                     "--llm-retries": retries != DEFAULT_RETRIES}
             for flag, was_given in given.items():
                 if was_given:
                     raise UserError(f"{flag} applies to the paraphrase stage: give "
@@ -87,6 +94,8 @@ class ParaphraseSettings:
         if not 1 <= concurrency <= MAX_CONCURRENCY:
             raise UserError(f"--llm-concurrency {concurrency}: must be from 1 to "
                             f"{MAX_CONCURRENCY}")
+        if not 0 <= retries <= MAX_RETRIES:
+            raise UserError(f"--llm-retries {retries}: must be from 0 to {MAX_RETRIES}")
         if not 0 < timeout <= 86400:
             raise UserError(f"--llm-timeout {timeout:g}: seconds, more than 0 and at most 86400")
         return cls(
@@ -97,7 +106,7 @@ class ParaphraseSettings:
                           dict(JUDGE_PARAMETERS)),
             attempts=attempts, concurrency=concurrency,
             cache=None if cache is None else Path(cache),
-            prices=None if prices is None else Path(prices), timeout=timeout)
+            prices=None if prices is None else Path(prices), timeout=timeout, retries=retries)
 
     @property
     def judge_is_paraphraser(self) -> bool:
