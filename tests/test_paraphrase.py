@@ -366,3 +366,16 @@ def test_a_killed_build_resumes_from_the_cache_with_the_same_bytes(tmp_path: Pat
     assert max(Counter(answered).values()) == 1, "a question was asked twice"
     for name in ("items.jsonl", "manifest.json", "README.md"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_shards_merged_give_the_single_builds_bytes(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    with serve(server()) as url:
+        assert build(tmp_path / "one", url, cache, count=4) == 0
+        assert build(tmp_path / "s1", url, cache, "--shard", "1/2", count=4) == 0
+        assert build(tmp_path / "s2", url, cache, "--shard", "2/2", count=4) == 0
+    assert main(["merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out",
+                 str(tmp_path / "merged")]) == 0
+    for name in ("items.jsonl", "manifest.json", "README.md"):  # the manifest hashes the rest
+        assert (tmp_path / "one" / name).read_bytes() == \
+            (tmp_path / "merged" / name).read_bytes()
