@@ -127,8 +127,8 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
     """
     llm = ParaphraseSettings.make(
         paraphrase, judge, paraphrase_url=paraphrase_url, judge_url=judge_url,
-        attempts=llm_attempts, concurrency=llm_concurrency, cache=llm_cache,
-        prices=prices, timeout=llm_timeout, retries=llm_retries)
+        attempts=llm_attempts, concurrency=llm_concurrency, cache=_path(llm_cache),
+        prices=_path(prices), timeout=llm_timeout, retries=llm_retries)
     if prices is not None and llm is None:
         raise UserError("--prices applies to the paraphrase stage: give --paraphrase MODEL "
                         "and --judge MODEL")
@@ -180,8 +180,8 @@ def estimate_paraphrases(domain: str, *, hops: tuple[int, ...] = (1, 2, 3), coun
     is written). See :mod:`hopvista.llm.estimate`."""
     llm = ParaphraseSettings.make(
         paraphrase, judge, paraphrase_url=paraphrase_url, judge_url=judge_url,
-        attempts=llm_attempts, concurrency=llm_concurrency, cache=llm_cache, prices=prices,
-        timeout=llm_timeout, retries=llm_retries)
+        attempts=llm_attempts, concurrency=llm_concurrency, cache=_path(llm_cache),
+        prices=_path(prices), timeout=llm_timeout, retries=llm_retries)
     if llm is None:
         raise UserError("--llm-estimate estimates the paraphrase stage: give --paraphrase "
                         "MODEL and --judge MODEL")

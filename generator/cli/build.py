@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     if args.domain == MARKUP_DOMAIN and not (Path(args.domain) / "domain.yaml").is_file():
         raise UserError(f"{MARKUP_DOMAIN!r} is not a domain: markup tasks have their own "
                         f"command, 'gen markup' (see 'gen markup --help')")
-    llm = {"paraphrase": args.paraphrase, "judge": args.judge,
+    llm: dict[str, Any] = {"paraphrase": args.paraphrase, "judge": args.judge,
            "paraphrase_url": args.paraphrase_url, "judge_url": args.judge_url,
            "llm_cache": args.llm_cache, "llm_concurrency": args.llm_concurrency,
            "llm_attempts": args.llm_attempts, "llm_timeout": args.llm_timeout,
@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         images=args.images, workers=args.workers, overwrite=args.overwrite,
         progress=sys.stderr.isatty(), defences=args.defences, shard=args.shard,
         executor=args.executor, address=args.address, shards=args.shards,
-        **llm, **({"notice": _stderr} if args.domain == MMTABLES else {}))
+        notice=_stderr, **llm)
     if manifest.get("kind") == MMTABLES:
         shares = manifest["shares"]
         print(f"wrote {manifest['counts']['items']} items to {out} (archetypes "

