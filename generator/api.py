@@ -166,7 +166,8 @@ def estimate_paraphrases(domain: str, *, hops: tuple[int, ...] = (1, 2, 3), coun
                          seed: int = 0, source: str | None = None,
                          data: StrPath | None = None, years: tuple[int, int] | None = None,
                          periods: int | None = None, defences: bool = True, workers: int = 1,
-                         paraphrase: str | None = None, judge: str | None = None,
+                         progress: bool = False, paraphrase: str | None = None,
+                         judge: str | None = None,
                          paraphrase_url: str | None = None, judge_url: str | None = None,
                          llm_cache: StrPath | None = None,
                          llm_concurrency: int = DEFAULT_CONCURRENCY,
@@ -189,7 +190,7 @@ def estimate_paraphrases(domain: str, *, hops: tuple[int, ...] = (1, 2, 3), coun
                          source=source, images=False,
                          data=None if data is None else str(data), years=years,
                          periods=periods, defences=defences)
-    return estimate_stage(config, llm, workers=workers)
+    return estimate_stage(config, llm, workers=workers, progress=progress)
 
 
 MMTABLES_OPTIONS = "-n/--count, --seed, --out, --workers, --overwrite and --no-images"

@@ -379,3 +379,13 @@ def test_shards_merged_give_the_single_builds_bytes(tmp_path: Path) -> None:
     for name in ("items.jsonl", "manifest.json", "README.md"):  # the manifest hashes the rest
         assert (tmp_path / "one" / name).read_bytes() == \
             (tmp_path / "merged" / name).read_bytes()
+
+
+def test_concurrency_changes_nothing_in_the_bytes(tmp_path: Path) -> None:
+    with serve(server()) as url:
+        assert build(tmp_path / "a", url, tmp_path / "c1", "--llm-concurrency", "1",
+                     count=5) == 0
+        assert build(tmp_path / "b", url, tmp_path / "c2", "--llm-concurrency", "5",
+                     count=5) == 0
+    for name in ("items.jsonl", "manifest.json", "README.md"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()

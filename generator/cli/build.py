@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         estimate = hopvista.estimate_paraphrases(
             args.domain, hops=args.hops, count=args.count, seed=args.seed,
             source=args.source, data=args.data, years=args.years, periods=args.periods,
-            defences=args.defences, workers=args.workers, **llm)
+            defences=args.defences, workers=args.workers, progress=sys.stderr.isatty(), **llm)
         print(estimate.text())
         return 0
     manifest = hopvista.build(
