@@ -254,6 +254,8 @@ MODELS = ["--paraphrase", "openai:p", "--judge", "openai:j"]
       "http://127.0.0.1:9/v1", "--judge-url", "http://127.0.0.1:9/v1"],
      "--paraphrase nosuch:p: unknown model 'nosuch'"),
     (["--paraphrase", "openai:", "--judge", "openai:j"], "--paraphrase 'openai:': give a model"),
+    (MODELS, "--paraphrase openai:p: set OPENAI_API_KEY (or --paraphrase-url URL for a "
+             "local server)"),
     ([*MODELS, "--llm-attempts", "0"], "argument --llm-attempts: must be at least 1"),
     ([*MODELS, "--llm-attempts", "21"], "--llm-attempts 21: must be from 1 to 20"),
     ([*MODELS, "--llm-timeout", "nan"], "argument --llm-timeout: must be more than 0"),
@@ -263,6 +265,8 @@ def test_bad_flags_are_one_line_and_nothing_is_written(
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "HOPVISTA_JUDGE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
     out = tmp_path / "out"
     try:
         code = main(["build", "financial", "-n", "1", "--no-images", "--out", str(out), *args])

@@ -303,6 +303,8 @@ def _client(spec: LlmSpec, cache: ResponseCache, prices: Prices, usage: Usage,
         message = str(exc)
         if message.startswith(f"--{spec.stage} "):
             raise
+        if "set OPENAI_API_KEY" in message:
+            message = f"set {_key_hint(spec)} (or --{spec.stage}-url URL for a local server)"
         raise UserError(f"--{spec.stage} {spec.model}: {message}") from None
 
 
