@@ -393,3 +393,28 @@ def test_concurrency_changes_nothing_in_the_bytes(tmp_path: Path) -> None:
                      count=5) == 0
     for name in ("items.jsonl", "manifest.json", "README.md"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_a_pack_overrides_a_prompt_with_its_own_template(tmp_path: Path) -> None:
+    import shutil
+
+    from hopvista.domain import resolve_pack
+
+    pack = tmp_path / "pack"
+    shutil.copytree(resolve_pack("financial").path, pack)
+    (pack / "prompts").mkdir()
+    (pack / "prompts" / "judge.j2").write_text(
+        "Each pair below is for the pack's own judge of {{ plural }}.\n"
+        "Pairs (JSON):\n{{ pairs_json }}\n\nReply with a JSON list of verdicts.\n")
+    answered: list[str] = []
+    out = tmp_path / "out"
+    with serve(server(answered=answered)) as url:
+        assert main(["build", str(pack), "-n", "1", "--no-images", "--out", str(out),
+                     "--paraphrase", "openai:para", "--judge", "openai:judge",
+                     "--paraphrase-url", url, "--judge-url", url,
+                     "--llm-cache", str(tmp_path / "cache")]) == 0
+    judged = [p for p in answered if is_judge(p)]
+    assert judged and all("the pack's own judge of companies" in p for p in judged)
+    prompts = manifest(out)["config"]["llm"]["judge"]["prompts"]["judge"]
+    assert prompts["origin"] == "prompts/judge.j2"
+    assert all(p["kept"] == 1 for _, p in records(out))

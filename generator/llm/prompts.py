@@ -26,6 +26,7 @@ PROMPT_NAMES = ("paraphrase_lexical", "paraphrase_syntactic", "judge", "facts")
 
 PACK_PROMPTS = "prompts"
 """The folder of a pack where its own prompts go."""
+BUILT_IN = "built-in"
 
 _ENV = sandbox.PackEnvironment(keep_trailing_newline=False, trim_blocks=False)
 
@@ -37,7 +38,7 @@ class PromptTemplate:
     name: str
     source: str
     origin: str
-    """``built-in``, or the pack's file."""
+    """:data:`BUILT_IN`, or the pack's file (as messages name it)."""
 
     @property
     def sha256(self) -> str:
@@ -55,8 +56,10 @@ class PromptTemplate:
                             f"{sandbox.describe(exc, sorted(variables), False)}") from None
 
     def to_json(self) -> dict[str, str]:
-        """What the manifest records of it."""
-        return {"origin": self.origin, "sha256": self.sha256}
+        """What the manifest records of it: ``built-in`` or the pack's file (relative to
+        the pack, so the record does not depend on where the pack lies), and its SHA-256."""
+        origin = "built-in" if self.origin == BUILT_IN else f"{PACK_PROMPTS}/{self.name}.j2"
+        return {"origin": origin, "sha256": self.sha256}
 
 
 def prompt_template(name: str, pack: DomainPack | None = None) -> PromptTemplate:
@@ -69,7 +72,7 @@ def prompt_template(name: str, pack: DomainPack | None = None) -> PromptTemplate
             return PromptTemplate(name, read_text(own, sandbox.MAX_SOURCE_CHARS * 4,
                                                   "prompt template"), str(own))
     source = resources.files("hopvista.templates.prompts").joinpath(f"{name}.j2")
-    return PromptTemplate(name, source.read_text(encoding="utf-8"), "built-in")
+    return PromptTemplate(name, source.read_text(encoding="utf-8"), BUILT_IN)
 
 
 def statements_variables(texts: list[str], pack: DomainPack) -> dict[str, Any]:
