@@ -418,3 +418,24 @@ def test_a_pack_overrides_a_prompt_with_its_own_template(tmp_path: Path) -> None
     prompts = manifest(out)["config"]["llm"]["judge"]["prompts"]["judge"]
     assert prompts["origin"] == "prompts/judge.j2"
     assert all(p["kept"] == 1 for _, p in records(out))
+
+
+def test_a_broken_pack_prompt_is_one_line_before_anything_is_asked(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    from hopvista.domain import resolve_pack
+
+    pack = tmp_path / "pack"
+    shutil.copytree(resolve_pack("financial").path, pack)
+    (pack / "prompts").mkdir()
+    (pack / "prompts" / "paraphrase_lexical.j2").write_text("Say\n{{ nosuch.attribute }}\n")
+    script = server()
+    with serve(script) as url:
+        assert main(["build", str(pack), "-n", "1", "--no-images", "--out",
+                     str(tmp_path / "out"), "--paraphrase", "openai:para", "--judge",
+                     "openai:judge", "--paraphrase-url", url, "--judge-url", url,
+                     "--llm-cache", str(tmp_path / "cache")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "prompts/paraphrase_lexical.j2:2: " in err[0], err
+    assert not script.bodies and not (tmp_path / "out").exists()

@@ -132,6 +132,10 @@ class ParaphraseStage:
         self.prompts: dict[str, PromptTemplate] = {
             name: prompt_template(name, pack)
             for name in ("paraphrase_lexical", "paraphrase_syntactic", "judge")}
+        for name, variables in (("paraphrase_lexical", statements_variables(["<s>"], pack)),
+                                ("paraphrase_syntactic", statements_variables(["<s>"], pack)),
+                                ("judge", pairs_variables([("<s>", "<p>")], pack))):
+            self.prompts[name].render(variables)  # a broken template stops the build here
         self.words = pack.spec.words
         self.synonyms = pack.synonyms()
         if settings.judge_is_paraphraser and notice is not None:
