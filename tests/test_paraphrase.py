@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 
 from hopvista.cli.main import main
+from hopvista.domain import resolve_pack
+from hopvista.sources import load_world
 from tests.conftest import read_items
 from tests.scripted_server import Behaviour, Script, serve
 
@@ -139,15 +141,10 @@ def _swap_entity(names: list[str]) -> Transform:
 def test_each_kind_of_change_is_rejected_by_the_guard_until_the_bound(
         tmp_path: Path, kind: str) -> None:
     out = tmp_path / "out"
-    names: list[str] = []
+    world = load_world("synthetic", resolve_pack("financial"), 0)  # the build's entities
+    names = sorted((e.name for e in world.entities), key=len, reverse=True)
     transforms: dict[str, Transform] = {"year": _drop_year, "number": _add_number,
-                                        "direction": _flip,
-                                        "entity": lambda t: _swap_entity(names)(t)}
-    # The entity names of the items, from a build without the stage (same seed, same items).
-    assert main(["build", "financial", "-n", "4", "--no-images", "--out",
-                 str(tmp_path / "plain")]) == 0
-    names += sorted({e["name"] for i in read_items(tmp_path / "plain") for e in i["entities"]},
-                    key=len, reverse=True)
+                                        "direction": _flip, "entity": _swap_entity(names)}
     transform = transforms[kind]
     with serve(server(transform)) as url:
         assert build(out, url, tmp_path / "cache", "--llm-attempts", "2", count=4) == 0
@@ -398,8 +395,6 @@ def test_concurrency_changes_nothing_in_the_bytes(tmp_path: Path) -> None:
 def test_a_pack_overrides_a_prompt_with_its_own_template(tmp_path: Path) -> None:
     import shutil
 
-    from hopvista.domain import resolve_pack
-
     pack = tmp_path / "pack"
     shutil.copytree(resolve_pack("financial").path, pack)
     (pack / "prompts").mkdir()
@@ -423,8 +418,6 @@ def test_a_pack_overrides_a_prompt_with_its_own_template(tmp_path: Path) -> None
 def test_a_broken_pack_prompt_is_one_line_before_anything_is_asked(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import shutil
-
-    from hopvista.domain import resolve_pack
 
     pack = tmp_path / "pack"
     shutil.copytree(resolve_pack("financial").path, pack)
