@@ -134,4 +134,9 @@ def _model(spec: str, flag: str) -> str:
 
 
 def _url(value: str | None, flag: str) -> str | None:
-    return None if value is None else endpoint(value, flag)
+    """The endpoint of ``flag``, else ``OPENAI_BASE_URL``'s (so the manifest names the server
+    asked), checked; ``None``: OpenAI's."""
+    if value is not None:
+        return endpoint(value, flag)
+    default = os.environ.get("OPENAI_BASE_URL")
+    return endpoint(default, "OPENAI_BASE_URL") if default else None
