@@ -144,6 +144,7 @@ class MergedShards(DatasetKind):
         self.total = int(self.first["config"]["count"])
         self.written = Written()
         self.paraphrased = "llm" in self.first["config"]
+        self.items_file: Path | None = None
 
     def items(self, stage: Path, kept: int) -> Iterator[Item]:
         """Every shard's items, its images placed under ``stage``."""
@@ -176,11 +177,12 @@ class MergedShards(DatasetKind):
         manifest["packages"] = first["packages"]
         if self.paraphrased:
             manifest["llm"] = merged_llm([m["llm"] for _, m in self.shards])
+        self.items_file = stage / ITEMS
         return manifest
 
     def card(self, manifest: dict[str, Any]) -> str:
         """The single build's card."""
-        return dataset_card(manifest, self.first["title"])
+        return dataset_card(manifest, self.first["title"], self.items_file)
 
 
 def _parse_item(shard: Path, number: int, text: str) -> Item:

@@ -211,6 +211,7 @@ class BuildKind(DatasetKind):
         self.paraphrased = stage is not None
         self.paraphrases = ParaphraseCounts()
         self.replay = 0
+        self.items_file: Path | None = None
         self.name = SHARD_KIND if shard else None
         self.parquet = shard is None
         self.resume_key = resume_key(config.to_json(pack), package_versions(), shard)
@@ -284,11 +285,13 @@ class BuildKind(DatasetKind):
                                         render, written, plan_shares(self.plan), audit)
         if self.stage is not None:
             manifest["llm"] = llm_manifest(self.stage, self.paraphrases)
+        self.items_file = stage / ITEMS
         return manifest
 
     def card(self, manifest: dict[str, Any]) -> str | None:
         """The domain's card (none for a shard)."""
-        return None if self.shard is not None else dataset_card(manifest, self.pack.spec.title)
+        return None if self.shard is not None else dataset_card(manifest, self.pack.spec.title,
+                                                                self.items_file)
 
 
 #: How many entities and passages without facts ``texts_notices`` names before it points

@@ -6,6 +6,7 @@ import json
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -21,8 +22,9 @@ LICENCES = {"synthetic": ("cc0-1.0", "CC0 1.0: the synthetic world and every ite
                     "items derived from them are dedicated to the public domain (CC0 1.0).")}
 
 
-def dataset_card(manifest: dict[str, Any], title: str) -> str:
-    """Render the card for a finished build."""
+def dataset_card(manifest: dict[str, Any], title: str, items: Path | None = None) -> str:
+    """Render the card for a finished build (``items``: its ``items.jsonl``, which the
+    section on paraphrases reads)."""
     config = manifest["config"]
     licence, licence_text = LICENCES.get(config["source"], ("other", "See the source's terms."))
     front = front_matter(licence=licence,
@@ -66,7 +68,7 @@ styles); `items.jsonl` and `images/` hold the same data as files, and
 {_agreement_line(shares.get("agree"), manifest["counts"]["statements"])}
 
 {audit_section(manifest.get("audit"), manifest["counts"]["items"], BUILD_AUDIT)}{
-    paraphrases_section(manifest)}
+    paraphrases_section(manifest, items)}
 
 ## Licence and provenance
 
@@ -84,10 +86,10 @@ def _llm_flags(llm: Mapping[str, Any] | None) -> str:
     return f" --paraphrase {llm['paraphrase']['model']} --judge {llm['judge']['model']}"
 
 
-def paraphrases_section(manifest: Mapping[str, Any]) -> str:
+def paraphrases_section(manifest: Mapping[str, Any], items: Path | None = None) -> str:
     """The card's "Paraphrases" section, after a blank line (nothing for a build that did
     not paraphrase): what was kept, what fell back to the template and why, requests, tokens
-    and cost per step, then the paraphrases' diversity."""
+    and cost per step, then the paraphrases' diversity (of the items in ``items``)."""
     llm, config = manifest.get("llm"), manifest["config"].get("llm")
     if not llm or not config:
         return ""
@@ -101,7 +103,7 @@ def paraphrases_section(manifest: Mapping[str, Any]) -> str:
         for name, step in llm["usage"].items())
     same = ("\n\nThe judge is the paraphrasing model at the same endpoint: it judged its own "
             "paraphrases.") if config.get("judge_is_paraphraser") else ""
-    diversity = diversity_section(manifest)
+    diversity = diversity_section(items)
     return f"""
 
 ## Paraphrases
@@ -129,9 +131,9 @@ those the replies reported, and cost by the price table in `manifest.json`
 (`llm.usage`).{diversity}"""
 
 
-def diversity_section(manifest: Mapping[str, Any]) -> str:
-    """The paraphrases' diversity against their templates (WPD, LD, words per statement by
-    level), after a blank line, or nothing while the build records none."""
+def diversity_section(items: Path | None) -> str:
+    """The diversity of the paraphrases in ``items`` (an ``items.jsonl``) against their
+    templates — WPD, LD, words per statement by level — after a blank line; nothing yet."""
     return ""
 
 
