@@ -90,7 +90,7 @@ def test_an_error_before_the_items_are_written_stops_their_generator(
             finally:
                 stopped.append(True)
 
-    def broken(*args: object) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
         raise OSError("disk full")
 
     monkeypatch.setattr(hopvista.building.dataset_writer, "ParquetShards", broken)
