@@ -1,0 +1,301 @@
+"""Facts extracted from document chunks by an LLM, kept only where the chunk proves them.
+
+``gen build ... --llm-facts MODEL`` asks the model, once per chunk of the world's documents,
+for checkable claims about the chunk's entity as JSON (``templates/prompts/facts.j2``, or a
+pack's ``prompts/facts.j2``): ``{"facts": [{"claim": ..., "needle": ...}]}``. The model only
+proposes; each claim is held to the rules the rule-based extractors obey and kept only when
+all hold (:func:`claim_problem`):
+
+- the claim is a third-person predicate that can follow any entity's name ("operates 1,234
+  stores in 12 countries"), and the needle is a short phrase of the chunk, copied verbatim;
+- every number, date and proper name of the claim occurs in that chunk;
+- the claim names neither the entity (nor "the <noun>") nor any other entity of the world;
+- it negates or hedges nothing the chunk's sentence stating it does not
+  (:func:`hopvista.verify.meaning.negating`), and it keeps the needle's distinctive tokens
+  (what ``gen verify`` requires of a statement's wording of a fact);
+- it writes none of the entity's table values (the table would decide it);
+- no other entity's text contains the needle (the rule FC statements draw facts by:
+  :func:`hopvista.generation.instance.usable_facts`).
+
+A reply that is not JSON of that shape, and each claim that breaks a rule, is dropped and
+counted by reason in the world's provenance (``source.llm_facts`` in the manifest).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from hopvista.generation.instance import needle_occurs
+from hopvista.program.stated_numbers import stated_values
+from hopvista.reading import as_read
+from hopvista.sources.prose.names import entity_names, mentions
+from hopvista.sources.prose.words import verb_like, words
+from hopvista.sources.sec.facts import name_forms, names_in, normalise_needle
+from hopvista.verify.meaning import negating, unreadable, words_of
+from hopvista.verify.wording import fact_problem, needle_tokens
+from hopvista.world import Chunk, Entity, Fact, World
+
+__all__ = ["CLAIMS_PER_CHUNK", "DROP_REASONS", "Claim", "ChunkRules", "FactTally",
+           "LLM_FACT_KIND", "chunk_rules", "claim_problem", "kept_facts", "parse_claims"]
+
+#: The most claims one chunk is asked for (and the most read from one reply).
+CLAIMS_PER_CHUNK = 5
+#: The kind of every fact an LLM proposed (its key is ``llm:<normalised needle>``).
+LLM_FACT_KIND = "llm"
+MAX_CLAIM_WORDS = 45
+MAX_NEEDLE_WORDS = 10
+
+#: Why a claim (or a whole reply) was dropped, as the provenance counts it.
+DROP_REASONS: dict[str, str] = {
+    "malformed_reply": "the reply was not JSON of the asked shape",
+    "not_predicate": "not a third-person predicate",
+    "unreadable": "invisible characters or look-alike letters",
+    "needle_not_verbatim": "the needle is not a phrase of the chunk",
+    "needle_not_distinctive": "the needle is too short, too long or has no distinctive word",
+    "number_not_in_chunk": "a number of the claim is not in the chunk",
+    "name_not_in_chunk": "a name or date of the claim is not in the chunk",
+    "names_entity": "the claim names its own entity",
+    "names_other_entity": "the claim names another entity",
+    "negation_added": "a negation or hedge the chunk's sentence lacks",
+    "loses_needle": "the claim lacks the needle's numbers or names",
+    "states_table_value": "the claim writes a value of the table",
+    "other_entity_text": "another entity's text contains the needle",
+    "duplicate": "the same needle as a fact already kept",
+}
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim an LLM proposed: a third-person predicate and its verbatim needle."""
+
+    claim: str
+    needle: str
+
+
+def _text_field(entry: Mapping[str, Any], key: str, k: int) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"fact {k + 1}: {key!r} must be a non-empty string")
+    return " ".join(value.split())
+
+
+def parse_claims(reply: Any) -> tuple[Claim, ...]:
+    """The claims of a parsed JSON reply: ``{"facts": [{"claim": ..., "needle": ...}, ...]}``
+    (a bare list of such objects too), at most :data:`CLAIMS_PER_CHUNK`.
+
+    Raises :class:`ValueError` for any other shape, so the reply is counted as malformed.
+    """
+    entries = reply.get("facts") if isinstance(reply, dict) else reply
+    if not isinstance(entries, list):
+        raise ValueError('expected {"facts": [...]}')
+    claims = []
+    for k, entry in enumerate(entries[:CLAIMS_PER_CHUNK]):
+        if not isinstance(entry, dict):
+            raise ValueError(f"fact {k + 1} is not an object")
+        claims.append(Claim(_text_field(entry, "claim", k).rstrip("."),
+                            _text_field(entry, "needle", k)))
+    return tuple(claims)
+
+
+@dataclass(frozen=True)
+class ChunkRules:
+    """What the rules need of a chunk's world: the entity's names and table values, the
+    other entities' names and texts."""
+
+    chunk: Chunk
+    names: tuple[str, ...]
+    """The entity's names (display name, aliases), as :func:`entity_names` reads them."""
+    nouns: tuple[str, ...]
+    ticker: str | None
+    others: tuple[tuple[str, ...], ...]
+    """Each other entity's names."""
+    other_texts: tuple[str, ...]
+    values: tuple[tuple[tuple[Decimal, ...], int], ...] = field(default=())
+    """The entity's table values, per column, with the column's precision."""
+
+
+def _aliases(world: World, entity: Entity) -> list[str]:
+    """The names a source records for an entity beside its display name (SEC: brands)."""
+    companies = world.provenance.get("companies")
+    record = companies.get(entity.id) if isinstance(companies, dict) else None
+    aliases = record.get("aliases") if isinstance(record, dict) else None
+    return [a for a in aliases if isinstance(a, str)] if isinstance(aliases, list) else []
+
+
+def _names(world: World, entity: Entity) -> tuple[str, ...]:
+    return tuple(dict.fromkeys([entity.name, *_aliases(world, entity)]))
+
+
+def chunk_rules(world: World, chunk: Chunk, nouns: Sequence[str]) -> ChunkRules:
+    """The rules' view of ``chunk`` in ``world`` (``nouns``: what the pack calls an entity)."""
+    entity = world.entity(chunk.entity)
+    values = tuple(
+        (tuple(v for v in series if v is not None), world.columns[key].precision)
+        for key, series in world.values.get(chunk.entity, {}).items() if key in world.columns)
+    return ChunkRules(
+        chunk=chunk, names=_names(world, entity), nouns=tuple(nouns),
+        ticker=entity.attributes.get("ticker") or None,
+        others=tuple(_names(world, e) for e in world.entities if e.id != entity.id),
+        other_texts=tuple(c.text for e, chunks in world.chunks.items() if e != entity.id
+                          for c in chunks),
+        values=values)
+
+
+_FIRST_PERSON = re.compile(r"\b(?:we|us|our|ours|I|my|me|you|your)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER_WORDS = words("""
+one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety
+hundred thousand million billion trillion dozen
+""")
+_PROPER = re.compile(r"(?<![\w'’])[A-Z][\w'’&.\-]*|\b\w*[a-z][A-Z]\w*")
+
+
+def _predicate_problem(claim: Claim) -> bool:
+    words = claim.claim.split()
+    return (not 3 <= len(words) <= MAX_CLAIM_WORDS or not claim.claim[:1].islower()
+            or not verb_like(words[0].strip(",;"), plural_ok=False)
+            or _FIRST_PERSON.search(claim.claim) is not None
+            or re.search("[\"“”]", claim.claim) is not None)
+
+
+def _verbatim(needle: str, text: str) -> bool:
+    """Whether ``needle`` is a phrase of ``text``: as whole words, and character for character
+    as a reader sees both (``gen verify`` finds the sentence that states a fact so)."""
+    return needle_occurs(needle, text) and as_read(needle) in as_read(text)
+
+
+def _distinctive(needle: str) -> bool:
+    words = needle.split()
+    if not 1 <= len(words) <= MAX_NEEDLE_WORDS or not needle_tokens(needle):
+        return False
+    return len(words) >= 2 or re.search(r"[a-z][A-Z]|\d", needle) is not None
+
+
+def _numbers_missing(claim: str, text: str) -> bool:
+    numbers = _NUMBER.findall(claim)
+    spelled = [w for w in re.findall(r"[a-z]+", claim.lower()) if w in _NUMBER_WORDS]
+    return any(not needle_occurs(n.rstrip(".,"), text) for n in [*numbers, *spelled])
+
+
+def _names_missing(claim: str, text: str) -> bool:
+    read = as_read(text).replace("’", "'")
+    for match in _PROPER.finditer(claim.replace("’", "'")):
+        name = re.sub(r"'s$", "", match.group(0)).rstrip(".'-&")
+        if name and re.search(r"(?<!\w)" + re.escape(as_read(name)) + r"(?!\w)", read) is None:
+            return True
+    return False
+
+
+def _names_entity(text: str, names: Sequence[str], nouns: Sequence[str], ticker: str | None,
+                  chunk_text: str) -> bool:
+    forms = sorted(name_forms(names), key=len, reverse=True)
+    if mentions(text, entity_names(names, nouns, chunk_text)) or names_in(text, forms, ticker):
+        return True
+    return any(re.search(r"\bthe\s+" + re.escape(noun) + r"\b", text, re.IGNORECASE)
+               for noun in nouns)
+
+
+def _sentence_negations(needle: str, text: str) -> set[str]:
+    """The negating words of the chunk's sentences that contain ``needle`` (as ``gen verify``
+    splits and reads them)."""
+    read, phrase = as_read(text), as_read(needle)
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", read) if phrase in s]
+    return {w for s in sentences or [read] for w in negating(words_of(s))}
+
+
+def _loses_needle(claim: str, needle: str) -> bool:
+    seen = as_read(claim).lower()
+    return any(as_read(t).lower() not in seen for t in needle_tokens(needle))
+
+
+def _states_values(claim: str, values: Iterable[tuple[tuple[Decimal, ...], int]]) -> bool:
+    return any(series and stated_values(claim, series, precision)
+               for series, precision in values)
+
+
+def claim_problem(claim: Claim, rules: ChunkRules) -> str | None:
+    """The first rule ``claim`` breaks (a key of :data:`DROP_REASONS`), or ``None`` when the
+    chunk proves it and no other entity's text does."""
+    text = rules.chunk.text
+    if _predicate_problem(claim):
+        return "not_predicate"
+    if unreadable(claim.claim) is not None or unreadable(claim.needle) is not None:
+        return "unreadable"
+    if not _verbatim(claim.needle, text):
+        return "needle_not_verbatim"
+    if not _distinctive(claim.needle):
+        return "needle_not_distinctive"
+    if _numbers_missing(claim.claim, text):
+        return "number_not_in_chunk"
+    if _names_missing(claim.claim, text):
+        return "name_not_in_chunk"
+    both = f"{claim.claim} | {claim.needle}"
+    if _names_entity(both, rules.names, rules.nouns, rules.ticker, text):
+        return "names_entity"
+    if any(_names_entity(both, names, (), None, text) for names in rules.others):
+        return "names_other_entity"
+    if set(negating(words_of(claim.claim))) - _sentence_negations(claim.needle, text):
+        return "negation_added"
+    if _loses_needle(claim.claim, claim.needle):
+        return "loses_needle"
+    if _states_values(claim.claim, rules.values):
+        return "states_table_value"
+    if any(needle_occurs(claim.needle, other) for other in rules.other_texts):
+        return "other_entity_text"
+    if fact_problem(claim.claim, claim.needle, {"inputs": {"text": [{"text": text}]}}):
+        return "negation_added"  # what verify refuses beyond the rules above: a hedge
+    return None
+
+
+class FactTally:
+    """Claims asked for, kept and dropped by reason, over all chunks."""
+
+    def __init__(self) -> None:
+        self.chunks = 0
+        self.claims = 0
+        self.kept = 0
+        self.dropped: Counter[str] = Counter()
+
+    def to_json(self) -> dict[str, Any]:
+        """The tally as the manifest records it (reasons sorted)."""
+        return {"chunks": self.chunks, "claims": self.claims, "kept": self.kept,
+                "dropped": dict(sorted(self.dropped.items()))}
+
+
+def kept_facts(claims: Sequence[Claim], rules: ChunkRules, taken: set[str],
+               tally: FactTally) -> list[Fact]:
+    """The facts of ``claims`` that hold (:func:`claim_problem`), in the reply's order; a
+    needle already in ``taken`` (normalised: the entity's facts so far) is a duplicate.
+    ``taken`` and ``tally`` are updated."""
+    chunk = rules.chunk
+    facts = []
+    for claim in claims:
+        tally.claims += 1
+        problem = claim_problem(claim, rules)
+        key = normalise_needle(claim.needle)
+        if problem is None and key in taken:
+            problem = "duplicate"
+        if problem is not None:
+            tally.dropped[problem] += 1
+            continue
+        taken.add(key)
+        tally.kept += 1
+        sentence = _stating_sentence(claim.needle, chunk.text)
+        facts.append(Fact(entity=chunk.entity, chunk=chunk.id, kind=LLM_FACT_KIND,
+                          key=f"{LLM_FACT_KIND}:{key}", needle=claim.needle,
+                          claim=claim.claim, sentence=sentence))
+    return facts
+
+
+def _stating_sentence(needle: str, text: str) -> str:
+    """The sentence of ``text`` that holds ``needle`` (the whole text if none alone does)."""
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        if needle in sentence:
+            return sentence.strip()
+    return text
