@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         build,
         build_markup,
         catalogue,
+        estimate_paraphrases,
         evaluate,
         export_harness,
         fetch_sec,
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["COMMANDS", "Catalogue", "VerifyReport", "__version__", "build", "build_markup",
-           "catalogue",
+           "catalogue", "estimate_paraphrases",
            "evaluate", "export_harness", "fetch_sec", "json_schema", "load", "make_variants",
            "merge_shards", "new_domain", "preview", "report", "run_audit", "statement_types",
            "verify"]

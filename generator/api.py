@@ -39,6 +39,14 @@ from hopvista.eval.prompts import DEFAULT_SETTING, read_template
 from hopvista.eval.report import read_run, report_output, write_report
 from hopvista.eval.runner import EvalRequest, Notice, Progress, run_eval
 from hopvista.harness import ExportResult, export
+from hopvista.llm.estimate import Estimate
+from hopvista.llm.estimate import estimate as estimate_stage
+from hopvista.llm.settings import (
+    DEFAULT_ATTEMPTS,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_TIMEOUT,
+    ParaphraseSettings,
+)
 from hopvista.markup_tasks.build import build_markup as run_markup
 from hopvista.markup_tasks.build import by_family
 from hopvista.markup_tasks.subtasks import Subtask
@@ -62,7 +70,8 @@ from hopvista.variants.build import augment, parse_variants
 from hopvista.verify.outcome import VerifyReport, verify
 
 __all__ = ["COMMANDS", "DEFAULT_VARIANTS", "MAX_CONCURRENCY", "Catalogue", "VerifyReport", "build",
-           "build_markup", "catalogue", "evaluate", "export_harness", "fetch_sec", "json_schema",
+           "build_markup", "catalogue", "estimate_paraphrases", "evaluate", "export_harness",
+           "fetch_sec", "json_schema",
            "load", "make_variants", "merge_shards", "new_domain", "preview", "report", "run_audit",
            "statement_types", "verify"]
 
@@ -84,7 +93,12 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
           overwrite: bool = False, progress: bool = False, defences: bool = True,
           notice: Callable[[str], None] = _quiet, shard: tuple[int, int] | None = None,
           executor: str = "local", address: str | None = None,
-          shards: int | None = None) -> dict[str, Any]:
+          shards: int | None = None, paraphrase: str | None = None,
+          judge: str | None = None, paraphrase_url: str | None = None,
+          judge_url: str | None = None, llm_cache: StrPath | None = None,
+          llm_concurrency: int = DEFAULT_CONCURRENCY, llm_attempts: int = DEFAULT_ATTEMPTS,
+          llm_timeout: float = DEFAULT_TIMEOUT,
+          prices: StrPath | None = None) -> dict[str, Any]:
     """Build the dataset of ``domain`` (a built-in name or a pack folder) into ``out``
     (``gen build``).
 
@@ -97,16 +111,32 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
     cluster at ``address`` (a local Ray of ``workers`` CPUs by default) and merges them into
     ``out`` — the same bytes as a local build.
 
+    ``paraphrase="openai:NAME"`` with ``judge="openai:NAME2"`` paraphrases every statement
+    (docs/llm.md): two passes by ``paraphrase`` at ``paraphrase_url``, the guard, the judge at
+    ``judge_url``; answers are cached in ``llm_cache`` (default ``~/.cache/hopvista/llm``),
+    ``llm_concurrency`` items are in flight at once, a rejected statement is asked again up
+    to ``llm_attempts`` times, a request may take ``llm_timeout`` seconds, and ``prices`` (a
+    YAML or JSON price table) prices the tokens. Keys come from ``OPENAI_API_KEY`` (the judge's
+    from ``HOPVISTA_JUDGE_API_KEY`` when set).
+
     ``domain="mmtables"`` builds multimodal tables (docs/mmtables.md): it takes ``count``,
     ``seed``, ``images``, ``workers``, ``overwrite``, ``progress`` and ``notice``, and refuses
     the other options.
     """
+    llm = ParaphraseSettings.make(
+        paraphrase, judge, paraphrase_url=paraphrase_url, judge_url=judge_url,
+        attempts=llm_attempts, concurrency=llm_concurrency, cache=llm_cache,
+        prices=prices, timeout=llm_timeout)
+    if prices is not None and llm is None:
+        raise UserError("--prices applies to the paraphrase stage: give --paraphrase MODEL "
+                        "and --judge MODEL")
     if str(domain) == mmtables_build.DOMAIN and not (Path(domain) / "domain.yaml").is_file():
         _refuse_for_mmtables({"--hops": hops != (1, 2, 3), "--source": source is not None,
                               "--data": data is not None, "--years": years is not None,
                               "--periods": periods is not None, "--no-defences": not defences,
                               "--shard": shard is not None, "--executor": executor != "local",
-                              "--address": address is not None, "--shards": shards is not None})
+                              "--address": address is not None, "--shards": shards is not None,
+                              "--paraphrase": llm is not None})
         return mmtables_build.build_mmtables(
             Path(out), count=count, seed=seed,
             images=mmtables_build.TABLE_IMAGES if images else None, workers=workers,
@@ -121,13 +151,42 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
     config = BuildConfig(domain=str(domain), levels=tuple(hops), count=count, seed=seed,
                          source=source, images=images,
                          data=None if data is None else str(data), years=years,
-                         periods=periods, defences=defences)
+                         periods=periods, defences=defences, llm=llm)
     if executor == "ray":
         return build_on_ray(config, Path(out), address=address, shards=shards,
                             workers=workers, overwrite=overwrite, progress=progress,
                             notice=notice)
     return run_build(config, Path(out), workers=workers, overwrite=overwrite,
                      progress=progress, notice=notice, shard=shard)
+
+
+def estimate_paraphrases(domain: str, *, hops: tuple[int, ...] = (1, 2, 3), count: int = 48,
+                         seed: int = 0, source: str | None = None,
+                         data: StrPath | None = None, years: tuple[int, int] | None = None,
+                         periods: int | None = None, defences: bool = True, workers: int = 1,
+                         paraphrase: str | None = None, judge: str | None = None,
+                         paraphrase_url: str | None = None, judge_url: str | None = None,
+                         llm_cache: StrPath | None = None,
+                         llm_concurrency: int = DEFAULT_CONCURRENCY,
+                         llm_attempts: int = DEFAULT_ATTEMPTS,
+                         llm_timeout: float = DEFAULT_TIMEOUT,
+                         prices: StrPath | None = None) -> Estimate:
+    """What the paraphrase stage of :func:`build` with these arguments would ask: requests,
+    input and output tokens and cost per step, estimated from every prompt of the items'
+    first attempts rendered without sending anything (``gen build --llm-estimate``; nothing
+    is written). See :mod:`hopvista.llm.estimate`."""
+    llm = ParaphraseSettings.make(
+        paraphrase, judge, paraphrase_url=paraphrase_url, judge_url=judge_url,
+        attempts=llm_attempts, concurrency=llm_concurrency, cache=llm_cache, prices=prices,
+        timeout=llm_timeout)
+    if llm is None:
+        raise UserError("--llm-estimate estimates the paraphrase stage: give --paraphrase "
+                        "MODEL and --judge MODEL")
+    config = BuildConfig(domain=str(domain), levels=tuple(hops), count=count, seed=seed,
+                         source=source, images=False,
+                         data=None if data is None else str(data), years=years,
+                         periods=periods, defences=defences)
+    return estimate_stage(config, llm, workers=workers)
 
 
 MMTABLES_OPTIONS = "-n/--count, --seed, --out, --workers, --overwrite and --no-images"
@@ -412,7 +471,7 @@ def new_domain(name: str, *, directory: StrPath = ".") -> Path:
 
 
 COMMANDS: dict[str, tuple[Callable[..., Any], ...]] = {
-    "build": (build,),
+    "build": (build, estimate_paraphrases),
     "merge": (merge_shards,),
     "markup": (build_markup,),
     "verify": (verify,),

@@ -30,9 +30,9 @@ from hopvista.program.statement_types import STATEMENT_TYPES
 from hopvista.world import Column
 from hopvista.yamlfile import Lines, file_stamp, read_yaml, validation_message
 
-__all__ = ["DOMAIN_FILE", "MIN_MARGIN", "PACK_FORMAT", "DomainPack", "Identity", "PackSpec",
-           "builtin_pack_names", "derivable_closure", "load_pack", "parse_identity",
-           "resolve_pack"]
+__all__ = ["DEFAULT_WORD_SYNONYMS", "DOMAIN_FILE", "MIN_MARGIN", "PACK_FORMAT", "DomainPack",
+           "Identity", "PackSpec", "Synonyms", "builtin_pack_names", "derivable_closure",
+           "load_pack", "parse_identity", "resolve_pack"]
 
 PACK_FORMAT = 2
 DOMAIN_FILE = "domain.yaml"
@@ -132,6 +132,65 @@ class Decidability(_Strict):
         return value
 
 
+#: The English alternatives of each word-map phrase that a paraphrase may use instead (each
+#: of the sense :mod:`hopvista.verify.meaning` gives its key); a pack's ``paraphrase.words``
+#: replaces the list of an entry it names.
+DEFAULT_WORD_SYNONYMS: dict[str, dict[str, tuple[str, ...]]] = {
+    "cmp": {">": ("greater than", "more than", "higher than", "larger than", "above",
+                  "exceeding", "in excess of"),
+            "<": ("less than", "lower than", "smaller than", "below", "under", "beneath")},
+    "sign": {"+": ("plus", "added to"), "-": ("minus", "less")},
+    "order": {"max": ("highest", "largest", "greatest", "biggest", "maximum"),
+              "min": ("lowest", "smallest", "minimum")},
+    "direction": {"increasing": ("increasing", "rising", "growing", "climbing", "upward"),
+                  "decreasing": ("decreasing", "falling", "declining", "shrinking", "dropping",
+                                 "downward")},
+    "direction_verb": {
+        "increasing": ("increased", "rose", "grew", "climbed", "went up", "increases", "rises",
+                       "grows"),
+        "decreasing": ("decreased", "fell", "declined", "dropped", "shrank", "went down",
+                       "decreases", "falls", "declines", "drops")},
+}
+
+
+class ParaphraseSpec(_Strict):
+    """``paraphrase:``: what a paraphrase of a statement may write instead of the pack's
+    words (docs/domains.md, "Paraphrases")."""
+
+    columns: dict[str, list[str]] = Field(
+        default_factory=dict, description="Column key -> other names of the column.")
+    words: dict[str, dict[str, list[str]]] = Field(
+        default_factory=dict, description="Word map -> key -> phrases of the same sense.")
+
+
+@dataclass(frozen=True)
+class Synonyms:
+    """The alternatives a paraphrase may use: per column key, and per word-map entry."""
+
+    columns: dict[str, tuple[str, ...]]
+    words: dict[str, dict[str, tuple[str, ...]]]
+
+    @classmethod
+    def default(cls) -> Synonyms:
+        """The built-in English alternatives of the word maps, and no column's."""
+        return cls(columns={}, words={m: dict(k) for m, k in DEFAULT_WORD_SYNONYMS.items()})
+
+    def column(self, key: str) -> tuple[str, ...]:
+        """The other names of column ``key``."""
+        return self.columns.get(key, ())
+
+    def word(self, name: str, key: str) -> tuple[str, ...]:
+        """The alternatives of word map ``name``'s entry ``key``."""
+        return self.words.get(name, {}).get(key, ())
+
+    def to_json(self) -> dict[str, Any]:
+        """The synonyms as a paraphrasing build's manifest records them
+        (``config.llm.synonyms``)."""
+        return {"columns": {k: list(v) for k, v in sorted(self.columns.items())},
+                "words": {m: {k: list(v) for k, v in entries.items()}
+                          for m, entries in self.words.items()}}
+
+
 class PackSpec(_Strict):
     """``domain.yaml``."""
 
@@ -157,6 +216,8 @@ class PackSpec(_Strict):
     words: dict[str, dict[str, str]] = Field(
         description="Word maps, e.g. cmp: {'>': 'greater than'}; order: {max: highest}.")
     forms: dict[str, list[str]] = Field(description="Jinja2 surface forms per statement type.")
+    paraphrase: ParaphraseSpec | None = Field(
+        default=None, description="What a paraphrase may write instead of the pack's words.")
 
     @field_validator("columns")
     @classmethod
@@ -239,6 +300,17 @@ class DomainPack:
                 "plural": self.spec.entity.plural, "question": self.spec.question,
                 "period_format": period.format if period is not None else None}
 
+    def synonyms(self) -> Synonyms:
+        """What a paraphrase of this pack's statements may write instead of its words: the
+        built-in English alternatives, each entry the pack's ``paraphrase.words`` names
+        replaced by the pack's, and the pack's column synonyms."""
+        section = self.spec.paraphrase or ParaphraseSpec()
+        words = {m: dict(k) for m, k in DEFAULT_WORD_SYNONYMS.items()}
+        for name, entries in section.words.items():
+            for key, phrases in entries.items():
+                words[name][key] = tuple(phrases)
+        return Synonyms(columns={k: tuple(v) for k, v in section.columns.items()}, words=words)
+
 
 def _check_template(where: str, text: str, variables: dict[str, Any]) -> None:
     """Render ``text`` once in the sandbox; a :class:`UserError` beginning with ``where`` if
@@ -297,6 +369,59 @@ def _check_wording(spec: PackSpec, lines: Lines) -> None:
     _check_template(lines.where(("question",)), spec.question, question)
 
 
+def _phrase_problem(phrase: str) -> str | None:
+    if not phrase.strip() or phrase != " ".join(phrase.split()):
+        return "expected a phrase (words with single spaces, no leading or trailing space)"
+    if any(c in phrase for c in "{}<>\\") or not phrase.isprintable():
+        return f"{phrase!r} holds a character a phrase does not"
+    return None
+
+
+def _check_paraphrase(spec: PackSpec, section: ParaphraseSpec, lines: Lines) -> None:
+    """The ``paraphrase:`` section names known columns and word-map entries, with phrases
+    that name nothing else: a column synonym is no other column's label or synonym, a word
+    synonym no phrase of another entry of its map."""
+    labels = {c.key: c.label for c in spec.columns}
+    owner: dict[str, str] = {" ".join(label.lower().split()): key for key, label in labels.items()}
+    for key, phrases in section.columns.items():
+        where = lines.where(("paraphrase", "columns", key))
+        if labels and key not in labels:
+            raise UserError(f"{where}: unknown column {key!r} (the pack's columns: "
+                            f"{', '.join(sorted(labels))})")
+        for i, phrase in enumerate(phrases):
+            at = lines.where(("paraphrase", "columns", key, i))
+            problem = _phrase_problem(phrase)
+            if problem is not None:
+                raise UserError(f"{at}: {problem}")
+            other = owner.setdefault(phrase.lower(), key)
+            if other != key:
+                said = f"the label of column {other!r}" if labels.get(other, "").lower() == \
+                    phrase.lower() else f"a synonym of column {other!r}"
+                raise UserError(f"{at}: {phrase!r} is {said}: a paraphrase naming it would "
+                                "name another column")
+    for name, entries in section.words.items():
+        if name not in WORD_MAPS:
+            raise UserError(f"{lines.where(('paraphrase', 'words', name))}: unknown word map "
+                            f"{name!r} (known: {', '.join(WORD_MAPS)})")
+        sense_of: dict[str, str] = {}
+        for key in WORD_MAPS[name]:
+            for phrase in (spec.words[name][key], *DEFAULT_WORD_SYNONYMS[name][key]):
+                sense_of.setdefault(phrase.lower(), key)
+        for key, phrases in entries.items():
+            if key not in WORD_MAPS[name]:
+                raise UserError(f"{lines.where(('paraphrase', 'words', name, key))}: unknown "
+                                f"entry {key!r} of word map {name!r} (known: "
+                                f"{', '.join(WORD_MAPS[name])})")
+            for i, phrase in enumerate(phrases):
+                at = lines.where(("paraphrase", "words", name, key, i))
+                problem = _phrase_problem(phrase)
+                if problem is not None:
+                    raise UserError(f"{at}: {problem}")
+                other = sense_of.get(phrase.lower(), key)
+                if other != key:
+                    raise UserError(f"{at}: {phrase!r} says {name} {other!r}, not {key!r}")
+
+
 def _identities(spec: PackSpec, lines: Lines) -> tuple[Identity, ...]:
     keys = {c.key for c in spec.columns}
     identities = []
@@ -351,6 +476,8 @@ def pack_from_data(folder: Path, data: Any, lines: Lines) -> DomainPack:
             raise UserError(f"{lines.where(('related', i))}: {problem}")
     types = _enabled_types(spec, lines)
     _check_wording(spec, lines)
+    if spec.paraphrase is not None:
+        _check_paraphrase(spec, spec.paraphrase, lines)
     words = StatementWords(words=spec.words, forms={t: spec.forms[t] for t in types})
     return DomainPack(path=folder, spec=spec, words=words, identities=identities,
                       types=types, lines=lines)

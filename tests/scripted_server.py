@@ -9,6 +9,8 @@ repeats. A behaviour is a reply text, or one of:
 ``("malformed",)``               a 200 whose body is not JSON
 ``("echo-key", CODE)``           an error whose message repeats the request's Authorization
 ``("echo-header", NAME)``        a 200 whose answer is the request's header NAME
+``("call", FUNCTION)``          answer FUNCTION(prompt text): a reply computed from what was
+                                 asked (a text, or any behaviour above)
 ``("raw", CODE, BODY, HEADERS)`` exactly BODY (bytes) with that status, as JSON unless HEADERS
                                  say otherwise; ``@HEADER@`` in BODY becomes the request's
                                  header HEADER (e.g. ``@Authorization@``)
@@ -39,6 +41,7 @@ class Script:
         self.requests: dict[str, int] = defaultdict(int)
         self.unmatched = 0
         self.bodies: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
         self.lock = threading.Lock()
 
     def next(self, prompt: str) -> Behaviour | None:
@@ -83,7 +86,11 @@ def _handler(script: Script) -> type[BaseHTTPRequestHandler]:
             body = json.loads(self.rfile.read(length) or b"{}")
             with script.lock:
                 script.bodies.append(body)
-            behaviour = script.next(_prompt_text(body))
+                script.headers.append({k.lower(): v for k, v in self.headers.items()})
+            prompt = _prompt_text(body)
+            behaviour = script.next(prompt)
+            if isinstance(behaviour, tuple) and behaviour[0] == "call":
+                behaviour = behaviour[1](prompt)
             if behaviour is None:
                 self._json(404, {"error": {"message": "no script for this prompt"}})
                 return

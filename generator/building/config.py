@@ -8,6 +8,7 @@ from typing import Any
 
 from hopvista.domain import DomainPack, check_columns, resolve_pack
 from hopvista.errors import UserError
+from hopvista.llm.settings import ParaphraseSettings
 from hopvista.model.balance import LEVEL_NAMES
 from hopvista.sources import SOURCES, SourceOptions
 
@@ -28,6 +29,8 @@ class BuildConfig:
     defences: bool = True
     """Whether generation defeats proxy solvers: the proxy-agreement axis of the
     plan. Off only to make a deliberately leaky dataset, e.g. to test ``gen audit``."""
+    llm: ParaphraseSettings | None = None
+    """The paraphrase stage (``--paraphrase``, ``--judge``), or ``None`` for none."""
 
     def options(self) -> SourceOptions:
         """What the source is told."""
@@ -63,4 +66,5 @@ class BuildConfig:
                 "identities": [identity.text for identity in pack.identities],
                 "related": [list(group) for group in pack.spec.related],
                 "types_enabled": list(pack.types),
-                "wording": pack.wording_json()}
+                "wording": pack.wording_json()} | (
+                    {"llm": self.llm.to_json(pack)} if self.llm is not None else {})

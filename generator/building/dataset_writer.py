@@ -87,6 +87,9 @@ class DatasetKind:
     items kept; without, the kind always starts afresh."""
     first_index: int = 0
     """``provenance.index`` of the kind's first item (a resumed run keeps items from it on)."""
+    paraphrased: bool = False
+    """Whether the statements were paraphrased: their Parquet struct then holds each one's
+    template text and kept attempt."""
 
     def start(self, notice: Notice) -> None:
         """Get ready once the output folder is claimed, before anything is staged (say what
@@ -157,7 +160,8 @@ def _write_items(stage: Path, kept: list[tuple[str, Item]], kind: DatasetKind,
     try:
         # The first item is asked for first: the workers start on it while Parquet sets up.
         first = list(itertools.islice(items, 1))
-        shards = ParquetShards(stage, kind.total) if kind.parquet else None
+        shards = ParquetShards(stage, kind.total, paraphrased=kind.paraphrased) \
+            if kind.parquet else None
         for line, item in kept:
             if shards is not None:
                 shards.add(item, line)

@@ -24,6 +24,7 @@ from hopvista.audit.recorded import build_audit
 from hopvista.building.dataset_writer import Counts, DatasetKind, write_dataset
 from hopvista.building.pipeline import SHARD_KIND, Written, dataset_manifest
 from hopvista.errors import UserError
+from hopvista.llm.paraphrase import merged_llm
 from hopvista.model import Item
 from hopvista.model.dataset import (
     ITEMS,
@@ -142,6 +143,7 @@ class MergedShards(DatasetKind):
         self.first = shards[0][1]
         self.total = int(self.first["config"]["count"])
         self.written = Written()
+        self.paraphrased = "llm" in self.first["config"]
 
     def items(self, stage: Path, kept: int) -> Iterator[Item]:
         """Every shard's items, its images placed under ``stage``."""
@@ -172,6 +174,8 @@ class MergedShards(DatasetKind):
         manifest = dataset_manifest(first["config"], first["source"], first["seed"], render,
                                     written, first["plan_shares"], audit)
         manifest["packages"] = first["packages"]
+        if self.paraphrased:
+            manifest["llm"] = merged_llm([m["llm"] for _, m in self.shards])
         return manifest
 
     def card(self, manifest: dict[str, Any]) -> str:

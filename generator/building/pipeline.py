@@ -24,6 +24,7 @@ from hopvista.domain import DomainPack
 from hopvista.errors import UserError
 from hopvista.generation.feasibility import Availability, texts_without_facts
 from hopvista.generation.plan import missing_slots, plan_shares, why_not
+from hopvista.llm.paraphrase import ParaphraseCounts, ParaphraseStage, llm_manifest
 from hopvista.model import Item
 from hopvista.model.balance import LEVEL_NAMES, agreement_shares, slot_groups
 from hopvista.model.format import FORMAT_VERSION
@@ -188,9 +189,14 @@ def build(config: BuildConfig, out: Path, workers: int = 1, overwrite: bool = Fa
     target, sources = check_build_out(config, out)
     check_disk_space(config, target, out)
     workers = cap_workers(workers, notice)
-    kind = BuildKind(config, pack, workers, progress, shard)
-    return write_dataset(out, kind, overwrite=overwrite, notice=notice, sources=sources,
-                         on_item=on_item)
+    stage = None if config.llm is None else ParaphraseStage(config.llm, pack, config.seed,
+                                                            progress=progress, notice=notice)
+    kind = BuildKind(config, pack, workers, progress, shard, stage)
+    manifest = write_dataset(out, kind, overwrite=overwrite, notice=notice, sources=sources,
+                             on_item=on_item)
+    if stage is not None:
+        notice(f"LLM requests of this run: {stage.usage.summary()}")
+    return manifest
 
 
 class BuildKind(DatasetKind):
@@ -198,9 +204,13 @@ class BuildKind(DatasetKind):
     audit, and the card of the domain."""
 
     def __init__(self, config: BuildConfig, pack: DomainPack, workers: int, progress: bool,
-                 shard: tuple[int, int] | None) -> None:
+                 shard: tuple[int, int] | None, stage: ParaphraseStage | None = None) -> None:
         self.config, self.pack, self.workers, self.progress = config, pack, workers, progress
         self.shard = shard
+        self.stage = stage
+        self.paraphrased = stage is not None
+        self.paraphrases = ParaphraseCounts()
+        self.replay = 0
         self.name = SHARD_KIND if shard else None
         self.parquet = shard is None
         self.resume_key = resume_key(config.to_json(pack), package_versions(), shard)
@@ -222,14 +232,25 @@ class BuildKind(DatasetKind):
             notice(line)
 
     def items(self, stage: Path, kept: int) -> Iterator[Item]:
-        """The plan's items after the kept ones (their images under ``stage``)."""
-        return generate_items(self.config, self.workers, self.progress,
+        """The plan's items after the kept ones (their images under ``stage``), paraphrased
+        when the build has a paraphrase stage."""
+        made = generate_items(self.config, self.workers, self.progress,
                               images_root=stage if self.config.images else None,
                               plan=self.plan[self.first_index + kept:self.stop])
+        if self.stage is None:
+            return made
+        self.replay = kept
+        return self.stage.run(made)
 
     def add(self, item: Item) -> None:
-        """Count the item's statements (and, with images, look up what drew them)."""
+        """Count the item's statements (and, with images, look up what drew them); a kept
+        item of a resumed build has its LLM requests counted again from the cache."""
         self._written().add(item)
+        if self.stage is not None:
+            if self.replay:
+                self.replay -= 1
+                self.stage.replay(item)
+            self.paraphrases.add(item)
 
     def _written(self) -> Written:
         if self.written is None:
@@ -253,13 +274,17 @@ class BuildKind(DatasetKind):
         config_json = self.config.to_json(self.pack) | {"types": list(found.available)} | (
             {"unavailable": found.to_json()} if found.reasons else {})
         if self.shard is not None:
-            return shard_manifest(config_json, self.world.provenance, self.config.seed, render,
-                                  written, plan_shares(self.plan), self.shard,
-                                  (self.first_index, self.stop), self.pack.spec.title,
-                                  margins)
-        audit = build_audit(stage / ITEMS, written.items, margins)
-        return dataset_manifest(config_json, self.world.provenance, self.config.seed, render,
-                                written, plan_shares(self.plan), audit)
+            manifest = shard_manifest(config_json, self.world.provenance, self.config.seed,
+                                      render, written, plan_shares(self.plan), self.shard,
+                                      (self.first_index, self.stop), self.pack.spec.title,
+                                      margins)
+        else:
+            audit = build_audit(stage / ITEMS, written.items, margins)
+            manifest = dataset_manifest(config_json, self.world.provenance, self.config.seed,
+                                        render, written, plan_shares(self.plan), audit)
+        if self.stage is not None:
+            manifest["llm"] = llm_manifest(self.stage, self.paraphrases)
+        return manifest
 
     def card(self, manifest: dict[str, Any]) -> str | None:
         """The domain's card (none for a shard)."""

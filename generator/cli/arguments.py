@@ -33,6 +33,17 @@ def int_at_least(minimum: int, hint: str,
 
 
 positive_int = int_at_least(1, "at least 1")
+
+
+def positive_number(text: str) -> float:
+    """A number of more than 0 (seconds, say), written in ASCII digits."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {excerpt(text)}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {excerpt(text)}")
+    return value
 seed_int = int_at_least(0, "0 or more", maximum=None)
 non_negative_int = int_at_least(0, "0 or more")
 

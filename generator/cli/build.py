@@ -8,8 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import hopvista
-from hopvista.cli.arguments import int_at_least, levels, positive_int, seed_int, shard, years
+from hopvista.cli.arguments import (
+    int_at_least,
+    levels,
+    positive_int,
+    positive_number,
+    seed_int,
+    shard,
+    years,
+)
 from hopvista.errors import UserError
+from hopvista.llm.settings import DEFAULT_ATTEMPTS, DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT
 
 MARKUP_DOMAIN = "markup"
 """Not a domain: markup tasks have their own command (``gen markup``)."""
@@ -63,6 +72,37 @@ def register(subparsers: Any) -> None:
                         "Ray of --workers CPUs)")
     p.add_argument("--shards", type=positive_int, default=None,
                    help="ray: how many shards (default: the cluster's CPUs)")
+    llm = p.add_argument_group("paraphrase stage (docs/llm.md)")
+    llm.add_argument("--paraphrase", default=None, metavar="MODEL",
+                     help="paraphrase every statement with MODEL (openai:NAME: any "
+                          "OpenAI-compatible server); needs --judge")
+    llm.add_argument("--judge", default=None, metavar="MODEL",
+                     help="keep a paraphrase only when MODEL finds its meaning unchanged "
+                          "(best another model than --paraphrase)")
+    llm.add_argument("--paraphrase-url", default=None, metavar="URL",
+                     help="the paraphrasing model's server (default: OPENAI_BASE_URL, else "
+                          "OpenAI's), e.g. http://localhost:8000/v1 for vLLM")
+    llm.add_argument("--judge-url", default=None, metavar="URL",
+                     help="the judge's server (key: HOPVISTA_JUDGE_API_KEY if set, else "
+                          "OPENAI_API_KEY)")
+    llm.add_argument("--llm-cache", default=None, metavar="DIR",
+                     help="where answers are cached (default: $XDG_CACHE_HOME/hopvista/llm or "
+                          "~/.cache/hopvista/llm); a rerun asks nothing twice")
+    llm.add_argument("--llm-concurrency", type=positive_int, default=DEFAULT_CONCURRENCY,
+                     metavar="N", help=f"items whose requests are in flight at once (default "
+                                       f"{DEFAULT_CONCURRENCY})")
+    llm.add_argument("--llm-attempts", type=positive_int, default=DEFAULT_ATTEMPTS,
+                     metavar="K", help=f"attempts per statement before it keeps its template "
+                                       f"text (default {DEFAULT_ATTEMPTS})")
+    llm.add_argument("--llm-timeout", type=positive_number, default=DEFAULT_TIMEOUT,
+                     metavar="SECONDS", help=f"how long one request may take before it is "
+                                             f"retried (default {DEFAULT_TIMEOUT:g})")
+    llm.add_argument("--prices", default=None, metavar="FILE",
+                     help="price table (YAML or JSON: {NAME: {input: 2.5, output: 10}}, "
+                          "dollars per million tokens) instead of the built-in one")
+    llm.add_argument("--llm-estimate", action="store_true",
+                     help="print the requests, tokens and cost the paraphrase stage would "
+                          "need, and write nothing")
     p.set_defaults(run=run)
 
 
@@ -72,13 +112,25 @@ def run(args: argparse.Namespace) -> int:
     if args.domain == MARKUP_DOMAIN and not (Path(args.domain) / "domain.yaml").is_file():
         raise UserError(f"{MARKUP_DOMAIN!r} is not a domain: markup tasks have their own "
                         f"command, 'gen markup' (see 'gen markup --help')")
+    llm = {"paraphrase": args.paraphrase, "judge": args.judge,
+           "paraphrase_url": args.paraphrase_url, "judge_url": args.judge_url,
+           "llm_cache": args.llm_cache, "llm_concurrency": args.llm_concurrency,
+           "llm_attempts": args.llm_attempts, "llm_timeout": args.llm_timeout,
+           "prices": args.prices}
+    if args.llm_estimate:
+        estimate = hopvista.estimate_paraphrases(
+            args.domain, hops=args.hops, count=args.count, seed=args.seed,
+            source=args.source, data=args.data, years=args.years, periods=args.periods,
+            defences=args.defences, workers=args.workers, **llm)
+        print(estimate.text())
+        return 0
     manifest = hopvista.build(
         args.domain, out, hops=args.hops, count=args.count, seed=args.seed,
         source=args.source, data=args.data, years=args.years, periods=args.periods,
         images=args.images, workers=args.workers, overwrite=args.overwrite,
         progress=sys.stderr.isatty(), defences=args.defences, shard=args.shard,
         executor=args.executor, address=args.address, shards=args.shards,
-        **({"notice": _stderr} if args.domain == MMTABLES else {}))
+        **llm, **({"notice": _stderr} if args.domain == MMTABLES else {}))
     if manifest.get("kind") == MMTABLES:
         shares = manifest["shares"]
         print(f"wrote {manifest['counts']['items']} items to {out} (archetypes "

@@ -190,9 +190,10 @@ def _bounding_hook(seconds: float) -> Any:
 
 @MODELS.register("openai")
 class OpenAIChat:
-    """A chat model behind an OpenAI-compatible endpoint."""
+    """A chat model behind an OpenAI-compatible endpoint (``api_key``, when given, is sent
+    instead of ``OPENAI_API_KEY``)."""
 
-    def __init__(self, options: Mapping[str, str]) -> None:
+    def __init__(self, options: Mapping[str, str], api_key: str | None = None) -> None:
         unknown = sorted(set(options) - KNOWN)
         if unknown:
             raise UserError(f"--option {unknown[0]}: openai:NAME has no such option "
@@ -215,7 +216,7 @@ class OpenAIChat:
         except ImportError:
             raise UserError("openai:…: install the openai package (pip install openai)") \
                 from None
-        key = os.environ.get("OPENAI_API_KEY")
+        key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         if not key and self.base_url is None:
             raise UserError("openai:…: set OPENAI_API_KEY (or --base-url for a local server)")
         self._errors = openai
@@ -238,14 +239,15 @@ class OpenAIChat:
                  getattr(client, "project", None)]
         return [s for s in found if isinstance(s, str) and s]
 
-    def answer(self, prompt: Prompt) -> Reply:
-        """Ask the endpoint."""
+    def answer(self, prompt: Prompt, seed: int | None = None) -> Reply:
+        """Ask the endpoint (with ``seed`` instead of the ``seed`` option, when given)."""
+        parameters = self.parameters if seed is None else self.parameters | {"seed": seed}
         content: str | list[dict[str, Any]] = \
             [_part(p) for p in prompt.parts] if prompt.images else prompt.text
         messages: Any = [{"role": "user", "content": content}]
         try:
             raw = self._client.chat.completions.with_raw_response.create(
-                model=self.name, messages=messages, **self.parameters)
+                model=self.name, messages=messages, **parameters)
             body = raw.http_response.content
         except ReplyRefused as exc:
             raise ModelError(f"malformed response: {exc}") from None

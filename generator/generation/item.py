@@ -137,11 +137,15 @@ def _styled_inputs(pack: DomainPack, seed: int, base_id: str, variant: str,
 
 def _question(pack: DomainPack, instance: Instance, statements: list[Statement]) -> str:
     """The item's question: the entities, the numbered statements and the instruction."""
+    return item_question(pack, [e.name for e in instance.entities], [s.text for s in statements])
+
+
+def item_question(pack: DomainPack, names: list[str], texts: list[str]) -> str:
+    """The pack's question over the entities ``names`` and the statements ``texts``."""
     entity = pack.spec.entity
     return render_question(pack, {
-        "names": ", ".join(e.name for e in instance.entities).rstrip("."),
-        "statements": [s.text for s in statements], "singular": entity.singular,
-        "plural": entity.plural, "noun": entity.singular})
+        "names": ", ".join(names).rstrip("."), "statements": list(texts),
+        "singular": entity.singular, "plural": entity.plural, "noun": entity.singular})
 
 
 def _item(world: World, pack: DomainPack, seed: int, entry: PlanEntry, variant: str,

@@ -1,1 +1,2 @@
-"""The LLM stage: steps of a build that ask a language model, and check what it answers."""
+"""The LLM stage of a build: paraphrases of the statements, a judge of their meaning, facts
+extracted from documents (docs/llm.md). The program and the label never come from it."""

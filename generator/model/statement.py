@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from hopvista.model.base import Closed, Model
 
@@ -93,6 +93,39 @@ class ProxyReading(Closed):
     label: bool | None
 
 
+class JudgeVerdict(Model):
+    """What the judge said of one attempt: the model asked, the SHA-256 of its prompt
+    template, and its verdict (``None``: not asked, the guard failed, or no parseable
+    verdict)."""
+
+    model: str
+    prompt_sha256: str
+    verdict: Literal["same", "changed"] | None
+
+
+class ParaphraseAttempt(Model):
+    """One attempt at paraphrasing a statement: the lexical pass, the syntactic pass over it
+    (``None`` when the lexical pass failed), the guard's problems with the syntactic pass
+    (empty: it passed) and the judge's verdict."""
+
+    lexical: str | None
+    syntactic: str | None
+    guard: tuple[str, ...] = ()
+    judge: JudgeVerdict | None = None
+
+
+class Paraphrase(Model):
+    """How a statement's text was paraphrased (docs/format.md, "Paraphrases"): the pack's
+    rendering (``template``), the 1-based attempt whose syntactic pass is the text (``kept``;
+    ``None``: every attempt was rejected and the text is the template), the guard's checks
+    on the text, and every attempt."""
+
+    template: str = Field(min_length=1)
+    kept: int | None = Field(default=None, ge=1)
+    checks: tuple[str, ...] = ()
+    attempts: tuple[ParaphraseAttempt, ...] = ()
+
+
 class Statement(Model):
     """One statement: text, label, type, modalities, program, cells, distractor, and the
     proxy readings of the modalities it reads (builds with the defences on, format 4).
@@ -108,3 +141,13 @@ class Statement(Model):
     cells: tuple[Cell, ...] = ()
     distractor: Distractor | None = None
     proxy: dict[str, ProxyReading] | None = None
+    paraphrase: Paraphrase | None = None
+    """The statement's paraphrase (builds with ``--paraphrase``); absent from the JSON of
+    every other statement."""
+
+    @model_serializer(mode="wrap")
+    def _without_absent_paraphrase(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("paraphrase", 0) is None:
+            del data["paraphrase"]
+        return data

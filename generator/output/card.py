@@ -33,7 +33,7 @@ def dataset_card(manifest: dict[str, Any], title: str) -> str:
     shares = manifest["shares"]
     levels = ",".join(str(h) for h in _levels(config))
     command = f"gen build {config['domain']} --hops {levels} -n {config['count']} " \
-              f"--seed {config['seed']}"
+              f"--seed {config['seed']}" + _llm_flags(config.get("llm"))
     return f"""{front}
 
 # {title}
@@ -65,7 +65,8 @@ styles); `items.jsonl` and `images/` hold the same data as files, and
 - true/false per statement type: {json.dumps(shares['statements'])}
 {_agreement_line(shares.get("agree"), manifest["counts"]["statements"])}
 
-{audit_section(manifest.get("audit"), manifest["counts"]["items"], BUILD_AUDIT)}
+{audit_section(manifest.get("audit"), manifest["counts"]["items"], BUILD_AUDIT)}{
+    paraphrases_section(manifest)}
 
 ## Licence and provenance
 
@@ -74,6 +75,72 @@ styles); `items.jsonl` and `images/` hold the same data as files, and
 Generator, seed, configuration, package, browser and font versions, and the sha256 of every
 file are in `manifest.json`.
 """
+
+
+def _llm_flags(llm: Mapping[str, Any] | None) -> str:
+    """The paraphrase stage's flags of a build's command (none without the stage)."""
+    if not llm:
+        return ""
+    return f" --paraphrase {llm['paraphrase']['model']} --judge {llm['judge']['model']}"
+
+
+def paraphrases_section(manifest: Mapping[str, Any]) -> str:
+    """The card's "Paraphrases" section, after a blank line (nothing for a build that did
+    not paraphrase): what was kept, what fell back to the template and why, requests, tokens
+    and cost per step, then the paraphrases' diversity."""
+    llm, config = manifest.get("llm"), manifest["config"].get("llm")
+    if not llm or not config:
+        return ""
+    counts = llm["counts"]
+    statements = counts["statements"]
+    fallback = counts["fallback"]
+    reasons = ", ".join(f"{reason} {n}" for reason, n in fallback.items()) or "none"
+    rows = "\n".join(
+        f"| {name} | `{step['model']}` | {step['prompts']:,} | {step['input_tokens']:,} | "
+        f"{step['output_tokens']:,} | {_dollars(step['cost_usd'])} |"
+        for name, step in llm["usage"].items())
+    same = ("\n\nThe judge is the paraphrasing model at the same endpoint: it judged its own "
+            "paraphrases.") if config.get("judge_is_paraphraser") else ""
+    diversity = diversity_section(manifest)
+    return f"""
+
+## Paraphrases
+
+Every statement was paraphrased by `{config['paraphrase']['model']}` in two passes (lexical,
+then syntactic) and kept only when a deterministic guard found every value its program reads
+kept and nothing added, and the judge `{config['judge']['model']}` found its meaning
+unchanged; a rejected statement was asked again with a new draw, up to
+{config['attempts']} attempts, then kept its template text. Labels, programs and answers are
+never an LLM's: each statement records its template text, both passes of every attempt, the
+guard's checks and the judge's verdict, and `gen verify` re-runs the guard.{same}
+
+- statements: {statements:,}; paraphrase kept: {counts['kept']:,}
+  ({_share(counts['kept'], statements)}); template text kept: {sum(fallback.values()):,}
+  (by reason: {reasons})
+- a statement whose requests failed for good kept its template text (counted as "request
+  failed" above); the build did not stop
+
+| step | model | requests | input tokens | output tokens | cost (USD) |
+|---|---|---|---|---|---|
+{rows}
+
+Requests are those the build needed (answered by the server or from the cache), tokens
+those the replies reported, and cost by the price table in `manifest.json`
+(`llm.usage`).{diversity}"""
+
+
+def diversity_section(manifest: Mapping[str, Any]) -> str:
+    """The paraphrases' diversity against their templates (WPD, LD, words per statement by
+    level), after a blank line, or nothing while the build records none."""
+    return ""
+
+
+def _dollars(cost: float | None) -> str:
+    return "unknown (no price)" if cost is None else f"{cost:.4f}"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "n/a"
 
 
 def front_matter(*, licence: str, pretty_name: str, tags: Sequence[str],

@@ -3,7 +3,9 @@
 A row holds the item's plain fields, its ``answer`` as the text a model should answer (its
 kind's reference form, e.g. ``"1, 3"`` or ``"none"``), every image of the item in
 ``images`` with the role of each in ``image_roles`` (same order as the item's ``images``),
-and the whole item as ``item_json`` (exactly its line of ``items.jsonl``).
+and the whole item as ``item_json`` (exactly its line of ``items.jsonl``). A build whose
+statements were paraphrased gives each statement of the row its ``paraphrase`` (the template
+text and the kept attempt); any other keeps the schema it had.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from hopvista.building import heap
 from hopvista.model import ITEM_KINDS, Item
+from hopvista.model.statement import Statement
 
 SPLIT = "test"
 SHARD_ROWS = 1000
@@ -32,9 +35,12 @@ row["question"], row["answer"], json.loads(row["item_json"])"""
 """How the dataset card shows loading the Parquet shards (``{split}`` is filled in)."""
 
 
-def _features() -> Any:
+def _features(paraphrased: bool = False) -> Any:
     from datasets import Features, Image, List, Value
 
+    statement = {"text": Value("string"), "label": Value("bool"), "type": Value("string")}
+    if paraphrased:
+        statement["paraphrase"] = {"template": Value("string"), "kept": Value("int32")}
     return Features({
         "id": Value("string"),
         "base_id": Value("string"),
@@ -45,8 +51,7 @@ def _features() -> Any:
         "hops": Value("int32"),
         "entities": [{"id": Value("string"), "name": Value("string")}],
         "question": Value("string"),
-        "statements": [{"text": Value("string"), "label": Value("bool"),
-                        "type": Value("string")}],
+        "statements": [statement],
         "answer": Value("string"),
         "answer_type": Value("string"),
         "images": List(Image()),
@@ -60,14 +65,23 @@ def item_line(item: Item) -> str:
     return json.dumps(item.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
 
 
-def _row(item: Item, root: Path, line: str) -> dict[str, Any]:
+def _statement_row(statement: Statement, paraphrased: bool) -> dict[str, Any]:
+    row: dict[str, Any] = {"text": statement.text, "label": statement.label,
+                           "type": statement.type}
+    if paraphrased:
+        record = statement.model_dump(mode="json").get("paraphrase") or {}
+        row["paraphrase"] = {"template": record.get("template", statement.text),
+                             "kept": record.get("kept")}
+    return row
+
+
+def _row(item: Item, root: Path, line: str, paraphrased: bool = False) -> dict[str, Any]:
     return {
         "id": item.id, "base_id": item.base_id, "variant": item.variant.name,
         "domain": item.domain, "kind": item.kind, "difficulty": item.difficulty,
         "hops": item.hops, "entities": [{"id": e.id, "name": e.name} for e in item.entities],
         "question": item.question,
-        "statements": [{"text": s.text, "label": s.label, "type": s.type}
-                       for s in item.statements],
+        "statements": [_statement_row(s, paraphrased) for s in item.statements],
         "answer": ITEM_KINDS.get(item.kind).reference(item), "answer_type": item.answer_type,
         "images": [{"bytes": (root / image.path).read_bytes(), "path": Path(image.path).name}
                    for image in item.images],
@@ -86,14 +100,16 @@ class ParquetShards:
     """
 
     def __init__(self, root: Path, count: int, shard_rows: int = SHARD_ROWS,
-                 group_rows: int = GROUP_ROWS, group_bytes: int = GROUP_BYTES) -> None:
+                 group_rows: int = GROUP_ROWS, group_bytes: int = GROUP_BYTES,
+                 paraphrased: bool = False) -> None:
         self._root = root
         self._shards = max(1, -(-count // shard_rows))
         self._shard_rows = shard_rows
         self._group_rows = group_rows
         self._group_bytes = group_bytes
         self._bytes = 0  # of the images in self._rows
-        self._features = _features()
+        self._paraphrased = paraphrased
+        self._features = _features(paraphrased)
         self._rows: list[dict[str, Any]] = []
         self._writer: Any = None
         self._in_shard = 0
@@ -109,7 +125,8 @@ class ParquetShards:
             raise ValueError(f"more items than the {self._shards} shard(s) announced")
         if self._writer is None:
             self._open()
-        row = _row(item, self._root, item_line(item) if line is None else line)
+        row = _row(item, self._root, item_line(item) if line is None else line,
+                   self._paraphrased)
         self._rows.append(self._features.encode_example(row))
         self._bytes += sum(len(image["bytes"]) for image in row["images"])
         self._added += 1

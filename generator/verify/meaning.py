@@ -205,7 +205,7 @@ _CONTRADICTING = set("?!\u2260\u00ac~\u2248\u2209\u00bf\u203d\u2e2e\u061f")
 _UNIT_SYMBOLS = set("\u00b0\u2103\u2109")
 
 
-def _contradicting(char: str) -> bool:
+def contradicting(char: str) -> bool:
     """Whether ``char`` is a sign a reader may read as a verdict on the claim: a question or
     exclamation mark, a negated relation, or a pictograph (a cross, a thumb down)."""
     if char in _CONTRADICTING:
@@ -452,7 +452,7 @@ def _text_verdict(text: str, allowed: frozenset[str] | None) -> tuple[str | None
     text = as_read(text)
     doubt = None
     for char in text:
-        if _contradicting(char):
+        if contradicting(char):
             return f"the sign {char!r} negates or qualifies the claim", None
         if not char.isprintable() and not char.isspace():
             return f"the character {char!r} is not wording", None
@@ -628,7 +628,7 @@ def word_map_verdict(words: Mapping[str, Mapping[str, str]]) -> tuple[list[str],
                       (phrase in found or read in found or
                        set(read.split()) & (_sense_words(found) - _sense_words(allowed)))}
             bad = negating(words_of(phrase))
-            if others or bad or any(_contradicting(c) for c in phrase):
+            if others or bad or any(contradicting(c) for c in phrase):
                 problems.append(f"{where} {shown(value, 40)} " + (
                     f"says {sorted(others)[0]!r}" if others else "negates or qualifies it"))
             elif phrase not in allowed:

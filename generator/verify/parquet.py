@@ -30,11 +30,16 @@ V2_IMAGE_COLUMNS = {"table": "table_image", "chart": "chart_image"}
 Report = Callable[[str], None]
 
 
-def expected_schema(version: int) -> Any:
+def expected_schema(version: int, paraphrased: bool = False) -> Any:
     """The Arrow schema of a shard of format ``version`` (docs/format.md, section 8), without
-    its metadata."""
+    its metadata; ``paraphrased``: of a build whose statements were paraphrased (each
+    statement's struct then has its ``paraphrase``: template text and kept attempt)."""
     import pyarrow as pa
 
+    statement = [("text", pa.string()), ("label", pa.bool_()), ("type", pa.string())]
+    if paraphrased:
+        statement.append(("paraphrase", pa.struct([("template", pa.string()),
+                                                   ("kept", pa.int32())])))
     image = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
     head = [("id", pa.string()), ("base_id", pa.string())]
     middle = [
@@ -42,8 +47,7 @@ def expected_schema(version: int) -> Any:
         ("hops", pa.int32()),
         ("entities", pa.list_(pa.struct([("id", pa.string()), ("name", pa.string())]))),
         ("question", pa.string()),
-        ("statements", pa.list_(pa.struct([("text", pa.string()), ("label", pa.bool_()),
-                                           ("type", pa.string())]))),
+        ("statements", pa.list_(pa.struct(statement))),
     ]
     if version <= 2:
         return pa.schema([*head, *middle, ("answer", pa.list_(pa.int32())),
@@ -101,7 +105,9 @@ class Row:
 
 def _schema_problem(parquet: Any, version: int) -> str | None:
     schema = parquet.schema_arrow
-    if not schema.remove_metadata().equals(expected_schema(version)):
+    bare = schema.remove_metadata()
+    if not bare.equals(expected_schema(version)) and \
+            not (version > 2 and bare.equals(expected_schema(version, paraphrased=True))):
         return "columns or their types are not the format's"
     try:
         features = json.loads(schema.metadata[b"huggingface"])["info"]["features"]
@@ -145,6 +151,21 @@ def _projected(items: Any, keys: tuple[str, ...]) -> Any:
     if not isinstance(items, list) or not all(isinstance(x, dict) for x in items):
         return items
     return [{k: x.get(k) for k in keys} for x in items]
+
+
+def _statement_columns(row: Any, item: dict[str, Any]) -> Any:
+    """The item's statements as the row should hold them (with each one's template text and
+    kept attempt when the row's statements have a ``paraphrase``)."""
+    statements = _projected(item.get("statements"), ("text", "label", "type"))
+    paraphrased = isinstance(row, list) and any(isinstance(s, dict) and "paraphrase" in s
+                                                for s in row)
+    if not paraphrased or not isinstance(statements, list):
+        return statements
+    full = item.get("statements") or []
+    return [shown | {"paraphrase": {
+        "template": (record.get("paraphrase") or {}).get("template", shown["text"]),
+        "kept": (record.get("paraphrase") or {}).get("kept")}}
+        for shown, record in zip(statements, full, strict=False)]
 
 
 def _image_value(name: str, data: bytes) -> dict[str, Any]:
@@ -219,8 +240,7 @@ def compare_row(row: Row, original: dict[str, Any], item: dict[str, Any],
             differ.append("answer_type")
     if not same_json(values["entities"], _projected(item.get("entities"), ("id", "name"))):
         differ.append("entities")
-    if not same_json(values["statements"],
-                     _projected(item.get("statements"), ("text", "label", "type"))):
+    if not same_json(values["statements"], _statement_columns(values["statements"], item)):
         differ.append("statements")
     try:
         embedded = parse_strict(values["item_json"])

@@ -350,7 +350,7 @@ def statement_variables(statement: dict[str, Any], item: dict[str, Any],
     return out
 
 
-def _number_in(text: str, number: str) -> bool:
+def number_in(text: str, number: str) -> bool:
     """Whether ``text`` writes ``number`` as a number (with or without thousands
     separators)."""
     pattern = r"(?<![\d.,\-])" + re.escape(as_read(number)) + r"(?![\d]|[.,]\d)"
@@ -365,7 +365,8 @@ def needle_tokens(needle: str) -> list[str]:
     return key or [t for t in tokens if len(t) >= 5]
 
 
-def _needle(program: dict[str, Any]) -> str | None:
+def fact_needle(program: dict[str, Any]) -> str | None:
+    """The needle of the fact a program reads or claims (``None``: it reads no fact)."""
     claim = program["claim"]
     if "fact" in claim:
         return str(claim["fact"]["needle"])
@@ -377,11 +378,11 @@ def missing_mentions(statement: dict[str, Any], variables: dict[str, str]) -> li
     """What the program implies that the statement text does not mention."""
     text, missing = statement["text"], []
     for key in _NUMERIC:
-        if key in variables and not _number_in(text, variables[key]):
+        if key in variables and not number_in(text, variables[key]):
             missing.append(f"the {_WHAT[key]} {variables[key]}")
     for key in _PERIODS:
         value = variables.get(key)
-        if value is not None and not (_number_in(text, value) if value.isdigit()
+        if value is not None and not (number_in(text, value) if value.isdigit()
                                       else mentions(text, value)):
             missing.append(f"the {_WHAT[key]} {value}")
     for key in (*_NAMES, *_WORDS):
@@ -390,7 +391,7 @@ def missing_mentions(statement: dict[str, Any], variables: dict[str, str]) -> li
     if "direction" in variables and not (mentions(text, variables["direction"]) or
                                          mentions(text, variables["direction_verb"])):
         missing.append(f"the direction {variables['direction']!r}")
-    needle = _needle(statement["program"])
+    needle = fact_needle(statement["program"])
     if needle is not None:
         seen = as_read(text).lower()
         lost = [t for t in needle_tokens(needle) if as_read(t).lower() not in seen]
@@ -456,7 +457,7 @@ def _rendering_problem(statement: dict[str, Any], variables: dict[str, str],
     """``None`` when the text is one of the pack's forms of its type rendered with the
     program's values (any pack noun; a wording of the fact that keeps the needle's
     distinctive tokens and adds no negation), else why not."""
-    needle = _needle(statement["program"])
+    needle = fact_needle(statement["program"])
     variables = variables | {"singular": wording.singular, "plural": wording.plural}
     # Wording recorded by format 2 (before domain-neutral packs) named periods "year".
     variables |= {old: variables[new] for old, new in
