@@ -23,14 +23,34 @@ counted by reason in the world's provenance (``source.llm_facts`` in the manifes
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import sys
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
+from hopvista.domain import DomainPack
+from hopvista.errors import UserError
+from hopvista.eval.cache import ResponseCache
+from hopvista.eval.openai_model import endpoint
+from hopvista.eval.paths import writable_folder
+from hopvista.eval.prices import Prices
 from hopvista.generation.instance import needle_occurs
+from hopvista.llm.client import LlmClient, LlmReplyError, LlmRequestError, LlmSpec, Usage
+from hopvista.llm.prompts import PromptTemplate, prompt_template
+from hopvista.llm.settings import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_TIMEOUT,
+    MAX_CONCURRENCY,
+    default_cache,
+)
 from hopvista.program.stated_numbers import stated_values
 from hopvista.reading import as_read
 from hopvista.sources.prose.names import entity_names, mentions
@@ -40,11 +60,17 @@ from hopvista.verify.meaning import negating, unreadable, words_of
 from hopvista.verify.wording import fact_problem, needle_tokens
 from hopvista.world import Chunk, Entity, Fact, World
 
-__all__ = ["CLAIMS_PER_CHUNK", "DROP_REASONS", "Claim", "ChunkRules", "FactTally",
-           "LLM_FACT_KIND", "chunk_rules", "claim_problem", "kept_facts", "parse_claims"]
+__all__ = ["CLAIMS_PER_CHUNK", "DROP_REASONS", "FACTS_PARAMETERS", "FACT_DRAWS",
+           "LLM_FACT_KIND", "ChunkRules", "Claim", "FactTally", "FactsSettings", "ask_claims",
+           "chunk_rules", "chunk_variables", "claim_problem", "facts_world", "kept_facts",
+           "llm_facts_notices", "parse_claims", "with_llm_facts"]
 
 #: The most claims one chunk is asked for (and the most read from one reply).
 CLAIMS_PER_CHUNK = 5
+#: How many draws a chunk is asked for at most while its replies are not the JSON asked for.
+FACT_DRAWS = 2
+#: What each fact-extraction request is sent with.
+FACTS_PARAMETERS: dict[str, Any] = {"temperature": 0}
 #: The kind of every fact an LLM proposed (its key is ``llm:<normalised needle>``).
 LLM_FACT_KIND = "llm"
 MAX_CLAIM_WORDS = 45
@@ -299,3 +325,163 @@ def _stating_sentence(needle: str, text: str) -> str:
         if needle in sentence:
             return sentence.strip()
     return text
+
+
+def chunk_variables(world: World, chunk: Chunk, pack: DomainPack) -> dict[str, Any]:
+    """The variables of ``facts.j2`` for one chunk."""
+    entity = pack.spec.entity
+    return {"text": chunk.text, "name": world.entity(chunk.entity).name,
+            "singular": entity.singular, "plural": entity.plural, "section": chunk.section,
+            "limit": CLAIMS_PER_CHUNK}
+
+
+def ask_claims(client: LlmClient, prompt: str, chunk_id: str) -> tuple[Claim, ...] | None:
+    """The claims the model proposes for one chunk; another draw while a reply is not the
+    JSON asked for, ``None`` when none of :data:`FACT_DRAWS` is. A request that fails for
+    good is a :class:`UserError` naming the chunk (the answers so far stay cached)."""
+    for draw in range(FACT_DRAWS):
+        try:
+            return client.ask_json(prompt, draw=draw, check=parse_claims)
+        except LlmReplyError:
+            continue
+        except LlmRequestError as exc:
+            raise UserError(f"--llm-facts {client.spec.model}: chunk {chunk_id}: {exc}; "
+                            "run the build again to ask the rest (answers so far are "
+                            "cached)") from None
+    return None
+
+
+def _replies(client: LlmClient, prompts: Sequence[tuple[str, str]], concurrency: int
+             ) -> list[tuple[Claim, ...] | None]:
+    """:func:`ask_claims` of each ``(prompt, chunk id)``, ``concurrency`` at a time, in
+    order; the first failure cancels what was not asked yet."""
+    bar = tqdm(total=len(prompts), desc="facts", unit="chunk", disable=None, file=sys.stderr)
+    pool = ThreadPoolExecutor(max(1, concurrency), thread_name_prefix="llm-facts")
+    try:
+        futures: list[Future[tuple[Claim, ...] | None]] = [
+            pool.submit(ask_claims, client, prompt, chunk_id) for prompt, chunk_id in prompts]
+        for future in futures:
+            future.add_done_callback(lambda _: bar.update())
+        return [future.result() for future in futures]
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        bar.close()
+
+
+def with_llm_facts(world: World, pack: DomainPack, client: LlmClient, prompt: PromptTemplate,
+                   *, rule_facts: bool = True, concurrency: int = 1) -> World:
+    """``world`` with the facts the model proposes for each of its chunks that hold
+    (:func:`claim_problem`), after the rule-based ones (or instead of them, without
+    ``rule_facts``); its provenance gains ``llm_facts``: the model, the prompt's SHA-256, what
+    was kept and dropped (by reason) and every fact kept."""
+    chunks = [chunk for own in world.chunks.values() for chunk in own]
+    prompts = [(prompt.render(chunk_variables(world, chunk, pack)), chunk.id)
+               for chunk in chunks]
+    replies = _replies(client, prompts, concurrency)
+    nouns = pack.spec.entity.noun_list()
+    tally = FactTally()
+    taken: dict[str, set[str]] = {
+        entity: {normalise_needle(f.needle) for c in own for f in c.facts} if rule_facts
+        else set() for entity, own in world.chunks.items()}
+    made: dict[str, list[Fact]] = {}
+    for chunk, claims in zip(chunks, replies, strict=True):
+        tally.chunks += 1
+        if claims is None:
+            tally.dropped["malformed_reply"] += 1
+            continue
+        made[chunk.id] = kept_facts(claims, chunk_rules(world, chunk, nouns),
+                                    taken[chunk.entity], tally)
+    new_chunks = {
+        entity: [dataclasses.replace(
+            chunk, facts=(*(chunk.facts if rule_facts else ()), *made.get(chunk.id, ())))
+            for chunk in own]
+        for entity, own in world.chunks.items()}
+    record = {"model": client.spec.model, "prompt_sha256": prompt.sha256,
+              "rule_facts": "kept" if rule_facts else "left out", **tally.to_json(),
+              "facts": [{"entity": f.entity, "chunk": f.chunk, "needle": f.needle,
+                         "claim": f.claim} for c in chunks for f in made.get(c.id, ())]}
+    return dataclasses.replace(world, chunks=new_chunks, cache={},
+                               provenance={**world.provenance, "llm_facts": record})
+
+
+def llm_facts_notices(world: World) -> list[str]:
+    """What the model's facts gave, where the world has them: one line."""
+    record = world.provenance.get("llm_facts")
+    if not isinstance(record, dict):
+        return []
+    dropped = record.get("dropped", {})
+    why = ", ".join(f"{n} {DROP_REASONS.get(k, k)}" for k, n in
+                    sorted(dropped.items(), key=lambda kv: (-kv[1], kv[0])))
+    return [f"llm facts ({record['model']}): {record['chunks']} chunks, {record['claims']} "
+            f"claims, {record['kept']} kept" + (f"; dropped: {why}" if why else "")
+            + " (manifest.json, source.llm_facts)"]
+
+
+@dataclass(frozen=True)
+class FactsSettings:
+    """What a build's LLM fact extraction is asked to do (``--llm-facts MODEL``). Only the
+    model, endpoint, parameters, prompt and whether the rule-based facts stay fix the bytes
+    (the manifest's ``config.llm.facts``); cache, concurrency, prices and timeout do not."""
+
+    spec: LlmSpec
+    rule_facts: bool = True
+    """Whether the rule-based facts stay beside the model's (``--llm-facts-only``: not)."""
+    concurrency: int = field(default=DEFAULT_CONCURRENCY, compare=False)
+    cache: Path | None = field(default=None, compare=False)
+    prices: Path | None = field(default=None, compare=False)
+    timeout: float = field(default=DEFAULT_TIMEOUT, compare=False)
+
+    @classmethod
+    def make(cls, model: str | None, *, url: str | None = None, only: bool = False,
+             concurrency: int = DEFAULT_CONCURRENCY, cache: str | Path | None = None,
+             prices: str | Path | None = None, timeout: float = DEFAULT_TIMEOUT
+             ) -> FactsSettings | None:
+        """The settings of the flags given, checked (``UserError`` naming the flag); ``None``
+        without ``--llm-facts``."""
+        if model is None:
+            for flag, given in (("--facts-url", url is not None), ("--llm-facts-only", only)):
+                if given:
+                    raise UserError(f"{flag} applies to LLM fact extraction: give "
+                                    "--llm-facts MODEL")
+            return None
+        if not 1 <= concurrency <= MAX_CONCURRENCY:
+            raise UserError(f"--llm-concurrency {concurrency}: must be from 1 to "
+                            f"{MAX_CONCURRENCY}")
+        name, colon, argument = model.partition(":")
+        if not name or (colon and not argument) or any(c.isspace() for c in model):
+            raise UserError(f"--llm-facts {model!r}: give a model as openai:NAME "
+                            "(e.g. openai:gpt-4o-mini)")
+        return cls(LlmSpec("facts", model, None if url is None else endpoint(url, "--facts-url"),
+                           dict(FACTS_PARAMETERS)),
+                   rule_facts=not only, concurrency=concurrency,
+                   cache=None if cache is None else Path(cache),
+                   prices=None if prices is None else Path(prices), timeout=timeout)
+
+    def to_json(self, pack: DomainPack) -> dict[str, Any]:
+        """The manifest's ``config.llm.facts``: what fixes the facts (no key)."""
+        return self.spec.to_json() | {
+            "prompts": {"facts": prompt_template("facts", pack).to_json()},
+            "rule_facts": self.rule_facts}
+
+
+def facts_world(world: World, pack: DomainPack, settings: FactsSettings) -> World:
+    """``world`` with the model's facts (:func:`with_llm_facts`) asked through the answer
+    cache; what the build needed (requests, tokens, cost: the same on a rerun from the
+    cache) goes in its provenance, what this run sent and found cached on stderr."""
+    if not pack.spec.documents:
+        raise UserError(f"--llm-facts: domain {pack.name!r} has no documents "
+                        "(documents: false), so there is no text to extract facts from")
+    folder = settings.cache if settings.cache is not None else default_cache()
+    shown = f"--llm-cache {settings.cache}" if settings.cache is not None else \
+        f"the LLM cache {folder}"
+    cache = ResponseCache(writable_folder(folder, "--llm-cache"), shown)
+    prices = Prices.read(settings.prices) if settings.prices is not None else Prices.builtin()
+    usage = Usage()
+    client = LlmClient(settings.spec, cache, prices, usage, timeout=settings.timeout)
+    made = with_llm_facts(world, pack, client, prompt_template("facts", pack),
+                          rule_facts=settings.rule_facts, concurrency=settings.concurrency)
+    print(f"gen: LLM requests for facts: {usage.summary()}", file=sys.stderr)
+    record = made.provenance["llm_facts"]
+    needed = {"usage": usage.to_json(prices).get("facts", {})}
+    return dataclasses.replace(made, provenance={
+        **made.provenance, "llm_facts": record | needed if isinstance(record, dict) else needed})

@@ -78,10 +78,16 @@ file are in `manifest.json`.
 
 
 def _llm_flags(llm: Mapping[str, Any] | None) -> str:
-    """The paraphrase stage's flags of a build's command (none without the stage)."""
+    """The LLM steps' flags of a build's command (none without them)."""
     if not llm:
         return ""
-    return f" --paraphrase {llm['paraphrase']['model']} --judge {llm['judge']['model']}"
+    flags = ""
+    if "paraphrase" in llm:
+        flags += f" --paraphrase {llm['paraphrase']['model']} --judge {llm['judge']['model']}"
+    if "facts" in llm:
+        flags += f" --llm-facts {llm['facts']['model']}" + (
+            "" if llm["facts"]["rule_facts"] else " --llm-facts-only")
+    return flags
 
 
 def paraphrases_section(manifest: Mapping[str, Any]) -> str:
