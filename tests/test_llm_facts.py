@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
+from hopvista.cli.main import main
 from hopvista.domain import DomainPack, resolve_pack
 from hopvista.llm.facts import ChunkRules, Claim, chunk_rules, claim_problem, parse_claims
 from hopvista.sources import SOURCES, SourceOptions
 from hopvista.world import World
+from tests.conftest import read_items
+from tests.scripted_server import Behaviour, Script, serve
 
 CSV = """Club,Season,Points,Goals Scored,Goals Conceded,Attendance
 Riverton FC,2019,61,58,40,21450.5
@@ -113,3 +117,110 @@ def test_replies_of_the_asked_shape_parse(reply: object) -> None:
 def test_replies_of_another_shape_are_refused(reply: object) -> None:
     with pytest.raises(ValueError):
         parse_claims(reply)
+
+
+# --- the build ------------------------------------------------------------------------------
+
+#: What the scripted model proposes for each club's passage (the cue is a phrase of it).
+PROPOSED = {
+    "Kestrel Park": {"facts": [
+        {"claim": "plays its home games at Kestrel Park, which holds 24,500 spectators",
+         "needle": "Kestrel Park"},
+        {"claim": "plays its home games at Kestrel Stadium", "needle": "Kestrel Stadium"},
+        {"claim": "was not founded in 1898", "needle": "founded in 1898"},
+        {"claim": "won the Northern Cup in 1954", "needle": "Northern Cup"},
+    ]},
+    "Quayside Youth Tournament": {"facts": [
+        {"claim": "has an academy that has trained 140 professional players",
+         "needle": "140 professional players"},
+        {"claim": "hosts the Quayside Youth Tournament every July",
+         "needle": "Quayside Youth Tournament"},
+    ]},
+    "Eastgate Training Centre": {"facts": [
+        {"claim": "opened the Eastgate Training Centre in 2011",
+         "needle": "Eastgate Training Centre"},
+    ]},
+}
+
+
+def replies() -> dict[str, list[Behaviour]]:
+    """Each passage's scripted reply (one fenced, as models often write JSON)."""
+    script: dict[str, list[Behaviour]] = {
+        cue: [json.dumps(reply)] for cue, reply in PROPOSED.items()}
+    script["Eastgate Training Centre"] = [
+        "```json\n" + json.dumps(PROPOSED["Eastgate Training Centre"]) + "\n```"]
+    return script
+
+
+def build_args(data: Path, out: Path, url: str, cache: Path, *more: str) -> list[str]:
+    return ["build", "panel", "--data", str(data), "--hops", "1", "-n", "6", "--no-images",
+            "--out", str(out), "--llm-facts", "openai:facts-model", "--facts-url", url,
+            "--llm-cache", str(cache), *more]
+
+
+def gen(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(args)
+    said = capsys.readouterr()
+    return code, said.out + said.err
+
+
+def llm_record(out: Path) -> dict[str, Any]:
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    return cast("dict[str, Any]", manifest["source"]["llm_facts"])
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-facts")
+
+
+def test_a_build_merges_the_proved_claims_verifies_and_a_rerun_asks_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data, cache = panel_folder(tmp_path / "data"), tmp_path / "cache"
+    script = Script(replies())
+    with serve(script) as url:
+        code, said = gen(capsys, build_args(data, tmp_path / "one", url, cache))
+        assert code == 0, said
+        asked = dict(script.requests)
+        # another seed draws other items from the same world, asked for again
+        code, other = gen(capsys, build_args(data, tmp_path / "two", url, cache, "--seed", "1"))
+        assert code == 0, other
+        code, again = gen(capsys, build_args(data, tmp_path / "three", url, cache))
+        assert code == 0, again
+    assert asked == dict.fromkeys(PROPOSED, 1)
+    assert dict(script.requests) == asked  # the reruns found every answer in the cache
+    assert "gen: LLM requests for facts: facts: 3 sent, 0 cached" in said
+    assert "gen: LLM requests for facts: facts: 0 sent, 3 cached" in other
+    assert "llm facts (openai:facts-model): 3 chunks, 7 claims, 1 kept; dropped: 2 the same " \
+           "needle as a fact already kept" in said
+    record = llm_record(tmp_path / "one")
+    assert record["dropped"] == {"duplicate": 2, "name_not_in_chunk": 1, "negation_added": 1,
+                                 "needle_not_verbatim": 1, "other_entity_text": 1}
+    assert record["facts"] == [{"entity": "riverton-fc", "chunk": "riverton-fc-text-1",
+                                "needle": "Kestrel Park", "claim": "plays its home games at "
+                                "Kestrel Park, which holds 24,500 spectators"}]
+    assert record["rule_facts"] == "kept" and record["usage"]["prompts"] == 3
+    assert llm_record(tmp_path / "two") == record
+    for name in ("items.jsonl", "manifest.json", "README.md"):
+        assert (tmp_path / "one" / name).read_bytes() == \
+            (tmp_path / "three" / name).read_bytes()
+    assert "--llm-facts openai:facts-model" in (tmp_path / "one" / "README.md").read_text()
+    assert main(["verify", str(tmp_path / "one")]) == 0
+
+
+def test_llm_facts_only_leaves_the_rule_based_facts_out(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = panel_folder(tmp_path / "data")
+    with serve(Script(replies())) as url:
+        code, said = gen(capsys, build_args(data, tmp_path / "out", url, tmp_path / "cache",
+                                            "--llm-facts-only"))
+    assert code == 0, said
+    record = llm_record(tmp_path / "out")
+    assert record["rule_facts"] == "left out"
+    claims = {f["claim"] for f in record["facts"]}
+    assert len(claims) == 3
+    used = {s["text"] for item in read_items(tmp_path / "out") for s in item["statements"]
+            if s["type"] == "FC"}
+    assert used and all(any(c in text for c in claims) for text in used)
+    assert main(["verify", str(tmp_path / "out")]) == 0
