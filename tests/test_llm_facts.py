@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, cast
 
@@ -10,8 +11,22 @@ import pytest
 
 from hopvista.cli.main import main
 from hopvista.domain import DomainPack, resolve_pack
-from hopvista.llm.facts import ChunkRules, Claim, chunk_rules, claim_problem, parse_claims
+from hopvista.eval.cache import ResponseCache
+from hopvista.eval.prices import Prices
+from hopvista.llm.client import LlmClient, LlmSpec, Usage
+from hopvista.llm.facts import (
+    CLAIMS_PER_CHUNK,
+    FACT_DRAWS,
+    ChunkRules,
+    Claim,
+    chunk_rules,
+    claim_problem,
+    parse_claims,
+    with_llm_facts,
+)
+from hopvista.llm.prompts import prompt_template
 from hopvista.sources import SOURCES, SourceOptions
+from hopvista.sources.sec.facts import claim_of, needles_of, sentence_spans
 from hopvista.world import World
 from tests.conftest import read_items
 from tests.scripted_server import Behaviour, Script, serve
@@ -183,13 +198,11 @@ def test_a_build_merges_the_proved_claims_verifies_and_a_rerun_asks_nothing(
         code, said = gen(capsys, build_args(data, tmp_path / "one", url, cache))
         assert code == 0, said
         asked = dict(script.requests)
-        # another seed draws other items from the same world, asked for again
+        # another seed: the same world's facts asked for again, other items drawn from them
         code, other = gen(capsys, build_args(data, tmp_path / "two", url, cache, "--seed", "1"))
         assert code == 0, other
-        code, again = gen(capsys, build_args(data, tmp_path / "three", url, cache))
-        assert code == 0, again
     assert asked == dict.fromkeys(PROPOSED, 1)
-    assert dict(script.requests) == asked  # the reruns found every answer in the cache
+    assert dict(script.requests) == asked  # the rerun found every answer in the cache
     assert "gen: LLM requests for facts: facts: 3 sent, 0 cached" in said
     assert "gen: LLM requests for facts: facts: 0 sent, 3 cached" in other
     assert "llm facts (openai:facts-model): 3 chunks, 7 claims, 1 kept; dropped: 2 the same " \
@@ -201,10 +214,7 @@ def test_a_build_merges_the_proved_claims_verifies_and_a_rerun_asks_nothing(
                                 "needle": "Kestrel Park", "claim": "plays its home games at "
                                 "Kestrel Park, which holds 24,500 spectators"}]
     assert record["rule_facts"] == "kept" and record["usage"]["prompts"] == 3
-    assert llm_record(tmp_path / "two") == record
-    for name in ("items.jsonl", "manifest.json", "README.md"):
-        assert (tmp_path / "one" / name).read_bytes() == \
-            (tmp_path / "three" / name).read_bytes()
+    assert llm_record(tmp_path / "two") == record  # the same facts, the same usage
     assert "--llm-facts openai:facts-model" in (tmp_path / "one" / "README.md").read_text()
     assert main(["verify", str(tmp_path / "one")]) == 0
 
@@ -224,3 +234,100 @@ def test_llm_facts_only_leaves_the_rule_based_facts_out(
             if s["type"] == "FC"}
     assert used and all(any(c in text for c in claims) for text in used)
     assert main(["verify", str(tmp_path / "out")]) == 0
+
+
+def test_a_reply_that_is_not_the_json_asked_for_is_asked_again_then_counted(
+        clubs: tuple[DomainPack, World], tmp_path: Path) -> None:
+    pack, world = clubs
+    script = Script({"Kestrel Park": ["Sure! The passage says the club was founded in 1898."],
+                     "Quayside Youth Tournament": ['{"facts": [{"claim": "hosts a tournament"}]}'],
+                     "Eastgate Training Centre": ["[]"]})
+    with serve(script) as url:
+        client = LlmClient(LlmSpec("facts", "openai:facts-model", url), ResponseCache(tmp_path),
+                           Prices.builtin(), Usage())
+        made = with_llm_facts(world, pack, client, prompt_template("facts", pack))
+    assert dict(script.requests) == {"Kestrel Park": FACT_DRAWS,
+                                     "Quayside Youth Tournament": FACT_DRAWS,
+                                     "Eastgate Training Centre": 1}
+    record = made.provenance["llm_facts"]
+    assert isinstance(record, dict)
+    assert record["dropped"] == {"malformed_reply": 2} and record["kept"] == 0
+    assert made.chunks == world.chunks  # the rule-based facts stay, nothing added
+
+
+def test_a_request_that_fails_for_good_stops_the_build_naming_the_chunk(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = panel_folder(tmp_path / "data")
+    with serve(Script({"Kestrel Park": [("status", 401)], "": ['{"facts": []}']})) as url:
+        code, said = gen(capsys, build_args(data, tmp_path / "out", url, tmp_path / "cache"))
+    assert code == 2
+    line = said.strip().splitlines()[-1]
+    assert line.startswith("gen: error: --llm-facts openai:facts-model: chunk "
+                           "riverton-fc-text-1: "), line
+    assert "401" in line and "Traceback" not in said
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--facts-url", "http://127.0.0.1:9/v1"], "--facts-url applies to LLM fact extraction"),
+    (["--llm-facts-only"], "--llm-facts-only applies to LLM fact extraction"),
+    (["--llm-facts", "openai:"], "--llm-facts 'openai:': give a model as openai:NAME"),
+    (["--llm-facts", "openai:m", "--facts-url", "ftp://host/v1"], "--facts-url 'ftp://host/v1'"),
+    (["--llm-facts", "openai:m", "--llm-attempts", "2"], "--llm-attempts applies to the "
+     "paraphrase stage"),
+])
+def test_misused_flags_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                    args: list[str], message: str) -> None:
+    data = panel_folder(tmp_path / "data")
+    code, said = gen(capsys, ["build", "panel", "--data", str(data), "--no-images",
+                              "--out", str(tmp_path / "out"), *args])
+    assert code == 2 and said.startswith(f"gen: error: {message}"), said
+    assert len(said.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_a_domain_without_documents_is_refused(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "panel.csv").write_text(CSV, encoding="utf-8")
+    code, said = gen(capsys, ["build", "panel", "--data", str(data), "--no-images", "--out",
+                              str(tmp_path / "out"), "--llm-facts", "openai:m",
+                              "--llm-cache", str(tmp_path / "cache")])
+    assert code == 2, said
+    assert said.strip().splitlines()[-1] == (
+        "gen: error: --llm-facts: domain 'panel' has no documents (documents: false), so "
+        "there is no text to extract facts from")
+    assert not (tmp_path / "out").exists()
+
+
+def _rule_claims(prompt: str) -> str:
+    """A stand-in model that proposes what the rule-based extractor finds in the passage."""
+    name = re.search(r"about the company\n(.+?)\.\n", prompt)
+    passage = prompt.split('"""\n', 1)[1].rsplit('\n"""', 1)[0]
+    facts = []
+    for start, end in sentence_spans(passage):
+        sentence = passage[start:end]
+        claim = claim_of(sentence, [name.group(1)] if name else [])
+        found = needles_of(claim, sentence) if claim else []
+        if claim and found:
+            facts.append({"claim": claim, "needle": found[0].needle})
+    return json.dumps({"facts": facts[:CLAIMS_PER_CHUNK]})
+
+
+@pytest.mark.slow
+def test_a_sec_build_from_llm_facts_alone_verifies(
+        sec_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sec"
+    with serve(Script({"": [("call", _rule_claims)]})) as url:
+        code, said = gen(capsys, [
+            "build", "financial", "--source", "sec", "--data", str(sec_data), "--hops", "1",
+            "-n", "6", "--no-images", "--out", str(out), "--llm-facts", "openai:facts-model",
+            "--facts-url", url, "--llm-facts-only", "--llm-cache", str(tmp_path / "cache")])
+    assert code == 0, said
+    record = llm_record(out)
+    assert record["kept"] > 10 and record["rule_facts"] == "left out"
+    claims = {f["claim"] for f in record["facts"]}
+    used = [s["text"] for item in read_items(out) for s in item["statements"]
+            if s["type"] == "FC"]
+    assert used and all(any(c in text for c in claims) for text in used)
+    assert main(["verify", str(out)]) == 0
