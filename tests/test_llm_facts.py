@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -19,8 +20,10 @@ from hopvista.llm.facts import (
     FACT_DRAWS,
     ChunkRules,
     Claim,
+    FactsSettings,
     chunk_rules,
     claim_problem,
+    facts_world,
     parse_claims,
     with_llm_facts,
 )
@@ -331,3 +334,28 @@ def test_a_sec_build_from_llm_facts_alone_verifies(
             if s["type"] == "FC"]
     assert used and all(any(c in text for c in claims) for text in used)
     assert main(["verify", str(out)]) == 0
+
+
+def test_a_pack_s_own_prompt_is_asked_and_recorded(tmp_path: Path) -> None:
+    folder = panel_folder(tmp_path / "data")
+    (folder / "prompts").mkdir()
+    (folder / "prompts" / "facts.j2").write_text(
+        "Club facts, please, from {{ name }}'s passage:\n{{ text }}\n", encoding="utf-8")
+    options = SourceOptions(data=folder)
+    source = SOURCES.get("panel")
+    pack = source.pack_for(resolve_pack("panel"), options)
+    world = source.load(pack, 0, options)
+    script = Script({"Club facts, please, from Riverton FC's":
+                     [json.dumps(PROPOSED["Kestrel Park"])],
+                     "Club facts, please": ['{"facts": []}']})
+    with serve(script) as url:
+        settings = FactsSettings.make("openai:facts-model", url=url, cache=tmp_path / "cache")
+        assert settings is not None
+        made = facts_world(world, pack, settings)
+    assert script.unmatched == 0 and sum(script.requests.values()) == 3
+    record = made.provenance["llm_facts"]
+    assert isinstance(record, dict) and record["kept"] == 1
+    recorded = settings.to_json(pack)["prompts"]["facts"]
+    assert recorded["origin"] == str(folder / "prompts" / "facts.j2")
+    assert record["prompt_sha256"] == recorded["sha256"] == hashlib.sha256(
+        (folder / "prompts" / "facts.j2").read_bytes()).hexdigest()
