@@ -218,7 +218,11 @@ def test_a_build_merges_the_proved_claims_verifies_and_a_rerun_asks_nothing(
                                 "Kestrel Park, which holds 24,500 spectators"}]
     assert record["rule_facts"] == "kept" and record["usage"]["prompts"] == 3
     assert llm_record(tmp_path / "two") == record  # the same facts, the same usage
-    assert "--llm-facts openai:facts-model" in (tmp_path / "one" / "README.md").read_text()
+    card = (tmp_path / "one" / "README.md").read_text(encoding="utf-8")
+    assert "--llm-facts openai:facts-model" in card and "## Facts from an LLM" in card
+    assert "claims proposed: 7; kept: 1\n- dropped by reason: duplicate 2," in card
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.parent != data]
+    assert written and not any(b"sk-test-facts" in p.read_bytes() for p in written)
     assert main(["verify", str(tmp_path / "one")]) == 0
 
 

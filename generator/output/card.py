@@ -66,7 +66,7 @@ styles); `items.jsonl` and `images/` hold the same data as files, and
 {_agreement_line(shares.get("agree"), manifest["counts"]["statements"])}
 
 {audit_section(manifest.get("audit"), manifest["counts"]["items"], BUILD_AUDIT)}{
-    paraphrases_section(manifest)}
+    paraphrases_section(manifest)}{llm_facts_section(manifest)}
 
 ## Licence and provenance
 
@@ -139,6 +139,38 @@ def diversity_section(manifest: Mapping[str, Any]) -> str:
     """The paraphrases' diversity against their templates (WPD, LD, words per statement by
     level), after a blank line, or nothing while the build records none."""
     return ""
+
+
+def llm_facts_section(manifest: Mapping[str, Any]) -> str:
+    """The card's "Facts from an LLM" section, after a blank line (nothing for a build without
+    ``--llm-facts``): what the model proposed, what was kept and dropped, its requests,
+    tokens and cost."""
+    record = manifest.get("source", {}).get("llm_facts") \
+        if isinstance(manifest.get("source"), Mapping) else None
+    if not isinstance(record, Mapping):
+        return ""
+    dropped = ", ".join(f"{reason} {n}" for reason, n in record["dropped"].items()) or "none"
+    usage = record.get("usage") or {}
+    rules = "beside the facts found by rules" if record["rule_facts"] == "kept" else \
+        "instead of the facts found by rules"
+    return f"""
+
+## Facts from an LLM
+
+FC statements also check facts that `{record['model']}` proposed for each chunk of the
+entities' texts ({rules}; prompt SHA-256 `{record['prompt_sha256'][:12]}…`), each
+kept only where its chunk proves it: the needle is a phrase of the chunk, its numbers and
+names are the chunk's, it names no entity, adds no negation or hedge, states no table value,
+and no other entity's text holds its needle. `gen verify` proves their statements as any
+other.
+
+- chunks asked: {record['chunks']:,}; claims proposed: {record['claims']:,}; \
+kept: {record['kept']:,}
+- dropped by reason: {dropped}
+- requests: {usage.get('prompts', 0):,}; input tokens: {usage.get('input_tokens', 0):,}; \
+output tokens: {usage.get('output_tokens', 0):,}; cost (USD): {_dollars(usage.get('cost_usd'))}
+
+`source.llm_facts` in `manifest.json` lists every fact kept, with its chunk and needle."""
 
 
 def _dollars(cost: float | None) -> str:
