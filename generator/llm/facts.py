@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -433,8 +434,8 @@ class FactsSettings:
 
     @classmethod
     def make(cls, model: str | None, *, url: str | None = None, only: bool = False,
-             concurrency: int = DEFAULT_CONCURRENCY, cache: str | Path | None = None,
-             prices: str | Path | None = None, timeout: float = DEFAULT_TIMEOUT
+             concurrency: int = DEFAULT_CONCURRENCY, cache: str | PathLike[str] | None = None,
+             prices: str | PathLike[str] | None = None, timeout: float = DEFAULT_TIMEOUT
              ) -> FactsSettings | None:
         """The settings of the flags given, checked (``UserError`` naming the flag); ``None``
         without ``--llm-facts``."""
