@@ -24,6 +24,7 @@ counted by reason in the world's provenance (``source.llm_facts`` in the manifes
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import sys
 from collections import Counter
@@ -54,9 +55,9 @@ from hopvista.llm.settings import (
 )
 from hopvista.program.stated_numbers import stated_values
 from hopvista.reading import as_read
-from hopvista.sources.prose.names import entity_names, mentions
+from hopvista.sources.prose.names import entity_names
 from hopvista.sources.prose.words import verb_like, words
-from hopvista.sources.sec.facts import name_forms, names_in, normalise_needle
+from hopvista.sources.sec.facts import name_forms, normalise_needle
 from hopvista.verify.meaning import negating, unreadable, words_of
 from hopvista.verify.wording import fact_problem, needle_tokens
 from hopvista.world import Chunk, Entity, Fact, World
@@ -219,13 +220,48 @@ def _names_missing(claim: str, text: str) -> bool:
     return False
 
 
-def _names_entity(text: str, names: Sequence[str], nouns: Sequence[str], ticker: str | None,
-                  chunk_text: str) -> bool:
-    forms = sorted(name_forms(names), key=len, reverse=True)
-    if mentions(text, entity_names(names, nouns, chunk_text)) or names_in(text, forms, ticker):
-        return True
-    return any(re.search(r"\bthe\s+" + re.escape(noun) + r"\b", text, re.IGNORECASE)
-               for noun in nouns)
+@dataclass(frozen=True)
+class _NameMatcher:
+    """Every form of an entity's names a claim must not contain (:func:`entity_names`'
+    ``forbidden`` and :func:`name_forms`), read as :func:`names_in` reads them: a name of
+    five letters or more also inside a word, case ignored; a shorter one as a whole word."""
+
+    long: tuple[str, ...]
+    short: re.Pattern[str] | None
+
+    def found_in(self, text: str) -> bool:
+        """Whether ``text`` contains one of the forms."""
+        text = text.replace("’", "'")
+        low = text.lower()
+        return any(name in low for name in self.long) or (
+            self.short is not None and self.short.search(text) is not None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_matcher(names: tuple[str, ...], ticker: str | None) -> _NameMatcher:
+    forms = {n.replace("’", "'") for n in
+             (*entity_names(names, (), "").forbidden, *name_forms(names)) if len(n) >= 2}
+    short = [r"(?i:(?<!\w)" + re.escape(n) + r"(?!\w))" for n in sorted(forms) if len(n) < 5]
+    if ticker:
+        short.append(r"(?<![\w$])" + re.escape(ticker) + r"(?!\w)")
+    return _NameMatcher(tuple(sorted({n.lower() for n in forms if len(n) >= 5})),
+                        re.compile("|".join(short)) if short else None)
+
+
+@functools.lru_cache(maxsize=256)
+def _noun_pattern(nouns: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not nouns:
+        return None
+    return re.compile(r"\bthe\s+(?:" + "|".join(re.escape(n) for n in nouns) + r")\b",
+                      re.IGNORECASE)
+
+
+def _names_entity(text: str, names: tuple[str, ...], nouns: tuple[str, ...],
+                  ticker: str | None) -> bool:
+    """Whether ``text`` names the entity of ``names`` (or says "the <noun>" of ``nouns``)."""
+    nouns_said = _noun_pattern(nouns)
+    return _name_matcher(names, ticker).found_in(text) or (
+        nouns_said is not None and nouns_said.search(text) is not None)
 
 
 def _sentence_negations(needle: str, text: str) -> set[str]:
@@ -263,9 +299,9 @@ def claim_problem(claim: Claim, rules: ChunkRules) -> str | None:
     if _names_missing(claim.claim, text):
         return "name_not_in_chunk"
     both = f"{claim.claim} | {claim.needle}"
-    if _names_entity(both, rules.names, rules.nouns, rules.ticker, text):
+    if _names_entity(both, rules.names, rules.nouns, rules.ticker):
         return "names_entity"
-    if any(_names_entity(both, names, (), None, text) for names in rules.others):
+    if any(_names_entity(both, names, (), None) for names in rules.others):
         return "names_other_entity"
     if set(negating(words_of(claim.claim))) - _sentence_negations(claim.needle, text):
         return "negation_added"
