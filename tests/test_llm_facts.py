@@ -363,3 +363,18 @@ def test_a_pack_s_own_prompt_is_asked_and_recorded(tmp_path: Path) -> None:
     assert recorded["origin"] == str(folder / "prompts" / "facts.j2")
     assert record["prompt_sha256"] == recorded["sha256"] == hashlib.sha256(
         (folder / "prompts" / "facts.j2").read_bytes()).hexdigest()
+
+
+def test_shards_of_a_build_with_llm_facts_merge_into_its_bytes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data, cache = panel_folder(tmp_path / "data"), tmp_path / "cache"
+    with serve(Script(replies())) as url:
+        for out, more in (("single", ()), ("s1", ("--shard", "1/2")), ("s2", ("--shard", "2/2"))):
+            code, said = gen(capsys, build_args(data, tmp_path / out, url, cache, "-n", "4",
+                                                *more))
+            assert code == 0, said
+    assert main(["merge", str(tmp_path / "s1"), str(tmp_path / "s2"),
+                 "--out", str(tmp_path / "merged")]) == 0
+    for name in ("items.jsonl", "manifest.json", "README.md"):
+        assert (tmp_path / "single" / name).read_bytes() == \
+            (tmp_path / "merged" / name).read_bytes()
