@@ -91,6 +91,7 @@ def test_a_claim_the_chunk_proves_is_kept(riverton: ChunkRules) -> None:
     assert problem(riverton, "plays its home games at Kestrel Park, which holds 24,500 "
                    "spectators", "Kestrel Park") is None
     assert problem(riverton, "was founded in 1898", "founded in 1898") is None
+    assert problem(riverton, "originally was founded in 1898", "founded in 1898") is None
 
 
 @pytest.mark.parametrize(("claim", "needle", "reason"), [
@@ -112,6 +113,7 @@ def test_a_claim_the_chunk_proves_is_kept(riverton: ChunkRules) -> None:
     ("won the Northern Cup in 1954", "Northern Cup", "other_entity_text"),
     ("We play at Kestrel Park", "Kestrel Park", "not_predicate"),
     ("Kestrel Park is its ground", "Kestrel Park", "not_predicate"),
+    ("also Kestrel Park is its ground", "Kestrel Park", "not_predicate"),
     ("plays at Kestrel Pаrk", "Kestrel Park", "unreadable"),
     ("was founded in 1898", "founded", "needle_not_distinctive"),
 ])

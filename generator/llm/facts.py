@@ -56,7 +56,7 @@ from hopvista.llm.settings import (
 from hopvista.program.stated_numbers import stated_values
 from hopvista.reading import as_read
 from hopvista.sources.prose.names import entity_names
-from hopvista.sources.prose.words import verb_like, words
+from hopvista.sources.prose.words import is_adverb, verb_like, words
 from hopvista.sources.sec.facts import name_forms, normalise_needle
 from hopvista.verify.meaning import negating, unreadable, words_of
 from hopvista.verify.wording import fact_problem, needle_tokens
@@ -184,10 +184,19 @@ hundred thousand million billion trillion dozen
 _PROPER = re.compile(r"(?<![\w'’])[A-Z][\w'’&.\-]*|\b\w*[a-z][A-Z]\w*")
 
 
+def _verb_first(words: Sequence[str]) -> bool:
+    """Whether the claim's first word, after at most two adverbs ("also", "subsequently"), is
+    a finite verb for a third-person subject."""
+    k = 0
+    while k < min(2, len(words) - 1) and is_adverb(words[k]):
+        k += 1
+    return verb_like(words[k].strip(",;"), plural_ok=False)
+
+
 def _predicate_problem(claim: Claim) -> bool:
     words = claim.claim.split()
     return (not 3 <= len(words) <= MAX_CLAIM_WORDS or not claim.claim[:1].islower()
-            or not verb_like(words[0].strip(",;"), plural_ok=False)
+            or not _verb_first(words)
             or _FIRST_PERSON.search(claim.claim) is not None
             or re.search("[\"“”]", claim.claim) is not None)
 
