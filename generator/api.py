@@ -41,6 +41,7 @@ from hopvista.eval.runner import EvalRequest, Notice, Progress, run_eval
 from hopvista.harness import ExportResult, export
 from hopvista.llm.estimate import Estimate
 from hopvista.llm.estimate import estimate as estimate_stage
+from hopvista.llm.facts import FactsSettings
 from hopvista.llm.settings import (
     DEFAULT_ATTEMPTS,
     DEFAULT_CONCURRENCY,
@@ -99,7 +100,8 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
           judge_url: str | None = None, llm_cache: StrPath | None = None,
           llm_concurrency: int = DEFAULT_CONCURRENCY, llm_attempts: int = DEFAULT_ATTEMPTS,
           llm_timeout: float = DEFAULT_TIMEOUT, llm_retries: int = DEFAULT_RETRIES,
-          prices: StrPath | None = None) -> dict[str, Any]:
+          prices: StrPath | None = None, llm_facts: str | None = None,
+          facts_url: str | None = None, llm_facts_only: bool = False) -> dict[str, Any]:
     """Build the dataset of ``domain`` (a built-in name or a pack folder) into ``out``
     (``gen build``).
 
@@ -121,15 +123,29 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
     YAML or JSON price table) prices the tokens. Keys come from ``OPENAI_API_KEY`` (the judge's
     from ``HOPVISTA_JUDGE_API_KEY`` when set).
 
+    ``llm_facts="openai:NAME"`` (at ``facts_url``) extracts facts for FC statements from each
+    chunk of the world's documents (docs/llm.md, "LLM facts"): a claim is kept only where the
+    chunk proves it, beside the rule-based facts (instead of them with ``llm_facts_only``);
+    ``llm_cache``, ``llm_concurrency``, ``llm_timeout`` and ``prices`` apply to it too.
+
     ``domain="mmtables"`` builds multimodal tables (docs/mmtables.md): it takes ``count``,
     ``seed``, ``images``, ``workers``, ``overwrite``, ``progress`` and ``notice``, and refuses
     the other options.
     """
-    llm = ParaphraseSettings.make(
-        paraphrase, judge, paraphrase_url=paraphrase_url, judge_url=judge_url,
-        attempts=llm_attempts, concurrency=llm_concurrency, cache=_path(llm_cache),
-        prices=_path(prices), timeout=llm_timeout, retries=llm_retries)
-    if prices is not None and llm is None:
+    facts = FactsSettings.make(llm_facts, url=facts_url, only=llm_facts_only,
+                               concurrency=llm_concurrency, cache=llm_cache, prices=prices,
+                               timeout=llm_timeout)
+    if facts is not None and paraphrase is None and judge is None:
+        # cache, concurrency, prices and timeout serve fact extraction; the rest is refused
+        llm = ParaphraseSettings.make(None, None, paraphrase_url=paraphrase_url,
+                                      judge_url=judge_url, attempts=llm_attempts,
+                                      retries=llm_retries)
+    else:
+        llm = ParaphraseSettings.make(
+            paraphrase, judge, paraphrase_url=paraphrase_url, judge_url=judge_url,
+            attempts=llm_attempts, concurrency=llm_concurrency, cache=_path(llm_cache),
+            prices=_path(prices), timeout=llm_timeout, retries=llm_retries)
+    if prices is not None and llm is None and facts is None:
         raise UserError("--prices applies to the paraphrase stage: give --paraphrase MODEL "
                         "and --judge MODEL")
     if str(domain) == mmtables_build.DOMAIN and not (Path(domain) / "domain.yaml").is_file():
@@ -138,7 +154,8 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
                               "--periods": periods is not None, "--no-defences": not defences,
                               "--shard": shard is not None, "--executor": executor != "local",
                               "--address": address is not None, "--shards": shards is not None,
-                              "--paraphrase": llm is not None})
+                              "--paraphrase": llm is not None,
+                              "--llm-facts": facts is not None})
         return mmtables_build.build_mmtables(
             Path(out), count=count, seed=seed,
             images=mmtables_build.TABLE_IMAGES if images else None, workers=workers,
@@ -153,7 +170,7 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
     config = BuildConfig(domain=str(domain), levels=tuple(hops), count=count, seed=seed,
                          source=source, images=images,
                          data=None if data is None else str(data), years=years,
-                         periods=periods, defences=defences, llm=llm)
+                         periods=periods, defences=defences, llm=llm, facts=facts)
     if executor == "ray":
         return build_on_ray(config, Path(out), address=address, shards=shards,
                             workers=workers, overwrite=overwrite, progress=progress,

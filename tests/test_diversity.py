@@ -5,6 +5,7 @@ on a dataset whose statements were paraphrased."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -154,9 +155,9 @@ def test_the_card_section_only_for_paraphrased_statements() -> None:
     _paraphrased(items[0]["statements"][0], "In 2022, Entity 0 had the highest sales.")
     _paraphrased(items[1]["statements"][0], "unused", kept=None)
     section = diversity_section(items)
-    assert section is not None and section.startswith("## Paraphrases\n")
+    assert section is not None and section.startswith("### How the statements read\n")
     assert "1 of 2 statements read an LLM's paraphrase of their template; 1 kept the " \
-           "template text" in section
+           "template text." in section
     assert "| WPD (word position deviation) |" in section and "| 0.20 | 0.12 | 0.07 |" in section
     assert "| LD (lexical deviation) |" in section and "| 0.45 | 0.42 | 0.13 |" in section
     assert "| medium | 20 |" in section
@@ -222,12 +223,17 @@ def test_a_paraphrase_record_without_its_template_is_named(
     root = tmp_path / "broken"
     shutil.copytree(dataset, root)
     items = read_items(root)
-    items[2]["statements"][1]["paraphrase"] = {"kept": 1}
     reseal(root, items)
+    items[2]["statements"][1]["paraphrase"] = {"kept": 1}  # past the typed model: raw lines
+    lines = "".join(json.dumps(item) + "\n" for item in items)
+    (root / "items.jsonl").write_text(lines, encoding="utf-8")
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["files"]["items.jsonl"] = hashlib.sha256(lines.encode()).hexdigest()
+    (root / "manifest.json").write_text(json.dumps(manifest, indent=2))
     assert main(["audit", str(root), *LOOSE]) == 2
     err = capsys.readouterr().err
-    assert err == (f"gen: error: item {items[2]['id']}, statement 2: paraphrase.template is "
-                   "not a text\n")
+    assert err == (f"gen: error: {root / 'items.jsonl'}:3: field "
+                   "'statements.1.paraphrase.template': Field required\n")
 
 
 def test_a_paraphrased_dataset_with_balanced_cues_passes_the_cue_check(

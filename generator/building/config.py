@@ -8,6 +8,7 @@ from typing import Any
 
 from hopvista.domain import DomainPack, check_columns, resolve_pack
 from hopvista.errors import UserError
+from hopvista.llm.facts import FactsSettings
 from hopvista.llm.settings import ParaphraseSettings
 from hopvista.model.balance import LEVEL_NAMES
 from hopvista.sources import SOURCES, SourceOptions
@@ -31,6 +32,8 @@ class BuildConfig:
     plan. Off only to make a deliberately leaky dataset, e.g. to test ``gen audit``."""
     llm: ParaphraseSettings | None = None
     """The paraphrase stage (``--paraphrase``, ``--judge``), or ``None`` for none."""
+    facts: FactsSettings | None = None
+    """LLM fact extraction from the world's documents (``--llm-facts``), or ``None``."""
 
     def options(self) -> SourceOptions:
         """What the source is told."""
@@ -66,5 +69,11 @@ class BuildConfig:
                 "identities": [identity.text for identity in pack.identities],
                 "related": [list(group) for group in pack.spec.related],
                 "types_enabled": list(pack.types),
-                "wording": pack.wording_json()} | (
-                    {"llm": self.llm.to_json(pack)} if self.llm is not None else {})
+                "wording": pack.wording_json()} | self._llm_json(pack)
+
+    def _llm_json(self, pack: DomainPack) -> dict[str, Any]:
+        """``llm``: the LLM steps' models, prompts and parameters (nothing without them)."""
+        llm = self.llm.to_json(pack) if self.llm is not None else {}
+        if self.facts is not None:
+            llm = llm | {"facts": self.facts.to_json(pack)}
+        return {"llm": llm} if llm else {}

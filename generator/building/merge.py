@@ -143,7 +143,7 @@ class MergedShards(DatasetKind):
         self.first = shards[0][1]
         self.total = int(self.first["config"]["count"])
         self.written = Written()
-        self.paraphrased = "llm" in self.first["config"]
+        self.paraphrased = "paraphrase" in self.first["config"].get("llm", {})
         self.items_file: Path | None = None
 
     def items(self, stage: Path, kept: int) -> Iterator[Item]:

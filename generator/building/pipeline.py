@@ -24,6 +24,7 @@ from hopvista.domain import DomainPack
 from hopvista.errors import UserError
 from hopvista.generation.feasibility import Availability, texts_without_facts
 from hopvista.generation.plan import missing_slots, plan_shares, why_not
+from hopvista.llm.facts import llm_facts_notices
 from hopvista.llm.paraphrase import ParaphraseCounts, ParaphraseStage, llm_manifest
 from hopvista.model import Item
 from hopvista.model.balance import LEVEL_NAMES, agreement_shares, slot_groups
@@ -228,7 +229,7 @@ class BuildKind(DatasetKind):
                             f"({world.periods[0]}-{world.periods[-1]}) but instances need "
                             f"{pack.spec.instance.periods}: widen --years or lower --periods")
         self.plan, self.found = plan_build(self.config)
-        for line in [*texts_notices(world), *availability_notices(
+        for line in [*texts_notices(world), *llm_facts_notices(world), *availability_notices(
                 self.config.levels, pack.types, self.found, world)]:
             notice(line)
 

@@ -43,6 +43,7 @@ from hopvista.generation.defences import Defences
 from hopvista.generation.feasibility import Availability, probe_types
 from hopvista.generation.item import build_item
 from hopvista.generation.plan import PlanEntry, check_levels, make_plan
+from hopvista.llm.facts import facts_world
 from hopvista.model import Item
 from hopvista.sources import load_world
 from hopvista.world import World
@@ -139,13 +140,15 @@ def cap_workers(workers: int, notice: Callable[[str], None]) -> int:
 
 def load_state(config: BuildConfig, pack: DomainPack | None = None) -> tuple[DomainPack, World]:
     """Pack and world of ``config`` in this process (the world is kept while the pack, the
-    source, its options and the seed stay the same, whatever the count or levels); ``pack``
-    is ``config.pack()`` when the caller already has it."""
+    source, its options, the seed and the LLM fact extraction stay the same, whatever the
+    count or levels); ``pack`` is ``config.pack()`` when the caller already has it."""
     if _WORKER.get("config") != config:
         pack = pack if pack is not None else config.pack()
-        key = (pack, config.source, config.seed, config.options())
+        key = (pack, config.source, config.seed, config.options(), config.facts)
         if _WORKER.get("world_key") != key:
             world = load_world(config.source_name(pack), pack, config.seed, config.options())
+            if config.facts is not None:
+                world = facts_world(world, pack, config.facts)
             _WORKER.update(world_key=key, world=world, available=None)
         _WORKER.update(config=config, pack=pack)
     return _WORKER["pack"], _WORKER["world"]

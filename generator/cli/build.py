@@ -112,6 +112,17 @@ def register(subparsers: Any) -> None:
     llm.add_argument("--llm-estimate", action="store_true",
                      help="print the requests, tokens and cost the paraphrase stage would "
                           "need, and write nothing")
+    facts = p.add_argument_group("LLM facts (docs/llm.md)")
+    facts.add_argument("--llm-facts", default=None, metavar="MODEL",
+                       help="also take facts for FC statements that MODEL (openai:NAME) "
+                            "extracts from each text chunk, kept only where the chunk proves "
+                            "them; --llm-cache, --llm-concurrency, --llm-timeout and --prices "
+                            "apply")
+    facts.add_argument("--facts-url", default=None, metavar="URL",
+                       help="the fact-extracting model's server (default: OPENAI_BASE_URL, "
+                            "else OpenAI's)")
+    facts.add_argument("--llm-facts-only", action="store_true",
+                       help="use only the facts --llm-facts extracts, not the rule-based ones")
     p.set_defaults(run=run)
 
 
@@ -140,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
         images=args.images, workers=args.workers, overwrite=args.overwrite,
         progress=sys.stderr.isatty(), defences=args.defences, shard=args.shard,
         executor=args.executor, address=args.address, shards=args.shards,
+        llm_facts=args.llm_facts, facts_url=args.facts_url, llm_facts_only=args.llm_facts_only,
         notice=_stderr, **llm)
     if manifest.get("kind") == MMTABLES:
         shares = manifest["shares"]

@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from hopvista.audit.diversity import diversity_section as wording_section
 from hopvista.audit.recorded import AUDIT_MIN_ITEMS
 from hopvista.audit.report import noise_note
 from hopvista.output.parquet import DATA_DIR, LOAD_EXAMPLE, SPLIT
@@ -68,7 +69,7 @@ styles); `items.jsonl` and `images/` hold the same data as files, and
 {_agreement_line(shares.get("agree"), manifest["counts"]["statements"])}
 
 {audit_section(manifest.get("audit"), manifest["counts"]["items"], BUILD_AUDIT)}{
-    paraphrases_section(manifest, items)}
+    paraphrases_section(manifest, items)}{llm_facts_section(manifest)}
 
 ## Licence and provenance
 
@@ -80,10 +81,16 @@ file are in `manifest.json`.
 
 
 def _llm_flags(llm: Mapping[str, Any] | None) -> str:
-    """The paraphrase stage's flags of a build's command (none without the stage)."""
+    """The LLM steps' flags of a build's command (none without them)."""
     if not llm:
         return ""
-    return f" --paraphrase {llm['paraphrase']['model']} --judge {llm['judge']['model']}"
+    flags = ""
+    if "paraphrase" in llm:
+        flags += f" --paraphrase {llm['paraphrase']['model']} --judge {llm['judge']['model']}"
+    if "facts" in llm:
+        flags += f" --llm-facts {llm['facts']['model']}" + (
+            "" if llm["facts"]["rule_facts"] else " --llm-facts-only")
+    return flags
 
 
 def paraphrases_section(manifest: Mapping[str, Any], items: Path | None = None) -> str:
@@ -91,7 +98,7 @@ def paraphrases_section(manifest: Mapping[str, Any], items: Path | None = None) 
     not paraphrase): what was kept, what fell back to the template and why, requests, tokens
     and cost per step, then the paraphrases' diversity (of the items in ``items``)."""
     llm, config = manifest.get("llm"), manifest["config"].get("llm")
-    if not llm or not config:
+    if not llm or not config or "paraphrase" not in config:
         return ""
     counts = llm["counts"]
     statements = counts["statements"]
@@ -132,9 +139,45 @@ those the replies reported, and cost by the price table in `manifest.json`
 
 
 def diversity_section(items: Path | None) -> str:
-    """The diversity of the paraphrases in ``items`` (an ``items.jsonl``) against their
-    templates — WPD, LD, words per statement by level — after a blank line; nothing yet."""
-    return ""
+    """How the paraphrases in ``items`` (an ``items.jsonl``) read against their templates —
+    WPD, LD, words per statement by level, surface cues per label — after a blank line."""
+    if items is None:
+        return ""
+    with items.open(encoding="utf-8") as lines:
+        section = wording_section(json.loads(line) for line in lines if line.strip())
+    return "" if section is None else "\n\n" + section
+
+
+def llm_facts_section(manifest: Mapping[str, Any]) -> str:
+    """The card's "Facts from an LLM" section, after a blank line (nothing for a build without
+    ``--llm-facts``): what the model proposed, what was kept and dropped, its requests,
+    tokens and cost."""
+    record = manifest.get("source", {}).get("llm_facts") \
+        if isinstance(manifest.get("source"), Mapping) else None
+    if not isinstance(record, Mapping):
+        return ""
+    dropped = ", ".join(f"{reason} {n}" for reason, n in record["dropped"].items()) or "none"
+    usage = record.get("usage") or {}
+    rules = "beside the facts found by rules" if record["rule_facts"] == "kept" else \
+        "instead of the facts found by rules"
+    return f"""
+
+## Facts from an LLM
+
+FC statements also check facts that `{record['model']}` proposed for each chunk of the
+entities' texts ({rules}; prompt SHA-256 `{record['prompt_sha256'][:12]}…`), each
+kept only where its chunk proves it: the needle is a phrase of the chunk, its numbers and
+names are the chunk's, it names no entity, adds no negation or hedge, states no table value,
+and no other entity's text holds its needle. `gen verify` proves their statements as any
+other.
+
+- chunks asked: {record['chunks']:,}; claims proposed: {record['claims']:,}; \
+kept: {record['kept']:,}
+- dropped by reason: {dropped}
+- requests: {usage.get('prompts', 0):,}; input tokens: {usage.get('input_tokens', 0):,}; \
+output tokens: {usage.get('output_tokens', 0):,}; cost (USD): {_dollars(usage.get('cost_usd'))}
+
+`source.llm_facts` in `manifest.json` lists every fact kept, with its chunk and needle."""
 
 
 def _dollars(cost: float | None) -> str:
