@@ -113,6 +113,25 @@ def test_good_paraphrases_are_kept_recorded_and_verified(tmp_path: Path,
     assert "OK: 3 items verified" in capsys.readouterr().out
 
 
+def test_a_paraphrased_build_passes_the_audit_and_its_card_shows_the_wording(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    with serve(server()) as url:
+        assert build(out, url, tmp_path / "cache", count=6) == 0
+    card = (out / "README.md").read_text()
+    for shown in ("| WPD (word position deviation) |", "| LD (lexical deviation) |",
+                  "| level | statements | final text | template | FCMR |",
+                  "| step | model | requests | input tokens | output tokens | cost (USD) |",
+                  "- statements: 18; paraphrase kept: 18 (100.0%); template text kept: 0"):
+        assert shown in card
+    capsys.readouterr()
+    loose = ["--max-hard-set", "1", "--max-statement", "1", "--max-blind", "1"]
+    assert main(["audit", str(out), *loose]) == 0
+    printed = capsys.readouterr().out
+    assert "ok: surface cues per label: no cue separates the labels beyond chance" in printed
+    assert "WPD" in printed and "LD" in printed
+
+
 def _drop_year(text: str) -> str:
     return re.sub(r"\b(?:in |during |for )?(?:19|20)\d\d\b", "", text)
 

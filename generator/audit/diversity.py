@@ -462,16 +462,13 @@ def measure_wording(items: Iterable[Mapping[str, Any]], *, seed: int = 0) -> Wor
 
 def diversity_section(items: Iterable[Mapping[str, Any]]) -> str | None:
     """The dataset card's subsection "How the statements read" of ``items`` (JSON dicts),
-    under its "Paraphrases" section: WPD and LD beside
-    FCMR's Table 6, words per statement by level beside FCMR's, how many paraphrases were
-    kept, and the cue-balance verdict; ``None`` when no statement carries a paraphrase
-    record."""
+    under its "Paraphrases" section: WPD and LD beside FCMR's Table 6, words per statement by
+    level beside FCMR's, and the cue-balance verdict; ``None`` when no statement carries a
+    paraphrase record."""
     report = measure_wording(items)
     if not report.paraphrased:
         return None
-    lines = ["### How the statements read", "",
-             f"{report.kept} of {report.paraphrased} statements read an LLM's paraphrase of "
-             f"their template; {report.fallback} kept the template text.", ""]
+    lines = ["### How the statements read", ""]
     if report.wpd is not None and report.ld is not None:
         names = list(REFERENCE_DIVERSITY)
         lines += ["Diversity of the kept paraphrases against their templates (Liu and Soh, "

@@ -111,6 +111,9 @@ def paraphrases_section(manifest: Mapping[str, Any], items: Path | None = None) 
     same = ("\n\nThe judge is the paraphrasing model at the same endpoint: it judged its own "
             "paraphrases.") if config.get("judge_is_paraphraser") else ""
     diversity = diversity_section(items)
+    tally = (f"statements: {statements:,}; paraphrase kept: {counts['kept']:,} "
+             f"({_share(counts['kept'], statements)}); template text kept: "
+             f"{sum(fallback.values()):,} (by reason: {reasons})")
     return f"""
 
 ## Paraphrases
@@ -123,9 +126,7 @@ unchanged; a rejected statement was asked again with a new draw, up to
 never an LLM's: each statement records its template text, both passes of every attempt, the
 guard's checks and the judge's verdict, and `gen verify` re-runs the guard.{same}
 
-- statements: {statements:,}; paraphrase kept: {counts['kept']:,}
-  ({_share(counts['kept'], statements)}); template text kept: {sum(fallback.values()):,}
-  (by reason: {reasons})
+- {tally}
 - a statement whose requests failed for good kept its template text (counted as "request
   failed" above); the build did not stop
 
