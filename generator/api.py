@@ -134,12 +134,12 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
     """
     facts = FactsSettings.make(llm_facts, url=facts_url, only=llm_facts_only,
                                concurrency=llm_concurrency, cache=llm_cache, prices=prices,
-                               timeout=llm_timeout)
+                               timeout=llm_timeout, retries=llm_retries)
     if facts is not None and paraphrase is None and judge is None:
-        # cache, concurrency, prices and timeout serve fact extraction; the rest is refused
+        # cache, concurrency, prices, timeout and retries serve fact extraction; the rest is
+        # refused
         llm = ParaphraseSettings.make(None, None, paraphrase_url=paraphrase_url,
-                                      judge_url=judge_url, attempts=llm_attempts,
-                                      retries=llm_retries)
+                                      judge_url=judge_url, attempts=llm_attempts)
     else:
         llm = ParaphraseSettings.make(
             paraphrase, judge, paraphrase_url=paraphrase_url, judge_url=judge_url,

@@ -25,7 +25,7 @@ from hopvista.building.workers import generate_items, plan_build
 from hopvista.eval.prices import Prices
 from hopvista.llm.client import cost_usd
 from hopvista.llm.prompts import pairs_variables, prompt_template, statements_variables
-from hopvista.llm.settings import ParaphraseSettings
+from hopvista.llm.settings import ParaphraseSettings, price_table
 
 CHARS_PER_TOKEN = 4
 """Characters a token when no tokenizer is installed (a rough rule for English)."""
@@ -112,7 +112,7 @@ def estimate(config: BuildConfig, settings: ParaphraseSettings, workers: int = 1
              progress: bool = False) -> Estimate:
     """The estimate of ``config``'s paraphrase stage (see the module docstring)."""
     pack = config.pack()
-    prices = Prices.read(settings.prices) if settings.prices is not None else Prices.builtin()
+    prices = price_table(settings.prices)
     count, name = tokenizer()
     prompts = {n: prompt_template(n, pack)
                for n in ("paraphrase_lexical", "paraphrase_syntactic", "judge")}

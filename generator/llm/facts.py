@@ -40,18 +40,18 @@ from tqdm import tqdm
 
 from hopvista.domain import DomainPack
 from hopvista.errors import UserError
-from hopvista.eval.cache import ResponseCache
-from hopvista.eval.openai_model import endpoint
-from hopvista.eval.paths import writable_folder
-from hopvista.eval.prices import Prices
 from hopvista.generation.instance import needle_occurs
 from hopvista.llm.client import LlmClient, LlmReplyError, LlmRequestError, LlmSpec, Usage
 from hopvista.llm.prompts import PromptTemplate, prompt_template
 from hopvista.llm.settings import (
     DEFAULT_CONCURRENCY,
+    DEFAULT_RETRIES,
     DEFAULT_TIMEOUT,
-    MAX_CONCURRENCY,
-    default_cache,
+    check_limits,
+    checked_model,
+    checked_url,
+    open_cache,
+    price_table,
 )
 from hopvista.program.stated_numbers import stated_values
 from hopvista.reading import as_read
@@ -476,12 +476,13 @@ class FactsSettings:
     cache: Path | None = field(default=None, compare=False)
     prices: Path | None = field(default=None, compare=False)
     timeout: float = field(default=DEFAULT_TIMEOUT, compare=False)
+    retries: int = field(default=DEFAULT_RETRIES, compare=False)
 
     @classmethod
     def make(cls, model: str | None, *, url: str | None = None, only: bool = False,
              concurrency: int = DEFAULT_CONCURRENCY, cache: str | PathLike[str] | None = None,
-             prices: str | PathLike[str] | None = None, timeout: float = DEFAULT_TIMEOUT
-             ) -> FactsSettings | None:
+             prices: str | PathLike[str] | None = None, timeout: float = DEFAULT_TIMEOUT,
+             retries: int = DEFAULT_RETRIES) -> FactsSettings | None:
         """The settings of the flags given, checked (``UserError`` naming the flag); ``None``
         without ``--llm-facts``."""
         if model is None:
@@ -490,18 +491,13 @@ class FactsSettings:
                     raise UserError(f"{flag} applies to LLM fact extraction: give "
                                     "--llm-facts MODEL")
             return None
-        if not 1 <= concurrency <= MAX_CONCURRENCY:
-            raise UserError(f"--llm-concurrency {concurrency}: must be from 1 to "
-                            f"{MAX_CONCURRENCY}")
-        name, colon, argument = model.partition(":")
-        if not name or (colon and not argument) or any(c.isspace() for c in model):
-            raise UserError(f"--llm-facts {model!r}: give a model as openai:NAME "
-                            "(e.g. openai:gpt-4o-mini)")
-        return cls(LlmSpec("facts", model, None if url is None else endpoint(url, "--facts-url"),
-                           dict(FACTS_PARAMETERS)),
+        check_limits(concurrency, timeout, retries)
+        return cls(LlmSpec("facts", checked_model(model, "--llm-facts"),
+                           checked_url(url, "--facts-url"), dict(FACTS_PARAMETERS)),
                    rule_facts=not only, concurrency=concurrency,
                    cache=None if cache is None else Path(cache),
-                   prices=None if prices is None else Path(prices), timeout=timeout)
+                   prices=None if prices is None else Path(prices), timeout=timeout,
+                   retries=retries)
 
     def to_json(self, pack: DomainPack) -> dict[str, Any]:
         """The manifest's ``config.llm.facts``: what fixes the facts (no key)."""
@@ -517,13 +513,11 @@ def facts_world(world: World, pack: DomainPack, settings: FactsSettings) -> Worl
     if not pack.spec.documents:
         raise UserError(f"--llm-facts: domain {pack.name!r} has no documents "
                         "(documents: false), so there is no text to extract facts from")
-    folder = settings.cache if settings.cache is not None else default_cache()
-    shown = f"--llm-cache {settings.cache}" if settings.cache is not None else \
-        f"the LLM cache {folder}"
-    cache = ResponseCache(writable_folder(folder, "--llm-cache"), shown)
-    prices = Prices.read(settings.prices) if settings.prices is not None else Prices.builtin()
+    cache = open_cache(settings.cache)
+    prices = price_table(settings.prices)
     usage = Usage()
-    client = LlmClient(settings.spec, cache, prices, usage, timeout=settings.timeout)
+    client = LlmClient(settings.spec, cache, prices, usage, timeout=settings.timeout,
+                       retries=settings.retries)
     made = with_llm_facts(world, pack, client, prompt_template("facts", pack),
                           rule_facts=settings.rule_facts, concurrency=settings.concurrency)
     print(f"gen: LLM requests for facts: {usage.summary()}", file=sys.stderr)

@@ -35,7 +35,6 @@ from tqdm import tqdm
 from hopvista.domain import DomainPack
 from hopvista.errors import UserError
 from hopvista.eval.cache import ResponseCache
-from hopvista.eval.paths import writable_folder
 from hopvista.eval.prices import Prices
 from hopvista.generation.item import item_question
 from hopvista.llm.client import (
@@ -54,7 +53,7 @@ from hopvista.llm.prompts import (
     prompt_template,
     statements_variables,
 )
-from hopvista.llm.settings import ParaphraseSettings, default_cache
+from hopvista.llm.settings import ParaphraseSettings, open_cache, price_table
 from hopvista.model import Item
 from hopvista.rng import derive_int
 from hopvista.verify.guard import guard
@@ -118,12 +117,8 @@ class ParaphraseStage:
     def __init__(self, settings: ParaphraseSettings, pack: DomainPack, seed: int, *,
                  progress: bool = False, notice: Notice | None = None) -> None:
         self.settings, self.pack, self.seed, self.progress = settings, pack, seed, progress
-        folder = settings.cache if settings.cache is not None else default_cache()
-        shown = f"--llm-cache {settings.cache}" if settings.cache is not None else \
-            f"the LLM cache {folder}"
-        self.cache = ResponseCache(writable_folder(folder, "--llm-cache"), shown)
-        prices = Prices.read(settings.prices) if settings.prices is not None \
-            else Prices.builtin()
+        self.cache = open_cache(settings.cache)
+        prices = price_table(settings.prices)
         self.usage = Usage()
         self.paraphraser = _client(settings.paraphrase, self.cache, prices, self.usage,
                                    settings)

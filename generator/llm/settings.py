@@ -18,7 +18,10 @@ from typing import Any
 
 from hopvista.domain import DomainPack
 from hopvista.errors import UserError
+from hopvista.eval.cache import ResponseCache
 from hopvista.eval.openai_model import endpoint
+from hopvista.eval.paths import writable_folder
+from hopvista.eval.prices import Prices
 from hopvista.llm.client import LlmSpec
 from hopvista.llm.prompts import prompt_template
 
@@ -91,19 +94,13 @@ class ParaphraseSettings:
             raise UserError("--judge applies to the paraphrase stage: give --paraphrase MODEL")
         if not 1 <= attempts <= MAX_ATTEMPTS:
             raise UserError(f"--llm-attempts {attempts}: must be from 1 to {MAX_ATTEMPTS}")
-        if not 1 <= concurrency <= MAX_CONCURRENCY:
-            raise UserError(f"--llm-concurrency {concurrency}: must be from 1 to "
-                            f"{MAX_CONCURRENCY}")
-        if not 0 <= retries <= MAX_RETRIES:
-            raise UserError(f"--llm-retries {retries}: must be from 0 to {MAX_RETRIES}")
-        if not 0 < timeout <= 86400:
-            raise UserError(f"--llm-timeout {timeout:g}: seconds, more than 0 and at most 86400")
+        check_limits(concurrency, timeout, retries)
         return cls(
-            paraphrase=LlmSpec("paraphrase", _model(paraphrase, "--paraphrase"),
-                               _url(paraphrase_url, "--paraphrase-url"),
+            paraphrase=LlmSpec("paraphrase", checked_model(paraphrase, "--paraphrase"),
+                               checked_url(paraphrase_url, "--paraphrase-url"),
                                dict(PARAPHRASE_PARAMETERS)),
-            judge=LlmSpec("judge", _model(judge, "--judge"), _url(judge_url, "--judge-url"),
-                          dict(JUDGE_PARAMETERS)),
+            judge=LlmSpec("judge", checked_model(judge, "--judge"),
+                          checked_url(judge_url, "--judge-url"), dict(JUDGE_PARAMETERS)),
             attempts=attempts, concurrency=concurrency,
             cache=None if cache is None else Path(cache),
             prices=None if prices is None else Path(prices), timeout=timeout, retries=retries)
@@ -126,14 +123,39 @@ class ParaphraseSettings:
         }
 
 
-def _model(spec: str, flag: str) -> str:
+def check_limits(concurrency: int, timeout: float, retries: int) -> None:
+    """``UserError`` naming the flag whose value is out of its range."""
+    if not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise UserError(f"--llm-concurrency {concurrency}: must be from 1 to {MAX_CONCURRENCY}")
+    if not 0 <= retries <= MAX_RETRIES:
+        raise UserError(f"--llm-retries {retries}: must be from 0 to {MAX_RETRIES}")
+    if not 0 < timeout <= 86400:
+        raise UserError(f"--llm-timeout {timeout:g}: seconds, more than 0 and at most 86400")
+
+
+def open_cache(cache: Path | None) -> ResponseCache:
+    """The answer cache in ``cache`` (``--llm-cache``), else in :func:`default_cache`; a
+    folder that cannot be written is a ``UserError`` naming it."""
+    folder = cache if cache is not None else default_cache()
+    shown = f"--llm-cache {cache}" if cache is not None else f"the LLM cache {folder}"
+    return ResponseCache(writable_folder(folder, "--llm-cache"), shown)
+
+
+def price_table(prices: Path | None) -> Prices:
+    """The price table of ``--prices``, else the built-in one."""
+    return Prices.read(prices) if prices is not None else Prices.builtin()
+
+
+def checked_model(spec: str, flag: str) -> str:
+    """``spec`` if it names a model (``NAME`` or ``NAME:ARGUMENT``), else ``UserError``
+    naming ``flag``."""
     name, colon, argument = spec.partition(":")
     if not name or (colon and not argument) or any(c.isspace() for c in spec):
         raise UserError(f"{flag} {spec!r}: give a model as openai:NAME (e.g. openai:gpt-4o-mini)")
     return spec
 
 
-def _url(value: str | None, flag: str) -> str | None:
+def checked_url(value: str | None, flag: str) -> str | None:
     """The endpoint of ``flag``, else ``OPENAI_BASE_URL``'s (so the manifest names the server
     asked), checked; ``None``: OpenAI's."""
     if value is not None:
