@@ -47,6 +47,7 @@ from hopvista.llm.settings import (
     DEFAULT_CONCURRENCY,
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT,
+    LlmRun,
     check_limits,
     checked_model,
     checked_url,
@@ -464,19 +465,14 @@ def llm_facts_notices(world: World) -> list[str]:
 
 
 @dataclass(frozen=True)
-class FactsSettings:
+class FactsSettings(LlmRun):
     """What a build's LLM fact extraction is asked to do (``--llm-facts MODEL``). Only the
     model, endpoint, parameters, prompt and whether the rule-based facts stay fix the bytes
-    (the manifest's ``config.llm.facts``); cache, concurrency, prices and timeout do not."""
+    (the manifest's ``config.llm.facts``); how it runs (:class:`LlmRun`) does not."""
 
     spec: LlmSpec
     rule_facts: bool = True
     """Whether the rule-based facts stay beside the model's (``--llm-facts-only``: not)."""
-    concurrency: int = field(default=DEFAULT_CONCURRENCY, compare=False)
-    cache: Path | None = field(default=None, compare=False)
-    prices: Path | None = field(default=None, compare=False)
-    timeout: float = field(default=DEFAULT_TIMEOUT, compare=False)
-    retries: int = field(default=DEFAULT_RETRIES, compare=False)
 
     @classmethod
     def make(cls, model: str | None, *, url: str | None = None, only: bool = False,

@@ -53,18 +53,25 @@ def default_cache() -> Path:
     return Path(base) / "hopvista" / "llm"
 
 
-@dataclass(frozen=True)
-class ParaphraseSettings:
-    """The paraphrase stage of a build (see the module docstring)."""
+@dataclass(frozen=True, kw_only=True)
+class LlmRun:
+    """How an LLM step of a build runs, which does not fix its bytes: requests in flight at
+    once, where answers are cached, the price table, a request's timeout and its retries."""
 
-    paraphrase: LlmSpec
-    judge: LlmSpec
-    attempts: int = DEFAULT_ATTEMPTS
     concurrency: int = field(default=DEFAULT_CONCURRENCY, compare=False)
     cache: Path | None = field(default=None, compare=False)
     prices: Path | None = field(default=None, compare=False)
     timeout: float = field(default=DEFAULT_TIMEOUT, compare=False)
     retries: int = field(default=DEFAULT_RETRIES, compare=False)
+
+
+@dataclass(frozen=True)
+class ParaphraseSettings(LlmRun):
+    """The paraphrase stage of a build (see the module docstring)."""
+
+    paraphrase: LlmSpec
+    judge: LlmSpec
+    attempts: int = DEFAULT_ATTEMPTS
 
     @classmethod
     def make(cls, paraphrase: str | None, judge: str | None, *,
