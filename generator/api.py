@@ -38,6 +38,7 @@ from hopvista.eval.prices import Prices
 from hopvista.eval.prompts import DEFAULT_SETTING, read_template
 from hopvista.eval.report import read_run, report_output, write_report
 from hopvista.eval.runner import EvalRequest, Notice, Progress, run_eval
+from hopvista.eval.stages import PROTOCOLS
 from hopvista.harness import ExportResult, export
 from hopvista.llm.estimate import Estimate
 from hopvista.llm.estimate import estimate as estimate_stage
@@ -376,6 +377,7 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
              options: Mapping[str, str] | None = None, prompt: StrPath | None = None,
              prices: StrPath | None = None, cache: StrPath | None = None,
              metrics: Sequence[str] = (), captioner: str = "kind",
+             protocol: str | None = None,
              progress: Progress | None = None,
              notice: Notice | None = None) -> dict[str, Any]:
     """Ask ``model`` about every item of ``dataset`` (or the first ``limit``), score the
@@ -389,7 +391,8 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
     (default ``out/cache``: a rerun asks only what is missing); ``metrics`` papers' scores
     to add (:data:`~hopvista.eval.papers.PAPER_METRICS`); ``captioner`` what captions the
     pictures of ``mmtable`` items in ``image-captioning`` (``kind``, or ``openai:MODEL`` at
-    ``base_url``: :mod:`hopvista.eval.captioning`). ``progress(done, total, accuracy,
+    ``base_url``: :mod:`hopvista.eval.captioning`); ``protocol="stages"`` grades FCMR's
+    four steps per statement (:mod:`hopvista.eval.stages`). ``progress(done, total, accuracy,
     cost)`` and ``notice(line)`` are told as the run goes. Everything is checked before
     anything is asked or written.
     """
@@ -402,6 +405,9 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
     if unknown:
         raise UserError(f"--metric: no metric {unknown[0]!r} (metrics: "
                         f"{', '.join(sorted(PAPER_METRICS))})")
+    if protocol is not None and protocol not in PROTOCOLS:
+        raise UserError(f"--protocol: no protocol {protocol!r} (protocols: "
+                        f"{', '.join(PROTOCOLS)})")
     settings = dict(options or {})
     if base_url:
         settings["base_url"] = base_url
@@ -411,7 +417,8 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
         variants=None if variants is None else tuple(v.strip() for v in variants if v.strip()),
         prompt=read_template(Path(prompt)) if prompt else None,
         prices=Prices.read(Path(prices)) if prices else None,
-        metrics=tuple(sorted(set(metrics))), cache=_path(cache), captioner=captioner)
+        metrics=tuple(sorted(set(metrics))), cache=_path(cache), captioner=captioner,
+        protocol=protocol)
     return run_eval(request, Path(out), progress=progress, notice=notice)
 
 

@@ -23,6 +23,7 @@ from hopvista.errors import excerpt, one_line
 from hopvista.eval import MAX_CONCURRENCY
 from hopvista.eval.papers import PAPER_METRICS
 from hopvista.eval.prompts import DEFAULT_SETTING, SETTINGS
+from hopvista.eval.stages import PROTOCOLS
 
 DESCRIPTION = """Ask MODEL about every item of DATASET (or the first N), parse and score the
 answers, and write the run folder: run.json, results.jsonl, summary.json, report.html, and a
@@ -86,6 +87,11 @@ def register(subparsers: Any) -> None:
                         "image-captioning setting: kind (the default: says only the "
                         "picture's kind, e.g. 'a flag') or openai:MODEL (a vision model at "
                         "--base-url)")
+    p.add_argument("--protocol", choices=PROTOCOLS, metavar="PROTOCOL",
+                   help="stages: ask each statement's values, their modality, the values "
+                        "read and the conclusion as JSON, and grade FCMR's four steps "
+                        "(planning, identification, retrieval, reasoning) against the "
+                        "programs")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
@@ -100,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
             variants=args.variants.split(",") if args.variants else None,
             base_url=args.base_url, options=dict(args.option), prompt=args.prompt,
             prices=args.prices, cache=args.cache, metrics=args.metric,
-            captioner=args.captioner, progress=bar,
+            captioner=args.captioner, protocol=args.protocol, progress=bar,
             notice=_notice)
     finally:
         if bar is not None:

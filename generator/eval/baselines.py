@@ -12,7 +12,8 @@
 ``oracle``
     Executes the stored statement programs on the item's inputs with the verifier
     (:mod:`hopvista.program.executor`) and answers with the statements they prove true; it must
-    score 100%, so it is a guard on the dataset itself. An item kind without programs
+    score 100%, so it is a guard on the dataset itself. Under ``--protocol stages`` it gives
+    the stage reply that passes every stage (:func:`~hopvista.eval.stages.oracle_reply`). An item kind without programs
     (short-answer questions) is answered with its reference answer; a markup task with the
     result of its program (:mod:`hopvista.program.marks`).
 
@@ -34,6 +35,7 @@ from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
 from hopvista.model.kinds import ITEM_KINDS
+from hopvista.eval.stages import oracle_reply
 from hopvista.program.executor import Context, Undecidable, decide
 from hopvista.program.marks import ProgramError, execute, grid_and_marks
 from hopvista.rng import derive
@@ -166,3 +168,7 @@ class OracleBaseline:
             except Undecidable:
                 return "undecidable"
         return ", ".join(map(str, true)) if true else "none"
+
+    def answer_stages(self, item: Item) -> str:
+        """The stage reply that passes every stage (``--protocol stages``)."""
+        return json.dumps(oracle_reply(item, self.margins), ensure_ascii=False)

@@ -40,6 +40,7 @@ from typing import Any
 
 from hopvista.errors import UserError
 from hopvista.eval.backends import ItemModel, Model, ModelError, Reply, load_model, split_spec
+from hopvista.eval.baselines import chart_margins
 from hopvista.eval.cache import ResponseCache, prompt_digest, request_key
 from hopvista.eval.captioning import BUILT_IN, captioner_model, check_pictures, model_captioner
 from hopvista.eval.cell_visuals import Captioner, kind_caption
@@ -67,6 +68,7 @@ from hopvista.eval.rundir import (
     refuse_foreign,
     write_file,
 )
+from hopvista.eval.stages import check_items, stage_fields, stages_template
 from hopvista.eval.summary import summarise
 from hopvista.model import Item
 from hopvista.model.answers import normalise_text, read_json_object, same_field
@@ -105,6 +107,9 @@ class EvalRequest:
     captioner: str = BUILT_IN
     """What captions the pictures in ``image-captioning``: ``kind`` or ``openai:MODEL``
     (:mod:`hopvista.eval.captioning`)."""
+    protocol: str | None = None
+    """``stages``: the stage-graded protocol (:mod:`hopvista.eval.stages`); ``None``: the
+    answer alone."""
 
 
 Progress = Callable[[int, int, float | None, float], None]
@@ -149,7 +154,11 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
     secrets.add(model)
     redactor = secrets.redactor
     kinds = sorted({item.kind for item in items})
-    templates = {kind: request.prompt or default_template(kind) for kind in kinds} \
+    if request.protocol is not None:
+        check_items(items)
+        _check_stage_model(model, request.model)
+    default = stages_template if request.protocol is not None else default_template
+    templates = {kind: request.prompt or default(kind) for kind in kinds} \
         if not isinstance(model, ItemModel) else {}
     asks_captions = how.pictures == "caption" and not isinstance(model, ItemModel)
     captioner = captioner_model(request.captioner, request.options) if asks_captions else None
@@ -175,7 +184,8 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
         shown = f"--cache {request.cache}" if request.cache is not None else f"--out {out}"
         job = _Job(dataset, model, how.name, templates, ResponseCache(cache_folder, shown),
                    request.prices or Prices.builtin(), request.model, pages, redactor,
-                   request.metrics, captions)
+                   request.metrics, captions, request.protocol,
+                   chart_margins(dataset) if request.protocol is not None else (0.0, 0.0))
         final = _answer_all(job, items, max(1, request.concurrency), progress)
         summary = _write_outputs(folder, out, run, final)
     return summary
@@ -201,7 +211,16 @@ def _run_record(request: EvalRequest, dataset: Dataset, items: Sequence[Item],
         **({"metrics": list(request.metrics)} if request.metrics else {}),
         **({"captioner": request.captioner} if how.pictures == "caption" and
            how.table == "text" else {}),
+        **({"protocol": request.protocol} if request.protocol is not None else {}),
     }
+
+
+def _check_stage_model(model: Model | ItemModel, spec: str) -> None:
+    """``UserError`` for a model answering items directly that cannot answer the stage
+    protocol (it has no ``answer_stages(item)``)."""
+    if isinstance(model, ItemModel) and not callable(getattr(model, "answer_stages", None)):
+        raise UserError(f"--protocol stages: the model {spec!r} answers items directly and "
+                        "cannot answer the stage protocol (the oracle and openai:NAME can)")
 
 
 def _write_outputs(folder: Path, out: Path, run: dict[str, Any],
@@ -340,6 +359,8 @@ class _Job:
     redactor: Redactor
     metrics: tuple[str, ...] = ()
     captioner: Captioner = kind_caption
+    protocol: str | None = None
+    margins: tuple[float, float] = (0.0, 0.0)
 
     def evaluate(self, item: Item) -> dict[str, Any]:
         """One item's result line (plain JSON, secrets redacted)."""
@@ -349,7 +370,9 @@ class _Job:
         reply: Reply | None = None
         if isinstance(self.model, ItemModel):
             try:
-                reply = self._clean(self.model.answer_item(item))
+                reply = self._clean(self.model.answer_stages(item)  # type: ignore[attr-defined]
+                                    if self.protocol is not None else
+                                    self.model.answer_item(item))
             except ModelError as exc:
                 error = self._error(exc)
         else:
@@ -378,6 +401,8 @@ class _Job:
             result |= _scored(item, reply, None if cached else self.prices.cost(self.spec,
                                                                                  reply),
                               self.metrics)
+            if self.protocol is not None:
+                result |= stage_fields(item, reply.text, self.margins)
         written: dict[str, Any] = plain(self.redactor.value(result))
         return written
 
