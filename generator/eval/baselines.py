@@ -12,10 +12,10 @@
 ``oracle``
     Executes the stored statement programs on the item's inputs with the verifier
     (:mod:`hopvista.program.executor`) and answers with the statements they prove true; it must
-    score 100%, so it is a guard on the dataset itself. Under ``--protocol stages`` it gives
-    the stage reply that passes every stage (:func:`~hopvista.eval.stages.oracle_reply`). An item kind without programs
+    score 100%, so it is a guard on the dataset itself. An item kind without programs
     (short-answer questions) is answered with its reference answer; a markup task with the
-    result of its program (:mod:`hopvista.program.marks`).
+    result of its program (:mod:`hopvista.program.marks`). Under ``--protocol stages`` it
+    gives the stage reply that passes every stage (:func:`~hopvista.eval.stages.oracle_reply`).
 
 Options other than these are refused (:func:`~hopvista.eval.backends.check_options`).
 """
@@ -31,11 +31,11 @@ from typing import Any
 
 from hopvista.errors import UserError
 from hopvista.eval.backends import MODELS, check_options
+from hopvista.eval.stages import oracle_reply
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
 from hopvista.model.kinds import ITEM_KINDS
-from hopvista.eval.stages import oracle_reply
 from hopvista.program.executor import Context, Undecidable, decide
 from hopvista.program.marks import ProgramError, execute, grid_and_marks
 from hopvista.rng import derive

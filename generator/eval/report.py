@@ -22,6 +22,7 @@ from hopvista.eval.clean import plain_text
 from hopvista.eval.compare import paired
 from hopvista.eval.run_files import check_results, check_run, check_summary
 from hopvista.eval.rundir import RESULTS_FILE, SUMMARY_FILE
+from hopvista.eval.stages import PASSED, STAGES
 from hopvista.output.atomic import write_atomic
 from hopvista.output.files import RUN_FILE, OutputFile, html_generator_tag, html_written_by, reason
 
@@ -120,6 +121,7 @@ def render(runs: Sequence[RunData]) -> str:
     for facet, caption in PLOTTED:
         parts.append(_facet_plot(runs, facet, caption))
     parts.append(_type_plot(runs))
+    parts.append(_stages_section(runs))
     for data in runs:
         parts.append(_details(data))
     parts.append("</body></html>")
@@ -173,7 +175,7 @@ def _pairs(runs: Sequence[RunData]) -> str:
 
 
 def _bars(title: str, groups: list[str], series: list[tuple[str, list[dict[str, Any] | None]]],
-          salt: str) -> str:
+          salt: str, ylabel: str = "accuracy (%)") -> str:
     """A bar plot (one bar per run in each group, 95% whiskers) as inline SVG."""
     import matplotlib
     from matplotlib.figure import Figure
@@ -197,7 +199,7 @@ def _bars(title: str, groups: list[str], series: list[tuple[str, list[dict[str, 
         ax.set_xticklabels(groups, rotation=30 if len(groups) > 4 else 0, ha="right"
                            if len(groups) > 4 else "center", fontsize=8)
         ax.set_ylim(0, 100)
-        ax.set_ylabel("accuracy (%)")
+        ax.set_ylabel(ylabel)
         if len(series) > 1:
             ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
         fig.tight_layout()
@@ -231,6 +233,61 @@ def _type_plot(runs: Sequence[RunData]) -> str:
     return (f"<figure class='plot' data-facet='statement_type'>"
             f"{_bars(caption, groups, series, 'statement_type')}"
             f"<figcaption>{_e(caption)}</figcaption></figure>")
+
+
+def _stages_section(runs: Sequence[RunData]) -> str:
+    """FCMR's Figure 22 for the runs graded by the stage protocol: per run, the share of
+    statements first failing at each stage, by modality (a plot) and by level and modality (a
+    table); with several such runs, a plot of every modality together, one bar per run."""
+    graded = [d for d in runs if d[3].get("stages")]
+    if not graded:
+        return ""
+    stages = [*STAGES, PASSED]
+    parts = ["<h2>Stages (--protocol stages)</h2><p>Where each statement first failed: "
+             "planning (a value the program reads not named), identification (a value's "
+             "modality wrong), retrieval (a value misread), reasoning (a conclusion that does "
+             "not follow from the values read), or passed every stage. Shares of the "
+             "statements that read each modality.</p>"]
+    if len(graded) > 1:
+        series = [(_label(d), [_share(d[3]["stages"]["first_failure"], stage)
+                               for stage in stages]) for d in graded]
+        caption = "First failing stage, every modality"
+        parts.append(f"<figure class='plot' data-facet='stages'>"
+                     f"{_bars(caption, stages, series, 'stages', 'statements (%)')}"
+                     f"<figcaption>{_e(caption)}</figcaption></figure>")
+    for data in graded:
+        parts.append(_stages_of_run(data, stages))
+    return "\n".join(parts)
+
+
+def _share(counts: dict[str, int], stage: str) -> dict[str, Any]:
+    total = sum(counts.values())
+    return {"value": counts[stage] / total if total else None, "low": None, "high": None,
+            "n": total}
+
+
+def _stages_of_run(data: RunData, stages: list[str]) -> str:
+    figures = data[3]["stages"]
+    modalities = list(figures["by_modality"])
+    caption = f"First failing stage by modality: {_label(data)}"
+    series = [(m, [_share(figures["by_modality"][m], st) for st in stages])
+              for m in modalities]
+    plot = "" if not modalities else (
+        f"<figure class='plot' data-facet='stages-{_e(data[0].name)}'>"
+        f"{_bars(caption, stages, series, 'stages-' + data[0].name, 'statements (%)')}"
+        f"<figcaption>{_e(caption)}</figcaption></figure>")
+    rows = []
+    for level, group in [("all", figures), *figures["by_level"].items()]:
+        for modality, counts in [("all", group["first_failure"]),
+                                 *group["by_modality"].items()]:
+            rows.append(f"<tr><td>{_e(level)}</td><td>{_e(modality)}</td>"
+                        f"<td class='num'>{sum(counts.values())}</td>" + "".join(
+                            f"<td class='num'>{_pct(_share(counts, st)['value'])}</td>"
+                            for st in stages) + "</tr>")
+    head = "".join(f"<th>{_e(st)}</th>" for st in stages)
+    return (f"<h3>Stages: {_e(_label(data))}</h3>{plot}<table class='stages'><tr>"
+            f"<th>level</th><th>modality</th><th>statements</th>{head}</tr>"
+            + "".join(rows) + "</table>")
 
 
 def _markup_table(markup: dict[str, Any]) -> str:

@@ -71,6 +71,24 @@ class _MarkupEntry(_Read):
     failures: dict[str, int]
 
 
+class _StageCounts(_Read):
+    planning: int
+    identification: int
+    retrieval: int
+    reasoning: int
+    passed: int
+
+
+class _StageGroup(_Read):
+    statements: int
+    first_failure: _StageCounts
+    by_modality: dict[str, _StageCounts]
+
+
+class _Stages(_StageGroup):
+    by_level: dict[str, _StageGroup]
+
+
 class _Summary(_Read):
     accuracy: _Estimate
     items: int
@@ -85,6 +103,7 @@ class _Summary(_Read):
     statements: _Statements | None = None
     variants: _Variants | None = None
     markup: dict[str, Any] | None = None
+    stages: _Stages | None = None
 
 
 class _Dataset(_Read):

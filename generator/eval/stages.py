@@ -51,7 +51,8 @@ from hopvista.model.kinds import ITEM_KINDS, THREE_STATEMENT, Score
 from hopvista.model.statement import Statement, TextCell, ValueCell
 from hopvista.program.executor import Context, Undecidable, decide, mentions, parse_number
 
-__all__ = ["PROTOCOLS", "STAGES", "StageGrade", "check_items", "stages_template", "grade", "oracle_reply", "stage_fields"]
+__all__ = ["PASSED", "PROTOCOLS", "STAGES", "StageGrade", "check_items", "grade",
+           "oracle_reply", "stage_fields", "stage_summary", "stages_template"]
 
 STAGES = ("planning", "identification", "retrieval", "reasoning")
 """FCMR's four steps, in the order they are taken (the first failing one is reported)."""
@@ -402,3 +403,44 @@ def _oracle_value(cell: TextCell | ValueCell, names: Mapping[str, str],
         return {"entity": entity, "modality": "text", "value": shown.of(cell)}
     return {"entity": entity, "column": labels.get(cell.column, cell.column),
             "period": cell.year, "modality": cell.modality, "value": shown.of(cell)}
+
+
+# -- the run's figures ---------------------------------------------------------------------
+
+PASSED = "passed"
+"""The count of statements (or modalities) that passed every stage."""
+
+
+def stage_summary(answered: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The ``stages`` figures of a run's answered results (``None`` when no result has
+    stages): how many statements first failed at each stage (or ``passed``), overall and per
+    modality read, and the same per level (FCMR's Figure 22)."""
+    graded = [r for r in answered if isinstance(r.get("stages"), list)]
+    if not graded:
+        return None
+    levels = sorted({str(r.get("difficulty")) for r in graded},
+                    key=lambda level: (_LEVELS.get(level, 9), level))
+    return _stage_group(graded) | {"by_level": {
+        level: _stage_group([r for r in graded if str(r.get("difficulty")) == level])
+        for level in levels}}
+
+
+_LEVELS = {"easy": 0, "medium": 1, "hard": 2}
+
+
+def _stage_group(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    statements = [s for r in results for s in r["stages"] if isinstance(s, dict)]
+    by_modality: dict[str, dict[str, int]] = {}
+    for modality in MODALITIES:
+        failures = [s["modalities"][modality] for s in statements
+                    if modality in (s.get("modalities") or {})]
+        if failures:
+            by_modality[modality] = _counts(failures)
+    return {"statements": len(statements),
+            "first_failure": _counts([s.get("first_failure") for s in statements]),
+            "by_modality": by_modality}
+
+
+def _counts(failures: Sequence[Any]) -> dict[str, int]:
+    return {stage: sum(f == stage for f in failures) for stage in STAGES} | {
+        PASSED: sum(f is None for f in failures)}

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from hopvista.audit.stats import Bootstrap, Estimate
+from hopvista.eval.stages import stage_summary
 from hopvista.model.kinds import THREE_STATEMENT
 
 FACETS = ("difficulty", "variant", "family", "subtask", "order", "chart_library", "chart_kind",
@@ -81,6 +82,9 @@ def summarise(results: Sequence[dict[str, Any]], run: dict[str, Any],
     markup = _markup(answered)
     if markup:
         summary["markup"] = markup
+    stages = stage_summary(answered)
+    if stages:
+        summary["stages"] = stages
     papers = _papers(answered, seed)
     if papers:
         summary["papers"] = papers
