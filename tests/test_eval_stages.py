@@ -168,3 +168,14 @@ def test_a_model_that_cannot_answer_the_protocol_is_one_line(
                    "directly and cannot answer the stage protocol (the oracle and "
                    "openai:NAME can)")
     assert not (tmp_path / "r").exists()
+
+
+def test_a_harness_export_says_it_does_not_carry_the_protocol(
+        four: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", str(four), "--format", "inspect", "--protocol", "stages",
+                 "--out", str(tmp_path / "x")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "gen: error: --protocol stages: harness exports carry the answer prompt only; the "
+        "stage protocol is graded against each statement's program by gen eval --protocol "
+        "stages, not by a harness")
+    assert not (tmp_path / "x").exists()

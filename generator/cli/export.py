@@ -15,6 +15,7 @@ from typing import Any
 import hopvista
 from hopvista.cli.arguments import positive_int
 from hopvista.eval.prompts import SETTINGS
+from hopvista.eval.stages import PROTOCOLS
 
 DESCRIPTION = """Write DATASET (or its first N items) as a task of another evaluation harness,
 with the prompts gen eval sends in the chosen setting and the same reference answers; the
@@ -45,13 +46,17 @@ def register(subparsers: Any) -> None:
     p.add_argument("--setting", choices=list(SETTINGS), default=DEFAULT_SETTING,
                    help=f"how the inputs are shown (default {DEFAULT_SETTING})")
     p.add_argument("--limit", type=positive_int, metavar="N", help="the first N items only")
+    p.add_argument("--protocol", choices=PROTOCOLS, metavar="PROTOCOL",
+                   help="refused: the stage protocol is graded by gen eval --protocol stages "
+                        "only, not by a harness")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Export and say where."""
     result = hopvista.export_harness(args.path, fmt=args.fmt, out=args.out,
-                                     setting=args.setting, limit=args.limit)
+                                     setting=args.setting, limit=args.limit,
+                                     protocol=args.protocol)
     print(f"wrote {result.items} items of {args.path} ({result.setting}) for {result.format} "
           f"to {result.out}; {result.out / 'README.md'} says how to run it")
     return 0

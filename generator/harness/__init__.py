@@ -22,6 +22,10 @@ the harness; the exported scorers call hopvista's own parser and scorer
 (:func:`hopvista.eval.runner.score_response`), so a harness run is comparable with ``gen eval``.
 Item text is only ever data (JSON, Parquet, TSV): the generated Python files are the same for every
 dataset and read the items from their data file.
+
+The stage protocol (``gen eval --protocol stages``) is not exported: its replies are graded
+against each statement's program, which only ``gen eval`` does; ``--protocol stages`` is
+refused with one line (:data:`NOT_EXPORTED`).
 """
 
 from __future__ import annotations
@@ -63,8 +67,15 @@ class ExportResult:
     items: int
 
 
+NOT_EXPORTED = ("--protocol {protocol}: harness exports carry the answer prompt only; the "
+                "stage protocol is graded against each statement's program by gen eval "
+                "--protocol {protocol}, not by a harness")
+"""Why an export refuses a protocol: ``gen eval`` alone grades it."""
+
+
 def export(dataset_path: str | Path, fmt: str, out: str | Path,
-           setting: str = DEFAULT_SETTING, limit: int | None = None) -> ExportResult:
+           setting: str = DEFAULT_SETTING, limit: int | None = None,
+           protocol: str | None = None) -> ExportResult:
     """Export the dataset at ``dataset_path`` (its first ``limit`` items) for harness ``fmt``
     into the folder ``out``, prompts as in setting ``setting``.
 
@@ -72,8 +83,11 @@ def export(dataset_path: str | Path, fmt: str, out: str | Path,
     (it is then replaced), and not a symlink, inside a dataset or holding the dataset; it is
     written in a staging folder and renamed into place. :class:`~hopvista.errors.UserError`
     for an unknown format or setting, a path that is not a dataset, an ``out`` that holds
-    something else, a setting the dataset cannot give, or a disk that refuses the write.
+    something else, a setting the dataset cannot give, or a disk that refuses the write, and
+    for any ``protocol`` (:data:`NOT_EXPORTED`).
     """
+    if protocol is not None:
+        raise UserError(NOT_EXPORTED.format(protocol=protocol))
     if fmt not in FORMATS:
         raise UserError(f"--format: no format {fmt!r} (formats: {', '.join(FORMATS)})")
     if limit is not None and limit < 1:
