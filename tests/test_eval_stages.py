@@ -143,7 +143,7 @@ def test_the_oracle_passes_every_stage_and_the_report_shows_the_breakdown(
     assert CUE in run["prompts"]["three_statement"]  # the template the run asked with
     report = (tmp_path / "misread" / "report.html").read_text()
     assert "<h2>Stages (--protocol stages)</h2>" in report
-    assert "<th>retrieval</th>" in report and "data-facet='stages-misread'" in report
+    assert "<th>retrieval</th>" in report and "data-facet='stages-1'" in report
     assert main(["report", str(tmp_path / "oracle"), str(tmp_path / "misread"),
                  "--out", str(tmp_path / "both.html")]) == 0
     both = (tmp_path / "both.html").read_text()

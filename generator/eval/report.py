@@ -255,26 +255,30 @@ def _stages_section(runs: Sequence[RunData]) -> str:
         parts.append(f"<figure class='plot' data-facet='stages'>"
                      f"{_bars(caption, stages, series, 'stages', 'statements (%)')}"
                      f"<figcaption>{_e(caption)}</figcaption></figure>")
-    for data in graded:
-        parts.append(_stages_of_run(data, stages))
+    for number, data in enumerate(graded, start=1):
+        parts.append(_stages_of_run(data, stages, f"stages-{number}"))
     return "\n".join(parts)
 
 
-def _share(counts: dict[str, int], stage: str) -> dict[str, Any]:
+def _share(counts: dict[str, int], stage: str) -> dict[str, Any] | None:
+    return {"value": _fraction(counts, stage), "low": None, "high": None,
+            "n": sum(counts.values())}
+
+
+def _fraction(counts: dict[str, int], stage: str) -> float | None:
     total = sum(counts.values())
-    return {"value": counts[stage] / total if total else None, "low": None, "high": None,
-            "n": total}
+    return counts[stage] / total if total else None
 
 
-def _stages_of_run(data: RunData, stages: list[str]) -> str:
+def _stages_of_run(data: RunData, stages: list[str], name: str) -> str:
     figures = data[3]["stages"]
     modalities = list(figures["by_modality"])
     caption = f"First failing stage by modality: {_label(data)}"
     series = [(m, [_share(figures["by_modality"][m], st) for st in stages])
               for m in modalities]
     plot = "" if not modalities else (
-        f"<figure class='plot' data-facet='stages-{_e(data[0].name)}'>"
-        f"{_bars(caption, stages, series, 'stages-' + data[0].name, 'statements (%)')}"
+        f"<figure class='plot' data-facet='{name}'>"
+        f"{_bars(caption, stages, series, name, 'statements (%)')}"
         f"<figcaption>{_e(caption)}</figcaption></figure>")
     rows = []
     for level, group in [("all", figures), *figures["by_level"].items()]:
@@ -282,7 +286,7 @@ def _stages_of_run(data: RunData, stages: list[str]) -> str:
                                  *group["by_modality"].items()]:
             rows.append(f"<tr><td>{_e(level)}</td><td>{_e(modality)}</td>"
                         f"<td class='num'>{sum(counts.values())}</td>" + "".join(
-                            f"<td class='num'>{_pct(_share(counts, st)['value'])}</td>"
+                            f"<td class='num'>{_pct(_fraction(counts, st))}</td>"
                             for st in stages) + "</tr>")
     head = "".join(f"<th>{_e(st)}</th>" for st in stages)
     return (f"<h3>Stages: {_e(_label(data))}</h3>{plot}<table class='stages'><tr>"

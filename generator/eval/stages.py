@@ -111,7 +111,10 @@ def stage_fields(item: Item, text: str, margins: tuple[float, float]) -> dict[st
     """What a stage reply adds to its item's results line: ``stages``, and the answer its
     conclusions give (``parsed``, ``parse_rule``, ``correct``, ``metrics``) when the reply
     holds statements (otherwise the answer stays as the text was read)."""
-    graded = grade(item, text, margins)
+    try:
+        graded = grade(item, text, margins)
+    except (ValueError, ArithmeticError, RecursionError):  # numbers no scorer can take
+        graded = grade(item, "", margins)
     fields: dict[str, Any] = {"stages": graded.stages}
     if graded.answer is not None:
         score: Score = ITEM_KINDS.get(item.kind).score(item, graded.answer)
