@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,10 +14,10 @@ import pytest
 
 from hopvista.cli.main import main
 from hopvista.eval.baselines import chart_margins
-from hopvista.eval.stages import oracle_reply
+from hopvista.eval.stages import grade, oracle_reply
 from hopvista.model import Item
 from hopvista.model.dataset import load
-from tests.conftest import build_dataset
+from tests.conftest import build_dataset, read_items, reseal
 from tests.scripted_server import Script, serve
 
 KEY = "sk-test-hopvista-stages"
@@ -179,3 +180,59 @@ def test_a_harness_export_says_it_does_not_carry_the_protocol(
         "stage protocol is graded against each statement's program by gen eval --protocol "
         "stages, not by a harness")
     assert not (tmp_path / "x").exists()
+
+
+def _flipping_misread(items: list[Item], margins: tuple[float, float]
+                      ) -> tuple[Item, Reply, int, bool]:
+    """A reply to one of ``items`` whose statement 1 misreads one value so that its program
+    decides the other way: the reply, the index of the misread value and that decision."""
+    for item in items:
+        reply = oracle_reply(item, margins)
+        entry = reply["statements"][0]
+        if entry["conclusion"] is None:
+            continue
+        for k, value in enumerate(entry["values"]):
+            if value["modality"] == "text":
+                continue
+            for wrong in ("-99999999", "99999999"):
+                changed = copy.deepcopy(reply)
+                changed["statements"][0]["values"][k]["value"] = wrong
+                flipped = not entry["conclusion"]
+                changed["statements"][0]["conclusion"] = flipped
+                if grade(item, json.dumps(changed), margins).stages[0]["modalities"] == {
+                        m: ("retrieval" if m == value["modality"] else None)
+                        for m in grade(item, json.dumps(reply), margins).stages[0][
+                            "modalities"]}:
+                    return item, changed, k, flipped
+    raise AssertionError("no misread value flips a program of the dataset")
+
+
+def test_reasoning_is_judged_on_the_values_the_model_read(four: Path) -> None:
+    margins = chart_margins(load(four))
+    item, reply, k, flipped = _flipping_misread(_items(four), margins)
+    misread_in = reply["statements"][0]["values"][k]["modality"]
+    # concluding as its own misreading implies: a retrieval error, and no reasoning error
+    assert grade(item, json.dumps(reply), margins).stages[0]["first_failure"] == "retrieval"
+    # the same misreading with the conclusion the shown values imply: the conclusion does
+    # not follow from what the model read, so every other modality fails at reasoning
+    reply["statements"][0]["conclusion"] = not flipped
+    modalities = grade(item, json.dumps(reply), margins).stages[0]["modalities"]
+    assert modalities[misread_in] == "retrieval"
+    assert {m: f for m, f in modalities.items() if m != misread_in} == {
+        m: "reasoning" for m in modalities if m != misread_in}
+
+
+def test_statements_without_programs_are_refused_naming_the_item(
+        four: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "released"
+    shutil.copytree(four, data)
+    items = read_items(data)
+    items[1]["statements"][0]["program"] = None
+    items[1]["statements"][0]["cells"] = []
+    reseal(data, items)
+    assert main(["eval", str(data), "--model", "oracle", "--protocol", "stages",
+                 "--out", str(tmp_path / "r"), "--quiet"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"gen: error: --protocol stages: item {items[1]['id']}, statement 1 has no program "
+        "to grade the stages against")
+    assert not (tmp_path / "r").exists()
