@@ -149,7 +149,8 @@ def test_the_oracle_passes_every_stage_and_the_report_shows_the_breakdown(
                  "--out", str(tmp_path / "both.html")]) == 0
     both = (tmp_path / "both.html").read_text()
     assert "First failing stage, every modality" in both
-    assert "Stages: oracle" in both and "Stages: openai:scripted" in both
+    assert "Stages: oracle · table-json · stages" in both
+    assert "Stages: openai:scripted · chart-as-table · stages" in both
 
 
 def test_a_run_without_the_protocol_has_no_stages(four: Path, tmp_path: Path) -> None:

@@ -106,7 +106,8 @@ def _estimate(e: dict[str, Any] | None) -> str:
 
 def _label(data: RunData) -> str:
     run = data[1]
-    return f"{run.get('model')} · {run.get('setting')}"
+    protocol = f" · {run['protocol']}" if run.get("protocol") else ""
+    return f"{run.get('model')} · {run.get('setting')}{protocol}"
 
 
 def render(runs: Sequence[RunData]) -> str:
