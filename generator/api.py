@@ -376,6 +376,7 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
              options: Mapping[str, str] | None = None, prompt: StrPath | None = None,
              prices: StrPath | None = None, cache: StrPath | None = None,
              metrics: Sequence[str] = (), captioner: str = "kind",
+             error_classes: bool = False, judge: str | None = None,
              progress: Progress | None = None,
              notice: Notice | None = None) -> dict[str, Any]:
     """Ask ``model`` about every item of ``dataset`` (or the first ``limit``), score the
@@ -389,9 +390,11 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
     (default ``out/cache``: a rerun asks only what is missing); ``metrics`` papers' scores
     to add (:data:`~hopvista.eval.papers.PAPER_METRICS`); ``captioner`` what captions the
     pictures of ``mmtable`` items in ``image-captioning`` (``kind``, or ``openai:MODEL`` at
-    ``base_url``: :mod:`hopvista.eval.captioning`). ``progress(done, total, accuracy,
-    cost)`` and ``notice(line)`` are told as the run goes. Everything is checked before
-    anything is asked or written.
+    ``base_url``: :mod:`hopvista.eval.captioning`); ``error_classes`` gives every wrong
+    answer FCMR's and MMTabReal's classes where a rule decides them, and ``judge``
+    (``openai:MODEL`` at ``base_url``) labels the rest (:mod:`hopvista.eval.error_classes`).
+    ``progress(done, total, accuracy, cost)`` and ``notice(line)`` are told as the run
+    goes. Everything is checked before anything is asked or written.
     """
     if not 1 <= concurrency <= MAX_CONCURRENCY:
         raise UserError(f"--concurrency: must be from 1 to {MAX_CONCURRENCY}, got "
@@ -411,7 +414,8 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
         variants=None if variants is None else tuple(v.strip() for v in variants if v.strip()),
         prompt=read_template(Path(prompt)) if prompt else None,
         prices=Prices.read(Path(prices)) if prices else None,
-        metrics=tuple(sorted(set(metrics))), cache=_path(cache), captioner=captioner)
+        metrics=tuple(sorted(set(metrics))), cache=_path(cache), captioner=captioner,
+        error_classes=error_classes or judge is not None, judge=judge)
     return run_eval(request, Path(out), progress=progress, notice=notice)
 
 

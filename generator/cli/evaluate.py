@@ -86,6 +86,13 @@ def register(subparsers: Any) -> None:
                         "image-captioning setting: kind (the default: says only the "
                         "picture's kind, e.g. 'a flag') or openai:MODEL (a vision model at "
                         "--base-url)")
+    p.add_argument("--error-classes", action="store_true",
+                   help="give every wrong answer FCMR's and MMTabReal's error classes where a "
+                        "rule decides them (also after the fact: rerun into the same --out, "
+                        "nothing is asked again)")
+    p.add_argument("--judge", metavar="openai:MODEL",
+                   help="a model at --base-url that labels the wrong answers no rule "
+                        "classifies (implies --error-classes; its replies cached and costed)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
@@ -100,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
             variants=args.variants.split(",") if args.variants else None,
             base_url=args.base_url, options=dict(args.option), prompt=args.prompt,
             prices=args.prices, cache=args.cache, metrics=args.metric,
-            captioner=args.captioner, progress=bar,
+            captioner=args.captioner, error_classes=args.error_classes, judge=args.judge,
+            progress=bar,
             notice=_notice)
     finally:
         if bar is not None:

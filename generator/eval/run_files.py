@@ -71,6 +71,40 @@ class _MarkupEntry(_Read):
     failures: dict[str, int]
 
 
+class _Usage(_Read):
+    input: int
+    output: int
+
+
+class _Judge(_Read):
+    model: str
+    asked: int
+    cached: int
+    unreadable: int
+    tokens: _Usage
+    cost: float | None
+
+
+class _Rate(_Read):
+    statements: int
+    wrong: int
+    attributed: int
+    rate: float
+
+
+class _ErrorClasses(_Read):
+    wrong: int
+    by_rule: int
+    by_judge: int
+    unclassified: int
+    unknown: int
+    unknown_rate: float | None
+    fcmr: dict[str, int]
+    mmtabreal: dict[str, int]
+    by_modality: dict[str, dict[str, _Rate]]
+    judge: _Judge | None = None
+
+
 class _Summary(_Read):
     accuracy: _Estimate
     items: int
@@ -85,6 +119,7 @@ class _Summary(_Read):
     statements: _Statements | None = None
     variants: _Variants | None = None
     markup: dict[str, Any] | None = None
+    error_classes: _ErrorClasses | None = None
 
 
 class _Dataset(_Read):

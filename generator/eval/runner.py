@@ -44,6 +44,7 @@ from hopvista.eval.cache import ResponseCache, prompt_digest, request_key
 from hopvista.eval.captioning import BUILT_IN, captioner_model, check_pictures, model_captioner
 from hopvista.eval.cell_visuals import Captioner, kind_caption
 from hopvista.eval.clean import Redactor, json_line, plain, secrets_of
+from hopvista.eval.error_classes import JUDGE_TEMPLATE, ErrorJudge, classify, judge_model
 from hopvista.eval.papers import paper_metrics
 from hopvista.eval.parse import parse_short, parse_statements
 from hopvista.eval.paths import writable_folder
@@ -105,6 +106,11 @@ class EvalRequest:
     captioner: str = BUILT_IN
     """What captions the pictures in ``image-captioning``: ``kind`` or ``openai:MODEL``
     (:mod:`hopvista.eval.captioning`)."""
+    error_classes: bool = False
+    """Give every wrong answer its error classes (:mod:`hopvista.eval.error_classes`)."""
+    judge: str | None = None
+    """``openai:MODEL``: the judge of the wrong answers no rule classifies (implies
+    ``error_classes``)."""
 
 
 Progress = Callable[[int, int, float | None, float], None]
@@ -155,6 +161,7 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
     captioner = captioner_model(request.captioner, request.options) if asks_captions else None
     if captioner is not None:
         check_pictures(items, dataset)
+    judge = judge_model(request.judge, request.options) if request.judge else None
     with _environment_failures(out, folder, request.cache, cache_folder), \
             held_run_folder(folder, out) as held:
         pages = folder / PAGES_DIR
@@ -177,6 +184,8 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
                    request.prices or Prices.builtin(), request.model, pages, redactor,
                    request.metrics, captions)
         final = _answer_all(job, items, max(1, request.concurrency), progress)
+        if "error_classes" in run:
+            final = _classified(final, items, job, judge, request)
         summary = _write_outputs(folder, out, run, final)
     return summary
 
@@ -201,7 +210,20 @@ def _run_record(request: EvalRequest, dataset: Dataset, items: Sequence[Item],
         **({"metrics": list(request.metrics)} if request.metrics else {}),
         **({"captioner": request.captioner} if how.pictures == "caption" and
            how.table == "text" else {}),
+        **({"error_classes": {"judge": request.judge, "prompt": default_template(
+            JUDGE_TEMPLATE) if request.judge else None}}
+           if request.error_classes or request.judge else {}),
     }
+
+
+def _classified(final: list[dict[str, Any]], items: Sequence[Item], job: _Job,
+                judge: Model | None, request: EvalRequest) -> list[dict[str, Any]]:
+    """The result lines with the error classes of their wrong answers, the judge's replies
+    cached and costed like answers, secrets redacted."""
+    errant = ErrorJudge(judge, str(request.judge), default_template(JUDGE_TEMPLATE),
+                        job.cache, job.prices) if judge is not None else None
+    lines = classify(final, items, errant, max(1, request.concurrency))
+    return [plain(job.redactor.value(line)) for line in lines]
 
 
 def _write_outputs(folder: Path, out: Path, run: dict[str, Any],
