@@ -170,6 +170,8 @@ def test_wrong_answers_get_classes_by_rule_then_by_a_judge_after_the_fact(
             "statements": 9, "wrong": 5, "rate": pytest.approx(5 / 9), "attributed": 0}
         report = (run / "report.html").read_text()
         assert "Error classes" in report and "FCMR Table 4" in report
+        assert main(["report", str(run), "--out", str(tmp_path / "board.html")]) == 0
+        assert "Judge <code>openai:judge-model</code>" in (tmp_path / "board.html").read_text()
         assert "openai:judge-model" in json.loads((run / "run.json").read_text())[
             "error_classes"]["judge"]
 

@@ -32,7 +32,9 @@ redacted from everything written, answers included.
 
 models: openai:NAME (any OpenAI-compatible endpoint: --base-url or OPENAI_BASE_URL, key from
 OPENAI_API_KEY), random, majority, oracle, and any model a plug-in registers.
-settings: interleaved, table-json (default), chart-as-table, no-chart, image-only."""
+settings: interleaved, table-json (default), chart-as-table, no-chart, image-only.
+error classes: --error-classes sorts the wrong answers into FCMR's and MMTabReal's classes
+where a rule decides them; --judge openai:MODEL labels the rest (docs/eval.md)."""
 
 
 def _concurrency(text: str) -> int:

@@ -20,6 +20,10 @@ A run goes in three steps:
    Rerunning the same command into the same folder asks only what is not cached yet (the
    errors, and whatever an interrupted run had not reached).
 
+With ``--error-classes`` (or ``--judge openai:MODEL``) the wrong answers get their error
+classes once every item has its answer (:mod:`hopvista.eval.error_classes`); a rerun with the
+flag classifies a finished run from its cache without asking the model again.
+
 Whatever a model sends is checked (:func:`~hopvista.eval.replies.checked_reply`) and cannot
 crash the run: a malformed reply is an error of its item, one that cannot be scored is an
 unparseable answer. Secrets (the API key, and what the model lists in ``secrets()``) are
