@@ -274,3 +274,22 @@ def test_right_answers_errors_and_undecidable_answers_get_no_rule_class() -> Non
             "parsed": []}
     found = rule_classes(three, none)  # "none" is an answer, not a refusal: a partial one
     assert found is not None and found.mmtabreal == ("partial answer",)
+
+
+def test_gen_report_names_a_forged_error_class_figure(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = _dataset(tmp_path / "data")
+    run = tmp_path / "run"
+    assert main(["eval", str(data), "--model", "random", "--out", str(run),
+                 "--error-classes", "--setting", "no-chart", "--quiet"]) == 0
+    summary = _summary(run)
+    assert summary["error_classes"]["wrong"] == sum(not r["correct"]
+                                                    for r in _results(run).values())
+    summary["error_classes"]["by_modality"]["hard"]["chart"]["wrong"] = "3"
+    (run / "summary.json").write_text(json.dumps(summary))
+    capsys.readouterr()
+    assert main(["report", str(run), "--out", str(tmp_path / "board.html")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"gen: error: {run / 'summary.json'}: field "
+        "'error_classes.by_modality.hard.chart.wrong': input should be a valid integer")
+    assert not (tmp_path / "board.html").exists()
