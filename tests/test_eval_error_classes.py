@@ -116,16 +116,17 @@ def test_wrong_answers_get_classes_by_rule_then_by_a_judge_after_the_fact(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = _dataset(tmp_path / "data")
     judge = _Judge()
-    script = Script({"Classify its error": [("call", judge)],
-                     **{f"Question {k}?": [reply] for k, (_, reply, _) in enumerate(CASES)}})
+    script = Script({f"Question {k}?": [reply] for k, (_, reply, _) in enumerate(CASES)})
+    judging = Script({"Classify its error": [("call", judge)]})
     prices = tmp_path / "prices.yaml"
     prices.write_text("judge-model: {input: 1.0, output: 2.0}\n")
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     run = tmp_path / "run"
-    with serve(script) as url:
+    with serve(script) as url, serve(judging) as judge_url:
         ask = ["eval", str(data), "--model", "openai:scripted", "--base-url", url,
                "--setting", "no-chart", "--out", str(run), "--quiet",
                "--option", "max_retries=0", "--prices", str(prices)]
+        judged = [*ask, "--judge", "openai:judge-model", "--judge-url", judge_url]
         assert main(ask) == 0
         assert not any("error_classes" in r for r in _results(run).values())
         assert "error_classes" not in _summary(run)
@@ -138,7 +139,7 @@ def test_wrong_answers_get_classes_by_rule_then_by_a_judge_after_the_fact(
         assert by_rule["wtq-000003.base"]["error_classes"]["mmtabreal"] == ["partial answer"]
         assert _summary(run)["error_classes"]["unclassified"] == 4
 
-        assert main([*ask, "--judge", "openai:judge-model"]) == 0
+        assert main(judged) == 0
         results = _results(run)
         for item, _, expected in CASES:
             found = results[item["id"]].get("error_classes")
@@ -152,9 +153,7 @@ def test_wrong_answers_get_classes_by_rule_then_by_a_judge_after_the_fact(
                 found["unreadable"] = found["unreadable"].split(":")[0]
             assert found == expected, item["id"]
         assert sorted(judge.asked) == [2, 9, 10, 12]
-        assert {k: n - answers.get(k, 0) for k, n in script.requests.items()
-                if k != "Classify its error"} == dict.fromkeys(
-            (f"Question {k}?" for k in range(len(CASES))), 0)
+        assert script.requests == answers and script.unmatched == 0  # the model: nothing
 
         errors = _summary(run)["error_classes"]
         assert (errors["wrong"], errors["by_rule"], errors["by_judge"],
@@ -176,7 +175,7 @@ def test_wrong_answers_get_classes_by_rule_then_by_a_judge_after_the_fact(
             "error_classes"]["judge"]
 
         # A rerun asks the judge only what failed: its cached replies, unreadable or not, stay.
-        assert main([*ask, "--judge", "openai:judge-model"]) == 0
+        assert main(judged) == 0
     assert sorted(judge.asked) == [2, 9, 10, 12, 12]
     again = _results(run)["wtq-000012.base"]["error_classes"]
     assert again["fcmr"] == ["data/value interpretation"] and again["by"] == "judge"
@@ -186,14 +185,22 @@ def test_wrong_answers_get_classes_by_rule_then_by_a_judge_after_the_fact(
             assert KEY.encode() not in path.read_bytes(), path
 
 
-def test_a_judge_that_is_not_openai_is_refused_and_nothing_is_written(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(("flags", "said"), [
+    (["--judge", "gpt-4o"], "--judge 'gpt-4o': expected openai:MODEL"),
+    (["--judge", "openai:j", "--judge-url", "ftp://example.org"],
+     "--judge-url 'ftp://example.org': "),
+    (["--judge-url", "http://127.0.0.1:9/v1"],
+     "--judge-url: give --judge openai:MODEL, the judge it is the endpoint of"),
+])
+def test_a_bad_judge_is_refused_in_one_line_and_nothing_is_written(
+        flags: list[str], said: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
     data = _dataset(tmp_path / "data")
     run = tmp_path / "run"
-    assert main(["eval", str(data), "--model", "oracle", "--out", str(run), "--judge",
-                 "gpt-4o", "--quiet"]) == 2
+    assert main(["eval", str(data), "--model", "oracle", "--out", str(run), *flags,
+                 "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["gen: error: --judge 'gpt-4o': expected openai:MODEL"]
+    assert len(err) == 1 and err[0].startswith(f"gen: error: {said}"), err
     assert not run.exists()
 
 

@@ -93,8 +93,12 @@ def register(subparsers: Any) -> None:
                         "rule decides them (also after the fact: rerun into the same --out, "
                         "nothing is asked again)")
     p.add_argument("--judge", metavar="openai:MODEL",
-                   help="a model at --base-url that labels the wrong answers no rule "
-                        "classifies (implies --error-classes; its replies cached and costed)")
+                   help="a model (at --judge-url, else --base-url) that labels the wrong "
+                        "answers no rule classifies (implies --error-classes; its replies "
+                        "cached and costed)")
+    p.add_argument("--judge-url", metavar="URL",
+                   help="the judge's endpoint, when it is not the model's --base-url (key "
+                        "from OPENAI_API_KEY)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
@@ -110,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
             base_url=args.base_url, options=dict(args.option), prompt=args.prompt,
             prices=args.prices, cache=args.cache, metrics=args.metric,
             captioner=args.captioner, error_classes=args.error_classes, judge=args.judge,
+            judge_url=args.judge_url,
             progress=bar,
             notice=_notice)
     finally:

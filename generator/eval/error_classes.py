@@ -24,9 +24,10 @@ itself decides them, in this order (the first rule that applies):
    calls both a condition satisfaction and selection error.
 
 What no rule decides has empty lists and ``"by": null``, unless ``--judge openai:MODEL``
-is given: then a judge model is asked, with ``templates/prompts/error_judge.j2`` (the item's
-question, the reference answer, the model's reply and, for three statements, each statement
-with its truth and the model's verdict), for one class of each taxonomy as JSON. Its replies
+is given: then a judge model is asked (at ``--judge-url``, else at ``--base-url``), with
+``templates/prompts/error_judge.j2`` (the item's question, the reference answer, the model's
+reply and, for three statements, each statement with its truth and the model's verdict), for
+one class of each taxonomy as JSON. Its replies
 are cached beside the answers (a rerun asks nothing twice) and costed with the run's prices;
 the result records its prompt id, tokens and cost. A reply that is not a JSON object with a
 known class of each taxonomy, or a request that fails, leaves the lists empty and says why
@@ -58,6 +59,7 @@ from hopvista import sandbox
 from hopvista.errors import UserError
 from hopvista.eval.backends import Model, ModelError, Prompt, Reply, load_model, split_spec
 from hopvista.eval.cache import ResponseCache, prompt_digest, request_key
+from hopvista.eval.openai_model import endpoint
 from hopvista.eval.parse import answer_segment
 from hopvista.eval.prices import Prices
 from hopvista.eval.replies import checked_reply
@@ -273,14 +275,17 @@ def _relation(item: Item, parsed: Any) -> str | None:
 # -- the judge --------------------------------------------------------------------------------
 
 
-def judge_model(spec: str, options: Mapping[str, str]) -> Model:
-    """The judge ``--judge`` names: ``openai:MODEL`` at the run's ``--base-url`` (with its
-    ``timeout`` and ``max_retries``); ``UserError`` naming the flag for anything else."""
+def judge_model(spec: str, options: Mapping[str, str], url: str | None = None) -> Model:
+    """The judge ``--judge`` names: ``openai:MODEL`` at ``url`` (``--judge-url``), else at
+    the run's ``--base-url``, with the run's ``timeout`` and ``max_retries``; ``UserError``
+    naming the flag for anything else."""
     name, given = split_spec(spec)
     if name != "openai" or not given.get("model"):
         raise UserError(f"--judge {spec[:80]!r}: expected openai:MODEL")
     sent = {key: value for key, value in options.items()
             if key in ("base_url", "timeout", "max_retries")}
+    if url is not None:
+        sent["base_url"] = endpoint(url, "--judge-url")
     model = load_model(name, {**sent, **given})
     if not isinstance(model, Model):
         raise UserError(f"--judge {spec[:80]!r}: not a model that answers prompts")

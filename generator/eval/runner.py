@@ -115,6 +115,8 @@ class EvalRequest:
     judge: str | None = None
     """``openai:MODEL``: the judge of the wrong answers no rule classifies (implies
     ``error_classes``)."""
+    judge_url: str | None = None
+    """The judge's endpoint (default: the model's)."""
 
 
 Progress = Callable[[int, int, float | None, float], None]
@@ -165,7 +167,8 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
     captioner = captioner_model(request.captioner, request.options) if asks_captions else None
     if captioner is not None:
         check_pictures(items, dataset)
-    judge = judge_model(request.judge, request.options) if request.judge else None
+    judge = judge_model(request.judge, request.options, request.judge_url) \
+        if request.judge else None
     with _environment_failures(out, folder, request.cache, cache_folder), \
             held_run_folder(folder, out) as held:
         pages = folder / PAGES_DIR
