@@ -27,9 +27,9 @@ What no rule decides has empty lists and ``"by": null``, unless ``--judge openai
 is given: then a judge model is asked (at ``--judge-url``, else at ``--base-url``), with
 ``templates/prompts/error_judge.j2`` (the item's question, the reference answer, the model's
 reply and, for three statements, each statement with its truth and the model's verdict), for
-one class of each taxonomy as JSON. Its replies
-are cached beside the answers (a rerun asks nothing twice) and costed with the run's prices;
-the result records its prompt id, tokens and cost. A reply that is not a JSON object with a
+one class of each taxonomy as JSON. Its replies are cached beside the answers (a rerun asks
+nothing twice) and costed with the run's prices; the result records its prompt id, tokens
+and cost. A reply that is not a JSON object with a
 known class of each taxonomy, or a request that fails, leaves the lists empty and says why
 in ``"unreadable"``: every such answer is counted once, in the summary's
 ``judge.unreadable`` (a failed request is asked again by the next run; a cached unreadable
