@@ -378,6 +378,8 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
              prices: StrPath | None = None, cache: StrPath | None = None,
              metrics: Sequence[str] = (), captioner: str = "kind",
              protocol: str | None = None,
+             error_classes: bool = False, judge: str | None = None,
+             judge_url: str | None = None,
              progress: Progress | None = None,
              notice: Notice | None = None) -> dict[str, Any]:
     """Ask ``model`` about every item of ``dataset`` (or the first ``limit``), score the
@@ -392,9 +394,12 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
     to add (:data:`~hopvista.eval.papers.PAPER_METRICS`); ``captioner`` what captions the
     pictures of ``mmtable`` items in ``image-captioning`` (``kind``, or ``openai:MODEL`` at
     ``base_url``: :mod:`hopvista.eval.captioning`); ``protocol="stages"`` grades FCMR's
-    four steps per statement (:mod:`hopvista.eval.stages`). ``progress(done, total, accuracy,
-    cost)`` and ``notice(line)`` are told as the run goes. Everything is checked before
-    anything is asked or written.
+    four steps per statement (:mod:`hopvista.eval.stages`); ``error_classes`` gives every
+    wrong answer FCMR's and MMTabReal's classes where a rule decides them, and ``judge``
+    (``openai:MODEL`` at ``judge_url``, else at ``base_url``) labels the rest
+    (:mod:`hopvista.eval.error_classes`). ``progress(done, total, accuracy, cost)`` and
+    ``notice(line)`` are told as the run goes. Everything is checked before anything is
+    asked or written.
     """
     if not 1 <= concurrency <= MAX_CONCURRENCY:
         raise UserError(f"--concurrency: must be from 1 to {MAX_CONCURRENCY}, got "
@@ -408,6 +413,9 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
     if protocol is not None and protocol not in PROTOCOLS:
         raise UserError(f"--protocol: no protocol {protocol!r} (protocols: "
                         f"{', '.join(PROTOCOLS)})")
+    if judge_url is not None and judge is None:
+        raise UserError("--judge-url: give --judge openai:MODEL, the judge it is the "
+                        "endpoint of")
     settings = dict(options or {})
     if base_url:
         settings["base_url"] = base_url
@@ -418,7 +426,8 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
         prompt=read_template(Path(prompt)) if prompt else None,
         prices=Prices.read(Path(prices)) if prices else None,
         metrics=tuple(sorted(set(metrics))), cache=_path(cache), captioner=captioner,
-        protocol=protocol)
+        protocol=protocol, error_classes=error_classes or judge is not None, judge=judge,
+        judge_url=judge_url)
     return run_eval(request, Path(out), progress=progress, notice=notice)
 
 

@@ -33,7 +33,9 @@ redacted from everything written, answers included.
 
 models: openai:NAME (any OpenAI-compatible endpoint: --base-url or OPENAI_BASE_URL, key from
 OPENAI_API_KEY), random, majority, oracle, and any model a plug-in registers.
-settings: interleaved, table-json (default), chart-as-table, no-chart, image-only."""
+settings: interleaved, table-json (default), chart-as-table, no-chart, image-only.
+error classes: --error-classes sorts the wrong answers into FCMR's and MMTabReal's classes
+where a rule decides them; --judge openai:MODEL labels the rest (docs/eval.md)."""
 
 
 def _concurrency(text: str) -> int:
@@ -92,6 +94,17 @@ def register(subparsers: Any) -> None:
                         "read and the conclusion as JSON, and grade FCMR's four steps "
                         "(planning, identification, retrieval, reasoning) against the "
                         "programs")
+    p.add_argument("--error-classes", action="store_true",
+                   help="give every wrong answer FCMR's and MMTabReal's error classes where a "
+                        "rule decides them (also after the fact: rerun into the same --out, "
+                        "nothing is asked again)")
+    p.add_argument("--judge", metavar="openai:MODEL",
+                   help="a model (at --judge-url, else --base-url) that labels the wrong "
+                        "answers no rule classifies (implies --error-classes; its replies "
+                        "cached and costed)")
+    p.add_argument("--judge-url", metavar="URL",
+                   help="the judge's endpoint, when it is not the model's --base-url (key "
+                        "from OPENAI_API_KEY)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
@@ -106,7 +119,9 @@ def run(args: argparse.Namespace) -> int:
             variants=args.variants.split(",") if args.variants else None,
             base_url=args.base_url, options=dict(args.option), prompt=args.prompt,
             prices=args.prices, cache=args.cache, metrics=args.metric,
-            captioner=args.captioner, protocol=args.protocol, progress=bar,
+            captioner=args.captioner, protocol=args.protocol,
+            error_classes=args.error_classes, judge=args.judge, judge_url=args.judge_url,
+            progress=bar,
             notice=_notice)
     finally:
         if bar is not None:

@@ -309,6 +309,46 @@ def _markup_table(markup: dict[str, Any]) -> str:
                 + "</tr>" for name, v in rows) + "</table>")
 
 
+def _error_tables(errors: dict[str, Any]) -> str:
+    """The error classes of the wrong answers (FCMR's and MMTabReal's), the judge, and the
+    error rate of each modality per level (FCMR's Table 4)."""
+    wrong = errors["wrong"]
+    judge = errors.get("judge")
+    said = (f"<p>{wrong} wrong answers: {errors['by_rule']} classified by rule, "
+            f"{errors['by_judge']} by the judge, {errors['unclassified']} unclassified; "
+            f"{errors['unknown']} say the answer is unknown "
+            f"({_pct(errors['unknown_rate'])} of the answered items).</p>")
+    if judge:
+        cost = "no cost known" if judge["cost"] is None else f"${judge['cost']:.4f}"
+        said += (f"<p>Judge <code>{_e(judge['model'])}</code>: {judge['asked']} asked "
+                 f"({judge['cached']} from the cache), {judge['unreadable']} replies it could "
+                 f"not read; tokens {judge['tokens']['input']} in, "
+                 f"{judge['tokens']['output']} out; {cost}.</p>")
+    rows = []
+    for taxonomy, title in (("fcmr", "FCMR"), ("mmtabreal", "MMTabReal")):
+        for name, count in errors[taxonomy].items():
+            share = _pct(count / wrong) if wrong else "–"
+            rows.append(f"<tr><td>{title}</td><td>{_e(name)}</td><td class='num'>{count}</td>"
+                        f"<td class='num'>{share}</td></tr>")
+    classes = ("<table><tr><th>taxonomy</th><th>class</th><th>wrong answers</th>"
+               "<th>share</th></tr>" + "".join(rows) + "</table>")
+    modal = []
+    for level, cells in sorted(errors["by_modality"].items(),
+                               key=lambda kv: (LEVEL_ORDER.get(kv[0], 9), kv[0])):
+        for modality, c in cells.items():
+            modal.append(f"<tr><td>{_e(level)}</td><td>{_e(modality)}</td>"
+                         f"<td class='num'>{c['wrong']}/{c['statements']}</td>"
+                         f"<td class='num'>{_pct(c['rate'])}</td>"
+                         f"<td class='num'>{c['attributed']}</td></tr>")
+    by_modality = ("<h4>Error rate by modality (FCMR Table 4)</h4><p>Statements that read "
+                   "each modality and those judged wrong (a wrong statement counts under "
+                   "every modality it reads); attributed: those whose first failing stage "
+                   "lies in it (the stage protocol).</p><table><tr><th>level</th>"
+                   "<th>modality</th><th>wrong</th><th>error rate</th><th>attributed</th>"
+                   "</tr>" + "".join(modal) + "</table>") if modal else ""
+    return "<h3>Error classes</h3>" + said + classes + by_modality
+
+
 def _details(data: RunData) -> str:
     folder, run, results, s = data
     parts = [f"<h2>{_e(_label(data))}</h2><p>Dataset <code>{_e(run['dataset']['path'])}</code>,"
@@ -342,6 +382,8 @@ def _details(data: RunData) -> str:
                          for n, d in v["drop"].items()) + "</table>")
     if s.get("markup"):
         parts.append(_markup_table(s["markup"]))
+    if s.get("error_classes"):
+        parts.append(_error_tables(s["error_classes"]))
     failed = [r for r in results if r["error"] is not None][:20]
     if failed:
         parts.append("<h3>Errors</h3><table><tr><th>item</th><th>error</th></tr>" + "".join(

@@ -87,6 +87,38 @@ class _StageGroup(_Read):
 
 class _Stages(_StageGroup):
     by_level: dict[str, _StageGroup]
+class _Usage(_Read):
+    input: int
+    output: int
+
+
+class _Judge(_Read):
+    model: str
+    asked: int
+    cached: int
+    unreadable: int
+    tokens: _Usage
+    cost: float | None
+
+
+class _Rate(_Read):
+    statements: int
+    wrong: int
+    attributed: int
+    rate: float
+
+
+class _ErrorClasses(_Read):
+    wrong: int
+    by_rule: int
+    by_judge: int
+    unclassified: int
+    unknown: int
+    unknown_rate: float | None
+    fcmr: dict[str, int]
+    mmtabreal: dict[str, int]
+    by_modality: dict[str, dict[str, _Rate]]
+    judge: _Judge | None = None
 
 
 class _Summary(_Read):
@@ -104,6 +136,7 @@ class _Summary(_Read):
     variants: _Variants | None = None
     markup: dict[str, Any] | None = None
     stages: _Stages | None = None
+    error_classes: _ErrorClasses | None = None
 
 
 class _Dataset(_Read):

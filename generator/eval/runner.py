@@ -20,6 +20,10 @@ A run goes in three steps:
    Rerunning the same command into the same folder asks only what is not cached yet (the
    errors, and whatever an interrupted run had not reached).
 
+With ``--error-classes`` (or ``--judge openai:MODEL``) the wrong answers get their error
+classes once every item has its answer (:mod:`hopvista.eval.error_classes`); a rerun with the
+flag classifies a finished run from its cache without asking the model again.
+
 Whatever a model sends is checked (:func:`~hopvista.eval.replies.checked_reply`) and cannot
 crash the run: a malformed reply is an error of its item, one that cannot be scored is an
 unparseable answer. Secrets (the API key, and what the model lists in ``secrets()``) are
@@ -45,6 +49,7 @@ from hopvista.eval.cache import ResponseCache, prompt_digest, request_key
 from hopvista.eval.captioning import BUILT_IN, captioner_model, check_pictures, model_captioner
 from hopvista.eval.cell_visuals import Captioner, kind_caption
 from hopvista.eval.clean import Redactor, json_line, plain, secrets_of
+from hopvista.eval.error_classes import JUDGE_TEMPLATE, ErrorJudge, classify, judge_model
 from hopvista.eval.papers import paper_metrics
 from hopvista.eval.parse import parse_short, parse_statements
 from hopvista.eval.paths import writable_folder
@@ -110,6 +115,13 @@ class EvalRequest:
     protocol: str | None = None
     """``stages``: the stage-graded protocol (:mod:`hopvista.eval.stages`); ``None``: the
     answer alone."""
+    error_classes: bool = False
+    """Give every wrong answer its error classes (:mod:`hopvista.eval.error_classes`)."""
+    judge: str | None = None
+    """``openai:MODEL``: the judge of the wrong answers no rule classifies (implies
+    ``error_classes``)."""
+    judge_url: str | None = None
+    """The judge's endpoint (default: the model's)."""
 
 
 Progress = Callable[[int, int, float | None, float], None]
@@ -164,6 +176,8 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
     captioner = captioner_model(request.captioner, request.options) if asks_captions else None
     if captioner is not None:
         check_pictures(items, dataset)
+    judge = judge_model(request.judge, request.options, request.judge_url) \
+        if request.judge else None
     with _environment_failures(out, folder, request.cache, cache_folder), \
             held_run_folder(folder, out) as held:
         pages = folder / PAGES_DIR
@@ -187,6 +201,8 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
                    request.metrics, captions, request.protocol,
                    chart_margins(dataset) if request.protocol is not None else (0.0, 0.0))
         final = _answer_all(job, items, max(1, request.concurrency), progress)
+        if "error_classes" in run:
+            final = _classified(final, items, job, judge, request)
         summary = _write_outputs(folder, out, run, final)
     return summary
 
@@ -212,6 +228,9 @@ def _run_record(request: EvalRequest, dataset: Dataset, items: Sequence[Item],
         **({"captioner": request.captioner} if how.pictures == "caption" and
            how.table == "text" else {}),
         **({"protocol": request.protocol} if request.protocol is not None else {}),
+        **({"error_classes": {"judge": request.judge, "prompt": default_template(
+            JUDGE_TEMPLATE) if request.judge else None}}
+           if request.error_classes or request.judge else {}),
     }
 
 
@@ -221,6 +240,16 @@ def _check_stage_model(model: Model | ItemModel, spec: str) -> None:
     if isinstance(model, ItemModel) and not callable(getattr(model, "answer_stages", None)):
         raise UserError(f"--protocol stages: the model {spec!r} answers items directly and "
                         "cannot answer the stage protocol (the oracle and openai:NAME can)")
+
+
+def _classified(final: list[dict[str, Any]], items: Sequence[Item], job: _Job,
+                judge: Model | None, request: EvalRequest) -> list[dict[str, Any]]:
+    """The result lines with the error classes of their wrong answers, the judge's replies
+    cached and costed like answers, secrets redacted."""
+    errant = ErrorJudge(judge, str(request.judge), default_template(JUDGE_TEMPLATE),
+                        job.cache, job.prices) if judge is not None else None
+    lines = classify(final, items, errant, max(1, request.concurrency))
+    return [plain(job.redactor.value(line)) for line in lines]
 
 
 def _write_outputs(folder: Path, out: Path, run: dict[str, Any],
