@@ -32,7 +32,9 @@ redacted from everything written, answers included.
 
 models: openai:NAME (any OpenAI-compatible endpoint: --base-url or OPENAI_BASE_URL, key from
 OPENAI_API_KEY), random, majority, oracle, and any model a plug-in registers.
-settings: interleaved, table-json (default), chart-as-table, no-chart, image-only."""
+settings: interleaved, table-json (default), chart-as-table (the chart's exact data: the upper
+bound of reading it), chart-derendered (the chart as a chart-to-table reader read it:
+--derenderer), no-chart, image-only."""
 
 
 def _concurrency(text: str) -> int:
@@ -86,6 +88,11 @@ def register(subparsers: Any) -> None:
                         "image-captioning setting: kind (the default: says only the "
                         "picture's kind, e.g. 'a flag') or openai:MODEL (a vision model at "
                         "--base-url)")
+    p.add_argument("--derenderer", default="ocr", metavar="READER",
+                   help="what reads the chart into a table in the chart-derendered setting: "
+                        "ocr (the default, offline: the words OCR finds in the chart image, "
+                        "line by line, not the marks' values) or openai:MODEL (a vision "
+                        "model at --base-url, asked with templates/prompts/derender.j2)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
@@ -100,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
             variants=args.variants.split(",") if args.variants else None,
             base_url=args.base_url, options=dict(args.option), prompt=args.prompt,
             prices=args.prices, cache=args.cache, metrics=args.metric,
-            captioner=args.captioner, progress=bar,
+            captioner=args.captioner, derenderer=args.derenderer, progress=bar,
             notice=_notice)
     finally:
         if bar is not None:

@@ -71,6 +71,16 @@ class _MarkupEntry(_Read):
     failures: dict[str, int]
 
 
+class _Readings(_Read):
+    by: str
+    charts: int
+    failed: int
+    values: int
+    read: int
+    share: float | None
+    cost: float | None = None
+
+
 class _Summary(_Read):
     accuracy: _Estimate
     items: int
@@ -85,6 +95,7 @@ class _Summary(_Read):
     statements: _Statements | None = None
     variants: _Variants | None = None
     markup: dict[str, Any] | None = None
+    derendered: _Readings | None = None
 
 
 class _Dataset(_Read):

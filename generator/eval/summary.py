@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from hopvista.audit.stats import Bootstrap, Estimate
+from hopvista.eval.derender import reading_summary
 from hopvista.model.kinds import THREE_STATEMENT
 
 FACETS = ("difficulty", "variant", "family", "subtask", "order", "chart_library", "chart_kind",
@@ -84,6 +85,9 @@ def summarise(results: Sequence[dict[str, Any]], run: dict[str, Any],
     papers = _papers(answered, seed)
     if papers:
         summary["papers"] = papers
+    derendered = reading_summary(results)
+    if derendered:
+        summary["derendered"] = derendered
     return summary
 
 
