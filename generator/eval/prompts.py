@@ -29,7 +29,8 @@ image) whatever the setting (:func:`marked_images`). A prompt is a
 Jinja2 template per item kind: ``templates/prompts/KIND.j2`` unless the run names another
 file, rendered in :class:`hopvista.sandbox.PackEnvironment` (no code runs; work, time and size
 are bounded). It sees ``question`` (the item's own question, statements included),
-``names``, ``texts`` (``name``, ``text``), ``table_json``, ``chart_json``,
+``names``, ``texts`` (``name``, ``text``), ``table_json``, ``chart_json`` (the chart's exact
+data, or in ``chart-derendered`` the table its reader read),
 ``table_markdown`` (an ``mmtable`` item's table as text, its picture cells filled as the
 setting says), ``setting`` and two
 functions, ``has(role)`` (whether the setting shows an image of that role) and
@@ -341,8 +342,9 @@ def _records(item: Item, table: Table) -> list[dict[str, str | int]]:
 
 
 def chart_json(item: Item) -> str | None:
-    """The chart's data as JSON: one object per point (entity, year, value) — what a
-    chart-to-table model such as DePlot would give a text-only model."""
+    """The chart's exact data as JSON: one object per point (entity, year, value) — the
+    upper bound of what a chart-to-table model such as DePlot could give a text-only model
+    (``chart-as-table``; ``chart-derendered`` shows what a reader did give)."""
     chart = item.inputs.chart
     if chart is None:
         return None
