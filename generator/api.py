@@ -379,7 +379,7 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
              metrics: Sequence[str] = (), captioner: str = "kind",
              protocol: str | None = None,
              error_classes: bool = False, judge: str | None = None,
-             judge_url: str | None = None,
+             judge_url: str | None = None, derenderer: str = "ocr",
              progress: Progress | None = None,
              notice: Notice | None = None) -> dict[str, Any]:
     """Ask ``model`` about every item of ``dataset`` (or the first ``limit``), score the
@@ -397,7 +397,9 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
     four steps per statement (:mod:`hopvista.eval.stages`); ``error_classes`` gives every
     wrong answer FCMR's and MMTabReal's classes where a rule decides them, and ``judge``
     (``openai:MODEL`` at ``judge_url``, else at ``base_url``) labels the rest
-    (:mod:`hopvista.eval.error_classes`). ``progress(done, total, accuracy, cost)`` and
+    (:mod:`hopvista.eval.error_classes`); ``derenderer`` what reads the chart in
+    ``chart-derendered`` (``ocr``, or ``openai:MODEL`` at ``base_url``:
+    :mod:`hopvista.eval.derender`). ``progress(done, total, accuracy, cost)`` and
     ``notice(line)`` are told as the run goes. Everything is checked before anything is
     asked or written.
     """
@@ -427,7 +429,7 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
         prices=Prices.read(Path(prices)) if prices else None,
         metrics=tuple(sorted(set(metrics))), cache=_path(cache), captioner=captioner,
         protocol=protocol, error_classes=error_classes or judge is not None, judge=judge,
-        judge_url=judge_url)
+        judge_url=judge_url, derenderer=derenderer)
     return run_eval(request, Path(out), progress=progress, notice=notice)
 
 

@@ -33,7 +33,9 @@ redacted from everything written, answers included.
 
 models: openai:NAME (any OpenAI-compatible endpoint: --base-url or OPENAI_BASE_URL, key from
 OPENAI_API_KEY), random, majority, oracle, and any model a plug-in registers.
-settings: interleaved, table-json (default), chart-as-table, no-chart, image-only.
+settings: interleaved, table-json (default), chart-as-table (the chart's exact data: the upper
+bound of reading it), chart-derendered (the chart as a chart-to-table reader read it:
+--derenderer), no-chart, image-only.
 error classes: --error-classes sorts the wrong answers into FCMR's and MMTabReal's classes
 where a rule decides them; --judge openai:MODEL labels the rest (docs/eval.md)."""
 
@@ -105,6 +107,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--judge-url", metavar="URL",
                    help="the judge's endpoint, when it is not the model's --base-url (key "
                         "from OPENAI_API_KEY)")
+    p.add_argument("--derenderer", default="ocr", metavar="READER",
+                   help="what reads the chart into a table in the chart-derendered setting: "
+                        "ocr (the default, offline: the words OCR finds in the chart image, "
+                        "line by line, not the marks' values) or openai:MODEL (a vision "
+                        "model at --base-url, asked with templates/prompts/derender.j2)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
@@ -121,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             prices=args.prices, cache=args.cache, metrics=args.metric,
             captioner=args.captioner, protocol=args.protocol,
             error_classes=args.error_classes, judge=args.judge, judge_url=args.judge_url,
-            progress=bar,
+            derenderer=args.derenderer, progress=bar,
             notice=_notice)
     finally:
         if bar is not None:

@@ -27,7 +27,7 @@ formats:
   vlmevalkit  VLMEvalKit's TSV with base64 images (copy it into $LMUData), and score.py
 DIR/README.md gives the commands that run and score it in the harness.
 settings: table-json (default, as gen eval's), interleaved, chart-as-table, no-chart,
-image-only."""
+image-only (chart-derendered is not exported: its charts are read during gen eval)."""
 
 
 def register(subparsers: Any) -> None:

@@ -119,6 +119,7 @@ def render(runs: Sequence[RunData]) -> str:
              f"<h1>{_e(title)}</h1>", _leaderboard(runs)]
     if len(runs) > 1:
         parts.append(_pairs(runs))
+        parts.append(_chart_reading(runs))
     for facet, caption in PLOTTED:
         parts.append(_facet_plot(runs, facet, caption))
     parts.append(_type_plot(runs))
@@ -173,6 +174,59 @@ def _pairs(runs: Sequence[RunData]) -> str:
             "<th>run</th><th>items</th><th>accuracy</th><th>difference</th>"
             "<th>right only in first / only in this</th><th>p</th></tr>"
             + "".join(rows) + "</table>")
+
+
+def _chart_reading(runs: Sequence[RunData]) -> str:
+    """Each ``chart-derendered`` run beside a ``chart-as-table`` run (of the same model when
+    there is one): the chart as read against its exact data, paired on the items both
+    answered; empty unless the runs have both settings."""
+    exact = [d for d in runs if d[1].get("setting") == "chart-as-table"]
+    read = [d for d in runs if d[1].get("setting") == "chart-derendered"]
+    if not exact or not read:
+        return ""
+    rows = []
+    for data in read:
+        upper = next((d for d in exact if d[1].get("model") == data[1].get("model")), exact[0])
+        reading = data[3].get("derendered") or {}
+        p = paired(upper[2], data[2])
+        difference = "no common answered item" if p is None else (
+            f"{100 * p['difference']:+.1f} points [{100 * p['low']:+.1f}, "
+            f"{100 * p['high']:+.1f}] on {p['items']} items")
+        rows.append(
+            f"<tr><td>{_e(data[1].get('model'))}</td><td>{_e(reading.get('by'))}</td>"
+            f"<td class='num'>{_estimate(upper[3]['accuracy'])}</td>"
+            f"<td class='num'>{_estimate(data[3]['accuracy'])}</td>"
+            f"<td class='num'>{_e(difference)}</td>"
+            f"<td class='num'>{reading.get('read', 0)}/{reading.get('values', 0)} "
+            f"({_pct(reading.get('share'))})</td></tr>")
+    return ("<h2>The chart as read beside its exact data</h2><p><code>chart-as-table</code> "
+            "gives the chart's exact data: the upper bound of any chart-to-table reader. "
+            "<code>chart-derendered</code> gives the table a derenderer read from the chart "
+            "image (<code>ocr</code>: the chart's words only). The difference is what reading "
+            "the chart costs; values read are the chart's points the readings hold.</p>"
+            "<table><tr><th>model</th><th>derenderer</th><th>exact data (chart-as-table)</th>"
+            "<th>as read (chart-derendered)</th><th>difference, paired</th>"
+            "<th>chart values read</th></tr>" + "".join(rows) + "</table>")
+
+
+def _readings_table(results: Sequence[dict[str, Any]], reading: dict[str, Any]) -> str:
+    """A ``chart-derendered`` run's readings: the totals, and the items whose chart was
+    read worst (a failed reading first)."""
+    records = [(r["id"], r["derendered"]) for r in results
+               if isinstance(r.get("derendered"), dict)]
+    worst = sorted(((i, d) for i, d in records
+                    if d.get("read") is None or d.get("read") != d.get("values")),
+                   key=lambda x: (x[1].get("read") is not None,
+                                  (x[1].get("read") or 0) / (x[1].get("values") or 1)))[:20]
+    cost = "–" if reading.get("cost") is None else f"${reading['cost']:.4f}"
+    return (f"<h3>Chart readings ({_e(reading['by'])})</h3><p>{reading['charts']} charts read, "
+            f"{reading['failed']} failed; {reading['read']} of their {reading['values']} "
+            f"values read ({_pct(reading['share'])}); cost {cost}.</p>"
+            + ("<table><tr><th>item</th><th>values read</th></tr>" + "".join(
+                f"<tr><td>{_e(i)}</td><td class='num'>"
+                f"{'failed' if d.get('read') is None else _e(d['read'])}/"
+                f"{_e(d.get('values'))}</td></tr>" for i, d in worst) + "</table>"
+               if worst else ""))
 
 
 def _bars(title: str, groups: list[str], series: list[tuple[str, list[dict[str, Any] | None]]],
@@ -384,6 +438,8 @@ def _details(data: RunData) -> str:
         parts.append(_markup_table(s["markup"]))
     if s.get("error_classes"):
         parts.append(_error_tables(s["error_classes"]))
+    if s.get("derendered"):
+        parts.append(_readings_table(results, s["derendered"]))
     failed = [r for r in results if r["error"] is not None][:20]
     if failed:
         parts.append("<h3>Errors</h3><table><tr><th>item</th><th>error</th></tr>" + "".join(

@@ -87,6 +87,8 @@ class _StageGroup(_Read):
 
 class _Stages(_StageGroup):
     by_level: dict[str, _StageGroup]
+
+
 class _Usage(_Read):
     input: int
     output: int
@@ -121,6 +123,16 @@ class _ErrorClasses(_Read):
     judge: _Judge | None = None
 
 
+class _Readings(_Read):
+    by: str
+    charts: int
+    failed: int
+    values: int
+    read: int
+    share: float | None
+    cost: float | None = None
+
+
 class _Summary(_Read):
     accuracy: _Estimate
     items: int
@@ -137,6 +149,7 @@ class _Summary(_Read):
     markup: dict[str, Any] | None = None
     stages: _Stages | None = None
     error_classes: _ErrorClasses | None = None
+    derendered: _Readings | None = None
 
 
 class _Dataset(_Read):

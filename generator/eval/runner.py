@@ -49,6 +49,16 @@ from hopvista.eval.cache import ResponseCache, prompt_digest, request_key
 from hopvista.eval.captioning import BUILT_IN, captioner_model, check_pictures, model_captioner
 from hopvista.eval.cell_visuals import Captioner, kind_caption
 from hopvista.eval.clean import Redactor, json_line, plain, secrets_of
+from hopvista.eval.derender import (
+    OFFLINE,
+    ChartReader,
+    DerenderError,
+    chart_reader,
+    check_charts,
+    check_derenderer,
+    reading_json,
+    reading_record,
+)
 from hopvista.eval.error_classes import JUDGE_TEMPLATE, ErrorJudge, classify, judge_model
 from hopvista.eval.papers import paper_metrics
 from hopvista.eval.parse import parse_short, parse_statements
@@ -60,6 +70,7 @@ from hopvista.eval.prompts import (
     build_prompt,
     default_template,
     setting,
+    shown_setting,
 )
 from hopvista.eval.replies import checked_reply
 from hopvista.eval.report import write_report
@@ -122,6 +133,9 @@ class EvalRequest:
     ``error_classes``)."""
     judge_url: str | None = None
     """The judge's endpoint (default: the model's)."""
+    derenderer: str = OFFLINE
+    """What reads the chart in ``chart-derendered``: ``ocr`` or ``openai:MODEL``
+    (:mod:`hopvista.eval.derender`)."""
 
 
 Progress = Callable[[int, int, float | None, float], None]
@@ -178,6 +192,16 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
         check_pictures(items, dataset)
     judge = judge_model(request.judge, request.options, request.judge_url) \
         if request.judge else None
+    derendered = how.chart == "derendered" and not isinstance(model, ItemModel)
+    if derendered:
+        check_derenderer(request.derenderer)
+        check_charts([i for i in items if shown_setting(i, how).chart == "derendered"],
+                     dataset)
+    prices = request.prices or Prices.builtin()
+    cache = ResponseCache(cache_folder, f"--cache {request.cache}" if request.cache is not None
+                          else f"--out {out}")
+    reader = chart_reader(request.derenderer, request.options, dataset, cache, prices,
+                          lambda answer: _clean_reply(redactor, answer)) if derendered else None
     with _environment_failures(out, folder, request.cache, cache_folder), \
             held_run_folder(folder, out) as held:
         pages = folder / PAGES_DIR
@@ -185,7 +209,8 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
             if not isinstance(model, ItemModel) else []
         if hasattr(model, "prepare"):
             model.prepare(items, dataset)
-        run = _run_record(request, dataset, items, model, how, templates)
+        run = _run_record(request, dataset, items, model, how, templates) | \
+            _reader_record(reader)
         run = plain(redactor.value(run))  # what run.json says: compared on a rerun
         held.claim(run, notice)
         if to_draw:
@@ -195,11 +220,10 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
             draw_pages(to_draw, dataset, pages)
         captions: Captioner = kind_caption if captioner is None else \
             model_captioner(captioner, request.captioner, items, dataset, folder)
-        shown = f"--cache {request.cache}" if request.cache is not None else f"--out {out}"
-        job = _Job(dataset, model, how.name, templates, ResponseCache(cache_folder, shown),
-                   request.prices or Prices.builtin(), request.model, pages, redactor,
-                   request.metrics, captions, request.protocol,
-                   chart_margins(dataset) if request.protocol is not None else (0.0, 0.0))
+        job = _Job(dataset, model, how.name, templates, cache, prices, request.model, pages,
+                   redactor, request.metrics, captions, request.protocol,
+                   chart_margins(dataset) if request.protocol is not None else (0.0, 0.0),
+                   reader)
         final = _answer_all(job, items, max(1, request.concurrency), progress)
         if "error_classes" in run:
             final = _classified(final, items, job, judge, request)
@@ -250,6 +274,15 @@ def _classified(final: list[dict[str, Any]], items: Sequence[Item], job: _Job,
                         job.cache, job.prices) if judge is not None else None
     lines = classify(final, items, errant, max(1, request.concurrency))
     return [plain(job.redactor.value(line)) for line in lines]
+
+
+def _reader_record(reader: ChartReader | None) -> dict[str, Any]:
+    """What ``run.json`` records of a ``chart-derendered`` run's reader: its name and the
+    prompt it is asked with (none for the offline reader)."""
+    if reader is None:
+        return {}
+    template = getattr(reader, "template", None)
+    return {"derenderer": reader.spec} | ({"derender_prompt": template} if template else {})
 
 
 def _write_outputs(folder: Path, out: Path, run: dict[str, Any],
@@ -390,6 +423,7 @@ class _Job:
     captioner: Captioner = kind_caption
     protocol: str | None = None
     margins: tuple[float, float] = (0.0, 0.0)
+    reader: ChartReader | None = None
 
     def evaluate(self, item: Item) -> dict[str, Any]:
         """One item's result line (plain JSON, secrets redacted)."""
@@ -397,6 +431,7 @@ class _Job:
         cached = False
         error = None
         reply: Reply | None = None
+        derendered, chart, error = self._read_chart(item)
         if isinstance(self.model, ItemModel):
             try:
                 reply = self._clean(self.model.answer_stages(item)  # type: ignore[attr-defined]
@@ -404,10 +439,10 @@ class _Job:
                                     self.model.answer_item(item))
             except ModelError as exc:
                 error = self._error(exc)
-        else:
+        elif error is None:
             prompt = build_prompt(item, self.dataset, setting(self.setting_name),
                                   self.templates[item.kind], self.pages,
-                                  captioner=self.captioner)
+                                  captioner=self.captioner, chart_reading=chart)
             identity = _identity(self.model)
             digest = prompt_digest(prompt)
             key = request_key(identity or {"model": self.spec}, digest)
@@ -432,20 +467,42 @@ class _Job:
                               self.metrics)
             if self.protocol is not None:
                 result |= stage_fields(item, reply.text, self.margins)
+        if derendered is not None:
+            result["derendered"] = derendered
         written: dict[str, Any] = plain(self.redactor.value(result))
         return written
 
+    def _read_chart(self, item: Item) -> tuple[dict[str, Any] | None, str | None, str | None]:
+        """In ``chart-derendered``: what the reader read of the item's chart (the result's
+        ``derendered``), the reading as the prompt shows it, and the item's error when the
+        reading failed; nothing for an item whose chart is not read."""
+        if self.reader is None or item.inputs.chart is None or \
+                shown_setting(item, setting(self.setting_name)).chart != "derendered":
+            return None, None, None
+        try:
+            reading = self.reader.read(item)
+        except ModelError as exc:
+            failure = exc if isinstance(exc, DerenderError) else None
+            return (reading_record(self.reader.spec, item, None, failure), None,
+                    self._error(ModelError(f"derenderer {self.reader.spec}: {exc}")))
+        return reading_record(self.reader.spec, item, reading), reading_json(reading), None
+
     def _clean(self, answer: Any) -> Reply:
         """``answer`` checked (``ModelError`` if malformed), secrets redacted."""
-        reply = checked_reply(answer)
-        text = self.redactor.text(reply.text)
-        return reply if text == reply.text else Reply(text, reply.input_tokens,
-                                                      reply.output_tokens)
+        return _clean_reply(self.redactor, answer)
 
     def _error(self, exc: ModelError) -> str:
         text = " ".join(plain(str(exc) or type(exc).__name__).split())
         text = "".join(c if c.isprintable() else "\ufffd" for c in text)
         return self.redactor.text(text)[:MAX_ERROR_CHARS]
+
+
+def _clean_reply(redactor: Redactor, answer: Any) -> Reply:
+    """``answer`` checked (``ModelError`` if malformed), secrets redacted."""
+    reply = checked_reply(answer)
+    text = redactor.text(reply.text)
+    return reply if text == reply.text else Reply(text, reply.input_tokens,
+                                                  reply.output_tokens)
 
 
 def _result(item: Item, setting_name: str, prompt_id: str | None, cached: bool,

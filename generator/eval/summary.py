@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from hopvista.audit.stats import Bootstrap, Estimate
+from hopvista.eval.derender import reading_summary
 from hopvista.eval.error_classes import error_summary
 from hopvista.eval.stages import stage_summary
 from hopvista.model.kinds import THREE_STATEMENT
@@ -92,6 +93,9 @@ def summarise(results: Sequence[dict[str, Any]], run: dict[str, Any],
     errors = error_summary(results, run)
     if errors is not None:
         summary["error_classes"] = errors
+    derendered = reading_summary(results)
+    if derendered:
+        summary["derendered"] = derendered
     return summary
 
 

@@ -273,6 +273,10 @@ def _swap_in(stage: Path, out: Path) -> None:
 def open_dataset(path: Path, setting_name: str) -> tuple[Dataset, Setting]:
     """The dataset at ``path`` and the setting called ``setting_name`` (``UserError`` if not)."""
     how = setting(setting_name)
+    if how.chart == "derendered":
+        raise UserError(f"--setting {how.name}: a chart-to-table reader reads the charts "
+                        "during gen eval, which an export cannot run; export chart-as-table "
+                        "(the exact data) or evaluate with gen eval")
     if not path.is_dir():
         raise UserError(f"{path}: not a folder (give a hopvista dataset folder)")
     return load(path), how
