@@ -147,6 +147,15 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
     name, options = split_spec(request.model)
     model = load_model(name, {**options, **request.options})
     secrets.add(model)
+    with _closed_at_end(model):
+        return _run_model(request, out, progress, notice, secrets, folder, cache_folder,
+                          dataset, how, items, model)
+
+
+def _run_model(request: EvalRequest, out: Path, progress: Progress | None,
+               notice: Notice | None, secrets: _Secrets, folder: Path, cache_folder: Path,
+               dataset: Dataset, how: Setting, items: list[Item], model: Model | ItemModel
+               ) -> dict[str, Any]:
     redactor = secrets.redactor
     kinds = sorted({item.kind for item in items})
     templates = {kind: request.prompt or default_template(kind) for kind in kinds} \
@@ -176,9 +185,28 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
         job = _Job(dataset, model, how.name, templates, ResponseCache(cache_folder, shown),
                    request.prices or Prices.builtin(), request.model, pages, redactor,
                    request.metrics, captions)
-        final = _answer_all(job, items, max(1, request.concurrency), progress)
+        final = _answer_all(job, items, _concurrency(model, request.concurrency), progress)
         summary = _write_outputs(folder, out, run, final)
     return summary
+
+
+@contextmanager
+def _closed_at_end(model: Model | ItemModel) -> Iterator[None]:
+    """Run the block, then close ``model`` if it has a ``close()`` (a server it holds open)."""
+    try:
+        yield
+    finally:
+        close = getattr(model, "close", None)
+        if callable(close):
+            close()
+
+
+def _concurrency(model: Model | ItemModel, asked: int) -> int:
+    """How many items are asked at once: ``asked``, at most the model's
+    ``max_concurrency``."""
+    most = getattr(model, "max_concurrency", None)
+    limit = most if isinstance(most, int) and most >= 1 else asked
+    return max(1, min(asked, limit))
 
 
 def _run_record(request: EvalRequest, dataset: Dataset, items: Sequence[Item],
@@ -386,7 +414,7 @@ class _Job:
         reply = checked_reply(answer)
         text = self.redactor.text(reply.text)
         return reply if text == reply.text else Reply(text, reply.input_tokens,
-                                                      reply.output_tokens)
+                                                      reply.output_tokens, reply.seconds)
 
     def _error(self, exc: ModelError) -> str:
         text = " ".join(plain(str(exc) or type(exc).__name__).split())
@@ -427,6 +455,8 @@ def _scored(item: Item, reply: Reply, cost: float | None,
         failure = LOGICAL_FAILURE
     if failure is not None:
         fields["markup_failure"] = failure
+    if reply.seconds is not None:
+        fields["seconds"] = round(reply.seconds, 3)
     if item.statements:
         truth = [s.label for s in item.statements]
         predicted = [None if parsed is None else (n + 1) in parsed for n in range(len(truth))]
