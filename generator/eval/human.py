@@ -30,7 +30,8 @@ import base64
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -90,7 +91,20 @@ class _Desk:
         self.answered = 0
         self._asked: _Asked | None = None
         self._closed = False
+        self._serving = 0
         self._changed = threading.Condition()
+
+    @contextmanager
+    def serving(self) -> Iterator[None]:
+        """Count a page request while it is answered (:meth:`close` lets it finish)."""
+        with self._changed:
+            self._serving += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._serving -= 1
+                self._changed.notify_all()
 
     def ask(self, prompt: Prompt) -> Reply:
         """Show ``prompt`` on the page and wait for its answer (``ModelError`` if the
@@ -142,11 +156,13 @@ class _Desk:
         """Whether the session has ended."""
         return self._closed
 
-    def close(self) -> None:
-        """End the session: a waiting item gets no answer, the page says so."""
+    def close(self, grace: float = 1.0) -> None:
+        """End the session: a waiting item gets no answer, and a page waiting for the next
+        item is told the session ended (within ``grace`` seconds)."""
         with self._changed:
             self._closed = True
             self._changed.notify_all()
+            self._changed.wait_for(lambda: self._serving == 0, grace)
 
 
 def _page_template() -> Template:
@@ -208,7 +224,8 @@ def _handler(page: _Page, port: Callable[[], int]) -> type[BaseHTTPRequestHandle
             if urlsplit(self.path).path != "/":
                 self._send(HTTPStatus.NOT_FOUND, b"not found", "text/plain")
                 return
-            self._send(HTTPStatus.OK, page.render(page.desk.shown(WAIT_SECONDS)))
+            with page.desk.serving():
+                self._send(HTTPStatus.OK, page.render(page.desk.shown(WAIT_SECONDS)))
 
         def do_POST(self) -> None:  # noqa: N802
             if not self._addressed_here():
@@ -327,7 +344,7 @@ class Human:
             raise UserError(f"--option port={self.port}: cannot listen on {HOST}:"
                             f"{self.port}: {exc.strerror or exc}") from None
         self._desk, self._server = desk, server
-        threading.Thread(target=server.serve_forever, name="gen-eval-human",
+        threading.Thread(target=server.serve_forever, args=(0.1,), name="gen-eval-human",
                          daemon=True).start()
         self._announce(f"answer the items at {self.url} (Ctrl-C stops; the same command "
                        "goes on from the first unanswered item)")
@@ -353,7 +370,6 @@ class Human:
         if self._desk is not None:
             self._desk.close()
         if self._server is not None:
-            time.sleep(0.2)  # a page waiting for the next item gets its "ended" page
             self._server.shutdown()
             self._server.server_close()
             self._server = None
