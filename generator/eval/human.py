@@ -327,14 +327,16 @@ class Human:
         self._announce = announce
         self._desk: _Desk | None = None
         self._server: _Server | None = None
+        self._announced = False
 
     def cache_identity(self) -> dict[str, Any]:
         """The cache key's model part: a person (by name, when given), not a port."""
         return {"model": "human"} | ({"person": self.person} if self.person else {})
 
     def prepare(self, items: Sequence[Item], dataset: Dataset) -> None:
-        """Start serving the page (``UserError`` if the port cannot be had) and print its
-        address."""
+        """Start serving the page (``UserError`` if the port cannot be had); its address is
+        printed when the first item is asked (a run whose answers are all cached asks
+        none)."""
         del dataset
         desk = _Desk(len(items))
         try:
@@ -346,8 +348,6 @@ class Human:
         self._desk, self._server = desk, server
         threading.Thread(target=server.serve_forever, args=(0.1,), name="gen-eval-human",
                          daemon=True).start()
-        self._announce(f"answer the items at {self.url} (Ctrl-C stops; the same command "
-                       "goes on from the first unanswered item)")
 
     @property
     def bound_port(self) -> int:
@@ -363,6 +363,10 @@ class Human:
         """Show ``prompt`` on the page and wait for the person's answer."""
         if self._desk is None:
             raise ModelError("the page is not served (the run did not prepare the model)")
+        if not self._announced:
+            self._announced = True
+            self._announce(f"answer the items at {self.url} (Ctrl-C stops; the same command "
+                           "goes on from the first unanswered item)")
         return self._desk.ask(prompt)
 
     def close(self) -> None:
