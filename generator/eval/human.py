@@ -56,7 +56,7 @@ CONTENT_SECURITY_POLICY = ("default-src 'none'; img-src data:; style-src 'unsafe
                            "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 """What the page may load: its inline style and ``data:`` images, nothing else."""
 MAX_FORM_BYTES = 4 * MAX_REPLY_CHARS
-"""The largest form body read (an answer of the longest length, percent-encoded)."""
+"""The largest form body read, in bytes."""
 WAIT_SECONDS = 5.0
 """How long a page request waits for the next item before it answers "waiting"."""
 REFRESH_SECONDS = 1
@@ -266,7 +266,11 @@ def _handler(page: _Page, port: Callable[[], int]) -> type[BaseHTTPRequestHandle
                 self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, b"too large", "text/plain")
                 return None
             body = self.rfile.read(length).decode("utf-8", "replace")
-            fields = parse_qs(body, keep_blank_values=True, max_num_fields=8)
+            try:
+                fields = parse_qs(body, keep_blank_values=True, max_num_fields=8)
+            except ValueError:  # more fields than the form has
+                self._send(HTTPStatus.BAD_REQUEST, b"not this page's form", "text/plain")
+                return None
             return {key: values[0] for key, values in fields.items() if values}
 
         def _redirect(self, where: str) -> None:
