@@ -32,7 +32,9 @@ checked before anything is written; one gen eval at a time per run folder; the A
 redacted from everything written, answers included.
 
 models: openai:NAME (any OpenAI-compatible endpoint: --base-url or OPENAI_BASE_URL, key from
-OPENAI_API_KEY), random, majority, oracle, and any model a plug-in registers.
+OPENAI_API_KEY), random, majority, oracle, human (a person answers on a page served on
+127.0.0.1: the address is printed; Ctrl-C stops, the same command goes on), and any model a
+plug-in registers.
 settings: interleaved, table-json (default), chart-as-table (the chart's exact data: the upper
 bound of reading it), chart-derendered (the chart as a chart-to-table reader read it:
 --derenderer), no-chart, image-only.
@@ -75,7 +77,8 @@ def register(subparsers: Any) -> None:
                    help="endpoint of an openai:NAME model (http:// or https://, a host)")
     p.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
                    help="a model option: temperature (0-2), max_tokens (>= 1), seed "
-                        "(integer), timeout (seconds > 0), max_retries (0-20)")
+                        "(integer), timeout (seconds > 0), max_retries (0-20); for human: "
+                        "port (0-65535, default 0: a free one), person (a name)")
     p.add_argument("--prompt", type=Path, metavar="FILE",
                    help="a Jinja2 prompt template instead of the built-in one")
     p.add_argument("--prices", type=Path, metavar="FILE",

@@ -27,6 +27,10 @@ A baseline that reads the item itself instead of a prompt (``oracle``, ``random`
 audit's proxies) is an :class:`ItemModel`: ``answer_item(item)``; if it has a
 ``prepare(items, dataset)`` method, the evaluator calls it once with every item of the run
 and the :class:`~hopvista.model.dataset.Dataset` (its manifest, its image files) first.
+A model that answers one prompt at a time says so with ``max_concurrency = 1`` (the run
+asks no more at once, in dataset order), and one that holds something open (a server, a
+socket) has a ``close()`` method, which the evaluator calls when the run ends, however it
+ends.
 
 A model that sends secrets with its requests (an API key, a token in a header) lists them in
 a ``secrets()`` method; the evaluator redacts them, and ``OPENAI_API_KEY``, from everything
@@ -91,6 +95,9 @@ class Reply:
     text: str
     input_tokens: int | None = None
     output_tokens: int | None = None
+    seconds: float | None = None
+    """How long the answer took to give, where the model measures it (a person's time on
+    the item: ``--model human``)."""
 
 
 class ModelError(Exception):
@@ -121,7 +128,7 @@ ModelFactory = Callable[[Mapping[str, str]], "Model | ItemModel"]
 
 MODELS: Registry[ModelFactory] = Registry("model", "models", builtins=(
     "hopvista.eval.baselines", "hopvista.eval.openai_model", "hopvista.eval.audit_models",
-    "hopvista.eval.ocr"))
+    "hopvista.eval.ocr", "hopvista.eval.human"))
 """Every model factory by name (entry-point group ``hopvista.models``)."""
 
 

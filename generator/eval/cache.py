@@ -73,15 +73,17 @@ class ResponseCache:
             return None
         try:
             return checked_reply(Reply(record["text"], record.get("input_tokens"),
-                                       record.get("output_tokens")))
+                                       record.get("output_tokens"), record.get("seconds")))
         except ModelError:
             return None
 
     def put(self, key: str, reply: Reply) -> None:
         """Store ``reply`` under ``key`` (not where a folder took the entry's place)."""
         path = self._path(key)
-        record = {"text": reply.text, "input_tokens": reply.input_tokens,
-                  "output_tokens": reply.output_tokens}
+        record: dict[str, Any] = {"text": reply.text, "input_tokens": reply.input_tokens,
+                                  "output_tokens": reply.output_tokens}
+        if reply.seconds is not None:
+            record["seconds"] = reply.seconds
         data = json.dumps(record, ensure_ascii=False).encode("utf-8", "replace")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -403,12 +403,21 @@ def _error_tables(errors: dict[str, Any]) -> str:
     return "<h3>Error classes</h3>" + said + classes + by_modality
 
 
+def _time_taken(seconds: dict[str, Any]) -> str:
+    """The time answers took (a person's: ``--model human``)."""
+    return (f"<p>Time per item: median {seconds['median']:.1f} s, mean {seconds['mean']:.1f} s"
+            f" ({seconds['items']} items timed, {seconds['total'] / 60:.1f} minutes in all)."
+            "</p>")
+
+
 def _details(data: RunData) -> str:
     folder, run, results, s = data
     parts = [f"<h2>{_e(_label(data))}</h2><p>Dataset <code>{_e(run['dataset']['path'])}</code>,"
              f" {s['items']} items; {s['answered']} answered, {s['errors']} errors, "
              f"{s['unparseable']} unparseable; {s['cached']} from the cache. Tokens: "
              f"{s['tokens']['input']} in, {s['tokens']['output']} out.</p>"]
+    if s.get("seconds"):
+        parts.append(_time_taken(s["seconds"]))
     if s.get("metrics"):
         parts.append("<table><tr><th>metric</th><th>value (95% CI)</th></tr>" + "".join(
             f"<tr><td>{_e(m)}</td><td class='num'>{_estimate(e)}</td></tr>"

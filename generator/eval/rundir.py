@@ -40,8 +40,9 @@ SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
 CACHE_DIR = "cache"
 PAGES_DIR = "pages"
-TRANSPORT_OPTIONS = ("timeout", "max_retries")
-"""Options that change how requests are sent, not what is answered: a rerun may change them."""
+TRANSPORT_OPTIONS = ("timeout", "max_retries", "port")
+"""Options that change how requests are sent (or, for ``--model human``, on which port the page
+is served), not what is answered: a rerun may change them."""
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 """The largest ``run.json`` read."""
 

@@ -178,6 +178,15 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
     name, options = split_spec(request.model)
     model = load_model(name, {**options, **request.options})
     secrets.add(model)
+    with _closed_at_end(model):
+        return _run_model(request, out, progress, notice, secrets, folder, cache_folder,
+                          dataset, how, items, model)
+
+
+def _run_model(request: EvalRequest, out: Path, progress: Progress | None,
+               notice: Notice | None, secrets: _Secrets, folder: Path, cache_folder: Path,
+               dataset: Dataset, how: Setting, items: list[Item], model: Model | ItemModel
+               ) -> dict[str, Any]:
     redactor = secrets.redactor
     kinds = sorted({item.kind for item in items})
     if request.protocol is not None:
@@ -224,11 +233,30 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
                    redactor, request.metrics, captions, request.protocol,
                    chart_margins(dataset) if request.protocol is not None else (0.0, 0.0),
                    reader)
-        final = _answer_all(job, items, max(1, request.concurrency), progress)
+        final = _answer_all(job, items, _concurrency(model, request.concurrency), progress)
         if "error_classes" in run:
             final = _classified(final, items, job, judge, request)
         summary = _write_outputs(folder, out, run, final)
     return summary
+
+
+@contextmanager
+def _closed_at_end(model: Model | ItemModel) -> Iterator[None]:
+    """Run the block, then close ``model`` if it has a ``close()`` (a server it holds open)."""
+    try:
+        yield
+    finally:
+        close = getattr(model, "close", None)
+        if callable(close):
+            close()
+
+
+def _concurrency(model: Model | ItemModel, asked: int) -> int:
+    """How many items are asked at once: ``asked``, at most the model's
+    ``max_concurrency``."""
+    most = getattr(model, "max_concurrency", None)
+    limit = most if isinstance(most, int) and most >= 1 else asked
+    return max(1, min(asked, limit))
 
 
 def _run_record(request: EvalRequest, dataset: Dataset, items: Sequence[Item],
@@ -502,7 +530,7 @@ def _clean_reply(redactor: Redactor, answer: Any) -> Reply:
     reply = checked_reply(answer)
     text = redactor.text(reply.text)
     return reply if text == reply.text else Reply(text, reply.input_tokens,
-                                                  reply.output_tokens)
+                                                  reply.output_tokens, reply.seconds)
 
 
 def _result(item: Item, setting_name: str, prompt_id: str | None, cached: bool,
@@ -538,6 +566,8 @@ def _scored(item: Item, reply: Reply, cost: float | None,
         failure = LOGICAL_FAILURE
     if failure is not None:
         fields["markup_failure"] = failure
+    if reply.seconds is not None:
+        fields["seconds"] = round(reply.seconds, 3)
     if item.statements:
         truth = [s.label for s in item.statements]
         predicted = [None if parsed is None else (n + 1) in parsed for n in range(len(truth))]

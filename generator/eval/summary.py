@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from statistics import median
 from typing import Any
 
 import numpy as np
@@ -96,7 +97,20 @@ def summarise(results: Sequence[dict[str, Any]], run: dict[str, Any],
     derendered = reading_summary(results)
     if derendered:
         summary["derendered"] = derendered
+    seconds = _seconds(answered)
+    if seconds:
+        summary["seconds"] = seconds
     return summary
+
+
+def _seconds(answered: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The time answers took, where it was measured (a person's, ``--model human``): items
+    timed, total, mean and median seconds; empty when nothing was timed."""
+    times = [float(r["seconds"]) for r in answered if isinstance(r.get("seconds"), (int, float))]
+    if not times:
+        return {}
+    return {"items": len(times), "total": round(sum(times), 3),
+            "mean": round(sum(times) / len(times), 3), "median": round(median(times), 3)}
 
 
 FCMR_LEVELS = ("easy", "medium", "hard")
