@@ -376,6 +376,7 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
              options: Mapping[str, str] | None = None, prompt: StrPath | None = None,
              prices: StrPath | None = None, cache: StrPath | None = None,
              metrics: Sequence[str] = (), captioner: str = "kind",
+             strategy: str = "cot", table_format: str = "json", seed: int | None = None,
              progress: Progress | None = None,
              notice: Notice | None = None) -> dict[str, Any]:
     """Ask ``model`` about every item of ``dataset`` (or the first ``limit``), score the
@@ -389,7 +390,11 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
     (default ``out/cache``: a rerun asks only what is missing); ``metrics`` papers' scores
     to add (:data:`~hopvista.eval.papers.PAPER_METRICS`); ``captioner`` what captions the
     pictures of ``mmtable`` items in ``image-captioning`` (``kind``, or ``openai:MODEL`` at
-    ``base_url``: :mod:`hopvista.eval.captioning`). ``progress(done, total, accuracy,
+    ``base_url``: :mod:`hopvista.eval.captioning`); ``strategy`` the prompt strategy
+    (``cot``, ``direct``, ``four-stage``, ``modality-integration``, ``one-shot``,
+    ``self-refine`` or a plug-in's: :mod:`hopvista.eval.strategies`), ``table_format`` how a
+    table shown as text is written (``json``, ``pipe``, ``markdown``), ``seed`` what draws
+    the ``one-shot`` examples. ``progress(done, total, accuracy,
     cost)`` and ``notice(line)`` are told as the run goes. Everything is checked before
     anything is asked or written.
     """
@@ -411,7 +416,8 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
         variants=None if variants is None else tuple(v.strip() for v in variants if v.strip()),
         prompt=read_template(Path(prompt)) if prompt else None,
         prices=Prices.read(Path(prices)) if prices else None,
-        metrics=tuple(sorted(set(metrics))), cache=_path(cache), captioner=captioner)
+        metrics=tuple(sorted(set(metrics))), cache=_path(cache), captioner=captioner,
+        strategy=strategy, table_format=table_format, seed=seed)
     return run_eval(request, Path(out), progress=progress, notice=notice)
 
 

@@ -23,6 +23,7 @@ from hopvista.errors import excerpt, one_line
 from hopvista.eval import MAX_CONCURRENCY
 from hopvista.eval.papers import PAPER_METRICS
 from hopvista.eval.prompts import DEFAULT_SETTING, SETTINGS
+from hopvista.eval.table_text import TABLE_FORMATS
 
 DESCRIPTION = """Ask MODEL about every item of DATASET (or the first N), parse and score the
 answers, and write the run folder: run.json, results.jsonl, summary.json, report.html, and a
@@ -32,7 +33,8 @@ redacted from everything written, answers included.
 
 models: openai:NAME (any OpenAI-compatible endpoint: --base-url or OPENAI_BASE_URL, key from
 OPENAI_API_KEY), random, majority, oracle, and any model a plug-in registers.
-settings: interleaved, table-json (default), chart-as-table, no-chart, image-only."""
+settings: interleaved, table-json (default), chart-as-table, no-chart, image-only.
+strategies: cot (default), direct, four-stage, modality-integration, one-shot, self-refine."""
 
 
 def _concurrency(text: str) -> int:
@@ -86,6 +88,15 @@ def register(subparsers: Any) -> None:
                         "image-captioning setting: kind (the default: says only the "
                         "picture's kind, e.g. 'a flag') or openai:MODEL (a vision model at "
                         "--base-url)")
+    p.add_argument("--strategy", default="cot", metavar="NAME",
+                   help="the prompt strategy: cot (default: think step by step), direct, "
+                        "four-stage, modality-integration, one-shot (an example item of the "
+                        "dataset first), self-refine (a second turn that critiques and "
+                        "revises), or a plug-in's")
+    p.add_argument("--table-format", choices=TABLE_FORMATS, default="json",
+                   help="how a setting that shows the table as text writes it (default json)")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="what draws the one-shot strategy's examples (default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
@@ -100,7 +111,8 @@ def run(args: argparse.Namespace) -> int:
             variants=args.variants.split(",") if args.variants else None,
             base_url=args.base_url, options=dict(args.option), prompt=args.prompt,
             prices=args.prices, cache=args.cache, metrics=args.metric,
-            captioner=args.captioner, progress=bar,
+            captioner=args.captioner, strategy=args.strategy,
+            table_format=args.table_format, seed=args.seed, progress=bar,
             notice=_notice)
     finally:
         if bar is not None:

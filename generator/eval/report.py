@@ -105,7 +105,8 @@ def _estimate(e: dict[str, Any] | None) -> str:
 
 def _label(data: RunData) -> str:
     run = data[1]
-    return f"{run.get('model')} · {run.get('setting')}"
+    strategy = "".join(f" · {run[k]}" for k in ("strategy", "table_format") if k in run)
+    return f"{run.get('model')} · {run.get('setting')}{strategy}"
 
 
 def render(runs: Sequence[RunData]) -> str:

@@ -39,8 +39,17 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.errors import UserError
-from hopvista.eval.backends import ItemModel, Model, ModelError, Reply, load_model, split_spec
-from hopvista.eval.cache import ResponseCache, prompt_digest, request_key
+from hopvista.eval.backends import (
+    Exchange,
+    ItemModel,
+    Model,
+    ModelError,
+    Reply,
+    ask,
+    load_model,
+    split_spec,
+)
+from hopvista.eval.cache import ResponseCache, conversation_digest, prompt_digest, request_key
 from hopvista.eval.captioning import BUILT_IN, captioner_model, check_pictures, model_captioner
 from hopvista.eval.cell_visuals import Captioner, kind_caption
 from hopvista.eval.clean import Redactor, json_line, plain, secrets_of
@@ -48,13 +57,7 @@ from hopvista.eval.papers import paper_metrics
 from hopvista.eval.parse import parse_short, parse_statements
 from hopvista.eval.paths import writable_folder
 from hopvista.eval.prices import Prices
-from hopvista.eval.prompts import (
-    DEFAULT_SETTING,
-    Setting,
-    build_prompt,
-    default_template,
-    setting,
-)
+from hopvista.eval.prompts import DEFAULT_SETTING, Setting, setting
 from hopvista.eval.replies import checked_reply
 from hopvista.eval.report import write_report
 from hopvista.eval.rundir import (
@@ -67,7 +70,9 @@ from hopvista.eval.rundir import (
     refuse_foreign,
     write_file,
 )
+from hopvista.eval.strategies import DEFAULT_STRATEGY, PromptPack, check_model, prompt_pack
 from hopvista.eval.summary import summarise
+from hopvista.eval.table_text import DEFAULT_TABLE_FORMAT
 from hopvista.model import Item
 from hopvista.model.answers import normalise_text, read_json_object, same_field
 from hopvista.model.dataset import ITEMS, Dataset, load, sha256_file
@@ -105,6 +110,12 @@ class EvalRequest:
     captioner: str = BUILT_IN
     """What captions the pictures in ``image-captioning``: ``kind`` or ``openai:MODEL``
     (:mod:`hopvista.eval.captioning`)."""
+    strategy: str = DEFAULT_STRATEGY
+    """The prompt strategy (:mod:`hopvista.eval.strategies`)."""
+    table_format: str = DEFAULT_TABLE_FORMAT
+    """How a setting that shows the table as text writes it: ``json``, ``pipe``, ``markdown``."""
+    seed: int | None = None
+    """What draws the ``one-shot`` strategy's examples (default 0)."""
 
 
 Progress = Callable[[int, int, float | None, float], None]
@@ -149,8 +160,11 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
     secrets.add(model)
     redactor = secrets.redactor
     kinds = sorted({item.kind for item in items})
-    templates = {kind: request.prompt or default_template(kind) for kind in kinds} \
-        if not isinstance(model, ItemModel) else {}
+    check_model(request.strategy, request.table_format, model, request.model)
+    pack = prompt_pack(request.strategy, request.table_format,
+                       kinds if not isinstance(model, ItemModel) else (), request.prompt,
+                       dataset, items, request.seed)
+    templates = pack.templates
     asks_captions = how.pictures == "caption" and not isinstance(model, ItemModel)
     captioner = captioner_model(request.captioner, request.options) if asks_captions else None
     if captioner is not None:
@@ -158,11 +172,11 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
     with _environment_failures(out, folder, request.cache, cache_folder), \
             held_run_folder(folder, out) as held:
         pages = folder / PAGES_DIR
-        to_draw = _check_prompts(items, dataset, how, templates, pages) \
+        to_draw = _check_prompts(items, dataset, how, pack, pages) \
             if not isinstance(model, ItemModel) else []
         if hasattr(model, "prepare"):
             model.prepare(items, dataset)
-        run = _run_record(request, dataset, items, model, how, templates)
+        run = _run_record(request, dataset, items, model, how, templates) | pack.record()
         run = plain(redactor.value(run))  # what run.json says: compared on a rerun
         held.claim(run, notice)
         if to_draw:
@@ -173,7 +187,7 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
         captions: Captioner = kind_caption if captioner is None else \
             model_captioner(captioner, request.captioner, items, dataset, folder)
         shown = f"--cache {request.cache}" if request.cache is not None else f"--out {out}"
-        job = _Job(dataset, model, how.name, templates, ResponseCache(cache_folder, shown),
+        job = _Job(dataset, model, how.name, pack, ResponseCache(cache_folder, shown),
                    request.prices or Prices.builtin(), request.model, pages, redactor,
                    request.metrics, captions)
         final = _answer_all(job, items, max(1, request.concurrency), progress)
@@ -241,7 +255,7 @@ def _answer_all(job: _Job, items: Sequence[Item], concurrency: int,
 
 
 def _check_prompts(items: Sequence[Item], dataset: Dataset, how: Setting,
-                   templates: dict[str, str], pages: Path) -> list[Item]:
+                   pack: PromptPack, pages: Path) -> list[Item]:
     """Render every item's prompt without reading its images (``UserError`` for a missing
     image or a failing template); the items whose page the evaluator must draw."""
     to_draw: list[Item] = []
@@ -251,7 +265,8 @@ def _check_prompts(items: Sequence[Item], dataset: Dataset, how: Setting,
 
         to_draw = pages_to_draw(items, dataset, pages)
     for item in items:
-        build_prompt(item, dataset, how, templates[item.kind], pages, check_only=True)
+        pack.first(item, dataset, how, pages, check_only=True)
+        pack.second(item, how)
     return to_draw
 
 
@@ -332,7 +347,7 @@ class _Job:
     dataset: Dataset
     model: Model | ItemModel
     setting_name: str
-    templates: dict[str, str]
+    pack: PromptPack
     cache: ResponseCache
     prices: Prices
     spec: str
@@ -353,31 +368,69 @@ class _Job:
             except ModelError as exc:
                 error = self._error(exc)
         else:
-            prompt = build_prompt(item, self.dataset, setting(self.setting_name),
-                                  self.templates[item.kind], self.pages,
-                                  captioner=self.captioner)
-            identity = _identity(self.model)
+            how = setting(self.setting_name)
+            prompt = self.pack.first(item, self.dataset, how, self.pages,
+                                     captioner=self.captioner)
             digest = prompt_digest(prompt)
-            key = request_key(identity or {"model": self.spec}, digest)
             prompt_id = digest[:16]
-            found = self.cache.get(key) if identity is not None else None
-            reply = None if found is None else self._clean(found)
-            if reply is not None and found is not None and reply.text != found.text:
-                self.cache.put(key, reply)  # cached by a run that kept a secret in it
-            cached = reply is not None
-            if reply is None:
-                try:
-                    reply = self._clean(self.model.answer(prompt))
-                except ModelError as exc:
-                    error = self._error(exc)
-                else:
-                    if identity is not None:
-                        self.cache.put(key, reply)
+            reply, cached, error = self._turn(self.model, digest, [], prompt)
+            second = self.pack.second(item, how)
+            if second is not None:
+                return self._refined(item, prompt, prompt_id, second, reply, cached, error)
         result = _result(item, self.setting_name, prompt_id, cached, error)
         if reply is not None:
             result |= _scored(item, reply, None if cached else self.prices.cost(self.spec,
                                                                                  reply),
                               self.metrics)
+        written: dict[str, Any] = plain(self.redactor.value(result))
+        return written
+
+    def _turn(self, model: Model, digest: str, history: Sequence[Exchange],
+              prompt: Any) -> tuple[Reply | None, bool, str | None]:
+        """One request of a conversation (the first when ``history`` is empty), from the
+        cache when it holds the answer: the reply, whether it was cached, the error."""
+        identity = _identity(model)
+        key = request_key(identity or {"model": self.spec}, digest)
+        found = self.cache.get(key) if identity is not None else None
+        reply = None if found is None else self._clean(found)
+        if reply is not None and found is not None and reply.text != found.text:
+            self.cache.put(key, reply)  # cached by a run that kept a secret in it
+        if reply is not None:
+            return reply, True, None
+        try:
+            reply = self._clean(ask(model, history, prompt))
+        except ModelError as exc:
+            return None, False, self._error(exc)
+        if identity is not None:
+            self.cache.put(key, reply)
+        return reply, False, None
+
+    def _refined(self, item: Item, first: Any, prompt_id: str, second: Any,
+                 reply: Reply | None, cached: bool, error: str | None) -> dict[str, Any]:
+        """The result line of a two-turn strategy: the answer, then the revision asked in
+        the same conversation; the revision is scored, both turns' tokens and costs
+        counted, and each turn kept under ``turns``."""
+        assert isinstance(self.model, Model)
+        turns = [] if reply is None else [(reply, cached)]
+        if reply is not None:
+            history = self.pack.history(first, reply.text)
+            revised, again, error = self._turn(
+                self.model, conversation_digest(history, second), history, second)
+            if revised is not None:
+                turns.append((revised, again))
+        done = len(turns) == 2
+        result = _result(item, self.setting_name, prompt_id,
+                         done and all(c for _, c in turns), error)
+        costs = [None if c else self.prices.cost(self.spec, r) for r, c in turns]
+        if done:
+            result |= _scored(item, turns[1][0], _total(costs), self.metrics)
+        if turns:  # what was spent, whether or not the revision came
+            result["cost"] = _total(costs)
+            result["tokens"] = {side: _total([getattr(r, f"{side}_tokens") for r, _ in turns])
+                                for side in ("input", "output")}
+        result["turns"] = [{"response": r.text, "cached": c, "cost": cost,
+                            "tokens": {"input": r.input_tokens, "output": r.output_tokens}}
+                           for (r, c), cost in zip(turns, costs, strict=True)]
         written: dict[str, Any] = plain(self.redactor.value(result))
         return written
 
@@ -392,6 +445,12 @@ class _Job:
         text = " ".join(plain(str(exc) or type(exc).__name__).split())
         text = "".join(c if c.isprintable() else "\ufffd" for c in text)
         return self.redactor.text(text)[:MAX_ERROR_CHARS]
+
+
+def _total(values: Sequence[float | int | None]) -> Any:
+    """The sum of the known ``values``; ``None`` when none is known."""
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
 
 
 def _result(item: Item, setting_name: str, prompt_id: str | None, cached: bool,

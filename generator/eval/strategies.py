@@ -1,0 +1,303 @@
+"""Prompt strategies: named, documented packs of prompts (``gen eval --strategy NAME``).
+
+A strategy says what a model is asked about an item, whatever the setting shows:
+
+================  ===========================================================================
+``cot``           zero-shot chain of thought: each kind's built-in prompt (the default; a run
+                  without ``--strategy`` asks exactly this)
+``direct``        the answer alone, no reasoning asked for (TableVista's direct prompting)
+``four-stage``    per statement: plan the values needed, identify the modality holding each,
+                  retrieve them, reason to the verdict (FCMR's 4-stage reasoning)
+``modality-       first restate the chart's points and the text's figures as rows beside the
+integration``     table, then check the statements on that one table (FCMR's modality
+                  integration)
+``one-shot``      one example item of the dataset, with its answer, before the item
+                  (MMTabReal's text baselines); the example is drawn by ``--seed``
+                  (:mod:`hopvista.rng`) among the items of the same kind from another base
+                  item, never the item itself or a variant of it
+``self-refine``   the chain-of-thought answer, then a second turn in the same conversation:
+                  critique that answer and revise it (FCMR's self-refine); the revised answer
+                  is scored, and both turns are cached, counted and costed
+================  ===========================================================================
+
+A strategy's templates are Jinja2 files rendered in the sandbox like every prompt
+(:func:`hopvista.eval.prompts.build_prompt`), in its ``package``: ``NAME.KIND.j2`` for each item
+kind it has its own prompt for, ``NAME.frame.j2`` around the prompt (``one-shot``: the
+variables ``example``, ``example_answer`` and ``prompt``), ``NAME.refine.j2`` for the second
+turn. A strategy without its own prompt of a kind wraps the kind's chain-of-thought prompt;
+one with its own prompts refuses the kinds it has none for, in one line. The run records every
+template it used. Tables are shown as ``--table-format`` says (``json``, ``pipe``,
+``markdown``) where the setting gives the table as text; the built-in prompts read
+``table_text``.
+
+Third-party packages register strategies through the ``hopvista.strategies`` entry-point
+group::
+
+    STRATEGIES.register("terse", Strategy("terse", "one line, no reasoning",
+                                          kinds=("three_statement",), package="my_pkg.prompts"))
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from hopvista import rng, sandbox
+from hopvista.errors import UserError
+from hopvista.eval.backends import Exchange, ItemModel, Model, Prompt, PromptImage, converses
+from hopvista.eval.cell_visuals import Captioner, kind_caption
+from hopvista.eval.prompts import Setting, build_prompt, default_template
+from hopvista.eval.table_text import DEFAULT_TABLE_FORMAT, TABLE_FORMATS
+from hopvista.model import ITEM_KINDS, Item
+from hopvista.model.dataset import Dataset
+from hopvista.registry import Registry
+
+__all__ = ["DEFAULT_STRATEGY", "STRATEGIES", "PromptPack", "Strategy", "prompt_pack"]
+
+DEFAULT_STRATEGY = "cot"
+BUILT_IN_PACKAGE = "hopvista.templates.prompts.strategies"
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A named prompt pack."""
+
+    name: str
+    description: str
+    kinds: tuple[str, ...] = ()
+    """The item kinds it has its own prompt for (``NAME.KIND.j2``); empty: it wraps each
+    kind's chain-of-thought prompt."""
+    frame: bool = False
+    """Whether ``NAME.frame.j2`` sets an example item with its answer before the prompt."""
+    refine: bool = False
+    """Whether ``NAME.refine.j2`` is asked as a second turn (a conversation)."""
+    package: str = BUILT_IN_PACKAGE
+    """The package holding its templates."""
+
+    def template(self, part: str) -> str:
+        """The text of template ``NAME.PART.j2``; ``UserError`` if there is none."""
+        source = resources.files(self.package).joinpath(f"{self.name}.{part}.j2")
+        if not source.is_file():
+            raise UserError(f"--strategy {self.name}: its template {self.name}.{part}.j2 is "
+                            f"missing from {self.package}")
+        return source.read_text(encoding="utf-8")
+
+
+STRATEGIES: Registry[Strategy] = Registry("prompt strategy", "strategies")
+"""Every prompt strategy by name (entry-point group ``hopvista.strategies``)."""
+
+for _strategy in (
+    Strategy("cot", "zero-shot chain of thought: each kind's built-in prompt (the default)",
+             kinds=("three_statement", "table_qa")),
+    Strategy("direct", "the answer alone, no reasoning asked for (TableVista)",
+             kinds=("three_statement", "table_qa", "mmtable")),
+    Strategy("four-stage", "plan, identify the modality, retrieve, reason, per statement "
+             "(FCMR)", kinds=("three_statement",)),
+    Strategy("modality-integration", "the chart and the text restated as table rows, then "
+             "checked on one table (FCMR)", kinds=("three_statement",)),
+    Strategy("one-shot", "an example item of the dataset with its answer first (MMTabReal)",
+             frame=True),
+    Strategy("self-refine", "chain of thought, then a second turn that critiques and revises "
+             "the answer (FCMR)", refine=True),
+):
+    STRATEGIES.register(_strategy.name, _strategy)
+
+
+def strategy(name: str) -> Strategy:
+    """The strategy called ``name``; ``UserError`` naming the flag and the known ones."""
+    if name not in STRATEGIES:
+        raise UserError(f"--strategy: no strategy {name!r} (strategies: "
+                        f"{', '.join(STRATEGIES.names())})")
+    return STRATEGIES.get(name)
+
+
+def check_table_format(fmt: str) -> str:
+    """``fmt`` if it is a table format; ``UserError`` naming the flag otherwise."""
+    if fmt not in TABLE_FORMATS:
+        raise UserError(f"--table-format: no format {fmt!r} (formats: "
+                        f"{', '.join(TABLE_FORMATS)})")
+    return fmt
+
+
+_ENV = sandbox.PackEnvironment(keep_trailing_newline=False, trim_blocks=False)
+
+
+@dataclass(frozen=True)
+class PromptPack:
+    """What a run asks of each item: the main template of each kind, the strategy's frame
+    and second turn, and each item's example (``one-shot``)."""
+
+    strategy: Strategy
+    table_format: str
+    templates: dict[str, str]
+    """The main template of each item kind."""
+    frame: str | None = None
+    refine: str | None = None
+    seed: int | None = None
+    examples: Mapping[str, Item] = field(default_factory=dict)
+    """The example shown before each item, by item id (``one-shot``)."""
+
+    @property
+    def default(self) -> bool:
+        """Whether this is the default pack (a run that records nothing more)."""
+        return self.strategy.name == DEFAULT_STRATEGY and self.table_format == \
+            DEFAULT_TABLE_FORMAT
+
+    def record(self) -> dict[str, Any]:
+        """What ``run.json`` adds for this pack (nothing for the default)."""
+        if self.default:
+            return {}
+        extra = {name: text for name, text in (("frame", self.frame), ("refine", self.refine))
+                 if text is not None}
+        return {"strategy": self.strategy.name, "table_format": self.table_format,
+                **({"strategy_prompts": extra} if extra else {}),
+                **({"seed": self.seed} if self.strategy.frame else {}),
+                **({"examples": {k: v.id for k, v in sorted(self.examples.items())}}
+                   if self.examples else {})}
+
+    def first(self, item: Item, dataset: Dataset, how: Setting, pages: Path | None = None,
+              check_only: bool = False, captioner: Captioner = kind_caption) -> Prompt:
+        """The prompt of the item's first (or only) turn."""
+        def prompt_of(shown: Item) -> Prompt:
+            return build_prompt(shown, dataset, how, self.templates[shown.kind], pages,
+                                check_only=check_only, captioner=captioner,
+                                table_format=self.table_format)
+
+        prompt = prompt_of(item)
+        if self.frame is None:
+            return prompt
+        example = self.examples[item.id]
+        answer = ITEM_KINDS.get(example.kind).reference(example)
+        return _framed(item, self.frame, {"example": prompt_of(example), "prompt": prompt},
+                       {"example_answer": answer, "setting": how.name})
+
+    def second(self, item: Item, how: Setting) -> Prompt | None:
+        """The prompt of the item's second turn, or ``None`` when the strategy has one turn."""
+        if self.refine is None:
+            return None
+        return _framed(item, self.refine, {}, {"setting": how.name, "kind": item.kind})
+
+    def history(self, first: Prompt, reply: str) -> list[Exchange]:
+        """The conversation before the second turn."""
+        return [Exchange(first, reply)]
+
+
+def _framed(item: Item, template: str, prompts: dict[str, Prompt],
+            variables: dict[str, Any]) -> Prompt:
+    """``template`` rendered with ``variables``, each of ``prompts`` set in where the
+    template shows its name (text and images in order)."""
+    nonce = secrets.token_hex(8)
+    markers = {name: f"\0{nonce}:{name}\0" for name in prompts}
+    try:
+        text = _ENV.from_string(template).render(**variables, **markers)
+    except sandbox.TEMPLATE_ERRORS as exc:
+        shown = sorted([*variables, *markers])
+        raise UserError(f"{item.id}: strategy template: {sandbox.describe(exc, shown)}") \
+            from None
+    parts: list[str | PromptImage] = []
+    for k, piece in enumerate(re.split(f"\0{nonce}:([a-z_]+)\0", text)):
+        if k % 2:
+            parts += prompts[piece].parts
+        elif piece:
+            parts.append(piece)
+    return Prompt(tuple(_joined(parts)))
+
+
+def _joined(parts: Sequence[str | PromptImage]) -> list[str | PromptImage]:
+    """``parts`` with neighbouring texts joined into one."""
+    joined: list[str | PromptImage] = []
+    for part in parts:
+        if isinstance(part, str) and joined and isinstance(joined[-1], str):
+            joined[-1] += part
+        else:
+            joined.append(part)
+    return joined
+
+
+def prompt_pack(name: str, table_format: str, kinds: Sequence[str], prompt: str | None,
+                dataset: Dataset | None = None, items: Sequence[Item] = (),
+                seed: int | None = None) -> PromptPack:
+    """The prompts of strategy ``name`` for items of ``kinds`` (``prompt``: a template text
+    given with ``--prompt``, which replaces each kind's chain-of-thought prompt), tables in
+    ``table_format``; a ``one-shot`` pack draws each of ``items`` an example from
+    ``dataset`` with ``seed``. ``UserError`` naming the flag for what cannot be asked."""
+    chosen = strategy(name)
+    check_table_format(table_format)
+    if seed is not None and not chosen.frame:
+        raise UserError(f"--seed: the strategy {chosen.name} draws nothing (only one-shot "
+                        "draws its examples)")
+    if seed is not None and seed < 0:
+        raise UserError(f"--seed: must be 0 or more, got {seed}")
+    if prompt is not None and chosen.kinds and chosen.name != DEFAULT_STRATEGY:
+        raise UserError(f"--prompt and --strategy {chosen.name}: both give the prompt; "
+                        "choose one")
+    templates = {kind: _main_template(chosen, kind, table_format, prompt) for kind in kinds}
+    pack = PromptPack(chosen, table_format, templates,
+                      chosen.template("frame") if chosen.frame else None,
+                      chosen.template("refine") if chosen.refine else None,
+                      (seed or 0) if chosen.frame else None)
+    if not chosen.frame:
+        return pack
+    if dataset is None:
+        raise UserError(f"--strategy {chosen.name}: needs the dataset to draw examples from")
+    return PromptPack(pack.strategy, pack.table_format, pack.templates, pack.frame,
+                      pack.refine, pack.seed, draw_examples(dataset, items, seed or 0))
+
+
+def _main_template(chosen: Strategy, kind: str, table_format: str, prompt: str | None
+                   ) -> str:
+    """The template of items of ``kind`` under ``chosen``."""
+    if chosen.kinds and chosen.name != DEFAULT_STRATEGY:
+        if kind not in chosen.kinds:
+            raise UserError(f"--strategy {chosen.name}: no prompt for items of kind {kind!r} "
+                            f"(it has one for {', '.join(chosen.kinds)})")
+        return chosen.template(kind)
+    if prompt is not None:
+        return prompt
+    if table_format == DEFAULT_TABLE_FORMAT:
+        return default_template(kind)
+    cot = STRATEGIES.get(DEFAULT_STRATEGY)
+    if kind not in cot.kinds:
+        raise UserError(f"--table-format {table_format}: the prompt of items of kind {kind!r} "
+                        f"shows its table one way only (give a template with --prompt)")
+    return cot.template(kind)
+
+
+def draw_examples(dataset: Dataset, items: Sequence[Item], seed: int) -> dict[str, Item]:
+    """For each of ``items``, an example drawn with ``seed`` from the dataset's items of the
+    same kind and another base item (of the same variant when there are any); ``UserError``
+    when an item has none."""
+    pool = sorted(dataset, key=lambda i: i.id)
+    examples: dict[str, Item] = {}
+    for item in items:
+        others = [o for o in pool if o.kind == item.kind and o.base_id != item.base_id]
+        alike = [o for o in others if o.variant.name == item.variant.name]
+        candidates = alike or others
+        if not candidates:
+            raise UserError(f"--strategy one-shot: {item.id}: the dataset has no other item of "
+                            f"kind {item.kind!r} to show as its example")
+        draw = rng.derive_int(seed, "one-shot", item.id)
+        examples[item.id] = candidates[draw % len(candidates)]
+    return examples
+
+
+def check_model(name: str, table_format: str, model: Model | ItemModel, spec: str) -> None:
+    """``UserError`` when ``model`` cannot be asked as strategy ``name`` asks: a baseline that
+    reads the item under a strategy or table format other than the default, or a model that
+    holds no conversation under a two-turn strategy."""
+    chosen = strategy(name)
+    check_table_format(table_format)
+    if chosen.name == DEFAULT_STRATEGY and table_format == DEFAULT_TABLE_FORMAT:
+        return
+    if isinstance(model, ItemModel):
+        raise UserError(f"--model {spec}: a baseline that reads the item, not a prompt; "
+                        "--strategy and --table-format do not apply to it")
+    if chosen.refine and not converses(model):
+        raise UserError(f"--strategy {chosen.name}: asks a second turn in one conversation, "
+                        f"and the model {spec} holds none (it has no converse(history, prompt) "
+                        "method)")
