@@ -436,12 +436,16 @@ def report(runs: Sequence[StrPath], out: StrPath) -> Path:
 
 
 def export_harness(dataset: StrPath, *, fmt: str, out: StrPath,
-                   setting: str = DEFAULT_SETTING, limit: int | None = None) -> ExportResult:
+                   setting: str = DEFAULT_SETTING, limit: int | None = None,
+                   strategy: str = "cot", table_format: str = "json",
+                   seed: int | None = None) -> ExportResult:
     """Write ``dataset`` (or its first ``limit`` items) as a task of another evaluation
     harness, ``fmt`` one of ``inspect``, ``lmms-eval`` or ``vlmevalkit``, into the folder
-    ``out`` (``gen export``), with the prompts of ``setting``. ``out`` must be new, empty or
-    an earlier export; ``out/README.md`` says how to run it."""
-    return export(Path(dataset), fmt, Path(out), setting=setting, limit=limit)
+    ``out`` (``gen export``), with the prompts of ``setting`` and of the prompt strategy
+    ``strategy`` (as in :func:`evaluate`; ``self-refine``, a conversation, is refused).
+    ``out`` must be new, empty or an earlier export; ``out/README.md`` says how to run it."""
+    return export(Path(dataset), fmt, Path(out), setting=setting, limit=limit,
+                  strategy=strategy, table_format=table_format, seed=seed)
 
 
 def preview(dataset: StrPath, *, out: StrPath | None = None, limit: int = 100) -> Path:

@@ -236,11 +236,17 @@ def test_a_model_without_conversations_still_answers_one_turn_strategies(
 def test_harness_exports_carry_the_strategys_prompt_or_refuse_a_conversation(
         tiny: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "export"
-    assert main(["export", str(tiny), "--format", "inspect", "--out", str(out),
-                 "--strategy", "four-stage", "--table-format", "pipe"]) == 0
+    assert main(["export", str(tiny), "--format", "inspect", "--out", str(out), "--setting",
+                 "chart-as-table", "--strategy", "four-stage", "--table-format", "pipe"]) == 0
     samples = (out / "samples.jsonl").read_text()
     assert "Modality identification" in samples and "pipe-separated rows" in samples
     assert "--strategy four-stage --table-format pipe" in (out / "README.md").read_text()
+    shot = tmp_path / "shot"
+    assert main(["export", str(tiny), "--format", "inspect", "--out", str(shot), "--setting",
+                 "chart-as-table", "--strategy", "one-shot", "--limit", "2"]) == 0
+    assert "Here is an example of the task" in (shot / "samples.jsonl").read_text()
+    assert "--strategy one-shot --table-format json --seed 0" in \
+        (shot / "README.md").read_text()
     refused = tmp_path / "refused"
     assert main(["export", str(tiny), "--format", "vlmevalkit", "--out", str(refused),
                  "--strategy", "self-refine"]) == 2
