@@ -95,34 +95,33 @@ def test_the_default_strategy_asks_and_writes_exactly_what_a_run_without_it_does
             (tmp_path / "plain-again" / name).read_bytes()
 
 
-@pytest.mark.parametrize(("strategy", "says"), [
-    ("direct", "without any explanation"),
-    ("four-stage", "Modality identification: for each value"),
-    ("modality-integration", "First bring the inputs together"),
+@pytest.mark.parametrize(("strategy", "says", "fmt"), [
+    ("direct", "without any explanation", "pipe"),
+    ("four-stage", "Modality identification: for each value", "markdown"),
+    ("modality-integration", "First bring the inputs together", "json"),
 ])
-def test_each_strategy_sends_its_own_prompt(asked: Callable[..., Script], tmp_path: Path,
-                                            strategy: str, says: str) -> None:
-    script = asked("--strategy", strategy)
+def test_each_strategy_sends_its_own_prompt_with_the_table_as_asked(
+        asked: Callable[..., Script], tmp_path: Path, strategy: str, says: str, fmt: str
+        ) -> None:
+    script = asked("--strategy", strategy, "--table-format", fmt)
     prompts = [_user_texts(b) for b in script.bodies]
     assert len(prompts) == 4 and all(len(p) == 1 and says in p[0] for p in prompts)
     assert all("Think step by step, checking each statement" not in p[0] for p in prompts)
-    run = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert run["strategy"] == strategy and says in run["prompts"]["three_statement"]
-    assert json.loads((tmp_path / "run" / "summary.json").read_text())["run"]["strategy"] == \
-        strategy
-
-
-@pytest.mark.parametrize(("fmt", "heading"), [("pipe", "Table (pipe-separated rows"),
-                                              ("markdown", "Table (Markdown):")])
-def test_the_table_is_shown_in_the_format_asked(asked: Callable[..., Script], fmt: str,
-                                                heading: str) -> None:
-    script = asked("--table-format", fmt)
-    for body in script.bodies:
-        text = _user_texts(body)[0]
-        table = text.split(heading, 1)[1].split("\n", 1)[1].split("\n\n", 1)[0]
+    heading = {"pipe": "Table (pipe-separated rows, the header first):\n",
+               "markdown": "Table (Markdown):\n", "json": "Table (JSON, one object per row):\n"}
+    for (text,) in prompts:
+        table = text.split(heading[fmt], 1)[1].split("\n\n", 1)[0]
         rows = table.strip().splitlines()
+        if fmt == "json":
+            assert table.startswith("[") and json.loads(table)
+            continue
         assert len(rows) >= 3 and all(" | " in row for row in rows if set(row) - set("|-"))
         assert "{" not in table and ("|---|" in table) == (fmt == "markdown")
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert (run["strategy"], run["table_format"]) == (strategy, fmt)
+    assert says in run["prompts"]["three_statement"]
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["run"]["strategy"] == strategy
 
 
 def test_one_shot_shows_another_items_example_with_its_answer_never_the_item(
@@ -153,6 +152,13 @@ def test_self_refine_asks_a_second_turn_in_one_conversation_counting_both(
         assert _eval(tiny, run, url, "--strategy", "self-refine", "--prices",
                      str(prices)) == 0
         first = len(script.bodies)
+        one_turn = (100 * 1000 + 20 * 10000) / 1e6  # the server counts 100 in, 20 out
+        costed = _results(run)
+        assert all(r["cost"] == pytest.approx(2 * one_turn) for r in costed)
+        assert all([t["cost"] for t in r["turns"]] == pytest.approx([one_turn, one_turn])
+                   for r in costed)
+        assert json.loads((run / "summary.json").read_text())["cost"] == \
+            pytest.approx(8 * one_turn)
         assert _eval(tiny, run, url, "--strategy", "self-refine", "--prices",
                      str(prices)) == 0
     assert first == 8 and len(script.bodies) == 8  # two turns per item; the rerun asks none
@@ -168,23 +174,6 @@ def test_self_refine_asks_a_second_turn_in_one_conversation_counting_both(
     assert all(r["tokens"] == {"input": 200, "output": 40} for r in results)
     assert all([t["response"].startswith("Answer: ") for t in r["turns"]] == [True, False]
                for r in results)
-
-
-def test_self_refine_costs_both_turns(tiny: Path, tmp_path: Path, key: None) -> None:
-    items = read_items(tiny)
-    script = Script({"": [("call", _replier(items, revised=lambda i: "none"))]})
-    prices = tmp_path / "prices.yaml"
-    prices.write_text("scripted: {input: 1000, output: 10000}\n")
-    with serve(script) as url:
-        assert _eval(tiny, tmp_path / "run", url, "--strategy", "self-refine", "--prices",
-                     str(prices), "--limit", "2") == 0
-    one_turn = (100 * 1000 + 20 * 10000) / 1e6
-    results = _results(tmp_path / "run")
-    assert all(r["cost"] == pytest.approx(2 * one_turn) for r in results)
-    assert [t["cost"] for t in results[0]["turns"]] == pytest.approx([one_turn, one_turn])
-    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert summary["cost"] == pytest.approx(4 * one_turn)
-    assert summary["tokens"] == {"input": 400, "output": 80}
 
 
 class _OneTurn:
@@ -267,7 +256,8 @@ def test_self_refine_resumes_after_a_kill_asking_nothing_twice(tiny: Path, tmp_p
     with serve(script) as url:
         command = [sys.executable, "-m", "hopvista.cli.main", "eval", str(tiny), "--model",
                    "openai:scripted", "--base-url", url, "--out", str(run), "--quiet",
-                   "--concurrency", "1", "--strategy", "self-refine"]
+                   "--concurrency", "1", "--strategy", "self-refine", "--setting",
+                   "chart-as-table"]
         process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
