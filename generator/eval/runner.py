@@ -263,7 +263,8 @@ def _check_prompts(items: Sequence[Item], dataset: Dataset, how: Setting,
         # heavy:
         from hopvista.eval.page import pages_to_draw
 
-        to_draw = pages_to_draw(items, dataset, pages)
+        shown = {item.id: item for item in [*items, *pack.examples.values()]}
+        to_draw = pages_to_draw(list(shown.values()), dataset, pages)  # one-shot's too
     for item in items:
         pack.first(item, dataset, how, pages, check_only=True)
         pack.second(item, how)
