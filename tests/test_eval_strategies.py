@@ -149,8 +149,9 @@ def test_self_refine_asks_a_second_turn_in_one_conversation_counting_both(
     prices.write_text("scripted: {input: 1000, output: 10000}\n")
     run = tmp_path / "run"
     with serve(script) as url:
-        assert _eval(tiny, run, url, "--strategy", "self-refine", "--prices",
-                     str(prices)) == 0
+        # FCMR Table 5's last row: modality integration, four stages, then self-refine.
+        strategy = "four-stage-integrated+self-refine"
+        assert _eval(tiny, run, url, "--strategy", strategy, "--prices", str(prices)) == 0
         first = len(script.bodies)
         one_turn = (100 * 1000 + 20 * 10000) / 1e6  # the server counts 100 in, 20 out
         costed = _results(run)
@@ -159,13 +160,13 @@ def test_self_refine_asks_a_second_turn_in_one_conversation_counting_both(
                    for r in costed)
         assert json.loads((run / "summary.json").read_text())["cost"] == \
             pytest.approx(8 * one_turn)
-        assert _eval(tiny, run, url, "--strategy", "self-refine", "--prices",
-                     str(prices)) == 0
+        assert _eval(tiny, run, url, "--strategy", strategy, "--prices", str(prices)) == 0
     assert first == 8 and len(script.bodies) == 8  # two turns per item; the rerun asks none
     seconds = [b["messages"] for b in script.bodies if len(b["messages"]) > 1]
     assert len(seconds) == 4
     for messages in seconds:
         assert [m["role"] for m in messages] == ["user", "assistant", "user"]
+        assert "in four stages" in messages[0]["content"]
         assert messages[1]["content"].startswith("Answer: ") and REVIEW in messages[2]["content"]
     results = _results(run)  # the rerun's: every turn from the cache
     assert all(r["cached"] and r["correct"] for r in results)
@@ -194,6 +195,8 @@ class _OneTurn:
      "gen: error: --model oracle: a baseline that reads the item, not a prompt"),
     (["--model", "one-turn", "--strategy", "nope"],
      "gen: error: --strategy: no strategy 'nope' (strategies: cot, direct, four-stage"),
+    (["--model", "one-turn", "--strategy", "direct+four-stage"],
+     "gen: error: --strategy direct+four-stage: direct and four-stage each bring"),
     (["--model", "one-turn", "--strategy", "direct", "--seed", "2"],
      "gen: error: --seed: the strategy direct draws nothing"),
 ])

@@ -11,6 +11,8 @@ A strategy says what a model is asked about an item, whatever the setting shows:
 ``modality-       first restate the chart's points and the text's figures as rows beside the
 integration``     table, then check the statements on that one table (FCMR's modality
                   integration)
+``four-stage-    modality integration, then the four stages on the one table (FCMR Table 5's
+integrated``      second row)
 ``one-shot``      one example item of the dataset, with its answer, before the item
                   (MMTabReal's text baselines); the example is drawn by ``--seed``
                   (:mod:`hopvista.rng`) among the items of the same kind from another base
@@ -19,6 +21,11 @@ integration``     table, then check the statements on that one table (FCMR's mod
                   critique that answer and revise it (FCMR's self-refine); the revised answer
                   is scored, and both turns are cached, counted and costed
 ================  ===========================================================================
+
+Strategies combine with ``+``: at most one that brings its own prompts (``direct``,
+``four-stage``, ``modality-integration``, ``four-stage-integrated``), ``one-shot`` around it,
+``self-refine`` after it; FCMR Table 5's rows are ``modality-integration``,
+``four-stage-integrated`` and ``four-stage-integrated+self-refine``.
 
 A strategy's templates are Jinja2 files rendered in the sandbox like every prompt
 (:func:`hopvista.eval.prompts.build_prompt`), in its ``package``: ``NAME.KIND.j2`` for each item
@@ -57,7 +64,8 @@ from hopvista.model import ITEM_KINDS, Item
 from hopvista.model.dataset import Dataset
 from hopvista.registry import Registry
 
-__all__ = ["DEFAULT_STRATEGY", "STRATEGIES", "PromptPack", "Strategy", "prompt_pack"]
+__all__ = ["DEFAULT_STRATEGY", "STRATEGIES", "Combination", "PromptPack", "Strategy",
+           "check_model", "combination", "draw_examples", "prompt_pack", "strategy"]
 
 DEFAULT_STRATEGY = "cot"
 BUILT_IN_PACKAGE = "hopvista.templates.prompts.strategies"
@@ -100,6 +108,9 @@ for _strategy in (
              "(FCMR)", kinds=("three_statement",)),
     Strategy("modality-integration", "the chart and the text restated as table rows, then "
              "checked on one table (FCMR)", kinds=("three_statement",)),
+    Strategy("four-stage-integrated", "the inputs brought into one table, then the four "
+             "stages on it (FCMR Table 5's modality integration + 4-stage reasoning)",
+             kinds=("three_statement",)),
     Strategy("one-shot", "an example item of the dataset with its answer first (MMTabReal)",
              frame=True),
     Strategy("self-refine", "chain of thought, then a second turn that critiques and revises "
@@ -114,6 +125,36 @@ def strategy(name: str) -> Strategy:
         raise UserError(f"--strategy: no strategy {name!r} (strategies: "
                         f"{', '.join(STRATEGIES.names())})")
     return STRATEGIES.get(name)
+
+
+@dataclass(frozen=True)
+class Combination:
+    """Strategies asked together (``four-stage+self-refine``): at most one that brings its
+    own prompts, one that frames them, one that asks a second turn."""
+
+    name: str
+    own: Strategy | None = None
+    frame: Strategy | None = None
+    refine: Strategy | None = None
+
+
+def combination(name: str) -> Combination:
+    """The strategies ``name`` joins with ``+``; ``UserError`` naming the flag for an unknown
+    one, one named twice, or two that play the same part."""
+    names = name.split("+")
+    chosen = [strategy(n) for n in names]
+    if len(set(names)) < len(names):
+        raise UserError(f"--strategy {name}: a strategy named twice")
+    parts: dict[str, list[Strategy]] = {
+        "own": [s for s in chosen if s.kinds and s.name != DEFAULT_STRATEGY],
+        "frame": [s for s in chosen if s.frame], "refine": [s for s in chosen if s.refine]}
+    for part, found in parts.items():
+        if len(found) > 1:
+            what = {"own": "brings its own prompts", "frame": "frames the prompt",
+                    "refine": "asks a second turn"}[part]
+            raise UserError(f"--strategy {name}: {found[0].name} and {found[1].name} each "
+                            f"{what}; combine at most one of them with the others")
+    return Combination(name, *(found[0] if found else None for found in parts.values()))
 
 
 def check_table_format(fmt: str) -> str:
@@ -132,7 +173,8 @@ class PromptPack:
     """What a run asks of each item: the main template of each kind, the strategy's frame
     and second turn, and each item's example (``one-shot``)."""
 
-    strategy: Strategy
+    name: str
+    """The strategy (or ``+``-joined strategies) asked."""
     table_format: str
     templates: dict[str, str]
     """The main template of each item kind."""
@@ -145,8 +187,7 @@ class PromptPack:
     @property
     def default(self) -> bool:
         """Whether this is the default pack (a run that records nothing more)."""
-        return self.strategy.name == DEFAULT_STRATEGY and self.table_format == \
-            DEFAULT_TABLE_FORMAT
+        return self.name == DEFAULT_STRATEGY and self.table_format == DEFAULT_TABLE_FORMAT
 
     def record(self) -> dict[str, Any]:
         """What ``run.json`` adds for this pack (nothing for the default)."""
@@ -154,9 +195,9 @@ class PromptPack:
             return {}
         extra = {name: text for name, text in (("frame", self.frame), ("refine", self.refine))
                  if text is not None}
-        return {"strategy": self.strategy.name, "table_format": self.table_format,
+        return {"strategy": self.name, "table_format": self.table_format,
                 **({"strategy_prompts": extra} if extra else {}),
-                **({"seed": self.seed} if self.strategy.frame else {}),
+                **({"seed": self.seed} if self.seed is not None else {}),
                 **({"examples": {k: v.id for k, v in sorted(self.examples.items())}}
                    if self.examples else {})}
 
@@ -222,41 +263,37 @@ def _joined(parts: Sequence[str | PromptImage]) -> list[str | PromptImage]:
 def prompt_pack(name: str, table_format: str, kinds: Sequence[str], prompt: str | None,
                 dataset: Dataset | None = None, items: Sequence[Item] = (),
                 seed: int | None = None) -> PromptPack:
-    """The prompts of strategy ``name`` for items of ``kinds`` (``prompt``: a template text
-    given with ``--prompt``, which replaces each kind's chain-of-thought prompt), tables in
-    ``table_format``; a ``one-shot`` pack draws each of ``items`` an example from
-    ``dataset`` with ``seed``. ``UserError`` naming the flag for what cannot be asked."""
-    chosen = strategy(name)
+    """The prompts of strategy ``name`` (strategies joined with ``+``) for items of
+    ``kinds`` (``prompt``: a template text given with ``--prompt``, which replaces each
+    kind's chain-of-thought prompt), tables in ``table_format``; a ``one-shot`` pack draws
+    each of ``items`` an example from ``dataset`` with ``seed``. ``UserError`` naming the
+    flag for what cannot be asked."""
+    chosen = combination(name)
     check_table_format(table_format)
-    if seed is not None and not chosen.frame:
-        raise UserError(f"--seed: the strategy {chosen.name} draws nothing (only one-shot "
-                        "draws its examples)")
+    if seed is not None and chosen.frame is None:
+        raise UserError(f"--seed: the strategy {name} draws nothing (only one-shot draws its "
+                        "examples)")
     if seed is not None and seed < 0:
         raise UserError(f"--seed: must be 0 or more, got {seed}")
-    if prompt is not None and chosen.kinds and chosen.name != DEFAULT_STRATEGY:
-        raise UserError(f"--prompt and --strategy {chosen.name}: both give the prompt; "
-                        "choose one")
+    if prompt is not None and chosen.own is not None:
+        raise UserError(f"--prompt and --strategy {name}: both give the prompt; choose one")
     templates = {kind: _main_template(chosen, kind, table_format, prompt) for kind in kinds}
-    pack = PromptPack(chosen, table_format, templates,
-                      chosen.template("frame") if chosen.frame else None,
-                      chosen.template("refine") if chosen.refine else None,
-                      (seed or 0) if chosen.frame else None)
-    if not chosen.frame:
-        return pack
-    if dataset is None:
-        raise UserError(f"--strategy {chosen.name}: needs the dataset to draw examples from")
-    return PromptPack(pack.strategy, pack.table_format, pack.templates, pack.frame,
-                      pack.refine, pack.seed, draw_examples(dataset, items, seed or 0))
+    examples = {} if chosen.frame is None else draw_examples(dataset, items, seed or 0)
+    return PromptPack(name, table_format, templates,
+                      None if chosen.frame is None else chosen.frame.template("frame"),
+                      None if chosen.refine is None else chosen.refine.template("refine"),
+                      None if chosen.frame is None else seed or 0, examples)
 
 
-def _main_template(chosen: Strategy, kind: str, table_format: str, prompt: str | None
+def _main_template(chosen: Combination, kind: str, table_format: str, prompt: str | None
                    ) -> str:
     """The template of items of ``kind`` under ``chosen``."""
-    if chosen.kinds and chosen.name != DEFAULT_STRATEGY:
-        if kind not in chosen.kinds:
+    own = chosen.own
+    if own is not None:
+        if kind not in own.kinds:
             raise UserError(f"--strategy {chosen.name}: no prompt for items of kind {kind!r} "
-                            f"(it has one for {', '.join(chosen.kinds)})")
-        return chosen.template(kind)
+                            f"(the strategy {own.name} has one for {', '.join(own.kinds)})")
+        return own.template(kind)
     if prompt is not None:
         return prompt
     if table_format == DEFAULT_TABLE_FORMAT:
@@ -268,10 +305,13 @@ def _main_template(chosen: Strategy, kind: str, table_format: str, prompt: str |
     return cot.template(kind)
 
 
-def draw_examples(dataset: Dataset, items: Sequence[Item], seed: int) -> dict[str, Item]:
+def draw_examples(dataset: Dataset | None, items: Sequence[Item], seed: int
+                  ) -> dict[str, Item]:
     """For each of ``items``, an example drawn with ``seed`` from the dataset's items of the
     same kind and another base item (of the same variant when there are any); ``UserError``
     when an item has none."""
+    if dataset is None:
+        raise UserError("--strategy one-shot: needs the dataset to draw examples from")
     pool = sorted(dataset, key=lambda i: i.id)
     examples: dict[str, Item] = {}
     for item in items:
@@ -290,14 +330,13 @@ def check_model(name: str, table_format: str, model: Model | ItemModel, spec: st
     """``UserError`` when ``model`` cannot be asked as strategy ``name`` asks: a baseline that
     reads the item under a strategy or table format other than the default, or a model that
     holds no conversation under a two-turn strategy."""
-    chosen = strategy(name)
+    chosen = combination(name)
     check_table_format(table_format)
-    if chosen.name == DEFAULT_STRATEGY and table_format == DEFAULT_TABLE_FORMAT:
+    if name == DEFAULT_STRATEGY and table_format == DEFAULT_TABLE_FORMAT:
         return
     if isinstance(model, ItemModel):
         raise UserError(f"--model {spec}: a baseline that reads the item, not a prompt; "
                         "--strategy and --table-format do not apply to it")
-    if chosen.refine and not converses(model):
-        raise UserError(f"--strategy {chosen.name}: asks a second turn in one conversation, "
-                        f"and the model {spec} holds none (it has no converse(history, prompt) "
-                        "method)")
+    if chosen.refine is not None and not converses(model):
+        raise UserError(f"--strategy {name}: asks a second turn in one conversation, and the "
+                        f"model {spec} holds none (it has no converse(history, prompt) method)")

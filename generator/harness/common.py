@@ -148,7 +148,7 @@ def _strategy_flags(job: Job) -> str:
     if job.pack is None:
         return ""
     seed = f" --seed {job.pack.seed}" if job.pack.seed is not None else ""
-    return (f" --strategy {job.pack.strategy.name} --table-format {job.pack.table_format}"
+    return (f" --strategy {job.pack.name} --table-format {job.pack.table_format}"
             f"{seed}")
 
 
