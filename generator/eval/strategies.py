@@ -312,18 +312,45 @@ def draw_examples(dataset: Dataset | None, items: Sequence[Item], seed: int
     when an item has none."""
     if dataset is None:
         raise UserError("--strategy one-shot: needs the dataset to draw examples from")
-    pool = sorted(dataset, key=lambda i: i.id)
+    pools: dict[tuple[str, str | None], _Pool] = {}
+    for other in sorted(dataset, key=lambda i: i.id):
+        for key in ((other.kind, other.variant.name), (other.kind, None)):
+            pools.setdefault(key, _Pool()).add(other)
     examples: dict[str, Item] = {}
     for item in items:
-        others = [o for o in pool if o.kind == item.kind and o.base_id != item.base_id]
-        alike = [o for o in others if o.variant.name == item.variant.name]
-        candidates = alike or others
-        if not candidates:
+        draw = rng.derive_int(seed, "one-shot", item.id)
+        alike = pools.get((item.kind, item.variant.name), _Pool()).pick(item, draw)
+        example = alike or pools.get((item.kind, None), _Pool()).pick(item, draw)
+        if example is None:
             raise UserError(f"--strategy one-shot: {item.id}: the dataset has no other item of "
                             f"kind {item.kind!r} to show as its example")
-        draw = rng.derive_int(seed, "one-shot", item.id)
-        examples[item.id] = candidates[draw % len(candidates)]
+        examples[item.id] = example
     return examples
+
+
+@dataclass
+class _Pool:
+    """Items in id order, with the positions of each base item's."""
+
+    items: list[Item] = field(default_factory=list)
+    by_base: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, item: Item) -> None:
+        self.by_base.setdefault(item.base_id, []).append(len(self.items))
+        self.items.append(item)
+
+    def pick(self, item: Item, draw: int) -> Item | None:
+        """The ``draw``-th (modulo their number) of the items of another base than
+        ``item``'s; ``None`` when there is none."""
+        same = self.by_base.get(item.base_id, [])
+        left = len(self.items) - len(same)
+        if left <= 0:
+            return None
+        k = draw % left
+        for index in same:  # ascending: step over the item's own base
+            if index <= k:
+                k += 1
+        return self.items[k]
 
 
 def check_model(name: str, table_format: str, model: Model | ItemModel, spec: str) -> None:
