@@ -117,6 +117,8 @@ def test_each_strategy_sends_its_own_prompt_with_the_table_as_asked(
             continue
         assert len(rows) >= 3 and all(" | " in row for row in rows if set(row) - set("|-"))
         assert "{" not in table and ("|---|" in table) == (fmt == "markdown")
+        chart = text.split("Chart, given as its data (", 1)[1]
+        assert chart.startswith(heading[fmt][len("Table ("):].replace("per row", "per data point"))
     run = json.loads((tmp_path / "run" / "run.json").read_text())
     assert (run["strategy"], run["table_format"]) == (strategy, fmt)
     assert says in run["prompts"]["three_statement"]

@@ -25,7 +25,8 @@ and a later run asks again.
 
 A model that can hold a conversation (the ``self-refine`` prompt strategy's second turn,
 :mod:`hopvista.eval.strategies`) also has ``converse(history, prompt)``: ``history`` the
-earlier :class:`Exchange` s (what it was asked, what it answered), ``prompt`` the new turn.
+earlier turns, each an :class:`Exchange` (what it was asked, what it answered), ``prompt``
+the new turn.
 The method is optional: a model without it answers every other strategy as before, and a
 run that needs a conversation refuses it in one line before asking anything.
 

@@ -27,9 +27,10 @@ file, rendered in :class:`hopvista.sandbox.PackEnvironment` (no code runs; work,
 are bounded). It sees ``question`` (the item's own question, statements included),
 ``names``, ``texts`` (``name``, ``text``), ``table_json``, ``chart_json``,
 ``table_markdown`` (an ``mmtable`` item's table as text, its picture cells filled as the
-setting says), ``table_text`` and ``table_format`` (the table as text in the run's
-``--table-format``: ``json``, ``pipe`` or ``markdown``, :mod:`hopvista.eval.table_text`;
-``None`` where the setting shows no table text), ``setting`` and two
+setting says), ``table_text``, ``chart_text`` and ``table_format`` (the table, and the
+chart's data, as text in the run's ``--table-format``: ``json``, ``pipe`` or ``markdown``,
+:mod:`hopvista.eval.table_text`; ``None`` where the setting shows neither as text),
+``setting`` and two
 functions, ``has(role)`` (whether the setting shows an image of that role) and
 ``image(role)`` (the image, placed there in the prompt). The run records the template text.
 """
@@ -161,7 +162,8 @@ def _stand_in_variables() -> dict[str, Any]:
     return {"question": "<question>", "names": "<names>",
             "texts": [{"name": "<name>", "text": "<text>"}], "table_json": "<table_json>",
             "chart_json": "<chart_json>", "table_markdown": "<table_markdown>",
-            "table_text": "<table_text>", "table_format": DEFAULT_TABLE_FORMAT,
+            "table_text": "<table_text>", "chart_text": "<chart_text>",
+            "table_format": DEFAULT_TABLE_FORMAT,
             "setting": DEFAULT_SETTING, "image": image,
             "has": has}
 
@@ -179,7 +181,8 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
     (the prompt's images are empty), and a page the evaluator is to draw into ``pages``
     counts as there: a run checks every prompt this way before it writes anything.
     An ``mmtable`` item's captions (``image-captioning``) come from ``captioner``; the
-    template's ``table_text`` is the table in ``table_format``.
+    template's ``table_text`` and ``chart_text`` are the table and the chart's data in
+    ``table_format``.
     """
     nonce = secrets.token_hex(8)
     if how.kinds and item.kind not in how.kinds:
@@ -231,6 +234,7 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
              "caption": lambda v: captioner(item, v), "cells": cell_marker}
     names = {e.id: e.name for e in item.entities}
     as_json = table_json(item) if how.table == "json" else None
+    chart_data = chart_json(item) if how.chart == "table" else None
     variables: dict[str, Any] = {
         "question": item.question,
         "names": ", ".join(e.name for e in item.entities),
@@ -239,7 +243,8 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
         "table_json": as_json,
         "table_text": table_text(as_json, table_format),
         "table_format": table_format,
-        "chart_json": chart_json(item) if how.chart == "table" else None,
+        "chart_json": chart_data,
+        "chart_text": table_text(chart_data, table_format),
         "table_markdown": table_markdown(item, fills[how.pictures])
         if how.table == "text" else None,
         "setting": how.name,

@@ -44,6 +44,7 @@ from hopvista.eval.backends import (
     ItemModel,
     Model,
     ModelError,
+    Prompt,
     Reply,
     ask,
     load_model,
@@ -387,7 +388,7 @@ class _Job:
         return written
 
     def _turn(self, model: Model, digest: str, history: Sequence[Exchange],
-              prompt: Any) -> tuple[Reply | None, bool, str | None]:
+              prompt: Prompt) -> tuple[Reply | None, bool, str | None]:
         """One request of a conversation (the first when ``history`` is empty), from the
         cache when it holds the answer: the reply, whether it was cached, the error."""
         identity = _identity(model)
@@ -406,7 +407,7 @@ class _Job:
             self.cache.put(key, reply)
         return reply, False, None
 
-    def _refined(self, item: Item, first: Any, prompt_id: str, second: Any,
+    def _refined(self, item: Item, first: Prompt, prompt_id: str, second: Prompt,
                  reply: Reply | None, cached: bool, error: str | None) -> dict[str, Any]:
         """The result line of a two-turn strategy: the answer, then the revision asked in
         the same conversation; the revision is scored, both turns' tokens and costs
