@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from hopvista.cli.main import main
-from hopvista.eval.backends import MODELS, Prompt
+from hopvista.eval.backends import MODELS, Exchange, Prompt, PromptImage
+from hopvista.eval.openai_model import OpenAIChat
 from tests.conftest import build_dataset, read_items
 from tests.scripted_server import Script, serve
 
@@ -177,6 +178,21 @@ def test_self_refine_asks_a_second_turn_in_one_conversation_counting_both(
     assert all(r["tokens"] == {"input": 200, "output": 40} for r in results)
     assert all([t["response"].startswith("Answer: ") for t in r["turns"]] == [True, False]
                for r in results)
+
+
+def test_a_conversation_sends_each_turn_with_its_images_in_order(key: None) -> None:
+    script = Script({"": ["Answer: 2"]})
+    with serve(script) as url:
+        model = OpenAIChat({"model": "m", "base_url": url})
+        first = Prompt(("Look at ", PromptImage(b"\x89PNG", "table"), " and answer."))
+        reply = model.converse([Exchange(first, "Answer: 1")], Prompt(("Check it.",)))
+    assert reply.text == "Answer: 2" and reply.input_tokens == 100
+    (body,) = script.bodies
+    user, assistant, again = body["messages"]
+    assert [p["type"] for p in user["content"]] == ["text", "image_url", "text"]
+    assert user["content"][1]["image_url"]["url"] == "data:image/png;base64,iVBORw=="
+    assert assistant == {"role": "assistant", "content": "Answer: 1"}
+    assert again == {"role": "user", "content": "Check it."}
 
 
 class _OneTurn:
