@@ -34,7 +34,8 @@ redacted from everything written, answers included.
 models: openai:NAME (any OpenAI-compatible endpoint: --base-url or OPENAI_BASE_URL, key from
 OPENAI_API_KEY), random, majority, oracle, and any model a plug-in registers.
 settings: interleaved, table-json (default), chart-as-table, no-chart, image-only.
-strategies: cot (default), direct, four-stage, modality-integration, one-shot, self-refine."""
+strategies: cot (default), direct, four-stage, modality-integration, four-stage-integrated,
+one-shot, self-refine; joined with + (four-stage-integrated+self-refine)."""
 
 
 def _concurrency(text: str) -> int:
@@ -90,9 +91,9 @@ def register(subparsers: Any) -> None:
                         "--base-url)")
     p.add_argument("--strategy", default="cot", metavar="NAME",
                    help="the prompt strategy: cot (default: think step by step), direct, "
-                        "four-stage, modality-integration, one-shot (an example item of the "
-                        "dataset first), self-refine (a second turn that critiques and "
-                        "revises), or a plug-in's")
+                        "four-stage, modality-integration, four-stage-integrated, one-shot "
+                        "(an example item of the dataset first), self-refine (a second turn "
+                        "that critiques and revises), a plug-in's, or several joined with +")
     p.add_argument("--table-format", choices=TABLE_FORMATS, default="json",
                    help="how a setting that shows the table as text writes it (default json)")
     p.add_argument("--seed", type=int, metavar="N",
