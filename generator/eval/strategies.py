@@ -11,8 +11,8 @@ A strategy says what a model is asked about an item, whatever the setting shows:
 ``modality-       first restate the chart's points and the text's figures as rows beside the
 integration``     table, then check the statements on that one table (FCMR's modality
                   integration)
-``four-stage-    modality integration, then the four stages on the one table (FCMR Table 5's
-integrated``      second row)
+``four-stage-     modality integration, then the four stages on the one table (FCMR Table 5's
+integrated``      third row)
 ``one-shot``      one example item of the dataset, with its answer, before the item
                   (MMTabReal's text baselines); the example is drawn by ``--seed``
                   (:mod:`hopvista.rng`) among the items of the same kind from another base
@@ -24,7 +24,7 @@ integrated``      second row)
 
 Strategies combine with ``+``: at most one that brings its own prompts (``direct``,
 ``four-stage``, ``modality-integration``, ``four-stage-integrated``), ``one-shot`` around it,
-``self-refine`` after it; FCMR Table 5's rows are ``modality-integration``,
+``self-refine`` after it; FCMR Table 5's rows are ``cot``, ``modality-integration``,
 ``four-stage-integrated`` and ``four-stage-integrated+self-refine``.
 
 A strategy's templates are Jinja2 files rendered in the sandbox like every prompt
@@ -34,8 +34,8 @@ variables ``example``, ``example_answer`` and ``prompt``), ``NAME.refine.j2`` fo
 turn. A strategy without its own prompt of a kind wraps the kind's chain-of-thought prompt;
 one with its own prompts refuses the kinds it has none for, in one line. The run records every
 template it used. Tables are shown as ``--table-format`` says (``json``, ``pipe``,
-``markdown``) where the setting gives the table as text; the built-in prompts read
-``table_text``.
+``markdown``) where the setting gives the table (or the chart's data) as text; the built-in
+prompts read ``table_text`` and ``chart_text``.
 
 Third-party packages register strategies through the ``hopvista.strategies`` entry-point
 group::
