@@ -380,6 +380,7 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
              protocol: str | None = None,
              error_classes: bool = False, judge: str | None = None,
              judge_url: str | None = None, derenderer: str = "ocr",
+             strategy: str = "cot", table_format: str = "json", seed: int | None = None,
              progress: Progress | None = None,
              notice: Notice | None = None) -> dict[str, Any]:
     """Ask ``model`` about every item of ``dataset`` (or the first ``limit``), score the
@@ -399,9 +400,12 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
     (``openai:MODEL`` at ``judge_url``, else at ``base_url``) labels the rest
     (:mod:`hopvista.eval.error_classes`); ``derenderer`` what reads the chart in
     ``chart-derendered`` (``ocr``, or ``openai:MODEL`` at ``base_url``:
-    :mod:`hopvista.eval.derender`). ``progress(done, total, accuracy, cost)`` and
-    ``notice(line)`` are told as the run goes. Everything is checked before anything is
-    asked or written.
+    :mod:`hopvista.eval.derender`); ``strategy`` the prompt strategy (``cot``, ``direct``,
+    ``four-stage``, ``modality-integration``, ``one-shot``, ``self-refine`` or a plug-in's:
+    :mod:`hopvista.eval.strategies`), ``table_format`` how a table shown as text is written
+    (``json``, ``pipe``, ``markdown``), ``seed`` what draws the ``one-shot`` examples.
+    ``progress(done, total, accuracy, cost)`` and ``notice(line)`` are told as the run goes.
+    Everything is checked before anything is asked or written.
     """
     if not 1 <= concurrency <= MAX_CONCURRENCY:
         raise UserError(f"--concurrency: must be from 1 to {MAX_CONCURRENCY}, got "
@@ -429,7 +433,8 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
         prices=Prices.read(Path(prices)) if prices else None,
         metrics=tuple(sorted(set(metrics))), cache=_path(cache), captioner=captioner,
         protocol=protocol, error_classes=error_classes or judge is not None, judge=judge,
-        judge_url=judge_url, derenderer=derenderer)
+        judge_url=judge_url, derenderer=derenderer, strategy=strategy,
+        table_format=table_format, seed=seed)
     return run_eval(request, Path(out), progress=progress, notice=notice)
 
 
@@ -449,14 +454,16 @@ def report(runs: Sequence[StrPath], out: StrPath) -> Path:
 
 def export_harness(dataset: StrPath, *, fmt: str, out: StrPath,
                    setting: str = DEFAULT_SETTING, limit: int | None = None,
-                   protocol: str | None = None) -> ExportResult:
+                   protocol: str | None = None, strategy: str = "cot",
+                   table_format: str = "json", seed: int | None = None) -> ExportResult:
     """Write ``dataset`` (or its first ``limit`` items) as a task of another evaluation
     harness, ``fmt`` one of ``inspect``, ``lmms-eval`` or ``vlmevalkit``, into the folder
-    ``out`` (``gen export``), with the prompts of ``setting``. ``out`` must be new, empty or
-    an earlier export; ``out/README.md`` says how to run it. A ``protocol`` (``stages``) is
-    refused: ``gen eval`` alone grades it."""
+    ``out`` (``gen export``), with the prompts of ``setting`` and of the prompt strategy
+    ``strategy`` (as in :func:`evaluate`; ``self-refine``, a conversation, is refused).
+    ``out`` must be new, empty or an earlier export; ``out/README.md`` says how to run it.
+    A ``protocol`` (``stages``) is refused: ``gen eval`` alone grades it."""
     return export(Path(dataset), fmt, Path(out), setting=setting, limit=limit,
-                  protocol=protocol)
+                  protocol=protocol, strategy=strategy, table_format=table_format, seed=seed)
 
 
 def preview(dataset: StrPath, *, out: StrPath | None = None, limit: int = 100) -> Path:

@@ -179,6 +179,23 @@ def test_a_model_derenderer_feeds_the_prompt_is_cached_and_its_bad_reply_is_an_e
             assert KEY.encode() not in path.read_bytes(), path
 
 
+def test_the_table_format_writes_the_reading_as_the_chart_data(
+        six: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--table-format pipe shows the reader's table as pipe rows, where the prompt's chart is."""
+    script = Script({READ_CUE: [TABLE], "Zorblax Holdings": ["Answer: none"]})
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with serve(script) as url:
+        assert main(["eval", str(six), "--model", "openai:answerer", "--base-url", url,
+                     "--setting", "chart-derendered", "--derenderer", "openai:reader",
+                     "--table-format", "pipe", "--limit", "1", "--out", str(tmp_path / "run"),
+                     "--quiet"]) == 0
+        asked = [t for t in _texts(script) if READ_CUE not in t]
+    assert len(asked) == 1
+    assert "pipe-separated rows, the header first):\nSeries | Year | Value (USD millions)\n" \
+        "Zorblax Holdings | 2099 | 4242\n" in asked[0]
+    assert _results(tmp_path / "run")[0]["derendered"]["by"] == "openai:reader"
+
+
 def test_the_offline_reader_gives_what_ocr_read(six: Path, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("rapidocr", reason="the ocr reader needs rapidocr (pip install "

@@ -173,6 +173,17 @@ def test_a_port_in_use_is_one_line_and_writes_nothing(
     assert not run.exists()
 
 
+def test_self_refine_with_a_person_is_one_line_and_writes_nothing(
+        tiny: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    assert main(["eval", str(tiny), "--model", "human", "--strategy", "self-refine",
+                 "--out", str(run)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "gen: error: --strategy self-refine: asks a second turn in one conversation, and the "
+        "model human holds none (it has no converse(history, prompt) method)")
+    assert not run.exists()
+
+
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("human") / "tiny"

@@ -183,6 +183,25 @@ def test_a_harness_export_says_it_does_not_carry_the_protocol(
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.parametrize(("flags", "message"), [
+    (("--strategy", "one-shot"), "--protocol stages and --strategy one-shot: the stage "
+     "protocol asks its own prompt in one turn; drop --strategy"),
+    (("--strategy", "self-refine"), "--protocol stages and --strategy self-refine: the stage "
+     "protocol asks its own prompt in one turn; drop --strategy"),
+    (("--table-format", "pipe"), "--protocol stages and --table-format pipe: the stage "
+     "protocol's prompt shows tables as JSON; drop --table-format"),
+])
+def test_the_protocol_with_another_prompt_strategy_is_one_line(
+        four: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, flags: tuple[str, str], message: str) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-stages-strategy")
+    run = tmp_path / "r"
+    assert main(["eval", str(four), "--model", "openai:m", "--base-url", "http://127.0.0.1:9",
+                 "--protocol", "stages", *flags, "--out", str(run), "--quiet"]) == 2
+    assert capsys.readouterr().err.strip() == f"gen: error: {message}"
+    assert not run.exists()
+
+
 def _flipping_misread(items: list[Item], margins: tuple[float, float]
                       ) -> tuple[Item, Reply, int, bool]:
     """A reply to one of ``items`` whose statement 1 misreads one value so that its program

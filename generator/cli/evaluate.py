@@ -24,6 +24,7 @@ from hopvista.eval import MAX_CONCURRENCY
 from hopvista.eval.papers import PAPER_METRICS
 from hopvista.eval.prompts import DEFAULT_SETTING, SETTINGS
 from hopvista.eval.stages import PROTOCOLS
+from hopvista.eval.table_text import TABLE_FORMATS
 
 DESCRIPTION = """Ask MODEL about every item of DATASET (or the first N), parse and score the
 answers, and write the run folder: run.json, results.jsonl, summary.json, report.html, and a
@@ -38,6 +39,9 @@ plug-in registers.
 settings: interleaved, table-json (default), chart-as-table (the chart's exact data: the upper
 bound of reading it), chart-derendered (the chart as a chart-to-table reader read it:
 --derenderer), no-chart, image-only.
+strategies: cot (default), direct, four-stage, modality-integration, four-stage-integrated,
+one-shot, self-refine; joined with + (four-stage-integrated+self-refine). --protocol stages
+asks its own prompt: it takes no other strategy and no --table-format.
 error classes: --error-classes sorts the wrong answers into FCMR's and MMTabReal's classes
 where a rule decides them; --judge openai:MODEL labels the rest (docs/eval.md)."""
 
@@ -115,6 +119,15 @@ def register(subparsers: Any) -> None:
                         "ocr (the default, offline: the words OCR finds in the chart image, "
                         "line by line, not the marks' values) or openai:MODEL (a vision "
                         "model at --base-url, asked with templates/prompts/derender.j2)")
+    p.add_argument("--strategy", default="cot", metavar="NAME",
+                   help="the prompt strategy: cot (default: think step by step), direct, "
+                        "four-stage, modality-integration, four-stage-integrated, one-shot "
+                        "(an example item of the dataset first), self-refine (a second turn "
+                        "that critiques and revises), a plug-in's, or several joined with +")
+    p.add_argument("--table-format", choices=TABLE_FORMATS, default="json",
+                   help="how a setting that shows the table as text writes it (default json)")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="what draws the one-shot strategy's examples (default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
@@ -131,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
             prices=args.prices, cache=args.cache, metrics=args.metric,
             captioner=args.captioner, protocol=args.protocol,
             error_classes=args.error_classes, judge=args.judge, judge_url=args.judge_url,
-            derenderer=args.derenderer, progress=bar,
+            derenderer=args.derenderer, strategy=args.strategy,
+            table_format=args.table_format, seed=args.seed, progress=bar,
             notice=_notice)
     finally:
         if bar is not None:

@@ -23,6 +23,13 @@ or a :class:`Reply` that adds token counts; the evaluator parses and scores it. 
 fails for good raises :class:`ModelError`: the evaluator records an error, not a wrong answer,
 and a later run asks again.
 
+A model that can hold a conversation (the ``self-refine`` prompt strategy's second turn,
+:mod:`hopvista.eval.strategies`) also has ``converse(history, prompt)``: ``history`` the
+earlier turns, each an :class:`Exchange` (what it was asked, what it answered), ``prompt``
+the new turn.
+The method is optional: a model without it answers every other strategy as before, and a
+run that needs a conversation refuses it in one line before asking anything.
+
 A baseline that reads the item itself instead of a prompt (``oracle``, ``random``, the
 audit's proxies) is an :class:`ItemModel`: ``answer_item(item)``; if it has a
 ``prepare(items, dataset)`` method, the evaluator calls it once with every item of the run
@@ -49,7 +56,7 @@ argument reaches the factory as ``options["model"]``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -59,8 +66,9 @@ from hopvista.registry import Registry
 if TYPE_CHECKING:
     from hopvista.model import Item
 
-__all__ = ["MODELS", "ItemModel", "Model", "ModelError", "ModelFactory", "Prompt",
-           "PromptImage", "Reply", "check_options", "load_model", "split_spec"]
+__all__ = ["MODELS", "ConversationModel", "Exchange", "ItemModel", "Model", "ModelError",
+           "ModelFactory", "Prompt", "PromptImage", "Reply", "ask", "check_options", "converses",
+           "load_model", "split_spec"]
 
 
 @dataclass(frozen=True)
@@ -100,6 +108,14 @@ class Reply:
     the item: ``--model human``)."""
 
 
+@dataclass(frozen=True)
+class Exchange:
+    """An earlier turn of a conversation: what the model was asked, and what it answered."""
+
+    prompt: Prompt
+    reply: str
+
+
 class ModelError(Exception):
     """A request that failed for good (after the model's own retries): recorded as an error
     of the item, which a later run of the same evaluation asks again."""
@@ -121,6 +137,30 @@ class ItemModel(Protocol):
     def answer_item(self, item: Item) -> str | Reply:
         """The baseline's answer for ``item``."""
         ...
+
+
+@runtime_checkable
+class ConversationModel(Protocol):
+    """A model that can be asked a further turn of a conversation."""
+
+    def converse(self, history: Sequence[Exchange], prompt: Prompt) -> str | Reply:
+        """The model's answer to ``prompt`` after the earlier turns ``history``."""
+        ...
+
+
+def converses(model: object) -> bool:
+    """Whether ``model`` holds conversations (it has ``converse(history, prompt)``)."""
+    return isinstance(model, ConversationModel)
+
+
+def ask(model: Model, history: Sequence[Exchange], prompt: Prompt) -> str | Reply:
+    """``model``'s answer to ``prompt`` after ``history`` (none: its ``answer``);
+    ``TypeError`` for a history given to a model that holds no conversation."""
+    if not history:
+        return model.answer(prompt)
+    if not isinstance(model, ConversationModel):
+        raise TypeError(f"{type(model).__name__} has no converse(history, prompt) method")
+    return model.converse(history, prompt)
 
 
 ModelFactory = Callable[[Mapping[str, str]], "Model | ItemModel"]

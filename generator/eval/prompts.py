@@ -32,7 +32,10 @@ are bounded). It sees ``question`` (the item's own question, statements included
 ``names``, ``texts`` (``name``, ``text``), ``table_json``, ``chart_json`` (the chart's exact
 data, or in ``chart-derendered`` the table its reader read),
 ``table_markdown`` (an ``mmtable`` item's table as text, its picture cells filled as the
-setting says), ``setting`` and two
+setting says), ``table_text``, ``chart_text`` and ``table_format`` (the table, and the
+chart's data, as text in the run's ``--table-format``: ``json``, ``pipe`` or ``markdown``,
+:mod:`hopvista.eval.table_text`; ``None`` where the setting shows neither as text),
+``setting`` and two
 functions, ``has(role)`` (whether the setting shows an image of that role) and
 ``image(role)`` (the image, placed there in the prompt). The run records the template text.
 """
@@ -60,6 +63,7 @@ from hopvista.eval.cell_visuals import (
     kind_caption,
     table_markdown,
 )
+from hopvista.eval.table_text import DEFAULT_TABLE_FORMAT, table_text
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
@@ -166,6 +170,8 @@ def _stand_in_variables() -> dict[str, Any]:
     return {"question": "<question>", "names": "<names>",
             "texts": [{"name": "<name>", "text": "<text>"}], "table_json": "<table_json>",
             "chart_json": "<chart_json>", "table_markdown": "<table_markdown>",
+            "table_text": "<table_text>", "chart_text": "<chart_text>",
+            "table_format": DEFAULT_TABLE_FORMAT,
             "setting": DEFAULT_SETTING, "image": image,
             "has": has}
 
@@ -173,7 +179,8 @@ def _stand_in_variables() -> dict[str, Any]:
 def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
                  pages: Path | None = None, check_only: bool = False,
                  captioner: Captioner = kind_caption,
-                 chart_reading: str | None = None) -> Prompt:
+                 chart_reading: str | None = None,
+                 table_format: str = DEFAULT_TABLE_FORMAT) -> Prompt:
     """The prompt ``item`` gets in setting ``how`` from ``template``.
 
     ``UserError`` when the setting needs an image the dataset does not have (a build with
@@ -184,7 +191,9 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
     counts as there: a run checks every prompt this way before it writes anything.
     An ``mmtable`` item's captions (``image-captioning``) come from ``captioner``; in
     ``chart-derendered`` the chart is ``chart_reading``, the JSON of what a reader read
-    (:mod:`hopvista.eval.derender`; ``[]`` while checking).
+    (:mod:`hopvista.eval.derender`; ``[]`` while checking). The template's ``table_text``
+    and ``chart_text`` are the table and the chart's data (exact, or as read) in
+    ``table_format``.
     """
     nonce = secrets.token_hex(8)
     if how.kinds and item.kind not in how.kinds:
@@ -231,14 +240,19 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
     fills = {"empty": lambda v: "", "description": lambda v: v.description,
              "caption": lambda v: captioner(item, v), "cells": cell_marker}
     names = {e.id: e.name for e in item.entities}
+    as_json = table_json(item) if how.table == "json" else None
+    chart_data = chart_json(item) if how.chart == "table" else \
+        _reading(item, chart_reading, check_only) if how.chart == "derendered" else None
     variables: dict[str, Any] = {
         "question": item.question,
         "names": ", ".join(e.name for e in item.entities),
         "texts": [{"name": names.get(t.entity, t.entity), "text": t.text}
                   for t in item.inputs.text] if how.table != "page" else [],
-        "table_json": table_json(item) if how.table == "json" else None,
-        "chart_json": chart_json(item) if how.chart == "table" else
-        _reading(item, chart_reading, check_only) if how.chart == "derendered" else None,
+        "table_json": as_json,
+        "table_text": table_text(as_json, table_format),
+        "table_format": table_format,
+        "chart_json": chart_data,
+        "chart_text": table_text(chart_data, table_format),
         "table_markdown": table_markdown(item, fills[how.pictures])
         if how.table == "text" else None,
         "setting": how.name,

@@ -106,8 +106,9 @@ def _estimate(e: dict[str, Any] | None) -> str:
 
 def _label(data: RunData) -> str:
     run = data[1]
-    protocol = f" · {run['protocol']}" if run.get("protocol") else ""
-    return f"{run.get('model')} · {run.get('setting')}{protocol}"
+    shown = "".join(f" · {run[k]}" for k in ("protocol", "strategy", "table_format")
+                    if run.get(k))
+    return f"{run.get('model')} · {run.get('setting')}{shown}"
 
 
 def render(runs: Sequence[RunData]) -> str:

@@ -58,6 +58,7 @@ def summarise(results: Sequence[dict[str, Any]], run: dict[str, Any],
 
     summary: dict[str, Any] = {
         "run": {k: run.get(k) for k in ("model", "setting", "options", "limit", "variants")}
+        | {k: run[k] for k in ("strategy", "table_format") if k in run}
         | {"dataset": run.get("dataset")},
         "items": len(results),
         "answered": len(answered),

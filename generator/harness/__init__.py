@@ -20,8 +20,11 @@ of each item's kind; by default ``gen eval``'s default setting, ``table-json``) 
 reference answers, and says which in its ``README.md``, with the commands that run and score it in
 the harness; the exported scorers call hopvista's own parser and scorer
 (:func:`hopvista.eval.runner.score_response`), so a harness run is comparable with ``gen eval``.
-Item text is only ever data (JSON, Parquet, TSV): the generated Python files are the same for every
-dataset and read the items from their data file.
+With ``--strategy`` (:mod:`hopvista.eval.strategies`) an export carries that strategy's
+prompts (one-shot's example included) and says so in its README's ``gen eval`` command; a
+strategy of two turns (``self-refine``) is refused in one line, since every harness sends one
+prompt per item. Item text is only ever data (JSON, Parquet, TSV): the generated Python
+files are the same for every dataset and read the items from their data file.
 
 The stage protocol (``gen eval --protocol stages``) is not exported: its replies are graded
 against each statement's program, which only ``gen eval`` does; ``--protocol stages`` is
@@ -37,7 +40,15 @@ from pathlib import Path
 from hopvista.errors import UserError
 from hopvista.eval.prompts import DEFAULT_SETTING as EVAL_DEFAULT_SETTING
 from hopvista.harness import inspect_task, lmms_eval, vlmevalkit
-from hopvista.harness.common import Job, marker, open_dataset, staged, write_json, written_files
+from hopvista.harness.common import (
+    Job,
+    export_pack,
+    marker,
+    open_dataset,
+    staged,
+    write_json,
+    written_files,
+)
 from hopvista.output.files import MARKER
 
 __all__ = ["FORMATS", "ExportResult", "export"]
@@ -75,9 +86,12 @@ NOT_EXPORTED = ("--protocol {protocol}: harness exports carry the answer prompt 
 
 def export(dataset_path: str | Path, fmt: str, out: str | Path,
            setting: str = DEFAULT_SETTING, limit: int | None = None,
-           protocol: str | None = None) -> ExportResult:
+           protocol: str | None = None, strategy: str = "cot", table_format: str = "json",
+           seed: int | None = None) -> ExportResult:
     """Export the dataset at ``dataset_path`` (its first ``limit`` items) for harness ``fmt``
-    into the folder ``out``, prompts as in setting ``setting``.
+    into the folder ``out``, prompts as in setting ``setting`` and prompt strategy
+    ``strategy`` (tables as ``table_format``, one-shot examples drawn by ``seed``); a
+    strategy of two turns (``self-refine``) cannot be exported.
 
     ``out`` must be new, empty or an earlier export holding only the files it wrote, unchanged
     (it is then replaced), and not a symlink, inside a dataset or holding the dataset; it is
@@ -93,11 +107,12 @@ def export(dataset_path: str | Path, fmt: str, out: str | Path,
     if limit is not None and limit < 1:
         raise UserError(f"--limit: must be at least 1, got {limit}")
     dataset, how = open_dataset(Path(dataset_path), setting)
+    pack = export_pack(dataset, limit, strategy, table_format, seed)
     target = Path(out)
     with staged(target, dataset.root) as folder:
-        count = FORMATS[fmt](Job(dataset, how, limit, folder, target))
+        count = FORMATS[fmt](Job(dataset, how, limit, folder, target, pack))
         if count == 0:
             raise UserError(f"{dataset_path}: no item to export")
         write_json(folder / MARKER, marker(dataset, fmt, how, limit, count,
-                                           written_files(folder)))
+                                           written_files(folder), pack))
     return ExportResult(target, fmt, how.name, count)
