@@ -38,6 +38,7 @@ from hopvista.eval.prices import Prices
 from hopvista.eval.prompts import DEFAULT_SETTING, read_template
 from hopvista.eval.report import read_run, report_output, write_report
 from hopvista.eval.runner import EvalRequest, Notice, Progress, run_eval
+from hopvista.eval.stages import PROTOCOLS
 from hopvista.harness import ExportResult, export
 from hopvista.llm.estimate import Estimate
 from hopvista.llm.estimate import estimate as estimate_stage
@@ -376,6 +377,10 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
              options: Mapping[str, str] | None = None, prompt: StrPath | None = None,
              prices: StrPath | None = None, cache: StrPath | None = None,
              metrics: Sequence[str] = (), captioner: str = "kind",
+             protocol: str | None = None,
+             error_classes: bool = False, judge: str | None = None,
+             judge_url: str | None = None, derenderer: str = "ocr",
+             strategy: str = "cot", table_format: str = "json", seed: int | None = None,
              progress: Progress | None = None,
              notice: Notice | None = None) -> dict[str, Any]:
     """Ask ``model`` about every item of ``dataset`` (or the first ``limit``), score the
@@ -389,9 +394,18 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
     (default ``out/cache``: a rerun asks only what is missing); ``metrics`` papers' scores
     to add (:data:`~hopvista.eval.papers.PAPER_METRICS`); ``captioner`` what captions the
     pictures of ``mmtable`` items in ``image-captioning`` (``kind``, or ``openai:MODEL`` at
-    ``base_url``: :mod:`hopvista.eval.captioning`). ``progress(done, total, accuracy,
-    cost)`` and ``notice(line)`` are told as the run goes. Everything is checked before
-    anything is asked or written.
+    ``base_url``: :mod:`hopvista.eval.captioning`); ``protocol="stages"`` grades FCMR's
+    four steps per statement (:mod:`hopvista.eval.stages`); ``error_classes`` gives every
+    wrong answer FCMR's and MMTabReal's classes where a rule decides them, and ``judge``
+    (``openai:MODEL`` at ``judge_url``, else at ``base_url``) labels the rest
+    (:mod:`hopvista.eval.error_classes`); ``derenderer`` what reads the chart in
+    ``chart-derendered`` (``ocr``, or ``openai:MODEL`` at ``base_url``:
+    :mod:`hopvista.eval.derender`); ``strategy`` the prompt strategy (``cot``, ``direct``,
+    ``four-stage``, ``modality-integration``, ``one-shot``, ``self-refine`` or a plug-in's:
+    :mod:`hopvista.eval.strategies`), ``table_format`` how a table shown as text is written
+    (``json``, ``pipe``, ``markdown``), ``seed`` what draws the ``one-shot`` examples.
+    ``progress(done, total, accuracy, cost)`` and ``notice(line)`` are told as the run goes.
+    Everything is checked before anything is asked or written.
     """
     if not 1 <= concurrency <= MAX_CONCURRENCY:
         raise UserError(f"--concurrency: must be from 1 to {MAX_CONCURRENCY}, got "
@@ -402,6 +416,12 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
     if unknown:
         raise UserError(f"--metric: no metric {unknown[0]!r} (metrics: "
                         f"{', '.join(sorted(PAPER_METRICS))})")
+    if protocol is not None and protocol not in PROTOCOLS:
+        raise UserError(f"--protocol: no protocol {protocol!r} (protocols: "
+                        f"{', '.join(PROTOCOLS)})")
+    if judge_url is not None and judge is None:
+        raise UserError("--judge-url: give --judge openai:MODEL, the judge it is the "
+                        "endpoint of")
     settings = dict(options or {})
     if base_url:
         settings["base_url"] = base_url
@@ -411,7 +431,10 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
         variants=None if variants is None else tuple(v.strip() for v in variants if v.strip()),
         prompt=read_template(Path(prompt)) if prompt else None,
         prices=Prices.read(Path(prices)) if prices else None,
-        metrics=tuple(sorted(set(metrics))), cache=_path(cache), captioner=captioner)
+        metrics=tuple(sorted(set(metrics))), cache=_path(cache), captioner=captioner,
+        protocol=protocol, error_classes=error_classes or judge is not None, judge=judge,
+        judge_url=judge_url, derenderer=derenderer, strategy=strategy,
+        table_format=table_format, seed=seed)
     return run_eval(request, Path(out), progress=progress, notice=notice)
 
 
@@ -430,12 +453,17 @@ def report(runs: Sequence[StrPath], out: StrPath) -> Path:
 
 
 def export_harness(dataset: StrPath, *, fmt: str, out: StrPath,
-                   setting: str = DEFAULT_SETTING, limit: int | None = None) -> ExportResult:
+                   setting: str = DEFAULT_SETTING, limit: int | None = None,
+                   protocol: str | None = None, strategy: str = "cot",
+                   table_format: str = "json", seed: int | None = None) -> ExportResult:
     """Write ``dataset`` (or its first ``limit`` items) as a task of another evaluation
     harness, ``fmt`` one of ``inspect``, ``lmms-eval`` or ``vlmevalkit``, into the folder
-    ``out`` (``gen export``), with the prompts of ``setting``. ``out`` must be new, empty or
-    an earlier export; ``out/README.md`` says how to run it."""
-    return export(Path(dataset), fmt, Path(out), setting=setting, limit=limit)
+    ``out`` (``gen export``), with the prompts of ``setting`` and of the prompt strategy
+    ``strategy`` (as in :func:`evaluate`; ``self-refine``, a conversation, is refused).
+    ``out`` must be new, empty or an earlier export; ``out/README.md`` says how to run it.
+    A ``protocol`` (``stages``) is refused: ``gen eval`` alone grades it."""
+    return export(Path(dataset), fmt, Path(out), setting=setting, limit=limit,
+                  protocol=protocol, strategy=strategy, table_format=table_format, seed=seed)
 
 
 def preview(dataset: StrPath, *, out: StrPath | None = None, limit: int = 100) -> Path:

@@ -23,6 +23,8 @@ from hopvista.errors import excerpt, one_line
 from hopvista.eval import MAX_CONCURRENCY
 from hopvista.eval.papers import PAPER_METRICS
 from hopvista.eval.prompts import DEFAULT_SETTING, SETTINGS
+from hopvista.eval.stages import PROTOCOLS
+from hopvista.eval.table_text import TABLE_FORMATS
 
 DESCRIPTION = """Ask MODEL about every item of DATASET (or the first N), parse and score the
 answers, and write the run folder: run.json, results.jsonl, summary.json, report.html, and a
@@ -31,8 +33,17 @@ checked before anything is written; one gen eval at a time per run folder; the A
 redacted from everything written, answers included.
 
 models: openai:NAME (any OpenAI-compatible endpoint: --base-url or OPENAI_BASE_URL, key from
-OPENAI_API_KEY), random, majority, oracle, and any model a plug-in registers.
-settings: interleaved, table-json (default), chart-as-table, no-chart, image-only."""
+OPENAI_API_KEY), random, majority, oracle, human (a person answers on a page served on
+127.0.0.1: the address is printed; Ctrl-C stops, the same command goes on), and any model a
+plug-in registers.
+settings: interleaved, table-json (default), chart-as-table (the chart's exact data: the upper
+bound of reading it), chart-derendered (the chart as a chart-to-table reader read it:
+--derenderer), no-chart, image-only.
+strategies: cot (default), direct, four-stage, modality-integration, four-stage-integrated,
+one-shot, self-refine; joined with + (four-stage-integrated+self-refine). --protocol stages
+asks its own prompt: it takes no other strategy and no --table-format.
+error classes: --error-classes sorts the wrong answers into FCMR's and MMTabReal's classes
+where a rule decides them; --judge openai:MODEL labels the rest (docs/eval.md)."""
 
 
 def _concurrency(text: str) -> int:
@@ -70,7 +81,8 @@ def register(subparsers: Any) -> None:
                    help="endpoint of an openai:NAME model (http:// or https://, a host)")
     p.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
                    help="a model option: temperature (0-2), max_tokens (>= 1), seed "
-                        "(integer), timeout (seconds > 0), max_retries (0-20)")
+                        "(integer), timeout (seconds > 0), max_retries (0-20); for human: "
+                        "port (0-65535, default 0: a free one), person (a name)")
     p.add_argument("--prompt", type=Path, metavar="FILE",
                    help="a Jinja2 prompt template instead of the built-in one")
     p.add_argument("--prices", type=Path, metavar="FILE",
@@ -86,6 +98,36 @@ def register(subparsers: Any) -> None:
                         "image-captioning setting: kind (the default: says only the "
                         "picture's kind, e.g. 'a flag') or openai:MODEL (a vision model at "
                         "--base-url)")
+    p.add_argument("--protocol", choices=PROTOCOLS, metavar="PROTOCOL",
+                   help="stages: ask each statement's values, their modality, the values "
+                        "read and the conclusion as JSON, and grade FCMR's four steps "
+                        "(planning, identification, retrieval, reasoning) against the "
+                        "programs")
+    p.add_argument("--error-classes", action="store_true",
+                   help="give every wrong answer FCMR's and MMTabReal's error classes where a "
+                        "rule decides them (also after the fact: rerun into the same --out, "
+                        "nothing is asked again)")
+    p.add_argument("--judge", metavar="openai:MODEL",
+                   help="a model (at --judge-url, else --base-url) that labels the wrong "
+                        "answers no rule classifies (implies --error-classes; its replies "
+                        "cached and costed)")
+    p.add_argument("--judge-url", metavar="URL",
+                   help="the judge's endpoint, when it is not the model's --base-url (key "
+                        "from OPENAI_API_KEY)")
+    p.add_argument("--derenderer", default="ocr", metavar="READER",
+                   help="what reads the chart into a table in the chart-derendered setting: "
+                        "ocr (the default, offline: the words OCR finds in the chart image, "
+                        "line by line, not the marks' values) or openai:MODEL (a vision "
+                        "model at --base-url, asked with templates/prompts/derender.j2)")
+    p.add_argument("--strategy", default="cot", metavar="NAME",
+                   help="the prompt strategy: cot (default: think step by step), direct, "
+                        "four-stage, modality-integration, four-stage-integrated, one-shot "
+                        "(an example item of the dataset first), self-refine (a second turn "
+                        "that critiques and revises), a plug-in's, or several joined with +")
+    p.add_argument("--table-format", choices=TABLE_FORMATS, default="json",
+                   help="how a setting that shows the table as text writes it (default json)")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="what draws the one-shot strategy's examples (default 0)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
 
@@ -100,7 +142,10 @@ def run(args: argparse.Namespace) -> int:
             variants=args.variants.split(",") if args.variants else None,
             base_url=args.base_url, options=dict(args.option), prompt=args.prompt,
             prices=args.prices, cache=args.cache, metrics=args.metric,
-            captioner=args.captioner, progress=bar,
+            captioner=args.captioner, protocol=args.protocol,
+            error_classes=args.error_classes, judge=args.judge, judge_url=args.judge_url,
+            derenderer=args.derenderer, strategy=args.strategy,
+            table_format=args.table_format, seed=args.seed, progress=bar,
             notice=_notice)
     finally:
         if bar is not None:

@@ -15,6 +15,8 @@ from typing import Any
 import hopvista
 from hopvista.cli.arguments import positive_int
 from hopvista.eval.prompts import SETTINGS
+from hopvista.eval.stages import PROTOCOLS
+from hopvista.eval.table_text import TABLE_FORMATS
 
 DESCRIPTION = """Write DATASET (or its first N items) as a task of another evaluation harness,
 with the prompts gen eval sends in the chosen setting and the same reference answers; the
@@ -26,7 +28,7 @@ formats:
   vlmevalkit  VLMEvalKit's TSV with base64 images (copy it into $LMUData), and score.py
 DIR/README.md gives the commands that run and score it in the harness.
 settings: table-json (default, as gen eval's), interleaved, chart-as-table, no-chart,
-image-only."""
+image-only (chart-derendered is not exported: its charts are read during gen eval)."""
 
 
 def register(subparsers: Any) -> None:
@@ -45,13 +47,25 @@ def register(subparsers: Any) -> None:
     p.add_argument("--setting", choices=list(SETTINGS), default=DEFAULT_SETTING,
                    help=f"how the inputs are shown (default {DEFAULT_SETTING})")
     p.add_argument("--limit", type=positive_int, metavar="N", help="the first N items only")
+    p.add_argument("--protocol", choices=PROTOCOLS, metavar="PROTOCOL",
+                   help="refused: the stage protocol is graded by gen eval --protocol stages "
+                        "only, not by a harness")
+    p.add_argument("--strategy", default="cot", metavar="NAME",
+                   help="the prompt strategy, as gen eval's (default cot; self-refine, a "
+                        "conversation of two turns, cannot be exported)")
+    p.add_argument("--table-format", choices=TABLE_FORMATS, default="json",
+                   help="how a setting that shows the table as text writes it (default json)")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="what draws the one-shot strategy's examples (default 0)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Export and say where."""
     result = hopvista.export_harness(args.path, fmt=args.fmt, out=args.out,
-                                     setting=args.setting, limit=args.limit)
+                                     setting=args.setting, limit=args.limit,
+                                     protocol=args.protocol, strategy=args.strategy,
+                                     table_format=args.table_format, seed=args.seed)
     print(f"wrote {result.items} items of {args.path} ({result.setting}) for {result.format} "
           f"to {result.out}; {result.out / 'README.md'} says how to run it")
     return 0

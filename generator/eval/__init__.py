@@ -4,7 +4,8 @@ answer, the scores, a summary with bootstrap intervals and an HTML report.
 
 Modules: :mod:`~hopvista.eval.prompts` (settings and prompts), :mod:`~hopvista.eval.parse`
 (reading answers), :mod:`~hopvista.eval.runner` (the run), :mod:`~hopvista.eval.cache`,
-:mod:`~hopvista.eval.summary`, :mod:`~hopvista.eval.compare` (paired runs),
+:mod:`~hopvista.eval.summary`, :mod:`~hopvista.eval.error_classes` (the classes of wrong
+answers, by rule and by a judge), :mod:`~hopvista.eval.compare` (paired runs),
 :mod:`~hopvista.eval.report`, what keeps a run safe from what it is given
 (:mod:`~hopvista.eval.paths`, :mod:`~hopvista.eval.rundir`, :mod:`~hopvista.eval.replies`,
 :mod:`~hopvista.eval.clean`), and the models: :mod:`~hopvista.eval.baselines` (``random``,

@@ -23,10 +23,21 @@ or a :class:`Reply` that adds token counts; the evaluator parses and scores it. 
 fails for good raises :class:`ModelError`: the evaluator records an error, not a wrong answer,
 and a later run asks again.
 
+A model that can hold a conversation (the ``self-refine`` prompt strategy's second turn,
+:mod:`hopvista.eval.strategies`) also has ``converse(history, prompt)``: ``history`` the
+earlier turns, each an :class:`Exchange` (what it was asked, what it answered), ``prompt``
+the new turn.
+The method is optional: a model without it answers every other strategy as before, and a
+run that needs a conversation refuses it in one line before asking anything.
+
 A baseline that reads the item itself instead of a prompt (``oracle``, ``random``, the
 audit's proxies) is an :class:`ItemModel`: ``answer_item(item)``; if it has a
 ``prepare(items, dataset)`` method, the evaluator calls it once with every item of the run
 and the :class:`~hopvista.model.dataset.Dataset` (its manifest, its image files) first.
+A model that answers one prompt at a time says so with ``max_concurrency = 1`` (the run
+asks no more at once, in dataset order), and one that holds something open (a server, a
+socket) has a ``close()`` method, which the evaluator calls when the run ends, however it
+ends.
 
 A model that sends secrets with its requests (an API key, a token in a header) lists them in
 a ``secrets()`` method; the evaluator redacts them, and ``OPENAI_API_KEY``, from everything
@@ -45,7 +56,7 @@ argument reaches the factory as ``options["model"]``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -55,8 +66,9 @@ from hopvista.registry import Registry
 if TYPE_CHECKING:
     from hopvista.model import Item
 
-__all__ = ["MODELS", "ItemModel", "Model", "ModelError", "ModelFactory", "Prompt",
-           "PromptImage", "Reply", "check_options", "load_model", "split_spec"]
+__all__ = ["MODELS", "ConversationModel", "Exchange", "ItemModel", "Model", "ModelError",
+           "ModelFactory", "Prompt", "PromptImage", "Reply", "ask", "check_options", "converses",
+           "load_model", "split_spec"]
 
 
 @dataclass(frozen=True)
@@ -91,6 +103,17 @@ class Reply:
     text: str
     input_tokens: int | None = None
     output_tokens: int | None = None
+    seconds: float | None = None
+    """How long the answer took to give, where the model measures it (a person's time on
+    the item: ``--model human``)."""
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """An earlier turn of a conversation: what the model was asked, and what it answered."""
+
+    prompt: Prompt
+    reply: str
 
 
 class ModelError(Exception):
@@ -116,12 +139,36 @@ class ItemModel(Protocol):
         ...
 
 
+@runtime_checkable
+class ConversationModel(Protocol):
+    """A model that can be asked a further turn of a conversation."""
+
+    def converse(self, history: Sequence[Exchange], prompt: Prompt) -> str | Reply:
+        """The model's answer to ``prompt`` after the earlier turns ``history``."""
+        ...
+
+
+def converses(model: object) -> bool:
+    """Whether ``model`` holds conversations (it has ``converse(history, prompt)``)."""
+    return isinstance(model, ConversationModel)
+
+
+def ask(model: Model, history: Sequence[Exchange], prompt: Prompt) -> str | Reply:
+    """``model``'s answer to ``prompt`` after ``history`` (none: its ``answer``);
+    ``TypeError`` for a history given to a model that holds no conversation."""
+    if not history:
+        return model.answer(prompt)
+    if not isinstance(model, ConversationModel):
+        raise TypeError(f"{type(model).__name__} has no converse(history, prompt) method")
+    return model.converse(history, prompt)
+
+
 ModelFactory = Callable[[Mapping[str, str]], "Model | ItemModel"]
 """``factory(options) -> Model | ItemModel``."""
 
 MODELS: Registry[ModelFactory] = Registry("model", "models", builtins=(
     "hopvista.eval.baselines", "hopvista.eval.openai_model", "hopvista.eval.audit_models",
-    "hopvista.eval.ocr"))
+    "hopvista.eval.ocr", "hopvista.eval.human"))
 """Every model factory by name (entry-point group ``hopvista.models``)."""
 
 

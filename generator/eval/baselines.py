@@ -14,7 +14,8 @@
     (:mod:`hopvista.program.executor`) and answers with the statements they prove true; it must
     score 100%, so it is a guard on the dataset itself. An item kind without programs
     (short-answer questions) is answered with its reference answer; a markup task with the
-    result of its program (:mod:`hopvista.program.marks`).
+    result of its program (:mod:`hopvista.program.marks`). Under ``--protocol stages`` it
+    gives the stage reply that passes every stage (:func:`~hopvista.eval.stages.oracle_reply`).
 
 Options other than these are refused (:func:`~hopvista.eval.backends.check_options`).
 """
@@ -30,6 +31,7 @@ from typing import Any
 
 from hopvista.errors import UserError
 from hopvista.eval.backends import MODELS, check_options
+from hopvista.eval.stages import oracle_reply
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
@@ -166,3 +168,7 @@ class OracleBaseline:
             except Undecidable:
                 return "undecidable"
         return ", ".join(map(str, true)) if true else "none"
+
+    def answer_stages(self, item: Item) -> str:
+        """The stage reply that passes every stage (``--protocol stages``)."""
+        return json.dumps(oracle_reply(item, self.margins), ensure_ascii=False)

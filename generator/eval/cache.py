@@ -3,10 +3,11 @@ run resumes where it stopped.
 
 The key is a SHA-256 of the model's name, its endpoint and request parameters (what its
 ``cache_identity()`` says), and the prompt (each text part, and each image's role and
-SHA-256) — never of an API key. Only models with a ``cache_identity`` are cached. One JSON file
-per response (``ab/abcdef….json``), written atomically as the response arrives, so a run
-killed at any moment loses at most the requests then in flight. Only answers are kept: a
-request that failed is asked again by the next run.
+SHA-256; for a conversation's later turn, every earlier prompt and answer too) — never of an
+API key. Only models with a ``cache_identity`` are cached. One JSON file per response
+(``ab/abcdef….json``), written atomically as the response arrives, so a run killed at any
+moment loses at most the requests then in flight. Only answers are kept: a request that
+failed is asked again by the next run.
 
 An entry is trusted no more than a reply: one that is not a regular file, is larger than
 :data:`MAX_ENTRY_BYTES`, is not JSON or does not hold what :func:`checked_reply` accepts
@@ -20,11 +21,12 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from hopvista.errors import UserError
-from hopvista.eval.backends import ModelError, Prompt, Reply
+from hopvista.eval.backends import Exchange, ModelError, Prompt, Reply
 from hopvista.eval.replies import MAX_REPLY_CHARS, checked_reply
 from hopvista.output import atomic
 
@@ -38,6 +40,15 @@ def prompt_digest(prompt: Prompt) -> str:
                                            "sha256": hashlib.sha256(p.png).hexdigest()}
              for p in prompt.parts]
     material = json.dumps(parts, ensure_ascii=False)
+    return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def conversation_digest(history: Sequence[Exchange], prompt: Prompt) -> str:
+    """A SHA-256 of a conversation's next request: every earlier turn's prompt (its
+    :func:`prompt_digest`) and answer, then the new prompt's digest."""
+    turns = [[prompt_digest(turn.prompt), turn.reply] for turn in history]
+    material = json.dumps({"turns": turns, "prompt": prompt_digest(prompt)},
+                          ensure_ascii=False)
     return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -73,15 +84,17 @@ class ResponseCache:
             return None
         try:
             return checked_reply(Reply(record["text"], record.get("input_tokens"),
-                                       record.get("output_tokens")))
+                                       record.get("output_tokens"), record.get("seconds")))
         except ModelError:
             return None
 
     def put(self, key: str, reply: Reply) -> None:
         """Store ``reply`` under ``key`` (not where a folder took the entry's place)."""
         path = self._path(key)
-        record = {"text": reply.text, "input_tokens": reply.input_tokens,
-                  "output_tokens": reply.output_tokens}
+        record: dict[str, Any] = {"text": reply.text, "input_tokens": reply.input_tokens,
+                                  "output_tokens": reply.output_tokens}
+        if reply.seconds is not None:
+            record["seconds"] = reply.seconds
         data = json.dumps(record, ensure_ascii=False).encode("utf-8", "replace")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -27,7 +27,9 @@ reply that is not a JSON object with a non-empty ``choices`` list whose first ``
 has text (or null) ``content``, or whose ``usage`` holds anything but token counts, is an
 error of the item (``malformed response: …``), as is one the client fails to handle.
 
-Images go as base64 ``data:image/png`` URLs, in the prompt's order among its text parts.
+Images go as base64 ``data:image/png`` URLs, in the prompt's order among its text parts. A
+conversation (:meth:`OpenAIChat.converse`) sends each earlier turn as a user message and the
+assistant's answer, then the new prompt.
 The key is never stored: not in the cache key, the run, the results or an error message, and
 :meth:`OpenAIChat.secrets` hands it (with the organisation and project the client sends as
 headers) to the evaluator, which redacts it from everything it writes
@@ -43,13 +45,13 @@ import math
 import os
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from hopvista.errors import UserError
-from hopvista.eval.backends import MODELS, ModelError, Prompt, PromptImage, Reply
+from hopvista.eval.backends import MODELS, Exchange, ModelError, Prompt, PromptImage, Reply
 from hopvista.eval.replies import check_tokens
 
 DEFAULTS = {"temperature": "0", "timeout": "120", "max_retries": "4"}
@@ -241,10 +243,19 @@ class OpenAIChat:
 
     def answer(self, prompt: Prompt, seed: int | None = None) -> Reply:
         """Ask the endpoint (with ``seed`` instead of the ``seed`` option, when given)."""
+        return self._complete([_message(prompt)], seed)
+
+    def converse(self, history: Sequence[Exchange], prompt: Prompt) -> Reply:
+        """Ask ``prompt`` as the next user message after ``history``, each earlier turn sent
+        as its user message and the assistant's answer."""
+        messages: list[dict[str, Any]] = []
+        for turn in history:
+            messages += [_message(turn.prompt), {"role": "assistant", "content": turn.reply}]
+        return self._complete([*messages, _message(prompt)], None)
+
+    def _complete(self, messages: Any, seed: int | None) -> Reply:
+        """The endpoint's reply to ``messages``; ``ModelError`` when it fails for good."""
         parameters = self.parameters if seed is None else self.parameters | {"seed": seed}
-        content: str | list[dict[str, Any]] = \
-            [_part(p) for p in prompt.parts] if prompt.images else prompt.text
-        messages: Any = [{"role": "user", "content": content}]
         try:
             raw = self._client.chat.completions.with_raw_response.create(
                 model=self.name, messages=messages, **parameters)
@@ -306,6 +317,13 @@ def _kind(value: Any) -> str:
     names = {dict: "object", list: "array", str: "string", bool: "boolean",
              type(None): "null", int: "number", float: "number"}
     return names.get(type(value), type(value).__name__)
+
+
+def _message(prompt: Prompt) -> dict[str, Any]:
+    """``prompt`` as a user message: its text, or its parts when it shows images."""
+    content: str | list[dict[str, Any]] = \
+        [_part(p) for p in prompt.parts] if prompt.images else prompt.text
+    return {"role": "user", "content": content}
 
 
 def _part(part: str | PromptImage) -> dict[str, Any]:

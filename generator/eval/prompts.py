@@ -2,15 +2,19 @@
 
 A setting says how each input reaches the model (FCMR and MMTabReal define them):
 
-=================  =============================  ==============================
-setting            table                          chart
-=================  =============================  ==============================
-``interleaved``    image                          image
-``table-json``     JSON (FCMR's main setting)     image
-``chart-as-table`` JSON                           its data as JSON (text only)
-``no-chart``       JSON                           withheld (FCMR Table 8's check)
-``image-only``     one page image of the inputs   on the page
-=================  =============================  ==============================
+====================  ==========================  =====================================
+setting               table                       chart
+====================  ==========================  =====================================
+``interleaved``       image                       image
+``table-json``        JSON (FCMR's main setting)  image
+``chart-as-table``    JSON                        its exact data as JSON (text only):
+                                                  the upper bound of reading the chart
+``chart-derendered``  JSON                        the table a chart-to-table reader read
+                                                  from its image, as JSON (text only:
+                                                  :mod:`hopvista.eval.derender`)
+``no-chart``          JSON                        withheld (FCMR Table 8's check)
+``image-only``        one page image of inputs    on the page
+====================  ==========================  =====================================
 
 Multimodal tables (``mmtable`` items, whose cells hold pictures) have MMTabReal's five
 settings (:mod:`hopvista.eval.cell_visuals`): ``missing-image`` (the table as Markdown, the
@@ -25,9 +29,13 @@ image) whatever the setting (:func:`marked_images`). A prompt is a
 Jinja2 template per item kind: ``templates/prompts/KIND.j2`` unless the run names another
 file, rendered in :class:`hopvista.sandbox.PackEnvironment` (no code runs; work, time and size
 are bounded). It sees ``question`` (the item's own question, statements included),
-``names``, ``texts`` (``name``, ``text``), ``table_json``, ``chart_json``,
+``names``, ``texts`` (``name``, ``text``), ``table_json``, ``chart_json`` (the chart's exact
+data, or in ``chart-derendered`` the table its reader read),
 ``table_markdown`` (an ``mmtable`` item's table as text, its picture cells filled as the
-setting says), ``setting`` and two
+setting says), ``table_text``, ``chart_text`` and ``table_format`` (the table, and the
+chart's data, as text in the run's ``--table-format``: ``json``, ``pipe`` or ``markdown``,
+:mod:`hopvista.eval.table_text`; ``None`` where the setting shows neither as text),
+``setting`` and two
 functions, ``has(role)`` (whether the setting shows an image of that role) and
 ``image(role)`` (the image, placed there in the prompt). The run records the template text.
 """
@@ -55,6 +63,7 @@ from hopvista.eval.cell_visuals import (
     kind_caption,
     table_markdown,
 )
+from hopvista.eval.table_text import DEFAULT_TABLE_FORMAT, table_text
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
 from hopvista.model.inputs import GridTable, Table
@@ -72,7 +81,8 @@ class Setting:
     """``"image"``, ``"json"``, ``"text"`` (an ``mmtable`` item's grid as Markdown) or
     ``"page"``."""
     chart: str
-    """``"image"``, ``"table"`` (its data as JSON), ``"none"`` or ``"page"``."""
+    """``"image"``, ``"table"`` (its data as JSON), ``"derendered"`` (what a chart-to-table
+    reader read of its image, as JSON), ``"none"`` or ``"page"``."""
     pictures: str = "cells"
     """How an ``mmtable`` item's pictures are shown when its table is given as text:
     ``"empty"``, ``"description"``, ``"caption"`` or ``"cells"`` (each its own image); a
@@ -92,8 +102,10 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("interleaved", "text, table image and chart image", "image", "image"),
     Setting("table-json", "text, table as JSON, chart image (FCMR's main setting)",
             "json", "image"),
-    Setting("chart-as-table", "text, table as JSON, the chart's data as JSON: text only",
-            "json", "table"),
+    Setting("chart-as-table", "text, table as JSON, the chart's exact data as JSON: text "
+            "only (the upper bound of chart reading)", "json", "table"),
+    Setting("chart-derendered", "text, table as JSON, the chart as a chart-to-table reader "
+            "read it (--derenderer): text only", "json", "derendered"),
     Setting("no-chart", "text and table as JSON, chart withheld (FCMR Table 8)", "json", "none"),
     Setting("image-only", "one page image of the inputs", "page", "page"),
     Setting("missing-image", "the table as text, its picture cells empty (MMTabReal)",
@@ -158,13 +170,17 @@ def _stand_in_variables() -> dict[str, Any]:
     return {"question": "<question>", "names": "<names>",
             "texts": [{"name": "<name>", "text": "<text>"}], "table_json": "<table_json>",
             "chart_json": "<chart_json>", "table_markdown": "<table_markdown>",
+            "table_text": "<table_text>", "chart_text": "<chart_text>",
+            "table_format": DEFAULT_TABLE_FORMAT,
             "setting": DEFAULT_SETTING, "image": image,
             "has": has}
 
 
 def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
                  pages: Path | None = None, check_only: bool = False,
-                 captioner: Captioner = kind_caption) -> Prompt:
+                 captioner: Captioner = kind_caption,
+                 chart_reading: str | None = None,
+                 table_format: str = DEFAULT_TABLE_FORMAT) -> Prompt:
     """The prompt ``item`` gets in setting ``how`` from ``template``.
 
     ``UserError`` when the setting needs an image the dataset does not have (a build with
@@ -173,17 +189,17 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
     every setting that shows images. With ``check_only``, images are looked for but not read
     (the prompt's images are empty), and a page the evaluator is to draw into ``pages``
     counts as there: a run checks every prompt this way before it writes anything.
-    An ``mmtable`` item's captions (``image-captioning``) come from ``captioner``.
+    An ``mmtable`` item's captions (``image-captioning``) come from ``captioner``; in
+    ``chart-derendered`` the chart is ``chart_reading``, the JSON of what a reader read
+    (:mod:`hopvista.eval.derender`; ``[]`` while checking). The template's ``table_text``
+    and ``chart_text`` are the table and the chart's data (exact, or as read) in
+    ``table_format``.
     """
     nonce = secrets.token_hex(8)
     if how.kinds and item.kind not in how.kinds:
         raise UserError(f"{item.id}: the setting {how.name!r} applies to items of kind "
                         f"{', '.join(how.kinds)}, not {item.kind!r}")
-    how = picture_setting(item, how)
-    if how.table != "page" and item.image("page") is not None and \
-            any(item.image(role) is None for role in how.roles()):
-        how = SETTINGS["image-only"]  # a vision-only variant: its inputs exist as one page
-    how = marked_images(item, how)
+    how = shown_setting(item, how)
     shown = how.roles()
     images: dict[str, PromptImage] = {}
 
@@ -224,13 +240,19 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
     fills = {"empty": lambda v: "", "description": lambda v: v.description,
              "caption": lambda v: captioner(item, v), "cells": cell_marker}
     names = {e.id: e.name for e in item.entities}
+    as_json = table_json(item) if how.table == "json" else None
+    chart_data = chart_json(item) if how.chart == "table" else \
+        _reading(item, chart_reading, check_only) if how.chart == "derendered" else None
     variables: dict[str, Any] = {
         "question": item.question,
         "names": ", ".join(e.name for e in item.entities),
         "texts": [{"name": names.get(t.entity, t.entity), "text": t.text}
                   for t in item.inputs.text] if how.table != "page" else [],
-        "table_json": table_json(item) if how.table == "json" else None,
-        "chart_json": chart_json(item) if how.chart == "table" else None,
+        "table_json": as_json,
+        "table_text": table_text(as_json, table_format),
+        "table_format": table_format,
+        "chart_json": chart_data,
+        "chart_text": table_text(chart_data, table_format),
         "table_markdown": table_markdown(item, fills[how.pictures])
         if how.table == "text" else None,
         "setting": how.name,
@@ -249,6 +271,24 @@ def build_prompt(item: Item, dataset: Dataset, how: Setting, template: str,
         elif piece:
             parts.append(piece)
     return Prompt(tuple(parts))
+
+
+def shown_setting(item: Item, how: Setting) -> Setting:
+    """The setting as ``item`` is shown in it: an ``mmtable`` item's pictures
+    (:func:`picture_setting`), a vision-only variant's one page, markup as drawn
+    (:func:`marked_images`)."""
+    how = picture_setting(item, how)
+    if how.table != "page" and item.image("page") is not None and \
+            any(item.image(role) is None for role in how.roles()):
+        how = SETTINGS["image-only"]  # a vision-only variant: its inputs exist as one page
+    return marked_images(item, how)
+
+
+def _reading(item: Item, reading: str | None, check_only: bool) -> str | None:
+    """The chart of a ``chart-derendered`` prompt: what the reader read."""
+    if item.inputs.chart is None:
+        return None
+    return "[]" if reading is None and check_only else reading
 
 
 @lru_cache(maxsize=16)
@@ -277,7 +317,7 @@ def marked_images(item: Item, how: Setting) -> Setting:
     if on_table and how.table in ("json", "page") and item.image("table") is not None:
         how = replace(how, table="image", chart="none" if how.table == "page" else how.chart)
     if markup is not None and markup.get("modality") == "chart" and \
-            how.chart in ("table", "none") and item.image("chart") is not None:
+            how.chart in ("table", "derendered", "none") and item.image("chart") is not None:
         how = replace(how, chart="image")
     return how
 
@@ -316,8 +356,9 @@ def _records(item: Item, table: Table) -> list[dict[str, str | int]]:
 
 
 def chart_json(item: Item) -> str | None:
-    """The chart's data as JSON: one object per point (entity, year, value) — what a
-    chart-to-table model such as DePlot would give a text-only model."""
+    """The chart's exact data as JSON: one object per point (entity, year, value) — the
+    upper bound of what a chart-to-table model such as DePlot could give a text-only model
+    (``chart-as-table``; ``chart-derendered`` shows what a reader did give)."""
     chart = item.inputs.chart
     if chart is None:
         return None

@@ -19,7 +19,8 @@ MAX_TOKENS = 1_000_000_000
 def checked_reply(answer: Any) -> Reply:
     """``answer`` (text or a :class:`Reply`) as a Reply: lone surrogates replaced by U+FFFD,
     text no longer than :data:`MAX_REPLY_CHARS`, token counts whole numbers from 0 to
-    :data:`MAX_TOKENS` (or unknown). ``ModelError`` naming what is wrong otherwise."""
+    :data:`MAX_TOKENS` (or unknown), seconds a time (or unknown). ``ModelError`` naming
+    what is wrong otherwise."""
     if isinstance(answer, str):
         answer = Reply(answer)
     if not isinstance(answer, Reply):
@@ -33,7 +34,24 @@ def checked_reply(answer: Any) -> Reply:
                          f"characters, more than {MAX_REPLY_CHARS:,}")
     for side, count in (("input", answer.input_tokens), ("output", answer.output_tokens)):
         check_tokens(side, count)
-    return Reply(plain_text(answer.text), answer.input_tokens, answer.output_tokens)
+    check_seconds(answer.seconds)
+    return Reply(plain_text(answer.text), answer.input_tokens, answer.output_tokens,
+                 answer.seconds)
+
+
+MAX_SECONDS = 366 * 24 * 3600.0
+"""The longest an answer is believed to have taken."""
+
+
+def check_seconds(seconds: Any) -> None:
+    """``ModelError`` unless ``seconds`` is ``None`` or a time from 0 to
+    :data:`MAX_SECONDS`."""
+    if seconds is None:
+        return
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or \
+            not 0 <= seconds <= MAX_SECONDS:
+        raise ModelError(f"malformed response: {_shown(seconds)} is not a time in seconds "
+                         f"(0 to {MAX_SECONDS:,.0f})")
 
 
 def check_tokens(side: str, count: Any) -> None:

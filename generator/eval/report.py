@@ -22,6 +22,7 @@ from hopvista.eval.clean import plain_text
 from hopvista.eval.compare import paired
 from hopvista.eval.run_files import check_results, check_run, check_summary
 from hopvista.eval.rundir import RESULTS_FILE, SUMMARY_FILE
+from hopvista.eval.stages import PASSED, STAGES
 from hopvista.output.atomic import write_atomic
 from hopvista.output.files import RUN_FILE, OutputFile, html_generator_tag, html_written_by, reason
 
@@ -105,7 +106,9 @@ def _estimate(e: dict[str, Any] | None) -> str:
 
 def _label(data: RunData) -> str:
     run = data[1]
-    return f"{run.get('model')} · {run.get('setting')}"
+    shown = "".join(f" · {run[k]}" for k in ("protocol", "strategy", "table_format")
+                    if run.get(k))
+    return f"{run.get('model')} · {run.get('setting')}{shown}"
 
 
 def render(runs: Sequence[RunData]) -> str:
@@ -117,9 +120,11 @@ def render(runs: Sequence[RunData]) -> str:
              f"<h1>{_e(title)}</h1>", _leaderboard(runs)]
     if len(runs) > 1:
         parts.append(_pairs(runs))
+        parts.append(_chart_reading(runs))
     for facet, caption in PLOTTED:
         parts.append(_facet_plot(runs, facet, caption))
     parts.append(_type_plot(runs))
+    parts.append(_stages_section(runs))
     for data in runs:
         parts.append(_details(data))
     parts.append("</body></html>")
@@ -172,8 +177,61 @@ def _pairs(runs: Sequence[RunData]) -> str:
             + "".join(rows) + "</table>")
 
 
+def _chart_reading(runs: Sequence[RunData]) -> str:
+    """Each ``chart-derendered`` run beside a ``chart-as-table`` run (of the same model when
+    there is one): the chart as read against its exact data, paired on the items both
+    answered; empty unless the runs have both settings."""
+    exact = [d for d in runs if d[1].get("setting") == "chart-as-table"]
+    read = [d for d in runs if d[1].get("setting") == "chart-derendered"]
+    if not exact or not read:
+        return ""
+    rows = []
+    for data in read:
+        upper = next((d for d in exact if d[1].get("model") == data[1].get("model")), exact[0])
+        reading = data[3].get("derendered") or {}
+        p = paired(upper[2], data[2])
+        difference = "no common answered item" if p is None else (
+            f"{100 * p['difference']:+.1f} points [{100 * p['low']:+.1f}, "
+            f"{100 * p['high']:+.1f}] on {p['items']} items")
+        rows.append(
+            f"<tr><td>{_e(data[1].get('model'))}</td><td>{_e(reading.get('by'))}</td>"
+            f"<td class='num'>{_estimate(upper[3]['accuracy'])}</td>"
+            f"<td class='num'>{_estimate(data[3]['accuracy'])}</td>"
+            f"<td class='num'>{_e(difference)}</td>"
+            f"<td class='num'>{reading.get('read', 0)}/{reading.get('values', 0)} "
+            f"({_pct(reading.get('share'))})</td></tr>")
+    return ("<h2>The chart as read beside its exact data</h2><p><code>chart-as-table</code> "
+            "gives the chart's exact data: the upper bound of any chart-to-table reader. "
+            "<code>chart-derendered</code> gives the table a derenderer read from the chart "
+            "image (<code>ocr</code>: the chart's words only). The difference is what reading "
+            "the chart costs; values read are the chart's points the readings hold.</p>"
+            "<table><tr><th>model</th><th>derenderer</th><th>exact data (chart-as-table)</th>"
+            "<th>as read (chart-derendered)</th><th>difference, paired</th>"
+            "<th>chart values read</th></tr>" + "".join(rows) + "</table>")
+
+
+def _readings_table(results: Sequence[dict[str, Any]], reading: dict[str, Any]) -> str:
+    """A ``chart-derendered`` run's readings: the totals, and the items whose chart was
+    read worst (a failed reading first)."""
+    records = [(r["id"], r["derendered"]) for r in results
+               if isinstance(r.get("derendered"), dict)]
+    worst = sorted(((i, d) for i, d in records
+                    if d.get("read") is None or d.get("read") != d.get("values")),
+                   key=lambda x: (x[1].get("read") is not None,
+                                  (x[1].get("read") or 0) / (x[1].get("values") or 1)))[:20]
+    cost = "–" if reading.get("cost") is None else f"${reading['cost']:.4f}"
+    return (f"<h3>Chart readings ({_e(reading['by'])})</h3><p>{reading['charts']} charts read, "
+            f"{reading['failed']} failed; {reading['read']} of their {reading['values']} "
+            f"values read ({_pct(reading['share'])}); cost {cost}.</p>"
+            + ("<table><tr><th>item</th><th>values read</th></tr>" + "".join(
+                f"<tr><td>{_e(i)}</td><td class='num'>"
+                f"{'failed' if d.get('read') is None else _e(d['read'])}/"
+                f"{_e(d.get('values'))}</td></tr>" for i, d in worst) + "</table>"
+               if worst else ""))
+
+
 def _bars(title: str, groups: list[str], series: list[tuple[str, list[dict[str, Any] | None]]],
-          salt: str) -> str:
+          salt: str, ylabel: str = "accuracy (%)") -> str:
     """A bar plot (one bar per run in each group, 95% whiskers) as inline SVG."""
     import matplotlib
     from matplotlib.figure import Figure
@@ -197,7 +255,7 @@ def _bars(title: str, groups: list[str], series: list[tuple[str, list[dict[str, 
         ax.set_xticklabels(groups, rotation=30 if len(groups) > 4 else 0, ha="right"
                            if len(groups) > 4 else "center", fontsize=8)
         ax.set_ylim(0, 100)
-        ax.set_ylabel("accuracy (%)")
+        ax.set_ylabel(ylabel)
         if len(series) > 1:
             ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
         fig.tight_layout()
@@ -233,6 +291,65 @@ def _type_plot(runs: Sequence[RunData]) -> str:
             f"<figcaption>{_e(caption)}</figcaption></figure>")
 
 
+def _stages_section(runs: Sequence[RunData]) -> str:
+    """FCMR's Figure 22 for the runs graded by the stage protocol: per run, the share of
+    statements first failing at each stage, by modality (a plot) and by level and modality (a
+    table); with several such runs, a plot of every modality together, one bar per run."""
+    graded = [d for d in runs if d[3].get("stages")]
+    if not graded:
+        return ""
+    stages = [*STAGES, PASSED]
+    parts = ["<h2>Stages (--protocol stages)</h2><p>Where each statement first failed: "
+             "planning (a value the program reads not named), identification (a value's "
+             "modality wrong), retrieval (a value misread), reasoning (a conclusion that does "
+             "not follow from the values read), or passed every stage. Shares of the "
+             "statements that read each modality.</p>"]
+    if len(graded) > 1:
+        series = [(_label(d), [_share(d[3]["stages"]["first_failure"], stage)
+                               for stage in stages]) for d in graded]
+        caption = "First failing stage, every modality"
+        parts.append(f"<figure class='plot' data-facet='stages'>"
+                     f"{_bars(caption, stages, series, 'stages', 'statements (%)')}"
+                     f"<figcaption>{_e(caption)}</figcaption></figure>")
+    for number, data in enumerate(graded, start=1):
+        parts.append(_stages_of_run(data, stages, f"stages-{number}"))
+    return "\n".join(parts)
+
+
+def _share(counts: dict[str, int], stage: str) -> dict[str, Any] | None:
+    return {"value": _fraction(counts, stage), "low": None, "high": None,
+            "n": sum(counts.values())}
+
+
+def _fraction(counts: dict[str, int], stage: str) -> float | None:
+    total = sum(counts.values())
+    return counts[stage] / total if total else None
+
+
+def _stages_of_run(data: RunData, stages: list[str], name: str) -> str:
+    figures = data[3]["stages"]
+    modalities = list(figures["by_modality"])
+    caption = f"First failing stage by modality: {_label(data)}"
+    series = [(m, [_share(figures["by_modality"][m], st) for st in stages])
+              for m in modalities]
+    plot = "" if not modalities else (
+        f"<figure class='plot' data-facet='{name}'>"
+        f"{_bars(caption, stages, series, name, 'statements (%)')}"
+        f"<figcaption>{_e(caption)}</figcaption></figure>")
+    rows = []
+    for level, group in [("all", figures), *figures["by_level"].items()]:
+        for modality, counts in [("all", group["first_failure"]),
+                                 *group["by_modality"].items()]:
+            rows.append(f"<tr><td>{_e(level)}</td><td>{_e(modality)}</td>"
+                        f"<td class='num'>{sum(counts.values())}</td>" + "".join(
+                            f"<td class='num'>{_pct(_fraction(counts, st))}</td>"
+                            for st in stages) + "</tr>")
+    head = "".join(f"<th>{_e(st)}</th>" for st in stages)
+    return (f"<h3>Stages: {_e(_label(data))}</h3>{plot}<table class='stages'><tr>"
+            f"<th>level</th><th>modality</th><th>statements</th>{head}</tr>"
+            + "".join(rows) + "</table>")
+
+
 def _markup_table(markup: dict[str, Any]) -> str:
     """Markup variants and markup-task families: accuracy and the classes of the failures."""
     rows = [(name, v) for name, v in markup.items() if name != "families"]
@@ -247,12 +364,61 @@ def _markup_table(markup: dict[str, Any]) -> str:
                 + "</tr>" for name, v in rows) + "</table>")
 
 
+def _error_tables(errors: dict[str, Any]) -> str:
+    """The error classes of the wrong answers (FCMR's and MMTabReal's), the judge, and the
+    error rate of each modality per level (FCMR's Table 4)."""
+    wrong = errors["wrong"]
+    judge = errors.get("judge")
+    said = (f"<p>{wrong} wrong answers: {errors['by_rule']} classified by rule, "
+            f"{errors['by_judge']} by the judge, {errors['unclassified']} unclassified; "
+            f"{errors['unknown']} say the answer is unknown "
+            f"({_pct(errors['unknown_rate'])} of the answered items).</p>")
+    if judge:
+        cost = "no cost known" if judge["cost"] is None else f"${judge['cost']:.4f}"
+        said += (f"<p>Judge <code>{_e(judge['model'])}</code>: {judge['asked']} asked "
+                 f"({judge['cached']} from the cache), {judge['unreadable']} replies it could "
+                 f"not read; tokens {judge['tokens']['input']} in, "
+                 f"{judge['tokens']['output']} out; {cost}.</p>")
+    rows = []
+    for taxonomy, title in (("fcmr", "FCMR"), ("mmtabreal", "MMTabReal")):
+        for name, count in errors[taxonomy].items():
+            share = _pct(count / wrong) if wrong else "–"
+            rows.append(f"<tr><td>{title}</td><td>{_e(name)}</td><td class='num'>{count}</td>"
+                        f"<td class='num'>{share}</td></tr>")
+    classes = ("<table><tr><th>taxonomy</th><th>class</th><th>wrong answers</th>"
+               "<th>share</th></tr>" + "".join(rows) + "</table>")
+    modal = []
+    for level, cells in sorted(errors["by_modality"].items(),
+                               key=lambda kv: (LEVEL_ORDER.get(kv[0], 9), kv[0])):
+        for modality, c in cells.items():
+            modal.append(f"<tr><td>{_e(level)}</td><td>{_e(modality)}</td>"
+                         f"<td class='num'>{c['wrong']}/{c['statements']}</td>"
+                         f"<td class='num'>{_pct(c['rate'])}</td>"
+                         f"<td class='num'>{c['attributed']}</td></tr>")
+    by_modality = ("<h4>Error rate by modality (FCMR Table 4)</h4><p>Statements that read "
+                   "each modality and those judged wrong (a wrong statement counts under "
+                   "every modality it reads); attributed: those whose first failing stage "
+                   "lies in it (the stage protocol).</p><table><tr><th>level</th>"
+                   "<th>modality</th><th>wrong</th><th>error rate</th><th>attributed</th>"
+                   "</tr>" + "".join(modal) + "</table>") if modal else ""
+    return "<h3>Error classes</h3>" + said + classes + by_modality
+
+
+def _time_taken(seconds: dict[str, Any]) -> str:
+    """The time answers took (a person's: ``--model human``)."""
+    return (f"<p>Time per item: median {seconds['median']:.1f} s, mean {seconds['mean']:.1f} s"
+            f" ({seconds['items']} items timed, {seconds['total'] / 60:.1f} minutes in all)."
+            "</p>")
+
+
 def _details(data: RunData) -> str:
     folder, run, results, s = data
     parts = [f"<h2>{_e(_label(data))}</h2><p>Dataset <code>{_e(run['dataset']['path'])}</code>,"
              f" {s['items']} items; {s['answered']} answered, {s['errors']} errors, "
              f"{s['unparseable']} unparseable; {s['cached']} from the cache. Tokens: "
              f"{s['tokens']['input']} in, {s['tokens']['output']} out.</p>"]
+    if s.get("seconds"):
+        parts.append(_time_taken(s["seconds"]))
     if s.get("metrics"):
         parts.append("<table><tr><th>metric</th><th>value (95% CI)</th></tr>" + "".join(
             f"<tr><td>{_e(m)}</td><td class='num'>{_estimate(e)}</td></tr>"
@@ -280,6 +446,10 @@ def _details(data: RunData) -> str:
                          for n, d in v["drop"].items()) + "</table>")
     if s.get("markup"):
         parts.append(_markup_table(s["markup"]))
+    if s.get("error_classes"):
+        parts.append(_error_tables(s["error_classes"]))
+    if s.get("derendered"):
+        parts.append(_readings_table(results, s["derendered"]))
     failed = [r for r in results if r["error"] is not None][:20]
     if failed:
         parts.append("<h3>Errors</h3><table><tr><th>item</th><th>error</th></tr>" + "".join(

@@ -71,6 +71,68 @@ class _MarkupEntry(_Read):
     failures: dict[str, int]
 
 
+class _StageCounts(_Read):
+    planning: int
+    identification: int
+    retrieval: int
+    reasoning: int
+    passed: int
+
+
+class _StageGroup(_Read):
+    statements: int
+    first_failure: _StageCounts
+    by_modality: dict[str, _StageCounts]
+
+
+class _Stages(_StageGroup):
+    by_level: dict[str, _StageGroup]
+
+
+class _Usage(_Read):
+    input: int
+    output: int
+
+
+class _Judge(_Read):
+    model: str
+    asked: int
+    cached: int
+    unreadable: int
+    tokens: _Usage
+    cost: float | None
+
+
+class _Rate(_Read):
+    statements: int
+    wrong: int
+    attributed: int
+    rate: float
+
+
+class _ErrorClasses(_Read):
+    wrong: int
+    by_rule: int
+    by_judge: int
+    unclassified: int
+    unknown: int
+    unknown_rate: float | None
+    fcmr: dict[str, int]
+    mmtabreal: dict[str, int]
+    by_modality: dict[str, dict[str, _Rate]]
+    judge: _Judge | None = None
+
+
+class _Readings(_Read):
+    by: str
+    charts: int
+    failed: int
+    values: int
+    read: int
+    share: float | None
+    cost: float | None = None
+
+
 class _Summary(_Read):
     accuracy: _Estimate
     items: int
@@ -85,6 +147,9 @@ class _Summary(_Read):
     statements: _Statements | None = None
     variants: _Variants | None = None
     markup: dict[str, Any] | None = None
+    stages: _Stages | None = None
+    error_classes: _ErrorClasses | None = None
+    derendered: _Readings | None = None
 
 
 class _Dataset(_Read):

@@ -40,8 +40,9 @@ SUMMARY_FILE = "summary.json"
 REPORT_FILE = "report.html"
 CACHE_DIR = "cache"
 PAGES_DIR = "pages"
-TRANSPORT_OPTIONS = ("timeout", "max_retries")
-"""Options that change how requests are sent, not what is answered: a rerun may change them."""
+TRANSPORT_OPTIONS = ("timeout", "max_retries", "port")
+"""Options that change how requests are sent (or, for ``--model human``, on which port the page
+is served), not what is answered: a rerun may change them."""
 MAX_RECORD_BYTES = 64 * 1024 * 1024
 """The largest ``run.json`` read."""
 
@@ -151,9 +152,9 @@ def write_file(folder: Path, shown: Path, name: str, data: bytes) -> None:
 
 def _answers_differ(key: str, found: Any, wanted: Any) -> bool:
     """Whether two runs differing in ``key`` may get different answers (a timeout or a
-    retry count changes how requests are sent, not what is answered; extra metrics change
-    how answers are scored)."""
-    if key == "metrics":
+    retry count changes how requests are sent, not what is answered; extra metrics and
+    error classes change how answers are scored)."""
+    if key in ("metrics", "error_classes"):
         return False
     if key == "options" and isinstance(found, dict) and isinstance(wanted, dict):
         return {k: v for k, v in found.items() if k not in TRANSPORT_OPTIONS} != \

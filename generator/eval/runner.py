@@ -20,6 +20,10 @@ A run goes in three steps:
    Rerunning the same command into the same folder asks only what is not cached yet (the
    errors, and whatever an interrupted run had not reached).
 
+With ``--error-classes`` (or ``--judge openai:MODEL``) the wrong answers get their error
+classes once every item has its answer (:mod:`hopvista.eval.error_classes`); a rerun with the
+flag classifies a finished run from its cache without asking the model again.
+
 Whatever a model sends is checked (:func:`~hopvista.eval.replies.checked_reply`) and cannot
 crash the run: a malformed reply is an error of its item, one that cannot be scored is an
 unparseable answer. Secrets (the API key, and what the model lists in ``secrets()``) are
@@ -34,27 +38,43 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from hopvista.errors import UserError
-from hopvista.eval.backends import ItemModel, Model, ModelError, Reply, load_model, split_spec
-from hopvista.eval.cache import ResponseCache, prompt_digest, request_key
+from hopvista.eval.backends import (
+    Exchange,
+    ItemModel,
+    Model,
+    ModelError,
+    Prompt,
+    Reply,
+    ask,
+    load_model,
+    split_spec,
+)
+from hopvista.eval.baselines import chart_margins
+from hopvista.eval.cache import ResponseCache, conversation_digest, prompt_digest, request_key
 from hopvista.eval.captioning import BUILT_IN, captioner_model, check_pictures, model_captioner
 from hopvista.eval.cell_visuals import Captioner, kind_caption
 from hopvista.eval.clean import Redactor, json_line, plain, secrets_of
+from hopvista.eval.derender import (
+    OFFLINE,
+    ChartReader,
+    DerenderError,
+    chart_reader,
+    check_charts,
+    check_derenderer,
+    reading_json,
+    reading_record,
+)
+from hopvista.eval.error_classes import JUDGE_TEMPLATE, ErrorJudge, classify, judge_model
 from hopvista.eval.papers import paper_metrics
 from hopvista.eval.parse import parse_short, parse_statements
 from hopvista.eval.paths import writable_folder
 from hopvista.eval.prices import Prices
-from hopvista.eval.prompts import (
-    DEFAULT_SETTING,
-    Setting,
-    build_prompt,
-    default_template,
-    setting,
-)
+from hopvista.eval.prompts import DEFAULT_SETTING, Setting, default_template, setting, shown_setting
 from hopvista.eval.replies import checked_reply
 from hopvista.eval.report import write_report
 from hopvista.eval.rundir import (
@@ -67,7 +87,10 @@ from hopvista.eval.rundir import (
     refuse_foreign,
     write_file,
 )
+from hopvista.eval.stages import check_items, stage_fields, stages_template
+from hopvista.eval.strategies import DEFAULT_STRATEGY, PromptPack, check_model, prompt_pack
 from hopvista.eval.summary import summarise
+from hopvista.eval.table_text import DEFAULT_TABLE_FORMAT
 from hopvista.model import Item
 from hopvista.model.answers import normalise_text, read_json_object, same_field
 from hopvista.model.dataset import ITEMS, Dataset, load, sha256_file
@@ -105,6 +128,25 @@ class EvalRequest:
     captioner: str = BUILT_IN
     """What captions the pictures in ``image-captioning``: ``kind`` or ``openai:MODEL``
     (:mod:`hopvista.eval.captioning`)."""
+    protocol: str | None = None
+    """``stages``: the stage-graded protocol (:mod:`hopvista.eval.stages`); ``None``: the
+    answer alone."""
+    error_classes: bool = False
+    """Give every wrong answer its error classes (:mod:`hopvista.eval.error_classes`)."""
+    judge: str | None = None
+    """``openai:MODEL``: the judge of the wrong answers no rule classifies (implies
+    ``error_classes``)."""
+    judge_url: str | None = None
+    """The judge's endpoint (default: the model's)."""
+    derenderer: str = OFFLINE
+    """What reads the chart in ``chart-derendered``: ``ocr`` or ``openai:MODEL``
+    (:mod:`hopvista.eval.derender`)."""
+    strategy: str = DEFAULT_STRATEGY
+    """The prompt strategy (:mod:`hopvista.eval.strategies`)."""
+    table_format: str = DEFAULT_TABLE_FORMAT
+    """How a setting that shows the table as text writes it: ``json``, ``pipe``, ``markdown``."""
+    seed: int | None = None
+    """What draws the ``one-shot`` strategy's examples (default 0)."""
 
 
 Progress = Callable[[int, int, float | None, float], None]
@@ -147,22 +189,54 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
     name, options = split_spec(request.model)
     model = load_model(name, {**options, **request.options})
     secrets.add(model)
+    with _closed_at_end(model):
+        return _run_model(request, out, progress, notice, secrets, folder, cache_folder,
+                          dataset, how, items, model)
+
+
+def _run_model(request: EvalRequest, out: Path, progress: Progress | None,
+               notice: Notice | None, secrets: _Secrets, folder: Path, cache_folder: Path,
+               dataset: Dataset, how: Setting, items: list[Item], model: Model | ItemModel
+               ) -> dict[str, Any]:
     redactor = secrets.redactor
     kinds = sorted({item.kind for item in items})
-    templates = {kind: request.prompt or default_template(kind) for kind in kinds} \
-        if not isinstance(model, ItemModel) else {}
+    check_model(request.strategy, request.table_format, model, request.model)
+    if request.protocol is not None:
+        check_items(items)
+        _check_stage_model(model, request.model)
+        _check_stage_strategy(request)
+    pack = prompt_pack(request.strategy, request.table_format,
+                       kinds if not isinstance(model, ItemModel) else (), request.prompt,
+                       dataset, items, request.seed)
+    if request.protocol is not None:  # the stage protocol's own prompt, through the pack
+        pack = replace(pack, templates={kind: request.prompt or stages_template(kind)
+                                        for kind in pack.templates})
+    templates = pack.templates
     asks_captions = how.pictures == "caption" and not isinstance(model, ItemModel)
     captioner = captioner_model(request.captioner, request.options) if asks_captions else None
     if captioner is not None:
         check_pictures(items, dataset)
+    judge = judge_model(request.judge, request.options, request.judge_url) \
+        if request.judge else None
+    derendered = how.chart == "derendered" and not isinstance(model, ItemModel)
+    if derendered:
+        check_derenderer(request.derenderer)
+        check_charts([i for i in [*items, *pack.examples.values()]
+                      if shown_setting(i, how).chart == "derendered"], dataset)
+    prices = request.prices or Prices.builtin()
+    cache = ResponseCache(cache_folder, f"--cache {request.cache}" if request.cache is not None
+                          else f"--out {out}")
+    reader = chart_reader(request.derenderer, request.options, dataset, cache, prices,
+                          lambda answer: _clean_reply(redactor, answer)) if derendered else None
     with _environment_failures(out, folder, request.cache, cache_folder), \
             held_run_folder(folder, out) as held:
         pages = folder / PAGES_DIR
-        to_draw = _check_prompts(items, dataset, how, templates, pages) \
+        to_draw = _check_prompts(items, dataset, how, pack, pages) \
             if not isinstance(model, ItemModel) else []
         if hasattr(model, "prepare"):
             model.prepare(items, dataset)
-        run = _run_record(request, dataset, items, model, how, templates)
+        run = _run_record(request, dataset, items, model, how, templates) | \
+            _reader_record(reader) | pack.record()
         run = plain(redactor.value(run))  # what run.json says: compared on a rerun
         held.claim(run, notice)
         if to_draw:
@@ -172,13 +246,34 @@ def _run_eval(request: EvalRequest, out: Path, progress: Progress | None,
             draw_pages(to_draw, dataset, pages)
         captions: Captioner = kind_caption if captioner is None else \
             model_captioner(captioner, request.captioner, items, dataset, folder)
-        shown = f"--cache {request.cache}" if request.cache is not None else f"--out {out}"
-        job = _Job(dataset, model, how.name, templates, ResponseCache(cache_folder, shown),
-                   request.prices or Prices.builtin(), request.model, pages, redactor,
-                   request.metrics, captions)
-        final = _answer_all(job, items, max(1, request.concurrency), progress)
+        job = _Job(dataset, model, how.name, pack, cache, prices, request.model, pages,
+                   redactor, request.metrics, captions, request.protocol,
+                   chart_margins(dataset) if request.protocol is not None else (0.0, 0.0),
+                   reader)
+        final = _answer_all(job, items, _concurrency(model, request.concurrency), progress)
+        if "error_classes" in run:
+            final = _classified(final, items, job, judge, request)
         summary = _write_outputs(folder, out, run, final)
     return summary
+
+
+@contextmanager
+def _closed_at_end(model: Model | ItemModel) -> Iterator[None]:
+    """Run the block, then close ``model`` if it has a ``close()`` (a server it holds open)."""
+    try:
+        yield
+    finally:
+        close = getattr(model, "close", None)
+        if callable(close):
+            close()
+
+
+def _concurrency(model: Model | ItemModel, asked: int) -> int:
+    """How many items are asked at once: ``asked``, at most the model's
+    ``max_concurrency``."""
+    most = getattr(model, "max_concurrency", None)
+    limit = most if isinstance(most, int) and most >= 1 else asked
+    return max(1, min(asked, limit))
 
 
 def _run_record(request: EvalRequest, dataset: Dataset, items: Sequence[Item],
@@ -201,7 +296,50 @@ def _run_record(request: EvalRequest, dataset: Dataset, items: Sequence[Item],
         **({"metrics": list(request.metrics)} if request.metrics else {}),
         **({"captioner": request.captioner} if how.pictures == "caption" and
            how.table == "text" else {}),
+        **({"protocol": request.protocol} if request.protocol is not None else {}),
+        **({"error_classes": {"judge": request.judge, "prompt": default_template(
+            JUDGE_TEMPLATE) if request.judge else None}}
+           if request.error_classes or request.judge else {}),
     }
+
+
+def _check_stage_model(model: Model | ItemModel, spec: str) -> None:
+    """``UserError`` for a model answering items directly that cannot answer the stage
+    protocol (it has no ``answer_stages(item)``)."""
+    if isinstance(model, ItemModel) and not callable(getattr(model, "answer_stages", None)):
+        raise UserError(f"--protocol stages: the model {spec!r} answers items directly and "
+                        "cannot answer the stage protocol (the oracle and openai:NAME can)")
+
+
+def _check_stage_strategy(request: EvalRequest) -> None:
+    """``UserError`` for ``--protocol stages`` with a prompt strategy or table format other
+    than the default: the stage protocol asks its own prompt, tables as JSON, in one turn."""
+    if request.strategy != DEFAULT_STRATEGY:
+        raise UserError(f"--protocol {request.protocol} and --strategy {request.strategy}: the "
+                        "stage protocol asks its own prompt in one turn; drop --strategy")
+    if request.table_format != DEFAULT_TABLE_FORMAT:
+        raise UserError(f"--protocol {request.protocol} and --table-format "
+                        f"{request.table_format}: the stage protocol's prompt shows tables as "
+                        "JSON; drop --table-format")
+
+
+def _classified(final: list[dict[str, Any]], items: Sequence[Item], job: _Job,
+                judge: Model | None, request: EvalRequest) -> list[dict[str, Any]]:
+    """The result lines with the error classes of their wrong answers, the judge's replies
+    cached and costed like answers, secrets redacted."""
+    errant = ErrorJudge(judge, str(request.judge), default_template(JUDGE_TEMPLATE),
+                        job.cache, job.prices) if judge is not None else None
+    lines = classify(final, items, errant, max(1, request.concurrency))
+    return [plain(job.redactor.value(line)) for line in lines]
+
+
+def _reader_record(reader: ChartReader | None) -> dict[str, Any]:
+    """What ``run.json`` records of a ``chart-derendered`` run's reader: its name and the
+    prompt it is asked with (none for the offline reader)."""
+    if reader is None:
+        return {}
+    template = getattr(reader, "template", None)
+    return {"derenderer": reader.spec} | ({"derender_prompt": template} if template else {})
 
 
 def _write_outputs(folder: Path, out: Path, run: dict[str, Any],
@@ -241,7 +379,7 @@ def _answer_all(job: _Job, items: Sequence[Item], concurrency: int,
 
 
 def _check_prompts(items: Sequence[Item], dataset: Dataset, how: Setting,
-                   templates: dict[str, str], pages: Path) -> list[Item]:
+                   pack: PromptPack, pages: Path) -> list[Item]:
     """Render every item's prompt without reading its images (``UserError`` for a missing
     image or a failing template); the items whose page the evaluator must draw."""
     to_draw: list[Item] = []
@@ -249,9 +387,11 @@ def _check_prompts(items: Sequence[Item], dataset: Dataset, how: Setting,
         # heavy:
         from hopvista.eval.page import pages_to_draw
 
-        to_draw = pages_to_draw(items, dataset, pages)
+        shown = {item.id: item for item in [*items, *pack.examples.values()]}
+        to_draw = pages_to_draw(list(shown.values()), dataset, pages)  # one-shot's too
     for item in items:
-        build_prompt(item, dataset, how, templates[item.kind], pages, check_only=True)
+        pack.first(item, dataset, how, pages, check_only=True)
+        pack.second(item, how)
     return to_draw
 
 
@@ -332,7 +472,7 @@ class _Job:
     dataset: Dataset
     model: Model | ItemModel
     setting_name: str
-    templates: dict[str, str]
+    pack: PromptPack
     cache: ResponseCache
     prices: Prices
     spec: str
@@ -340,6 +480,9 @@ class _Job:
     redactor: Redactor
     metrics: tuple[str, ...] = ()
     captioner: Captioner = kind_caption
+    protocol: str | None = None
+    margins: tuple[float, float] = (0.0, 0.0)
+    reader: ChartReader | None = None
 
     def evaluate(self, item: Item) -> dict[str, Any]:
         """One item's result line (plain JSON, secrets redacted)."""
@@ -347,51 +490,139 @@ class _Job:
         cached = False
         error = None
         reply: Reply | None = None
+        derendered, chart, error = self._read_chart(item)
+        example_chart = None
+        if error is None and not isinstance(self.model, ItemModel):
+            example_chart, error = self._example_reading(item)
         if isinstance(self.model, ItemModel):
             try:
-                reply = self._clean(self.model.answer_item(item))
+                reply = self._clean(self.model.answer_stages(item)  # type: ignore[attr-defined]
+                                    if self.protocol is not None else
+                                    self.model.answer_item(item))
             except ModelError as exc:
                 error = self._error(exc)
-        else:
-            prompt = build_prompt(item, self.dataset, setting(self.setting_name),
-                                  self.templates[item.kind], self.pages,
-                                  captioner=self.captioner)
-            identity = _identity(self.model)
+        elif error is None:
+            how = setting(self.setting_name)
+            prompt = self.pack.first(item, self.dataset, how, self.pages,
+                                     captioner=self.captioner, chart_reading=chart,
+                                     example_reading=example_chart)
             digest = prompt_digest(prompt)
-            key = request_key(identity or {"model": self.spec}, digest)
             prompt_id = digest[:16]
-            found = self.cache.get(key) if identity is not None else None
-            reply = None if found is None else self._clean(found)
-            if reply is not None and found is not None and reply.text != found.text:
-                self.cache.put(key, reply)  # cached by a run that kept a secret in it
-            cached = reply is not None
-            if reply is None:
-                try:
-                    reply = self._clean(self.model.answer(prompt))
-                except ModelError as exc:
-                    error = self._error(exc)
-                else:
-                    if identity is not None:
-                        self.cache.put(key, reply)
+            reply, cached, error = self._turn(self.model, digest, [], prompt)
+            second = self.pack.second(item, how)
+            if second is not None:
+                result = self._refined(item, prompt, prompt_id, second, reply, cached, error)
+                return self._written(result, derendered)
         result = _result(item, self.setting_name, prompt_id, cached, error)
         if reply is not None:
             result |= _scored(item, reply, None if cached else self.prices.cost(self.spec,
                                                                                  reply),
                               self.metrics)
+            if self.protocol is not None:
+                result |= stage_fields(item, reply.text, self.margins)
+        return self._written(result, derendered)
+
+    def _written(self, result: dict[str, Any], derendered: dict[str, Any] | None
+                 ) -> dict[str, Any]:
+        """The result line as written: what the chart's reader read (``chart-derendered``)
+        added, plain JSON, secrets redacted."""
+        if derendered is not None:
+            result["derendered"] = derendered
         written: dict[str, Any] = plain(self.redactor.value(result))
         return written
 
+    def _read_chart(self, item: Item) -> tuple[dict[str, Any] | None, str | None, str | None]:
+        """In ``chart-derendered``: what the reader read of the item's chart (the result's
+        ``derendered``), the reading as the prompt shows it, and the item's error when the
+        reading failed; nothing for an item whose chart is not read."""
+        if self.reader is None or item.inputs.chart is None or \
+                shown_setting(item, setting(self.setting_name)).chart != "derendered":
+            return None, None, None
+        try:
+            reading = self.reader.read(item)
+        except ModelError as exc:
+            failure = exc if isinstance(exc, DerenderError) else None
+            return (reading_record(self.reader.spec, item, None, failure), None,
+                    self._error(ModelError(f"derenderer {self.reader.spec}: {exc}")))
+        return reading_record(self.reader.spec, item, reading), reading_json(reading), None
+
+    def _example_reading(self, item: Item) -> tuple[str | None, str | None]:
+        """In ``chart-derendered`` with ``one-shot``: the reading of the chart of the example
+        shown before ``item`` and the item's error when that reading failed."""
+        example = self.pack.examples.get(item.id)
+        if example is None:
+            return None, None
+        _, reading, error = self._read_chart(example)
+        return reading, error
+
+    def _turn(self, model: Model, digest: str, history: Sequence[Exchange],
+              prompt: Prompt) -> tuple[Reply | None, bool, str | None]:
+        """One request of a conversation (the first when ``history`` is empty), from the
+        cache when it holds the answer: the reply, whether it was cached, the error."""
+        identity = _identity(model)
+        key = request_key(identity or {"model": self.spec}, digest)
+        found = self.cache.get(key) if identity is not None else None
+        reply = None if found is None else self._clean(found)
+        if reply is not None and found is not None and reply.text != found.text:
+            self.cache.put(key, reply)  # cached by a run that kept a secret in it
+        if reply is not None:
+            return reply, True, None
+        try:
+            reply = self._clean(ask(model, history, prompt))
+        except ModelError as exc:
+            return None, False, self._error(exc)
+        if identity is not None:
+            self.cache.put(key, reply)
+        return reply, False, None
+
+    def _refined(self, item: Item, first: Prompt, prompt_id: str, second: Prompt,
+                 reply: Reply | None, cached: bool, error: str | None) -> dict[str, Any]:
+        """The result line of a two-turn strategy: the answer, then the revision asked in
+        the same conversation; the revision is scored, both turns' tokens and costs
+        counted, and each turn kept under ``turns`` (the line before it is written)."""
+        assert isinstance(self.model, Model)
+        turns = [] if reply is None else [(reply, cached)]
+        if reply is not None:
+            history = self.pack.history(first, reply.text)
+            revised, again, error = self._turn(
+                self.model, conversation_digest(history, second), history, second)
+            if revised is not None:
+                turns.append((revised, again))
+        done = len(turns) == 2
+        result = _result(item, self.setting_name, prompt_id,
+                         done and all(c for _, c in turns), error)
+        costs = [None if c else self.prices.cost(self.spec, r) for r, c in turns]
+        if done:
+            result |= _scored(item, turns[1][0], _total(costs), self.metrics)
+        if turns:  # what was spent, whether or not the revision came
+            result["cost"] = _total(costs)
+            result["tokens"] = {side: _total([getattr(r, f"{side}_tokens") for r, _ in turns])
+                                for side in ("input", "output")}
+        result["turns"] = [{"response": r.text, "cached": c, "cost": cost,
+                            "tokens": {"input": r.input_tokens, "output": r.output_tokens}}
+                           for (r, c), cost in zip(turns, costs, strict=True)]
+        return result
+
     def _clean(self, answer: Any) -> Reply:
         """``answer`` checked (``ModelError`` if malformed), secrets redacted."""
-        reply = checked_reply(answer)
-        text = self.redactor.text(reply.text)
-        return reply if text == reply.text else Reply(text, reply.input_tokens,
-                                                      reply.output_tokens)
+        return _clean_reply(self.redactor, answer)
 
     def _error(self, exc: ModelError) -> str:
         text = " ".join(plain(str(exc) or type(exc).__name__).split())
         text = "".join(c if c.isprintable() else "\ufffd" for c in text)
         return self.redactor.text(text)[:MAX_ERROR_CHARS]
+
+
+def _clean_reply(redactor: Redactor, answer: Any) -> Reply:
+    """``answer`` checked (``ModelError`` if malformed), secrets redacted."""
+    reply = checked_reply(answer)
+    text = redactor.text(reply.text)
+    return reply if text == reply.text else Reply(text, reply.input_tokens,
+                                                  reply.output_tokens, reply.seconds)
+def _total(values: Sequence[float | int | None]) -> Any:
+    """The sum of the known ``values``; ``None`` when none is known."""
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
 
 
 def _result(item: Item, setting_name: str, prompt_id: str | None, cached: bool,
@@ -427,6 +658,8 @@ def _scored(item: Item, reply: Reply, cost: float | None,
         failure = LOGICAL_FAILURE
     if failure is not None:
         fields["markup_failure"] = failure
+    if reply.seconds is not None:
+        fields["seconds"] = round(reply.seconds, 3)
     if item.statements:
         truth = [s.label for s in item.statements]
         predicted = [None if parsed is None else (n + 1) in parsed for n in range(len(truth))]

@@ -13,11 +13,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from statistics import median
 from typing import Any
 
 import numpy as np
 
 from hopvista.audit.stats import Bootstrap, Estimate
+from hopvista.eval.derender import reading_summary
+from hopvista.eval.error_classes import error_summary
+from hopvista.eval.stages import stage_summary
 from hopvista.model.kinds import THREE_STATEMENT
 
 FACETS = ("difficulty", "variant", "family", "subtask", "order", "chart_library", "chart_kind",
@@ -54,6 +58,7 @@ def summarise(results: Sequence[dict[str, Any]], run: dict[str, Any],
 
     summary: dict[str, Any] = {
         "run": {k: run.get(k) for k in ("model", "setting", "options", "limit", "variants")}
+        | {k: run[k] for k in ("strategy", "table_format") if k in run}
         | {"dataset": run.get("dataset")},
         "items": len(results),
         "answered": len(answered),
@@ -81,10 +86,32 @@ def summarise(results: Sequence[dict[str, Any]], run: dict[str, Any],
     markup = _markup(answered)
     if markup:
         summary["markup"] = markup
+    stages = stage_summary(answered)
+    if stages:
+        summary["stages"] = stages
     papers = _papers(answered, seed)
     if papers:
         summary["papers"] = papers
+    errors = error_summary(results, run)
+    if errors is not None:
+        summary["error_classes"] = errors
+    derendered = reading_summary(results)
+    if derendered:
+        summary["derendered"] = derendered
+    seconds = _seconds(answered)
+    if seconds:
+        summary["seconds"] = seconds
     return summary
+
+
+def _seconds(answered: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The time answers took, where it was measured (a person's, ``--model human``): items
+    timed, total, mean and median seconds; empty when nothing was timed."""
+    times = [float(r["seconds"]) for r in answered if isinstance(r.get("seconds"), (int, float))]
+    if not times:
+        return {}
+    return {"items": len(times), "total": round(sum(times), 3),
+            "mean": round(sum(times) / len(times), 3), "median": round(median(times), 3)}
 
 
 FCMR_LEVELS = ("easy", "medium", "hard")

@@ -24,6 +24,7 @@ from typing import Any
 from hopvista.errors import UserError
 from hopvista.eval.backends import Prompt, PromptImage
 from hopvista.eval.prompts import Setting, build_prompt, default_template, setting
+from hopvista.eval.strategies import PromptPack, prompt_pack
 from hopvista.model import ITEM_KINDS, Item
 from hopvista.model.dataset import ITEMS, Dataset, load, sha256_file
 from hopvista.output.atomic import (
@@ -70,8 +71,10 @@ class Entry:
         return f"{self.number:06d}-{part:02d}-{image.role}.png"
 
 
-def entries(dataset: Dataset, how: Setting, limit: int | None) -> Iterator[Entry]:
-    """The dataset's items (the first ``limit``) with their prompts and references."""
+def entries(dataset: Dataset, how: Setting, limit: int | None,
+            pack: PromptPack | None = None) -> Iterator[Entry]:
+    """The dataset's items (the first ``limit``) with their prompts (``pack``'s, when given:
+    a prompt strategy's) and references."""
     templates: dict[str, str] = {}
     for number, item in enumerate(dataset):
         if limit is not None and number >= limit:
@@ -79,10 +82,29 @@ def entries(dataset: Dataset, how: Setting, limit: int | None) -> Iterator[Entry
         if item.kind not in ITEM_KINDS:
             raise UserError(f"{dataset.root / ITEMS}: item {item.id} is of kind {item.kind!r}, "
                             "which this install does not know")
-        if item.kind not in templates:
-            templates[item.kind] = default_template(item.kind)
-        prompt = build_prompt(item, dataset, how, templates[item.kind])
+        if pack is not None:
+            prompt = pack.first(item, dataset, how)
+        else:
+            if item.kind not in templates:
+                templates[item.kind] = default_template(item.kind)
+            prompt = build_prompt(item, dataset, how, templates[item.kind])
         yield Entry(number, item, prompt, ITEM_KINDS.get(item.kind).reference(item))
+
+
+def export_pack(dataset: Dataset, limit: int | None, strategy: str, table_format: str,
+                seed: int | None) -> PromptPack | None:
+    """The prompts of ``strategy`` for the items to export (``None`` for the default,
+    which exports each kind's built-in prompt); ``UserError`` in one line for a strategy
+    that holds a conversation, which an export of one prompt per item cannot carry."""
+    items = [item for number, item in enumerate(dataset) if limit is None or number < limit]
+    known = [item for item in items if item.kind in ITEM_KINDS]
+    kinds = sorted({item.kind for item in known})
+    pack = prompt_pack(strategy, table_format, kinds, None, dataset, known, seed)
+    if pack.refine is not None:
+        raise UserError(f"--strategy {strategy}: a conversation of two turns, which a harness "
+                        "export cannot carry (it sends one prompt per item); run it with "
+                        "gen eval")
+    return None if pack.default and seed is None else pack
 
 
 def metric_names(entry: Entry) -> list[str]:
@@ -114,10 +136,20 @@ def write_readme(job: Job, harness: str, count: int, how_to_run: str) -> None:
         f"{count} items of `{job.dataset.root.resolve()}`, each shown as in the setting "
         f"**{job.setting.name}** ({job.setting.description}). The prompts and reference "
         "answers are those `gen eval` uses in that setting:\n\n"
-        f"    gen eval {source} --setting {job.setting.name} --model MODEL --out RUN\n\n"
+        f"    gen eval {source} --setting {job.setting.name}{_strategy_flags(job)} --model "
+        "MODEL --out RUN\n\n"
         "Answers are scored by hopvista's own parser and scorer (hopvista must be installed "
         "where they are scored), so a score here can be set beside that run's.\n\n"
         f"{how_to_run.strip()}\n"))
+
+
+def _strategy_flags(job: Job) -> str:
+    """The ``gen eval`` flags of the export's prompt strategy (none for the default)."""
+    if job.pack is None:
+        return ""
+    seed = f" --seed {job.pack.seed}" if job.pack.seed is not None else ""
+    return (f" --strategy {job.pack.name} --table-format {job.pack.table_format}"
+            f"{seed}")
 
 
 def write_json(path: Path, value: Any) -> None:
@@ -141,15 +173,21 @@ class Job:
     """The staging folder the format writes into (renamed to ``--out`` at the end)."""
     out: Path
     """Where the export will be (``--out``): what its README names."""
+    pack: PromptPack | None = None
+    """A prompt strategy's prompts (``None``: each kind's built-in prompt)."""
 
     def entries(self) -> Iterator[Entry]:
         """The items to export, with their prompts and references."""
-        return entries(self.dataset, self.setting, self.limit)
+        return entries(self.dataset, self.setting, self.limit, self.pack)
 
 
 def marker(dataset: Dataset, fmt: str, how: Setting, limit: int | None,
-           count: int, files: dict[str, str]) -> dict[str, Any]:
-    """The record :data:`MARKER` holds; ``files`` is :func:`written_files` of the export."""
+           count: int, files: dict[str, str], pack: PromptPack | None = None
+           ) -> dict[str, Any]:
+    """The record :data:`MARKER` holds; ``files`` is :func:`written_files` of the export,
+    ``pack`` its prompt strategy's prompts if it has one."""
+    strategy = {} if pack is None else {k: v for k, v in pack.record().items()
+                                        if k in ("strategy", "table_format", "seed")}
     return {
         "format": EXPORT_FORMAT, "format_version": EXPORT_VERSION, "harness": fmt,
         "hopvista": __version__,
@@ -157,7 +195,7 @@ def marker(dataset: Dataset, fmt: str, how: Setting, limit: int | None,
                     "items_sha256": sha256_file(dataset.root / ITEMS),
                     "domain": dataset.manifest.config.get("domain")},
         "setting": how.name, "limit": limit, "items": count, "files": files,
-    }
+    } | strategy
 
 
 def written_files(folder: Path) -> dict[str, str]:
@@ -273,6 +311,10 @@ def _swap_in(stage: Path, out: Path) -> None:
 def open_dataset(path: Path, setting_name: str) -> tuple[Dataset, Setting]:
     """The dataset at ``path`` and the setting called ``setting_name`` (``UserError`` if not)."""
     how = setting(setting_name)
+    if how.chart == "derendered":
+        raise UserError(f"--setting {how.name}: a chart-to-table reader reads the charts "
+                        "during gen eval, which an export cannot run; export chart-as-table "
+                        "(the exact data) or evaluate with gen eval")
     if not path.is_dir():
         raise UserError(f"{path}: not a folder (give a hopvista dataset folder)")
     return load(path), how
