@@ -152,7 +152,9 @@ def serve(script: Script) -> Iterator[str]:
     """Run the server on 127.0.0.1 (a free port); yields its base URL (``…/v1``)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(script))
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for serve_forever's next poll: a short one ends each test at once
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},
+                              daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1"

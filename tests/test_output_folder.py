@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -125,22 +125,41 @@ def test_fallback_replacement_also_refuses_a_changed_folder(tmp_path: Path, monk
     assert out.is_dir() and list(out.iterdir()) == []
 
 
-KILL_SCRIPT = textwrap.dedent("""
-    import os, signal, sys
-    from hopvista.output import folder as outdir
-    step, fallback = sys.argv[1], sys.argv[2] == "fallback"
-    def checkpoint(name):
-        if name == step:
-            os.kill(os.getpid(), signal.SIGKILL)
-    outdir._checkpoint = checkpoint
-    if fallback:
-        from hopvista.output.atomic import Unsupported
-        def no_exchange(first, second):
-            raise Unsupported(22, "not here")
-        outdir.rename_exchange = no_exchange
-    from hopvista.cli.main import main
-    sys.exit(main(sys.argv[3:]))
-""")
+def _killed_at(step: str, fallback: bool, args: list[str]) -> int:
+    """Exit status of ``gen ARGS`` run in a forked child of this process (its imports and
+    world already loaded) that SIGKILLs itself at the output folder's checkpoint ``step``;
+    ``fallback`` takes away the atomic exchange of two paths."""
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        code = 99
+        try:
+            def checkpoint(name: str) -> None:
+                if name == step:
+                    os.kill(os.getpid(), signal.SIGKILL)
+
+            def no_exchange(first: object, second: object) -> None:
+                raise Unsupported(22, "not here")
+
+            outdir._checkpoint = checkpoint
+            if fallback:
+                outdir.rename_exchange = no_exchange
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            code = main(args)
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 120
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise AssertionError(f"the build to be killed at {step!r} did not end in 120 s")
+        time.sleep(0.02)
+
 
 STEPS = ["locked", "staged", "written", "swapped", "cleaned"]
 
@@ -152,10 +171,9 @@ def test_a_kill_at_any_step_loses_nothing_and_a_rerun_recovers(
         tmp_path: Path, mode: str, step: str, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "ds"
     assert _build(out, "-n", "4") == 0
-    killed = subprocess.run(
-        [sys.executable, "-c", KILL_SCRIPT, step, mode, *BUILD, "--out", str(out),
-         "-n", "5", "--overwrite"], capture_output=True, text=True, timeout=120)
-    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    killed = _killed_at(step, mode == "fallback",
+                        [*BUILD, "--out", str(out), "-n", "5", "--overwrite"])
+    assert killed == -signal.SIGKILL, f"the build was not killed at {step!r} ({killed})"
     if mode == "fallback" and step == "moved-aside":
         assert not out.exists()  # the one instant the fallback has no dataset at --out
     else:

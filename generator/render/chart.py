@@ -96,8 +96,8 @@ class ChartRenderer:
         if self._open:
             raise RuntimeError("ChartRenderer is already open")
         # Images are drawn on Agg canvases directly: pyplot (and its backend) is never used.
+        # seaborn (1.5 s with scipy and pandas) is imported by the first seaborn chart.
         import matplotlib.backends.backend_agg  # noqa: F401
-        import seaborn  # noqa: F401  (1.5 s: import once per process)
 
         self._open = True
         if self._warm_plotly:
