@@ -11,6 +11,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -113,11 +114,89 @@ def six(tmp_path_factory: pytest.TempPathFactory) -> Path:
 SHARED_IMAGE_BUILDS = ("hard48", "six")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests on a shared build with images belong to the slow tier."""
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
+    """Tests on a shared build with images belong to the slow tier (marked before ``-m``
+    selects); the selected tests are then ordered by :func:`_order_by_cost`."""
     for item in items:
         if set(SHARED_IMAGE_BUILDS) & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+    yield
+    _order_by_cost(items)
+
+
+# -- the order in which xdist hands out test files ------------------------------------------
+#
+# ``--dist loadfile`` gives each worker a whole file at a time, in collection order (this
+# conftest turns off xdist's own reordering, which goes by the number of tests). The files
+# are ordered by their recorded cost, longest first, so that no long file starts last while
+# the other workers have nothing left to do. tests/costs.json holds each file's seconds per
+# tier; HOPVISTA_TEST_COSTS=tests/costs.json with the README's test command records them
+# again. A file it does not know costs 0.1 s per quick test and 1 s per slow one.
+
+COSTS = Path(__file__).with_name("costs.json")
+UNKNOWN = {"quick": 0.1, "slow": 1.0}  # seconds per test of a file not in costs.json
+
+
+def _tier(keywords: Any) -> str:
+    return "slow" if "slow" in keywords else "quick"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def _recorded_costs() -> dict[str, dict[str, float]]:
+    try:
+        costs: dict[str, dict[str, float]] = json.loads(COSTS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return costs
+
+
+def _order_by_cost(items: list[pytest.Item]) -> None:
+    """Sort ``items`` file by file, the costliest file first (a stable sort: the tests of a
+    file keep their order, files of equal cost theirs)."""
+    costs = _recorded_costs()
+    tiers: dict[str, set[str]] = {}
+    counts: dict[str, int] = {}
+    for item in items:
+        name = item.nodeid.split("::")[0]
+        tiers.setdefault(name, set()).add(_tier(item.keywords))
+        counts[name] = counts.get(name, 0) + 1
+    cost = {name: sum(costs.get(tier, {}).get(name, UNKNOWN[tier] * counts[name])
+                      for tier in found) for name, found in tiers.items()}
+    items.sort(key=lambda item: -cost[item.nodeid.split("::")[0]])
+
+
+_SPENT: dict[str, dict[str, float]] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Add a test phase's time to its file's cost (in the process that sees every report:
+    xdist's controller, or pytest without workers)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    tier = _SPENT.setdefault(_tier(report.keywords), {})
+    name = report.nodeid.split("::")[0]
+    tier[name] = tier.get(name, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """With HOPVISTA_TEST_COSTS=PATH, write the files' costs measured in this session to
+    PATH (those of a tier that did not run are kept)."""
+    path = os.environ.get("HOPVISTA_TEST_COSTS")
+    if not path or os.environ.get("PYTEST_XDIST_WORKER") or not _SPENT:
+        return
+    target = Path(path)
+    try:
+        costs = json.loads(target.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        costs = {}
+    for tier, spent in _SPENT.items():
+        costs[tier] = {name: round(seconds, 1) for name, seconds in sorted(spent.items())}
+    target.write_text(json.dumps(costs, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def default_style(name: str) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -29,6 +30,7 @@ import pytest
 
 from hopvista.cli.main import main
 from hopvista.errors import UserError
+from hopvista.eval import human
 from hopvista.eval.backends import ModelError, Prompt, PromptImage, Reply
 from hopvista.eval.human import CONTENT_SECURITY_POLICY, Human
 from hopvista.eval.prompts import DEFAULT_SETTING, build_prompt, default_template, setting
@@ -142,6 +144,24 @@ def test_a_closed_session_gives_the_waiting_item_no_answer(session: _Session) ->
         "the session ended before this item was answered"]
 
 
+def test_a_waiting_page_that_reloads_as_the_run_ends_is_told_it_ended(
+        session: _Session, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last answer is given; the run ends while the page, told "waiting", is about to
+    reload: the server stays up until that reload has been told the session ended."""
+    monkeypatch.setattr(human, "WAIT_SECONDS", 0.05)
+    _, _, page = session.get()
+    session.post(token=_token(page), answer="Answer: 1")
+    session.thread.join(10)
+    _, _, waiting = session.get()  # no item is asked: "waiting", and the page reloads
+    assert 'http-equiv="refresh"' in waiting and 'id="done"' not in waiting
+    closing = threading.Thread(target=session.model.close)
+    closing.start()
+    time.sleep(0.3)  # the run has ended; the page reloads now
+    _, _, done = session.get()
+    closing.join(10)
+    assert 'id="done"' in done and not closing.is_alive()
+
+
 @pytest.mark.parametrize(("option", "message"), [
     ("port=99999", "gen: error: --option port=99999: must be a port number from 0 to 65535 "
                    "(0: a free one)"),
@@ -245,7 +265,8 @@ def _expected_prompts(dataset: Path, count: int) -> list[Prompt]:
 
 
 def _answer(page: Any, url: str, text: str, expected: Prompt) -> None:
-    """Open the page, check it shows ``expected`` as the runner builds it, and answer."""
+    """Open the page, check it shows ``expected`` as the runner builds it, answer, and
+    return once the page that follows has loaded."""
     page.goto(url)
     shown = [element.get_attribute("src") or element.text_content()
              for element in page.query_selector_all("#prompt > *")]
@@ -253,7 +274,8 @@ def _answer(page: Any, url: str, text: str, expected: Prompt) -> None:
         "data:image/png;base64," + base64.b64encode(part.png).decode()
         if isinstance(part, PromptImage) else part for part in expected.parts]
     page.fill("#answer", text)
-    page.click("#submit")
+    with page.expect_navigation(timeout=30_000):  # the next page (an item, or "waiting")
+        page.click("#submit")
 
 
 def _results(run: Path) -> list[dict[str, Any]]:

@@ -92,6 +92,8 @@ class _Desk:
         self._asked: _Asked | None = None
         self._closed = False
         self._serving = 0
+        self._polling = False  # the page last served said "waiting": it reloads itself
+        self._told_done = False  # a page has been told the session ended
         self._changed = threading.Condition()
 
     @contextmanager
@@ -131,9 +133,14 @@ class _Desk:
             while self._asked is None and not self._closed:
                 left = deadline - time.monotonic()
                 if left <= 0:
+                    self._polling = True
                     return None
                 self._changed.wait(left)
             asked = self._asked
+            self._polling = False
+            if asked is None:
+                self._told_done = True
+                self._changed.notify_all()
             if asked is not None and asked.shown_at is None:
                 asked.shown_at = time.monotonic()
             return asked
@@ -156,13 +163,16 @@ class _Desk:
         """Whether the session has ended."""
         return self._closed
 
-    def close(self, grace: float = 1.0) -> None:
+    def close(self, grace: float = 3 * REFRESH_SECONDS + 2) -> None:
         """End the session: a waiting item gets no answer, and a page waiting for the next
-        item is told the session ended (within ``grace`` seconds)."""
+        item is told the session ended: a request waiting now is answered at once, and a
+        "waiting" page that reloads itself within ``grace`` seconds still reaches the server
+        (a page showing an item is not waited for)."""
         with self._changed:
             self._closed = True
             self._changed.notify_all()
-            self._changed.wait_for(lambda: self._serving == 0, grace)
+            self._changed.wait_for(
+                lambda: self._serving == 0 and (self._told_done or not self._polling), grace)
 
 
 def _page_template() -> Template:
