@@ -255,6 +255,19 @@ class _Gen:
         os.kill(self.process.pid, how)
         return self.finish()
 
+    def await_done(self, page: Any) -> None:
+        """Wait for the page to say the session ended; if it does not, fail with what the
+        page shows and what gen said."""
+        try:
+            page.wait_for_selector("#done", timeout=20_000)
+        except Exception as exc:
+            running = self.process.poll() is None
+            if running:
+                self.process.kill()
+            code, err = self.finish()
+            raise AssertionError(f"no #done ({exc}); gen {'was running, ' if running else ''}"
+                                 f"exit {code}: {err}\npage: {page.content()}") from None
+
 
 def _expected_prompts(dataset: Path, count: int) -> list[Prompt]:
     """The prompts the runner sends a model for the first ``count`` items."""
@@ -300,7 +313,7 @@ def test_a_person_answers_three_items_and_the_run_scores_exactly_those(
     try:
         for text, prompt in zip(typed, prompts, strict=True):
             _answer(page, gen.url, text, prompt)
-        page.wait_for_selector("#done", timeout=20_000)
+        gen.await_done(page)
         code, err = gen.finish()
     finally:
         context.close()
@@ -341,7 +354,7 @@ def test_a_stopped_or_killed_session_goes_on_from_the_first_unanswered_item(
         assert code == -signal.SIGKILL
         gen = _Gen(six, run, 3)  # the third, and the run is written
         _answer(page, gen.url, typed[2], prompts[2])
-        page.wait_for_selector("#done", timeout=20_000)
+        gen.await_done(page)
         code, err = gen.finish()
     finally:
         context.close()
