@@ -10,6 +10,7 @@ the options a user can get wrong.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import re
@@ -102,7 +103,13 @@ def session() -> Iterator[_Session]:
     prompt = Prompt(("Is <b>this</b> true?\n", PromptImage(PNG, "chart"), "\nAnswer: 1"))
     served = _Session(prompt)
     yield served
-    served.model.close()
+    # End as a browser would after its last answer: it follows the redirect and is told the
+    # session ended (else the server would wait a few seconds for it).
+    closing = threading.Thread(target=served.model.close)
+    closing.start()
+    with contextlib.suppress(OSError):  # the server had stopped: no page was expected
+        served.get()
+    closing.join(10)
 
 
 def test_the_page_shows_the_prompt_in_order_and_loads_nothing(session: _Session) -> None:
@@ -142,6 +149,20 @@ def test_a_closed_session_gives_the_waiting_item_no_answer(session: _Session) ->
     assert not session.thread.is_alive() and not session.reply
     assert [str(e) for e in session.failed] == [
         "the session ended before this item was answered"]
+
+
+def test_the_last_answers_redirect_is_told_the_session_ended(session: _Session) -> None:
+    """The run ends as soon as the last answer is taken: the page's redirect, which comes
+    after, still finds the server and is told the session ended."""
+    _, _, page = session.get()
+    assert session.post(token=_token(page), answer="Answer: 1")[0] == 303
+    session.thread.join(10)
+    closing = threading.Thread(target=session.model.close)
+    closing.start()
+    time.sleep(0.3)  # the run has ended; the browser follows the redirect now
+    _, _, done = session.get()
+    closing.join(10)
+    assert 'id="done"' in done and not closing.is_alive()
 
 
 def test_a_waiting_page_that_reloads_as_the_run_ends_is_told_it_ended(

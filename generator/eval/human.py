@@ -92,7 +92,7 @@ class _Desk:
         self._asked: _Asked | None = None
         self._closed = False
         self._serving = 0
-        self._polling = False  # the page last served said "waiting": it reloads itself
+        self._returning = False  # a page will ask again: it was answered, or told to wait
         self._told_done = False  # a page has been told the session ended
         self._changed = threading.Condition()
 
@@ -133,11 +133,11 @@ class _Desk:
             while self._asked is None and not self._closed:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    self._polling = True
+                    self._returning = True
                     return None
                 self._changed.wait(left)
             asked = self._asked
-            self._polling = False
+            self._returning = False
             if asked is None:
                 self._told_done = True
                 self._changed.notify_all()
@@ -155,6 +155,7 @@ class _Desk:
             now = time.monotonic()
             asked.seconds = round(now - (asked.shown_at or now), 3)
             asked.answer = answer
+            self._returning = True  # redirected to the page, which asks for the next item
             self._changed.notify_all()
             return True
 
@@ -164,15 +165,16 @@ class _Desk:
         return self._closed
 
     def close(self, grace: float = 3 * REFRESH_SECONDS + 2) -> None:
-        """End the session: a waiting item gets no answer, and a page waiting for the next
-        item is told the session ended: a request waiting now is answered at once, and a
-        "waiting" page that reloads itself within ``grace`` seconds still reaches the server
-        (a page showing an item is not waited for)."""
+        """End the session: a waiting item gets no answer, and a page that will ask for the
+        next item (it was just answered, or told to wait and reloads itself) is told the
+        session ended: a request waiting now is answered at once, one that comes within
+        ``grace`` seconds still reaches the server (a page showing an item is not waited
+        for)."""
         with self._changed:
             self._closed = True
             self._changed.notify_all()
             self._changed.wait_for(
-                lambda: self._serving == 0 and (self._told_done or not self._polling), grace)
+                lambda: self._serving == 0 and (self._told_done or not self._returning), grace)
 
 
 def _page_template() -> Template:
@@ -243,6 +245,10 @@ def _handler(page: _Page, port: Callable[[], int]) -> type[BaseHTTPRequestHandle
             if urlsplit(self.path).path != "/answer":
                 self._send(HTTPStatus.NOT_FOUND, b"not found", "text/plain")
                 return
+            with page.desk.serving():  # the session ends after the redirect is sent
+                self._answer()
+
+        def _answer(self) -> None:
             form = self._form()
             if form is None:
                 return
