@@ -151,6 +151,23 @@ def test_a_closed_session_gives_the_waiting_item_no_answer(session: _Session) ->
         "the session ended before this item was answered"]
 
 
+def test_an_item_just_answered_is_not_shown_again_while_the_run_takes_the_answer() -> None:
+    """The browser follows the answer's redirect at once; the run's thread may not have
+    taken the answer yet (held off here by holding the desk's lock, as a loaded machine
+    may): the page must not show the answered item again."""
+    desk = human._Desk(2)
+    prompt = Prompt(("Is this true?\nAnswer: 1",))
+    asking = threading.Thread(target=desk.ask, args=(prompt,), daemon=True)
+    asking.start()
+    asked = desk.shown(5)
+    assert asked is not None
+    with desk._changed:  # the run's thread cannot wake until this block ends
+        assert desk.take(asked.token, "Answer: 1")
+        assert desk.shown(0) is None
+    asking.join(5)
+    assert not asking.is_alive() and desk.answered == 1
+
+
 def test_the_last_answers_redirect_is_told_the_session_ended(session: _Session) -> None:
     """The run ends as soon as the last answer is taken: the page's redirect, which comes
     after, still finds the server and is told the session ended."""

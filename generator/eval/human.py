@@ -127,16 +127,17 @@ class _Desk:
 
     def shown(self, wait: float) -> _Asked | None:
         """The item to show (its first showing starts its clock), waiting at most ``wait``
-        seconds for one; ``None`` if there is none (yet, or any more: :attr:`closed`)."""
+        seconds for one; ``None`` if there is none (yet, or any more: :attr:`closed`). An
+        item answered a moment ago is not shown again while the run takes its answer."""
         deadline = time.monotonic() + wait
         with self._changed:
-            while self._asked is None and not self._closed:
+            while self._unasked() and not self._closed:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     self._returning = True
                     return None
                 self._changed.wait(left)
-            asked = self._asked
+            asked = None if self._unasked() else self._asked
             self._returning = False
             if asked is None:
                 self._told_done = True
@@ -144,6 +145,10 @@ class _Desk:
             if asked is not None and asked.shown_at is None:
                 asked.shown_at = time.monotonic()
             return asked
+
+    def _unasked(self) -> bool:
+        """Whether no item waits for an answer (call with the lock held)."""
+        return self._asked is None or self._asked.answer is not None
 
     def take(self, token: str, answer: str) -> bool:
         """Give ``answer`` to the item whose form carries ``token``; ``False`` if that item
