@@ -418,6 +418,34 @@ def test_the_driver_gets_its_node_options_and_the_users_come_last(
     assert "NODE_OPTIONS" not in os.environ
 
 
+def test_a_chromium_that_crashes_while_starting_is_tried_once_more() -> None:
+    from playwright.sync_api import Error as PlaywrightError
+
+    crash = "BrowserType.launch: Target page, context or browser has been closed"
+
+    class Chromium:
+        def __init__(self, failures: int) -> None:
+            self.failures, self.calls = failures, 0
+
+        def launch(self, **options: object) -> str:
+            self.calls += 1
+            if self.calls <= self.failures:
+                raise PlaywrightError(crash)
+            return "browser"
+
+    class Playwright:
+        def __init__(self, failures: int) -> None:
+            self.chromium = Chromium(failures)
+
+    once = Playwright(1)
+    assert browser.launch_browser(once) == "browser"  # type: ignore[arg-type]
+    assert once.chromium.calls == 2
+    always = Playwright(10**6)
+    with pytest.raises(UserError, match="has been closed"):
+        browser.launch_browser(always)  # type: ignore[arg-type]
+    assert always.chromium.calls == 2 * len(browser.candidates())
+
+
 def test_bogus_chromium_env_var(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOPVISTA_CHROMIUM", "/nonexistent/chromium-for-test")
     with pytest.raises(UserError, match="HOPVISTA_CHROMIUM"):

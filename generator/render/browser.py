@@ -205,35 +205,46 @@ def release_playwright() -> None:
         playwright.stop()
 
 
+STARTUP_CRASH = "has been closed"
+"""What Playwright says when Chromium died while it started: seen on a loaded machine, and
+tried once more."""
+
+
 def launch_browser(playwright: Playwright, extra_args: tuple[str, ...] = ()) -> Browser:
-    """Launch headless Chromium from the first candidate that starts.
+    """Launch headless Chromium from the first candidate that starts (a candidate that
+    crashes while starting is tried twice).
 
     Raises ``UserError`` saying what to install or set when none does.
     """
     errors: list[str] = []
     for candidate in candidates():
-        try:
-            return playwright.chromium.launch(
-                executable_path=candidate.executable,
-                headless=True,
-                args=[*LAUNCH_ARGS, *extra_args],
-                # Fonts from the system's fontconfig setup only, never the user's own
-                # fonts or settings: the same packages draw the same pixels everywhere.
-                env={**os.environ, **fontconfig_env()},
-                # Ctrl-C is gen's to handle: the driver shares gen's process group, and
-                # by default it closes every browser on SIGINT (then exits), even when
-                # gen ignores SIGINT. SIGTERM / SIGHUP keep Playwright's graceful close.
-                handle_sigint=False,
-            )
-        except PlaywrightError as exc:
-            lines = (exc.message or str(exc)).strip().splitlines()
-            detail = lines[0] if lines else "failed to start"
-            if candidate.origin.startswith(ENV_VAR):
-                raise UserError(
-                    f"cannot launch Chromium from {candidate.origin}: {detail}; "
-                    f"point {ENV_VAR} at a working Chromium executable or unset it"
-                ) from None
-            errors.append(f"{candidate.origin}: {detail}")
+        for attempt in (1, 2):
+            try:
+                return playwright.chromium.launch(
+                    executable_path=candidate.executable,
+                    headless=True,
+                    args=[*LAUNCH_ARGS, *extra_args],
+                    # Fonts from the system's fontconfig setup only, never the user's own
+                    # fonts or settings: the same packages draw the same pixels everywhere.
+                    env={**os.environ, **fontconfig_env()},
+                    # Ctrl-C is gen's to handle: the driver shares gen's process group, and
+                    # by default it closes every browser on SIGINT (then exits), even when
+                    # gen ignores SIGINT. SIGTERM / SIGHUP keep Playwright's graceful close.
+                    handle_sigint=False,
+                )
+            except PlaywrightError as exc:
+                message = exc.message or str(exc)
+                if attempt == 1 and STARTUP_CRASH in message:
+                    continue
+                lines = message.strip().splitlines()
+                detail = lines[0] if lines else "failed to start"
+                if candidate.origin.startswith(ENV_VAR):
+                    raise UserError(
+                        f"cannot launch Chromium from {candidate.origin}: {detail}; "
+                        f"point {ENV_VAR} at a working Chromium executable or unset it"
+                    ) from None
+                errors.append(f"{candidate.origin}: {detail}")
+                break
     raise UserError(f"no usable Chromium ({'; '.join(errors)}): {INSTALL_HINT}")
 
 
