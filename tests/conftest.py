@@ -111,6 +111,28 @@ def six(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return shared_build(tmp_path_factory, "six", "-n", "6", "--seed", "3")
 
 
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """A headless Chromium launched as gen launches it (skipped, saying why, where there is
+    no Playwright driver or no Chromium); closed after the test module."""
+    from hopvista.errors import UserError
+    from hopvista.render.browser import acquire_playwright, launch_browser, release_playwright
+
+    try:
+        playwright = acquire_playwright()
+    except Exception as exc:  # pragma: no cover - no Playwright driver
+        pytest.skip(f"no Playwright: {exc}")
+    try:
+        try:
+            launched = launch_browser(playwright)
+        except UserError as exc:
+            pytest.skip(f"no Chromium: {exc}")
+        yield launched
+        launched.close()
+    finally:
+        release_playwright()
+
+
 SHARED_IMAGE_BUILDS = ("hard48", "six")
 
 

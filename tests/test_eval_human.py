@@ -30,7 +30,6 @@ from typing import Any
 import pytest
 
 from hopvista.cli.main import main
-from hopvista.errors import UserError
 from hopvista.eval import human
 from hopvista.eval.backends import ModelError, Prompt, PromptImage, Reply
 from hopvista.eval.human import CONTENT_SECURITY_POLICY, Human
@@ -251,25 +250,6 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 # --- a person in Chromium ------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from hopvista.render.browser import acquire_playwright, launch_browser, release_playwright
-
-    try:
-        playwright = acquire_playwright()
-    except Exception as exc:  # pragma: no cover - no Playwright driver
-        pytest.skip(f"no Playwright: {exc}")
-    try:
-        try:
-            launched = launch_browser(playwright)
-        except UserError as exc:
-            pytest.skip(f"no Chromium: {exc}")
-        yield launched
-        launched.close()
-    finally:
-        release_playwright()
-
-
 class _Gen:
     """``gen eval DATASET --model human`` in a subprocess, and the page's address."""
 
@@ -335,7 +315,7 @@ def _results(run: Path) -> list[dict[str, Any]]:
 
 @pytest.mark.slow
 def test_a_person_answers_three_items_and_the_run_scores_exactly_those(
-        six: Path, tmp_path: Path, browser: Any) -> None:
+        six: Path, tmp_path: Path, chromium: Any) -> None:
     data = load(six)
     items = [item for _, item in zip(range(3), data, strict=False)]
     right = "Answer: " + (", ".join(str(n + 1) for n, s in enumerate(items[0].statements)
@@ -344,7 +324,7 @@ def test_a_person_answers_three_items_and_the_run_scores_exactly_those(
     prompts = _expected_prompts(six, 3)
     run = tmp_path / "run"
     gen = _Gen(six, run, 3)
-    context = browser.new_context(java_script_enabled=False)
+    context = chromium.new_context(java_script_enabled=False)
     requested: list[str] = []
     context.on("request", lambda request: requested.append(request.url))
     page = context.new_page()
@@ -373,11 +353,11 @@ def test_a_person_answers_three_items_and_the_run_scores_exactly_those(
 
 @pytest.mark.slow
 def test_a_stopped_or_killed_session_goes_on_from_the_first_unanswered_item(
-        six: Path, tmp_path: Path, browser: Any) -> None:
+        six: Path, tmp_path: Path, chromium: Any) -> None:
     typed = ["Answer: 1", "Answer: none", "Answer: 2, 3"]
     prompts = _expected_prompts(six, 3)
     run = tmp_path / "run"
-    context = browser.new_context(java_script_enabled=False)
+    context = chromium.new_context(java_script_enabled=False)
     page = context.new_page()
     try:
         gen = _Gen(six, run, 3)  # Ctrl-C after the first answer

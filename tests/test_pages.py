@@ -102,31 +102,14 @@ def test_a_malformed_page_front_matter_is_one_line(text: str, field: str) -> Non
 # --- drawn in Chromium ---------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def sealed() -> Iterator[tuple[Any, list[str]]]:
-    from hopvista.render.browser import (
-        acquire_playwright,
-        launch_browser,
-        new_context,
-        release_playwright,
-    )
+def sealed(chromium: Any) -> Iterator[tuple[Any, list[str]]]:
+    from hopvista.render.browser import new_context
 
     requests: list[str] = []
-    try:
-        playwright = acquire_playwright()
-    except Exception as exc:  # pragma: no cover - no Playwright driver
-        pytest.skip(f"no Playwright: {exc}")
-    try:
-        try:
-            browser = launch_browser(playwright)
-        except UserError as exc:
-            pytest.skip(f"no Chromium: {exc}")
-        context = new_context(browser, viewport=(1400, 900), on_request=requests.append)
-        page = context.new_page()
-        yield page, requests
-        context.close()
-        browser.close()
-    finally:
-        release_playwright()
+    context = new_context(chromium, viewport=(1400, 900), on_request=requests.append)
+    page = context.new_page()
+    yield page, requests
+    context.close()
 
 
 def _texts_and_fonts(page: Any) -> tuple[list[str], dict[str, int], set[str]]:
