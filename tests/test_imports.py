@@ -81,6 +81,26 @@ SAMPLES: dict[str, dict[str, Any]] = {
         },
         "skipped": {"easy_data.csv:4": "chart_3.png not found", "easy_data.csv:5": "'4'"},
     },
+    "finqa": {
+        "input": "finqa",
+        "good": {
+            "finqa-ACME-2019-page_10-pdf-1": ("table_qa", "text", "20%", (1, 2)),
+            "finqa-ACME-2019-page_10-pdf-2": ("table_qa", "number", 550, (2, 2)),
+            "finqa-ACME-2019-page_10-pdf-4": ("table_qa", "text", "yes", (1, 1)),
+        },
+        "skipped": {"dataset/test.json: id ACME/2019/page_10.pdf-3": "no answer",
+                    "dataset/test.json: id ACME/2019/page_11.pdf-1": "table is not a list"},
+    },
+    "hitab": {
+        "input": "hitab",
+        "good": {
+            "hitab-s1": ("table_qa", "number", 90.0, (3, 4)),
+            "hitab-s2": ("table_qa", "number", 45.0, (5, 1)),
+            "hitab-s4": ("table_qa", "text", "all workers", (2, 0)),
+        },
+        "skipped": {"data/dev_samples.jsonl:3": "tables/raw/t9.json not found",
+                    "data/dev_samples.jsonl:5": "answer is not a list"},
+    },
     "jsonl": {
         "input": "jsonl/questions.jsonl",
         "good": {
