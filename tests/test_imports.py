@@ -94,8 +94,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "hitab": {
         "input": "hitab",
         "good": {
-            "hitab-s1": ("table_qa", "number", 90.0, (3, 4)),
-            "hitab-s2": ("table_qa", "number", 45.0, (5, 1)),
+            "hitab-s1": ("table_qa", "number", 90, (3, 4)),
+            "hitab-s2": ("table_qa", "number", 45, (5, 1)),
             "hitab-s4": ("table_qa", "text", "all workers", (2, 0)),
         },
         "skipped": {"data/dev_samples.jsonl:3": "tables/raw/t9.json not found",

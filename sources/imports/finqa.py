@@ -11,9 +11,8 @@ One ``table_qa`` item per record:
 
 * table: ``table``, its first row the header (FinQA's ``table_<n>`` is grid row ``n``);
 * text: the sentences before the table (section ``pre_text``), then those after it (section
-  ``post_text``), one text chunk each (entity: the record's ``filename``, chunk ``text_<n>``
-  numbered over both as FinQA's ``gold_inds`` number them, period 0); empty sentences are left
-  out;
+  ``post_text``), one text chunk each (entity ``""``, chunk ``text_<n>`` numbered over both
+  as FinQA's ``gold_inds`` number them, period 0); empty sentences are left out;
 * question: ``qa.question``; answer: ``qa.answer`` as the source writes it, typed as every
   format's (``"94%"`` stays a text, ``"1,234"`` is a number), or ``qa.exe_ans`` when
   ``answer`` is empty;
@@ -140,13 +139,12 @@ def _sentences(record: dict[str, Any], key: str) -> list[str]:
 
 def text_of(record: dict[str, Any]) -> list[TextChunk]:
     """The sentences around the table as text chunks (``text_<n>`` over pre- and post-text)."""
-    entity = record["filename"] if isinstance(record.get("filename"), str) else ""
     chunks, n = [], 0
     for section in ("pre_text", "post_text"):
         for sentence in _sentences(record, section):
             text = plain_text(sentence).strip()
             if text:
-                chunks.append(TextChunk(entity=entity, chunk=f"text_{n}", section=section,
+                chunks.append(TextChunk(entity="", chunk=f"text_{n}", section=section,
                                         period=0, text=text))
             n += 1
     return chunks

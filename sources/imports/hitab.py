@@ -22,9 +22,10 @@ header row, so HiTab's cell coordinates are the grid's) that keeps its hierarchy
 * the caption is ``title``; a number cell written as a whole float (``2014.0``) shows as the
   whole number (``2014``).
 
-The answer is ``answer`` typed as every format's (one number a ``number``, several values a
-``list``); ``aggregation``, ``answer_formulas``, ``linked_cells`` and the other fields of the
-sample are kept in ``provenance.fields``. Protected cells: the cells HiTab links to the
+The answer is ``answer`` typed as every format's (one number a ``number``, a whole float
+written as the whole number as in the table, several values a ``list``); ``aggregation``,
+``answer_formulas``, ``linked_cells`` and the other fields of the sample are kept in
+``provenance.fields``. Protected cells: the cells HiTab links to the
 question (``linked_cells``: headers and the quantities the answer is computed from), the
 cells its formulas reference, and the answer's cells and the rows and columns the question
 names.
@@ -60,7 +61,7 @@ from hopvista.sources.imports.common import (
     relative,
     typed_answer,
 )
-from hopvista.sources.imports.protect import merge, protect_answer
+from hopvista.sources.imports.protect import answer_cells, merge, named_columns, named_rows
 from hopvista.sources.imports.tables import TableError, grid
 
 NAME = "hitab"
@@ -337,7 +338,7 @@ def answer_of(sample: dict[str, Any]) -> tuple[Any, str]:
     if not values or any(v is None or isinstance(v, (bool, list, dict)) for v in values):
         raise RecordError("answer is not a list of numbers and texts")
     if len(values) == 1 and isinstance(values[0], (int, float)):
-        return values[0], "number"
+        return _cell(values[0]), "number"
     return typed_answer([str(_cell(v)) for v in values])
 
 
@@ -371,7 +372,8 @@ def _checked(sample: dict[str, Any], sample_id: str | int, where: str, ids: Ids,
     item = make_item(fmt=NAME, base_id=ids.new(sample_id), kind="table_qa", question=question,
                      answer=answer, answer_type=answer_type, table=table, source=where,
                      fields={key: sample[key] for key in KEPT if key in sample})
-    protected = merge(table, [linked(table, sample), protect_answer(table, question, answer)])
+    protected = merge(table, [answer_cells(table, answer), linked(table, sample),
+                              named_rows(table, question), named_columns(table, question)])
     return Imported(item, protected)
 
 
