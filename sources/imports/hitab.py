@@ -144,8 +144,8 @@ def diagnose(path: Path) -> Mismatch | None:
         return Mismatch(f"{relative(files[0], path)}: {problem}",
                         shaped=files[0].name in SPLITS)
     if not (root / TABLES).is_dir():
-        return Mismatch(f"no {TABLES}/ folder beside {files[0].name} (the release ships the "
-                        "tables zipped: unzip -d data/ data/tables.zip)")
+        return Mismatch(f"no {relative(root / TABLES, path)}/ folder beside {files[0].name} "
+                        "(the release ships the tables zipped: unzip -d data/ data/tables.zip)")
     return None
 
 
@@ -305,6 +305,15 @@ def _coordinates(text: Any, table: GridTable) -> tuple[int, int] | None:
     return (row, col) if row <= len(table.rows) and col < len(table.header) else None
 
 
+def _coordinate_keys(value: Any) -> Iterator[str]:
+    """Every key of ``value``'s objects, at any depth (``linked_cells`` nests its
+    coordinates under phrases, and entity links under top, left and corner)."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield str(key)
+            yield from _coordinate_keys(inner)
+
+
 def linked(table: GridTable, sample: dict[str, Any]) -> list[Protected]:
     """The cells HiTab ties to the sample: ``linked_cells`` (headers the question names and
     the quantities the answer is computed from) and the cells ``reference_cells_map`` names."""
@@ -312,15 +321,10 @@ def linked(table: GridTable, sample: dict[str, Any]) -> list[Protected]:
     links = sample.get("linked_cells")
     if isinstance(links, dict):
         for kind, groups in sorted(links.items()):
-            if not isinstance(groups, dict):
-                continue
-            for phrase_links in groups.values():
-                targets = phrase_links if isinstance(phrase_links, dict) else {}
-                for coords in targets:
-                    at = _coordinates(coords, table)
-                    if at is not None:
-                        cells.append(Protected(*at, f"linked to the question by HiTab "
-                                                    f"({kind})"))
+            for key in _coordinate_keys(groups):
+                at = _coordinates(key, table)
+                if at is not None:
+                    cells.append(Protected(*at, f"linked to the question by HiTab ({kind})"))
     references = sample.get("reference_cells_map")
     if isinstance(references, dict):
         for name, coords in sorted(references.items()):
