@@ -82,8 +82,8 @@ class GridTable(Closed):
     caption: str | None = None
     header: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
-    header_rows: int = Field(1, ge=1)
-    label_cols: int = Field(1, ge=0)
+    header_rows: int = Field(default=1, ge=1)
+    label_cols: int = Field(default=1, ge=0)
     merged: tuple[MergedCell, ...] = ()
     row_levels: tuple[int, ...] = ()
 

@@ -178,8 +178,8 @@ def gold_rows(table: GridTable, gold: Any) -> list[Protected]:
 def protect(table: GridTable, question: str, answer: Any, qa: dict[str, Any]
             ) -> tuple[Protected, ...]:
     """The cells no variant may hide (see the module's docstring)."""
-    program = qa.get("program") if isinstance(qa.get("program"), str) else ""
-    numbers = _PROGRAM_NOISE.sub(" ", program)
+    program = qa.get("program")
+    numbers = _PROGRAM_NOISE.sub(" ", program) if isinstance(program, str) else ""
     return merge(table, [answer_cells(table, answer), named_rows(table, question),
                          named_columns(table, question),
                          derivation_cells(table, numbers) if numbers.strip() else [],
