@@ -291,3 +291,43 @@ def test_gen_augment_shows_each_release_in_a_variant_and_verify_agrees(
     assert cells[(0, 1)]["box"] == cells[(0, 2)]["box"] and cells[(0, 1)]["text"] == "2019"
     assert cells[(0, 1)]["box"][2] > cells[(1, 1)]["box"][2]  # the year spans its two columns
     assert cells[(0, 0)]["box"] == cells[(1, 0)]["box"]  # the corner spans the header rows
+
+
+def test_hostile_hitab_and_finqa_records_cost_only_themselves(tmp_path: Path) -> None:
+    root = write_hitab(tmp_path / "HiTab", [
+        hitab_sample("s1"), hitab_sample("s2", table_id="../../secret"),
+        hitab_sample("s3", table_id="link"), hitab_sample("s4", question="how \udcff many?")])
+    samples = root / "data" / "dev_samples.jsonl"
+    samples.write_bytes(samples.read_bytes().replace(b"how \\udcff many", b"how \xff many"))
+    (root / "data" / "tables" / "raw" / "link.json").symlink_to(
+        root / "data" / "tables" / "raw" / "t1.json")
+    imported, skipped = read(root)
+    assert [r.item.base_id for r in imported] == ["hitab-s1"]
+    assert [(s.where, s.why) for s in skipped] == [
+        ("data/dev_samples.jsonl:2", "id 's2': table_id '../../secret' is not a plain file name"),
+        ("data/dev_samples.jsonl:3", "id 's3': table file tables/raw/link.json is a symbolic "
+                                     "link"),
+        ("data/dev_samples.jsonl:4", "not UTF-8: byte 0xff at column 76")]
+    finqa = write_finqa(tmp_path / "FinQA", [finqa_record("ACME/1"),
+                                             finqa_record("ACME/2", question="how \udcff?")])
+    data = finqa / "dataset" / "test.json"
+    data.write_bytes(data.read_bytes().replace(b"how \\udcff?", b"how \xff?"))
+    imported, skipped = read(finqa)
+    assert [r.item.base_id for r in imported] == ["finqa-ACME-1"]
+    assert [(s.where, s.why) for s in skipped] == [
+        ("dataset/test.json: id ACME/2", "qa.question: not UTF-8: byte 0xff at character 5")]
+
+
+def test_markup_tasks_read_a_hitab_table_under_one_header_row(tmp_path: Path) -> None:
+    from hopvista.markup_tasks.tables import imported_tables
+    from hopvista.rng import Streams
+
+    named = json.loads(json.dumps(HITAB_TABLE))
+    named["texts"][0][0] = "group"  # a corner with a name: every column has a header
+    named["merged_regions"] = named["merged_regions"][:2]
+    supply = imported_tables(write_hitab(tmp_path / "HiTab", [hitab_sample("s1")],
+                                         tables={"t1": named}), None)
+    cells = supply.draw(Streams(0, "t", "v"), 0).cells
+    assert cells[0] == ("group", "2019 / men", "2019 / women", "2020 / men", "2020 / women")
+    assert [row[0] for row in cells[1:]] == ["all workers", "full-time", "part-time",
+                                             "self-employed"]

@@ -5,7 +5,8 @@ fresh table per task from the domain's source: four to eight entities, and eithe
 five columns of one period or one column over the periods. ``--tables PATH`` reads an
 existing dataset (:mod:`hopvista.sources.imports`, any format it knows) and uses the tables
 of its records that a task can be drawn on: at least three body rows and a value column,
-distinct non-empty row labels and headers. A larger table is cut to its first
+distinct non-empty row labels and headers (a multi-level header read as one row: each
+column's header texts top to bottom, ``2019 / men``). A larger table is cut to its first
 :data:`MAX_ROWS` rows and :data:`MAX_COLS` columns (the task is about the table it shows).
 """
 
@@ -15,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hopvista.augment.grid import grid_of_table
+from hopvista.augment.grid import grid_of_table, header_texts
 from hopvista.building.config import BuildConfig
 from hopvista.building.workers import load_state
 from hopvista.display import fmt
@@ -65,8 +66,8 @@ def imported_tables(path: Path, fmt: str | None) -> TableSupply:
         if isinstance(record, Skipped) or record.item.inputs.table is None:
             continue
         grid = grid_of_table(record.item.inputs.table, {})
-        table = usable([[cell.text for cell in row] for row in grid.rows], grid.caption,
-                       f"{name}:{record.item.provenance.source}")
+        table = usable([header_texts(grid), *([cell.text for cell in row] for row in grid.body)],
+                       grid.caption, f"{name}:{record.item.provenance.source}")
         if table is not None and table.cells not in seen:
             seen.add(table.cells)
             found.append(table)
