@@ -114,20 +114,6 @@ def _grid_of_grid_table(table: GridTable) -> Grid:
                 tuple((m.row, m.col, m.rows, m.cols) for m in table.merged), levels)
 
 
-def header_texts(grid: Grid) -> list[str]:
-    """Each column's header as one text: the texts of its header rows top to bottom, each
-    once (a merged cell's text repeated below it is not repeated), joined by ``" / "``."""
-    texts = []
-    for c in range(grid.width):
-        parts: list[str] = []
-        for row in grid.rows[:grid.head_rows]:
-            text = row[c].text.strip()
-            if text and text not in parts:
-                parts.append(text)
-        texts.append(" / ".join(parts))
-    return texts
-
-
 # -- transformations of the grid (display order; logical coordinates kept) ------------------
 
 

@@ -318,16 +318,21 @@ def test_hostile_hitab_and_finqa_records_cost_only_themselves(tmp_path: Path) ->
         ("dataset/test.json: id ACME/2", "qa.question: not UTF-8: byte 0xff at character 5")]
 
 
-def test_markup_tasks_read_a_hitab_table_under_one_header_row(tmp_path: Path) -> None:
+def test_markup_tasks_and_prompts_read_a_hitab_table_under_one_header_row(
+        tmp_path: Path) -> None:
+    from hopvista.eval.prompts import table_json
     from hopvista.markup_tasks.tables import imported_tables
     from hopvista.rng import Streams
 
     named = json.loads(json.dumps(HITAB_TABLE))
     named["texts"][0][0] = "group"  # a corner with a name: every column has a header
     named["merged_regions"] = named["merged_regions"][:2]
-    supply = imported_tables(write_hitab(tmp_path / "HiTab", [hitab_sample("s1")],
-                                         tables={"t1": named}), None)
-    cells = supply.draw(Streams(0, "t", "v"), 0).cells
+    root = write_hitab(tmp_path / "HiTab", [hitab_sample("s1")], tables={"t1": named})
+    cells = imported_tables(root, None).draw(Streams(0, "t", "v"), 0).cells
     assert cells[0] == ("group", "2019 / men", "2019 / women", "2020 / men", "2020 / women")
     assert [row[0] for row in cells[1:]] == ["all workers", "full-time", "part-time",
                                              "self-employed"]
+    (record,), _ = read(root)
+    rows = json.loads(table_json(record.item) or "")
+    assert rows[1] == {"group": "full-time", "2019 / men": "60", "2019 / women": "70",
+                       "2020 / men": "80", "2020 / women": "90"}

@@ -16,12 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hopvista.augment.grid import grid_of_table, header_texts
+from hopvista.augment.grid import grid_of_table
 from hopvista.building.config import BuildConfig
 from hopvista.building.workers import load_state
 from hopvista.display import fmt
 from hopvista.errors import UserError
 from hopvista.markup_tasks.subtasks import TaskTable, Unsuitable
+from hopvista.model.inputs import GridTable, Table
 from hopvista.rng import Streams
 from hopvista.sources.imports import Skipped, read_records
 
@@ -56,6 +57,16 @@ def usable(cells: list[list[str]], caption: str | None, source: str) -> TaskTabl
     return TaskTable(tuple(tuple(row) for row in cells), caption, source)
 
 
+def _texts(table: Table | GridTable) -> tuple[list[list[str]], str | None]:
+    """A record's table as rows of texts under one header row (a multi-level header's texts
+    joined per column: :attr:`GridTable.column_headers`), and its caption."""
+    if isinstance(table, GridTable):
+        return [list(table.column_headers), *(list(row) for row in table.body_rows)], \
+            table.caption
+    grid = grid_of_table(table, {})
+    return [[cell.text for cell in row] for row in grid.rows], grid.caption
+
+
 def imported_tables(path: Path, fmt: str | None) -> TableSupply:
     """Tables of the records of an existing dataset at ``path``."""
 
@@ -65,9 +76,8 @@ def imported_tables(path: Path, fmt: str | None) -> TableSupply:
     for record in records:
         if isinstance(record, Skipped) or record.item.inputs.table is None:
             continue
-        grid = grid_of_table(record.item.inputs.table, {})
-        table = usable([header_texts(grid), *([cell.text for cell in row] for row in grid.body)],
-                       grid.caption, f"{name}:{record.item.provenance.source}")
+        table = usable(*_texts(record.item.inputs.table),
+                       f"{name}:{record.item.provenance.source}")
         if table is not None and table.cells not in seen:
             seen.add(table.cells)
             found.append(table)

@@ -118,6 +118,24 @@ class GridTable(Closed):
         """The rows below the header rows."""
         return self.rows[self.header_rows - 1:]
 
+    @property
+    def column_headers(self) -> tuple[str, ...]:
+        """Each column's header as one text: the texts of its header rows top to bottom, each
+        once (a merged cell's text repeated below it is not repeated), joined by ``" / "``
+        (``header`` itself for a table of one header row)."""
+        if self.header_rows == 1:
+            return self.header
+        heads = (self.header, *self.rows[:self.header_rows - 1])
+        joined = []
+        for c in range(len(self.header)):
+            parts: list[str] = []
+            for row in heads:
+                text = row[c].strip()
+                if text and text not in parts:
+                    parts.append(text)
+            joined.append(" / ".join(parts))
+        return tuple(joined)
+
 
 class Series(Model):
     """One entity's chart values, aligned with the chart's years."""
