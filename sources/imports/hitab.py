@@ -12,7 +12,8 @@ last_column}], top_root, left_root, top_header_rows_num, left_header_columns_num
 One ``table_qa`` item per sample. The table is the matrix ``texts`` as a grid (its row 0 the
 header row, so HiTab's cell coordinates are the grid's) that keeps its hierarchy:
 
-* ``header_rows`` = ``top_header_rows_num``: the multi-level column header;
+* ``header_rows`` = ``top_header_rows_num`` (at least 1: row 0 is the header row): the
+  multi-level column header;
 * ``label_cols`` = ``left_header_columns_num``;
 * ``merged``: each region of ``merged_regions`` larger than one cell; the release writes a
   merged cell's text in its first cell only, and the grid repeats it in every cell the region
@@ -239,7 +240,7 @@ def table_of(table: Any) -> GridTable:
         raise RecordError("title is not a text")
     shown = grid([[_cell(v) for v in row] for row in texts], caption=title)
     height, width = len(shown.rows) + 1, len(shown.header)
-    header_rows = _whole(table.get("top_header_rows_num", 1), "top_header_rows_num")
+    header_rows = max(1, _whole(table.get("top_header_rows_num", 1), "top_header_rows_num"))
     label_cols = _whole(table.get("left_header_columns_num", 1), "left_header_columns_num")
     if not 1 <= header_rows < height:
         raise RecordError(f"top_header_rows_num {header_rows} does not leave a body row in the "
