@@ -36,16 +36,24 @@ class Cell:
 @dataclass(frozen=True)
 class Grid:
     """A logical table: ``rows[0]`` is the header row; ``label_cols`` leading columns label a
-    row (entity and period of a generated table; the first column of an imported one)."""
+    row (entity and period of a generated table; the first column of an imported one).
+
+    A hierarchical table (an imported HiTab table) has ``head_rows`` header rows (a
+    multi-level header), ``merged`` cells as logical ``(row, col, rows, cols)`` whose covered
+    cells hold the first cell's text, and ``levels``: ``(row, depth)`` of the body rows below
+    the top level of the row hierarchy."""
 
     caption: str | None
     rows: tuple[tuple[Cell, ...], ...]
     label_cols: int = 1
+    head_rows: int = 1
+    merged: tuple[tuple[int, int, int, int], ...] = ()
+    levels: tuple[tuple[int, int], ...] = ()
 
     @property
     def body(self) -> tuple[tuple[Cell, ...], ...]:
         """The body rows, in display order."""
-        return self.rows[1:]
+        return self.rows[self.head_rows:]
 
     @property
     def width(self) -> int:
@@ -68,11 +76,7 @@ def grid_of_table(table: Table | GridTable, names: Mapping[str, str]) -> Grid:
     header labels carry their unit unless all columns share one (then it is the caption).
     """
     if isinstance(table, GridTable):
-        heads = tuple(Cell(0, c, text, HEAD) for c, text in enumerate(table.header))
-        body = tuple(
-            tuple(Cell(r, c, text, TEXT if c else ENTITY) for c, text in enumerate(row))
-            for r, row in enumerate(table.rows, start=1))
-        return Grid(table.caption, (heads, *body), 1)
+        return _grid_of_grid_table(table)
     units = {c.unit for c in table.columns}
     shared = units.pop() if len(units) == 1 else None
     first = 1 if table.period_label is None else 2
@@ -94,6 +98,22 @@ def grid_of_table(table: Table | GridTable, names: Mapping[str, str]) -> Grid:
     return Grid(shared or None, tuple(rows), first)
 
 
+def _grid_of_grid_table(table: GridTable) -> Grid:
+    """The logical grid of an imported table, with its header rows, merged cells and row
+    levels."""
+    def kind(r: int, c: int) -> str:
+        if r < table.header_rows:
+            return HEAD
+        return ENTITY if c < table.label_cols else TEXT
+
+    rows = tuple(tuple(Cell(r, c, text, kind(r, c)) for c, text in enumerate(row))
+                 for r, row in enumerate((table.header, *table.rows)))
+    levels = tuple((table.header_rows + i, level)
+                   for i, level in enumerate(table.row_levels) if level)
+    return Grid(table.caption, rows, table.label_cols, table.header_rows,
+                tuple((m.row, m.col, m.rows, m.cols) for m in table.merged), levels)
+
+
 # -- transformations of the grid (display order; logical coordinates kept) ------------------
 
 
@@ -101,7 +121,7 @@ def order_rows(grid: Grid, order: Sequence[int]) -> Grid:
     """The grid with its body rows shown in ``order`` (indices into ``grid.body``)."""
     if sorted(order) != list(range(len(grid.body))):
         raise ValueError("order_rows: not a permutation of the body rows")
-    return replace(grid, rows=(grid.rows[0], *(grid.body[i] for i in order)))
+    return replace(grid, rows=(*grid.rows[:grid.head_rows], *(grid.body[i] for i in order)))
 
 
 def order_columns(grid: Grid, order: Sequence[int]) -> Grid:
@@ -141,6 +161,8 @@ class Shown:
     colour: str | None = None
     """A highlight's colour by name (a key of :data:`hopvista.model.task.COLOURS`), when the
     look names colours; ``None``: the look's one colour."""
+    indent: int = 0
+    """How deep in the row hierarchy the row this label cell heads lies (shown indented)."""
 
 
 @dataclass(frozen=True)
@@ -167,9 +189,44 @@ def _shown(cell: Cell, copy: bool = False) -> Shown:
 
 
 def plain(grid: Grid) -> Layout:
-    """The grid as one table: its header row, then its body rows."""
-    rows = tuple(tuple(_shown(c) for c in row) for row in grid.rows)
-    return Layout((Panel(rows, 1, grid.caption),))
+    """The grid as one table: its header rows, then its body rows; a hierarchical table's
+    merged cells span what they cover and its row labels are indented by level."""
+    rows = [[_indented(c, grid) for c in row] for row in grid.rows]
+    return Layout((Panel(_spanned(rows, grid), grid.head_rows, grid.caption),))
+
+
+def _indented(cell: Cell, grid: Grid) -> Shown:
+    """A cell as shown, indented when it is the last label cell of a row below the top level
+    of the row hierarchy."""
+    shown = _shown(cell)
+    if grid.levels and cell.kind != HEAD and cell.col == grid.label_cols - 1:
+        return replace(shown, indent=dict(grid.levels).get(cell.row, 0))
+    return shown
+
+
+def _spanned(rows: list[list[Shown]], grid: Grid) -> tuple[tuple[Shown, ...], ...]:
+    """Displayed rows with each of ``grid.merged`` shown as one cell where it can be: its cells
+    side by side as logically, all holding its first cell's text, all in the head or all in
+    the body. Any other region is shown cell by cell (each cell shows its own text)."""
+    where = {cell.at: (i, j) for i, row in enumerate(rows) for j, cell in enumerate(row)}
+    gone: set[tuple[int, int]] = set()
+    for top, left, height, width in grid.merged:
+        first = where.get((top, left))
+        if first is None:
+            continue
+        i0, j0 = first
+        core = rows[i0][j0]
+        spots = {(top + dr, left + dc): (i0 + dr, j0 + dc)
+                 for dr in range(height) for dc in range(width)}
+        fits = all(where.get(at) == spot and rows[spot[0]][spot[1]].text == core.text
+                   and spot not in gone for at, spot in spots.items())
+        if not fits or (i0 < grid.head_rows < i0 + height):
+            continue
+        covers = tuple(at for at in spots if at != (top, left))
+        rows[i0][j0] = replace(core, rowspan=height, colspan=width, covers=covers)
+        gone |= {spot for at, spot in spots.items() if at != (top, left)}
+    return tuple(tuple(cell for j, cell in enumerate(row) if (i, j) not in gone)
+                 for i, row in enumerate(rows))
 
 
 def transposed(grid: Grid) -> Layout:
@@ -189,6 +246,9 @@ def merged(layout: Layout, column: int = 0) -> Layout:
     panels = []
     for panel in layout.panels:
         head, body = panel.rows[:panel.head_rows], [list(r) for r in panel.rows[panel.head_rows:]]
+        if any(c.rowspan > 1 for r in body for c in r):  # the table's own merged cells stay
+            panels.append(panel)
+            continue
         out: list[list[Shown]] = []
         start = 0
         while start < len(body):
@@ -218,7 +278,7 @@ def pivoted(grid: Grid) -> Layout | None:
 
     The first column group's period cells stand for (cover) the same period of every entity;
     the later groups repeat them (copies)."""
-    if grid.label_cols != 2:
+    if grid.label_cols != 2 or grid.head_rows != 1:
         return None
     header = grid.rows[0]
     entities: dict[str, list[tuple[Cell, ...]]] = {}
@@ -253,9 +313,10 @@ def split_rows(grid: Grid, parts: int) -> Layout:
     bounds = _cuts([row[0].text for row in grid.body], parts, grid.label_cols == 2)
     panels = []
     for n, (start, end) in enumerate(bounds):
-        head = tuple(_shown(c, copy=n > 0) for c in grid.rows[0])
-        rows = tuple(tuple(_shown(c) for c in row) for row in grid.body[start:end])
-        panels.append(Panel((head, *rows), 1, grid.caption if n == 0 else None))
+        head = [[_shown(c, copy=n > 0) for c in row] for row in grid.rows[:grid.head_rows]]
+        rows = [[_indented(c, grid) for c in row] for row in grid.body[start:end]]
+        panels.append(Panel(_spanned([*head, *rows], grid), grid.head_rows,
+                            grid.caption if n == 0 else None))
     return Layout(tuple(panels))
 
 
@@ -266,9 +327,10 @@ def split_columns(grid: Grid, parts: int) -> Layout:
     panels = []
     for n, (start, end) in enumerate(bounds):
         keep = list(range(labels)) + values[start:end]
-        rows = tuple(tuple(_shown(row[i], copy=n > 0 and i < labels) for i in keep)
-                     for row in grid.rows)
-        panels.append(Panel(rows, 1, grid.caption if n == 0 else None))
+        rows = [[replace(_indented(row[i], grid), copy=n > 0 and i < labels) for i in keep]
+                for row in grid.rows]
+        panels.append(Panel(_spanned(rows, grid), grid.head_rows,
+                            grid.caption if n == 0 else None))
     return Layout(tuple(panels), arrange="side")
 
 

@@ -401,10 +401,14 @@ def _structural_ok(op: str, base: Base, params: StructuralParams) -> bool:
 
 
 def _row_order(grid: Grid, streams: Streams) -> list[int]:
-    """A new body order: whole entities moved together when rows are grouped by entity."""
+    """A new body order: whole entities moved together when rows are grouped by entity, and
+    a row hierarchy's top-level rows with the rows below them."""
+    levels = dict(grid.levels)
     runs: list[list[int]] = []
     for i, row in enumerate(grid.body):
-        if runs and grid.label_cols == 2 and grid.body[runs[-1][0]][0].text == row[0].text:
+        below = levels.get(row[0].row, 0) > 0
+        if runs and (below or grid.label_cols == 2
+                     and grid.body[runs[-1][0]][0].text == row[0].text):
             runs[-1].append(i)
         else:
             runs.append([i])

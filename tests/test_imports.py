@@ -81,6 +81,26 @@ SAMPLES: dict[str, dict[str, Any]] = {
         },
         "skipped": {"easy_data.csv:4": "chart_3.png not found", "easy_data.csv:5": "'4'"},
     },
+    "finqa": {
+        "input": "finqa",
+        "good": {
+            "finqa-ACME-2019-page_10-pdf-1": ("table_qa", "text", "20%", (1, 2)),
+            "finqa-ACME-2019-page_10-pdf-2": ("table_qa", "number", 550, (2, 2)),
+            "finqa-ACME-2019-page_10-pdf-4": ("table_qa", "text", "yes", (1, 1)),
+        },
+        "skipped": {"dataset/test.json: id ACME/2019/page_10.pdf-3": "no answer",
+                    "dataset/test.json: id ACME/2019/page_11.pdf-1": "table is not a list"},
+    },
+    "hitab": {
+        "input": "hitab",
+        "good": {
+            "hitab-s1": ("table_qa", "number", 90, (3, 4)),
+            "hitab-s2": ("table_qa", "number", 45, (5, 1)),
+            "hitab-s4": ("table_qa", "text", "all workers", (2, 0)),
+        },
+        "skipped": {"data/dev_samples.jsonl:3": "tables/raw/t9.json not found",
+                    "data/dev_samples.jsonl:5": "answer is not a list"},
+    },
     "jsonl": {
         "input": "jsonl/questions.jsonl",
         "good": {
@@ -385,6 +405,65 @@ def test_a_missing_table_folder_skips_only_its_records(tmp_path: Path) -> None:
     assert skipped[0] == Skipped("easy_data.csv:3", "table file "
                                  "easy_test_table_modality/table_modality_2.csv not found")
     assert sum(isinstance(r, Imported) for r in got) == 2
+
+
+def _fcmr_release(root: Path, nested: tuple[str, ...] = ("easy", "hard")) -> Path:
+    """The FCMR sample laid out as its repository publishes it: ``dataset/<level>/`` holding
+    ``<level>_data.csv`` beside that level's table, text and chart folders (levels not in
+    ``nested`` stay flat at ``root``)."""
+    sample = DATA / "fcmr"
+    for level in ("easy", "hard"):
+        home = root / "dataset" / level if level in nested else root
+        home.mkdir(parents=True, exist_ok=True)
+        for part in sample.iterdir():
+            if part.name.startswith(level):
+                (shutil.copytree if part.is_dir() else shutil.copy)(part, home / part.name)
+        if not (home / "chart_images").exists():
+            shutil.copytree(sample / "chart_images", home / "chart_images")
+    return root
+
+
+@pytest.mark.parametrize(("given", "ids", "where"), [
+    ("", ["fcmr-easy-1", "fcmr-easy-2", "fcmr-hard-7"], "dataset/easy/easy_data.csv:4"),
+    ("dataset", ["fcmr-easy-1", "fcmr-easy-2", "fcmr-hard-7"], "easy/easy_data.csv:4"),
+    ("dataset/easy", ["fcmr-easy-1", "fcmr-easy-2"], "easy_data.csv:4"),
+    ("dataset/hard/hard_data.csv", ["fcmr-hard-7"], None),
+])
+def test_fcmr_release_as_published_is_read_from_its_root_dataset_or_level_folder(
+        tmp_path: Path, given: str, ids: list[str], where: str | None) -> None:
+    root = _fcmr_release(tmp_path / "FCMR")
+    name, records = read_records(root / given if given else root)
+    got = list(records)
+    assert name == "fcmr"
+    flat = {r.item.base_id: r.item for r in read("fcmr")[0]}
+    imported = [r for r in got if isinstance(r, Imported)]
+    assert [r.item.base_id for r in imported] == ids
+    for record in imported:  # the same items as the flat layout's, the chart beside its level
+        assert record.item.model_dump(exclude={"provenance"}) == \
+            flat[record.item.base_id].model_dump(exclude={"provenance"})
+        assert record.chart_image is not None and \
+            record.chart_image.parent.parent.name == record.item.difficulty
+    skipped = [r.where for r in got if isinstance(r, Skipped)]
+    assert (skipped[0] if skipped else None) == where
+
+
+def test_fcmr_levels_may_mix_flat_and_nested_folders(tmp_path: Path) -> None:
+    root = _fcmr_release(tmp_path / "mixed", nested=("hard",))
+    assert detect_format(root) == "fcmr"
+    _, records = read_records(root)
+    got = list(records)
+    assert [r.item.base_id for r in got if isinstance(r, Imported)] == [
+        "fcmr-easy-1", "fcmr-easy-2", "fcmr-hard-7"]
+    assert got[0].item.provenance.source == "easy_data.csv:2"  # type: ignore[union-attr]
+    assert got[-1].item.provenance.source == "dataset/hard/hard_data.csv:2"  # type: ignore[union-attr]
+
+
+def test_a_folder_without_fcmr_levels_says_where_it_looked(tmp_path: Path) -> None:
+    (tmp_path / "dataset" / "easy").mkdir(parents=True)
+    with pytest.raises(UserError, match=r"FCMR: no easy_data.csv, medium_data.csv or "
+                                        r"hard_data.csv in the folder, in its level folders "
+                                        r"or in dataset/<level>/"):
+        read_records(tmp_path, "fcmr")
 
 
 # -- protected-cell inference (protect.py) ----------------------------------------------------

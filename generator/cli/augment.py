@@ -1,7 +1,8 @@
 """``gen augment INPUT --variants ... --out DIR``: visual variants of a dataset.
 
 INPUT is a hopvista dataset folder or an existing table-QA dataset in its release format
-(WikiTableQuestions, TabFact, TAT-QA, FCMR's release, or the generic JSONL; docs/imports.md).
+(WikiTableQuestions, TabFact, TAT-QA, FCMR's release, HiTab, FinQA, or the generic JSONL;
+docs/imports.md).
 """
 
 from __future__ import annotations

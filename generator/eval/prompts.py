@@ -328,11 +328,11 @@ def table_json(item: Item) -> str | None:
     if table is None:
         return None
     if isinstance(table, GridTable):
-        header = list(table.header)
+        header = list(table.column_headers)
         if len(set(header)) == len(header) and all(header):
-            rows: list[Any] = [dict(zip(header, row, strict=False)) for row in table.rows]
+            rows: list[Any] = [dict(zip(header, row, strict=False)) for row in table.body_rows]
         else:
-            rows = [header, *map(list, table.rows)]
+            rows = [header, *map(list, table.body_rows)]
         return json.dumps(rows, ensure_ascii=False, indent=1)
     return json.dumps(_records(item, table), ensure_ascii=False, indent=1)
 

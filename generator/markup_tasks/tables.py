@@ -5,7 +5,8 @@ fresh table per task from the domain's source: four to eight entities, and eithe
 five columns of one period or one column over the periods. ``--tables PATH`` reads an
 existing dataset (:mod:`hopvista.sources.imports`, any format it knows) and uses the tables
 of its records that a task can be drawn on: at least three body rows and a value column,
-distinct non-empty row labels and headers. A larger table is cut to its first
+distinct non-empty row labels and headers (a multi-level header read as one row: each
+column's header texts top to bottom, ``2019 / men``). A larger table is cut to its first
 :data:`MAX_ROWS` rows and :data:`MAX_COLS` columns (the task is about the table it shows).
 """
 
@@ -21,6 +22,7 @@ from hopvista.building.workers import load_state
 from hopvista.display import fmt
 from hopvista.errors import UserError
 from hopvista.markup_tasks.subtasks import TaskTable, Unsuitable
+from hopvista.model.inputs import GridTable, Table
 from hopvista.rng import Streams
 from hopvista.sources.imports import Skipped, read_records
 
@@ -55,6 +57,16 @@ def usable(cells: list[list[str]], caption: str | None, source: str) -> TaskTabl
     return TaskTable(tuple(tuple(row) for row in cells), caption, source)
 
 
+def _texts(table: Table | GridTable) -> tuple[list[list[str]], str | None]:
+    """A record's table as rows of texts under one header row (a multi-level header's texts
+    joined per column: :attr:`GridTable.column_headers`), and its caption."""
+    if isinstance(table, GridTable):
+        return [list(table.column_headers), *(list(row) for row in table.body_rows)], \
+            table.caption
+    grid = grid_of_table(table, {})
+    return [[cell.text for cell in row] for row in grid.rows], grid.caption
+
+
 def imported_tables(path: Path, fmt: str | None) -> TableSupply:
     """Tables of the records of an existing dataset at ``path``."""
 
@@ -64,8 +76,7 @@ def imported_tables(path: Path, fmt: str | None) -> TableSupply:
     for record in records:
         if isinstance(record, Skipped) or record.item.inputs.table is None:
             continue
-        grid = grid_of_table(record.item.inputs.table, {})
-        table = usable([[cell.text for cell in row] for row in grid.rows], grid.caption,
+        table = usable(*_texts(record.item.inputs.table),
                        f"{name}:{record.item.provenance.source}")
         if table is not None and table.cells not in seen:
             seen.add(table.cells)

@@ -13,6 +13,7 @@ from hopvista.model.inputs import (
     Column,
     GridTable,
     Inputs,
+    MergedCell,
     Series,
     Table,
     TableRow,
@@ -48,8 +49,8 @@ from hopvista.model.statement import (
 __all__ = [
     "BASE_VARIANT", "DATASET_FORMAT", "FORMAT_VERSION", "ITEM_KINDS", "ROLES", "Chart", "Claim",
     "Column", "Dataset", "Distractor", "Entity", "EntityClaim", "FactClaim", "GridTable",
-    "Image", "Inputs", "Item", "ItemKind", "JudgeVerdict", "Manifest", "Node", "OnlyClaim",
-    "Paraphrase", "ParaphraseAttempt", "Program",
+    "Image", "Inputs", "Item", "ItemKind", "JudgeVerdict", "Manifest", "MergedCell", "Node",
+    "OnlyClaim", "Paraphrase", "ParaphraseAttempt", "Program",
     "Provenance", "Score", "Series", "Statement", "Table", "TableRow", "Tags", "TextCell",
     "TextChunk", "ValueCell", "Variant", "Visual", "base_item_id", "by_role", "image_path",
     "load", "score", "variant_id",

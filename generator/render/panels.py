@@ -37,6 +37,19 @@ PANELS_CSS = """
 """
 
 
+MAX_INDENT = 8
+"""Deepest level of a row hierarchy shown by its own indentation (deeper ones show as it)."""
+
+
+def indent_css(layout: Layout) -> str:
+    """CSS indenting each row label by its level in the row hierarchy (``data-indent``), for
+    a layout that has such labels; empty otherwise (a flat table's page is unchanged)."""
+    levels = sorted({min(c.indent, MAX_INDENT) for p in layout.panels for r in p.rows
+                     for c in r if c.indent > 0})
+    return "".join(f'.hv-table [data-indent="{n}"] {{ text-indent: {1.2 * n:.1f}em; }}\n'
+                   for n in levels)
+
+
 @cache
 def _template(name: str) -> Template:
     return _ENV.from_string(read_file(PACKAGE, name))
@@ -144,6 +157,8 @@ def _attrs(cell: Shown) -> Markup:
             if cell.colour not in COLOURS:
                 raise ValueError(f"unknown highlight colour {cell.colour!r}")
             parts.append(f' data-colour="{cell.colour}"')
+    if cell.indent > 0:
+        parts.append(f' data-indent="{min(cell.indent, MAX_INDENT)}"')
     if cell.rowspan > 1:
         parts.append(f' rowspan="{cell.rowspan}"')
     if cell.colspan > 1:
@@ -187,7 +202,7 @@ def layout_document(layout: Layout, style: TableStyle,
     """A page showing the layout's panels in ``style`` (its ``#hv-root`` is shot), with the
     markup look ``mark_look`` for marked cells and ``pictures`` inside their cells."""
     css = style.css() + PANELS_CSS + (mark_css(mark_look) if mark_look is not None else "") \
-        + (pictures.css() if pictures is not None else "")
+        + (pictures.css() if pictures is not None else "") + indent_css(layout)
     return _template("document.html.j2").render(
         css=Markup(css), theme=style.theme.name,
         tables=panels_fragment(layout, style.theme.decor, pictures))
@@ -205,6 +220,7 @@ def page_document(layout: Layout, style: TableStyle, page: str, *, question: str
         "data:image/png;base64," + base64.b64encode(chart_png).decode("ascii")
     tables = Markup('<div class="hv-root hv-theme-{}">{}</div>').format(
         style.theme.name, panels_fragment(layout, style.theme.decor, pictures))
-    css = style.css() + PANELS_CSS + (pictures.css() if pictures is not None else "")
+    css = style.css() + PANELS_CSS + (pictures.css() if pictures is not None else "") \
+        + indent_css(layout)
     return page_html(page, css=css, tables=tables, question=question,
                      title=title, chart_src=chart_src, width_px=width_px, texts=texts or [])

@@ -98,7 +98,7 @@ class Importer:
         return Mismatch(f"not a {self.name} dataset ({self.description})", shaped=False)
 
 
-BUILTIN_FORMATS = ("fcmr", "jsonl", "tabfact", "tatqa", "wtq")
+BUILTIN_FORMATS = ("fcmr", "finqa", "hitab", "jsonl", "tabfact", "tatqa", "wtq")
 """The release formats read here; each is the module ``hopvista.sources.imports.<name>``."""
 
 IMPORTERS: Registry[Importer] = Registry("import format", "importers", builtins=tuple(

@@ -1,8 +1,14 @@
 """FCMR's release (three statements over text, a table and a chart image).
 
-The input is the release folder, or one ``<level>_data.csv`` in it (level ``easy``,
-``medium`` or ``hard``). Each row of ``<level>_data.csv`` (columns ``anchor_num, filename,
-correct_answer, option1, option2, option3, chart_column``, and any others) is one item:
+The input is the release as published (its root, with ``dataset/<level>/``), its
+``dataset/`` folder (with ``<level>/``), one level's folder, a flat folder holding
+``<level>_data.csv`` files, or one ``<level>_data.csv`` (level ``easy``, ``medium`` or
+``hard``). Each level is looked for in that order of places: directly in the folder given,
+then in ``<level>/``, then in ``dataset/<level>/``, so a folder may mix levels laid out either
+way. The folder holding a level's ``<level>_data.csv`` is that level's root: its table, text
+and chart folders are beside it. Each row of ``<level>_data.csv`` (columns ``anchor_num,
+filename, correct_answer, option1, option2, option3, chart_column``, and any others) is one
+item:
 
 * table: ``<level>_test_table_modality/table_modality_<anchor_num>.csv`` (CSV, first row the
   header);
@@ -11,6 +17,9 @@ correct_answer, option1, option2, option3, chart_column``, and any others) is on
   section ``text``, period 0);
 * chart: ``chart_images/<filename>``; FCMR's charts exist only as images, so the item has no
   chart data and :attr:`Imported.chart_image` is that file.
+
+A skipped row is named by its data file's path relative to the input and its line
+(``dataset/easy/easy_data.csv:4``).
 
 Items are ``three_statement``: statements ``option1``-``option3`` (type ``imported``, no
 program; modalities text, table and chart for ``hard``, unknown otherwise), labelled from
@@ -50,6 +59,7 @@ from hopvista.sources.imports.common import (
     one_line,
     read_lenient,
     read_text,
+    relative,
 )
 from hopvista.sources.imports.html import plain_text
 from hopvista.sources.imports.protect import protect_statements
@@ -78,12 +88,22 @@ def parse_answer(text: str) -> list[int]:
     return sorted(int(t) for t in tokens)
 
 
+PLACES = (".", "{level}", "dataset/{level}")
+"""Where a level's folder may lie in the folder given (flat, a level's folder, the release)."""
+
+
 def _data_files(path: Path) -> list[tuple[str, Path]]:
-    if path.is_dir():
-        return [(level, path / f"{level}_data.csv") for level in LEVELS
-                if (path / f"{level}_data.csv").is_file()]
-    level = path.name.removesuffix("_data.csv")
-    return [(level, path)] if level in LEVELS and path.name.endswith("_data.csv") else []
+    """Each level's data file, in level order (the first place that has it: :data:`PLACES`)."""
+    if not path.is_dir():
+        level = path.name.removesuffix("_data.csv")
+        return [(level, path)] if level in LEVELS and path.name.endswith("_data.csv") else []
+    found = []
+    for level in LEVELS:
+        files = (path / place.format(level=level) / f"{level}_data.csv" for place in PLACES)
+        first = next((file for file in files if file.is_file()), None)
+        if first is not None:
+            found.append((level, first))
+    return found
 
 
 def _header_problem(path: Path) -> str | None:
@@ -106,11 +126,17 @@ def diagnose(path: Path) -> Mismatch | None:
     files."""
     files = _data_files(path)
     if not files:
-        return Mismatch("no easy_data.csv, medium_data.csv or hard_data.csv in the folder"
+        return Mismatch("no easy_data.csv, medium_data.csv or hard_data.csv in the folder, "
+                        "in its level folders or in dataset/<level>/"
                         if path.is_dir() else "expected easy_data.csv, medium_data.csv or "
                         "hard_data.csv", shaped=False)
     problem = _header_problem(files[0][1])
-    return None if problem is None else Mismatch(f"{files[0][1].name}: {problem}")
+    return None if problem is None else Mismatch(f"{_shown(files[0][1], path)}: {problem}")
+
+
+def _shown(file: Path, path: Path) -> str:
+    """A data file as messages name it: relative to the input folder (its name for a file)."""
+    return relative(file, path) if path.is_dir() else file.name
 
 
 def detect(path: Path) -> bool:
@@ -165,18 +191,19 @@ def _record(root: Path, level: str, row: dict[str, str], source: str, ids: Ids) 
     return Imported(item, protect_statements(table, options), chart_image=chart.resolve())
 
 
-def _records(root: Path, files: list[tuple[str, Path]]) -> Iterator[Imported | Skipped]:
+def _records(path: Path, files: list[tuple[str, Path]]) -> Iterator[Imported | Skipped]:
     ids = Ids(NAME)
     for level, file in files:
+        name, root = _shown(file, path), file.parent
         try:
             text = read_lenient(file)
         except (OSError, ValueError) as exc:
-            yield Skipped(file.name, f"unreadable: {one_line(exc)}")
+            yield Skipped(name, f"unreadable: {one_line(exc)}")
             continue
         reader = csv.DictReader(io.StringIO(text, newline=""))
         start = 2
         while True:
-            where = f"{file.name}:{start}"
+            where = f"{name}:{start}"
             try:
                 row = next(reader)
             except StopIteration:
@@ -207,10 +234,12 @@ def read(path: Path) -> Iterator[Imported | Skipped]:
     files = _data_files(path)
     if not files:
         raise UserError(f"{path}: no FCMR data file (easy_data.csv, medium_data.csv, "
-                        "hard_data.csv) found")
-    return _records(path if path.is_dir() else path.parent, files)
+                        "hard_data.csv, directly, in a level's folder or in dataset/<level>/) "
+                        "found")
+    return _records(path, files)
 
 
 IMPORTERS.register(NAME, Importer(
-    name=NAME, description="FCMR release (<level>_data.csv + table, text and chart folders)",
+    name=NAME, description="FCMR release (dataset/<level>/<level>_data.csv + table, text and "
+                           "chart folders; or the levels side by side)",
     detect=detect, read=read, diagnose=diagnose, title="FCMR"))
