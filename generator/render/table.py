@@ -82,6 +82,10 @@ body { padding: 0 2px 2px 0; }
 .hv-table th, .hv-table td {
   padding: var(--hv-pad-y) var(--hv-pad-x); white-space: nowrap; vertical-align: bottom;
 }
+/* A cell spanning rows or columns is set as documents set it: centred on its span (a label
+   at the bottom of its rows would read as the last row's). */
+.hv-table td[rowspan], .hv-table th[rowspan] { vertical-align: middle; }
+.hv-table th[colspan] { text-align: center; }
 .hv-head .hv-label { display: inline-block; max-width: var(--hv-head-max); white-space: normal; }
 .hv-entity { text-align: left; }
 .hv-period { text-align: center; }
