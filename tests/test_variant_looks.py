@@ -5,18 +5,24 @@ question type."""
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
 
 from hopvista.augment.grid import grid_of_table, merged, plain
+from hopvista.cli.main import main
 from hopvista.model.inputs import GridTable
 from hopvista.render.panels import layout_document
 from hopvista.render.table import TableRenderer, parse_style
-from tests.conftest import default_style
+from hopvista.themes.fonts import covers
+from hopvista.themes.tables import get_theme
+from tests.conftest import default_style, read_items
 
 
 @pytest.fixture(scope="module")
@@ -56,3 +62,63 @@ def test_a_merged_label_sits_in_the_middle_of_the_rows_it_spans(
     middle = (ink[0] + ink[-1]) / 2
     centre = label[1] + label[3] / 2
     assert abs(middle - centre) < label[3] / 8, (ink[0], ink[-1], label)
+
+
+LACKING = "\u2264"
+"""A glyph (less-than or equal to) that neither Latin Modern Roman nor CMU Serif has."""
+
+RECORDS = [
+    {"id": "count", "question": "How many towns have more than 500 people?", "answer": "3",
+     "table": {"rows": [["Town", "People"], ["Oslo", "1,234"], ["Bergen", "885"],
+                        ["Moss", "640"], ["Vik", "120"]]}},
+    {"id": "look", "question": "What is the population of Oslo?", "answer": "1,234",
+     "table": {"rows": [["Town", "People", "Ferry"], ["Oslo", "1,234", f"{LACKING} 5 km"],
+                        ["Bergen", "885", "12 km"], ["Moss", "640", "7 km"]]}},
+]
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """Two imported questions (a counting one; a lookup whose table shows a glyph Latin
+    Modern lacks) in the latex and missing variants; the output and what the run said."""
+    root = tmp_path_factory.mktemp("imported")
+    source = root / "questions.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in RECORDS), encoding="utf-8")
+    out = root / "variants"
+    buffer = io.StringIO()
+    with contextlib.redirect_stderr(buffer):
+        assert main(["augment", str(source), "--variants", "latex,missing",
+                     "--out", str(out)]) == 0
+    return out, buffer.getvalue()
+
+
+def test_the_latex_theme_names_faces_for_glyphs_its_own_lack() -> None:
+    theme = get_theme("latex")
+    assert not any(covers(font, LACKING) for font in theme.fonts)
+    assert theme.fallback_fonts and all(covers(f, LACKING) for f in theme.fallback_fonts)
+
+
+@pytest.mark.slow
+def test_a_latex_variant_falls_back_to_a_latex_face_that_has_the_glyph(
+        imported: tuple[Path, str]) -> None:
+    out, _ = imported
+    (item,) = [i for i in read_items(out)
+               if i["base_id"].endswith("look") and i["variant"]["name"] == "latex"]
+    style = item["variant"]["style"]["table"]
+    assert style["font"] in get_theme("latex").fallback_fonts
+    assert style["font_fallback"] == {"CMU Serif": LACKING, "Latin Modern Roman": LACKING}
+    (table,) = [im for im in item["images"] if im["role"] == "table"]
+    assert table["render"]["font"] == style["font"]  # every glyph drawn in the face recorded
+
+
+@pytest.mark.slow
+def test_missing_skips_are_told_per_question_type(imported: tuple[Path, str]) -> None:
+    out, said = imported
+    why = "every value cell is protected"
+    assert f"missing skipped, by question type: counting 1 of 1 ({why})" in said
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["variants"]["skipped_by_question_type"] == {
+        "missing": {"counting": {"skipped": 1, "bases": 1, "why": why}}}
+    assert f"| missing | counting | 1 of 1 | {why} |" in (out / "README.md").read_text()
+    made = {(i["base_id"], i["variant"]["name"]) for i in read_items(out)}
+    assert any(base.endswith("look") and name == "missing" for base, name in made)
