@@ -74,13 +74,20 @@ RECORDS = [
     {"id": "look", "question": "What is the population of Oslo?", "answer": "1,234",
      "table": {"rows": [["Town", "People", "Ferry"], ["Oslo", "1,234", f"{LACKING} 5 km"],
                         ["Bergen", "885", "12 km"], ["Moss", "640", "7 km"]]}},
+    {"id": "wide", "question": "What did Oslo sell in week 7?", "answer": "107",
+     "table": {"rows": [["Town", *(f"Week {w}" for w in range(1, 31))],
+                        ["Oslo", *(str(100 + w) for w in range(1, 31))],
+                        ["Moss", *(str(200 + w) for w in range(1, 31))]]}},
+    {"id": "tall", "question": "What is the population of Town 7?", "answer": "517",
+     "table": {"rows": [["Town", "People"], *([f"Town {t}", str(510 + t)] for t in range(60))]}},
 ]
 
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """Two imported questions (a counting one; a lookup whose table shows a glyph Latin
-    Modern lacks) in the latex and missing variants; the output and what the run said."""
+    """Imported questions (a counting one; a lookup whose table shows a glyph Latin Modern
+    lacks; a table 30 columns wide, one 60 rows tall) in the latex and missing variants; the
+    output and what the run said."""
     root = tmp_path_factory.mktemp("imported")
     source = root / "questions.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in RECORDS), encoding="utf-8")
@@ -122,3 +129,20 @@ def test_missing_skips_are_told_per_question_type(imported: tuple[Path, str]) ->
     assert f"| missing | counting | 1 of 1 | {why} |" in (out / "README.md").read_text()
     made = {(i["base_id"], i["variant"]["name"]) for i in read_items(out)}
     assert any(base.endswith("look") and name == "missing" for base, name in made)
+
+
+@pytest.mark.slow
+def test_no_variant_table_is_more_than_five_times_wider_than_tall_or_the_reverse(
+        imported: tuple[Path, str]) -> None:
+    out, _ = imported
+    items = read_items(out)
+    for item in items:
+        (table,) = [im for im in item["images"] if im["role"] == "table"]
+        width, height = table["width"], table["height"]
+        assert width <= 5 * height and height <= 5 * width, (item["id"], width, height)
+    wrapped = {(i["base_id"].rsplit("-", 1)[-1], i["variant"]["name"]):
+               i["variant"]["parameters"].get("wrapped") for i in items}
+    assert wrapped[("wide", "latex")]["cut"] == "columns"
+    assert wrapped[("tall", "latex")]["cut"] == "rows"
+    assert wrapped[("look", "latex")] is None
+    assert main(["verify", str(out)]) == 0  # every cell recorded once, copies show their cell

@@ -14,14 +14,21 @@ import io
 import threading
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from PIL import Image as PILImage
 
 from hopvista.augment.geometry import warp_box
-from hopvista.augment.grid import Grid
+from hopvista.augment.grid import (
+    Grid,
+    Layout,
+    layout_json,
+    restacked,
+    wrap_columns,
+    wrap_rows,
+)
 from hopvista.augment.perturbation import PERTURBATIONS, stream_name
 from hopvista.augment.recipes import (
     VARIANTS,
@@ -29,6 +36,7 @@ from hopvista.augment.recipes import (
     Plan,
     Skip,
     chart_readers,
+    layout_named,
     pictures_skip,
 )
 from hopvista.errors import UserError
@@ -39,9 +47,9 @@ from hopvista.render.browser import uninterrupted
 from hopvista.render.chart import ChartRenderer, exports_in_browser
 from hopvista.render.item_images import BrowserPages, write_image
 from hopvista.render.mmtable import cell_pictures, write_cell_images
-from hopvista.render.panels import layout_document, page_document
+from hopvista.render.panels import CellPictures, layout_document, page_document
 from hopvista.render.png import png_size
-from hopvista.render.table import TableRenderer, parse_style
+from hopvista.render.table import TableRenderer, TableStyle, parse_style
 from hopvista.rng import Streams
 from hopvista.themes.chart_kinds import shown_chart
 
@@ -126,6 +134,44 @@ def _shown(png: bytes, what: str) -> bytes:
     return png
 
 
+MAX_ASPECT = 5.0
+"""How much wider than tall (or taller than wide) a variant's table image may be: a wider one
+is wrapped into bands one above the other, a taller one into panels side by side."""
+MAX_BANDS = 6
+"""Bands (or side-by-side panels) a table is wrapped into, at most."""
+
+
+def out_of_shape(width: int, height: int) -> str | None:
+    """``"wide"`` or ``"tall"`` for an image more than :data:`MAX_ASPECT` times wider than
+    tall or taller than wide; ``None`` otherwise."""
+    if width > MAX_ASPECT * height:
+        return "wide"
+    if height > MAX_ASPECT * width:
+        return "tall"
+    return None
+
+
+def wrappings(layout: Layout, shape: str) -> Iterator[tuple[Layout, dict[str, Any]]]:
+    """The layouts tried, in order, for a table image of the wrong ``shape``, each with its
+    record: its panels arranged the other way, then cut into 2, 3, ... bands."""
+    arrange, wrap = ("stack", wrap_columns) if shape == "wide" else ("side", wrap_rows)
+    other = restacked(layout, arrange)
+    if other is not None:
+        yield other, {"arrange": arrange}
+    for bands in range(2, MAX_BANDS + 1):
+        wrapped = wrap(layout, bands)
+        if wrapped is not None:
+            yield wrapped, {"cut": "columns" if shape == "wide" else "rows", "bands": bands}
+
+
+def wrapped_plan(plan: Plan, layout: Layout, record: dict[str, Any]) -> Plan:
+    """``plan`` showing ``layout``, its parameters saying how the table was wrapped."""
+    parameters = plan.parameters | {"wrapped": record}
+    if "layout" in parameters:
+        parameters["layout"] = layout_json(layout)
+    return replace(plan, layout=layout, parameters=parameters)
+
+
 def _scaled(png: bytes, zoom: float, layout: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
     """A page image scaled by ``zoom`` (a smaller window on a screen), its boxes along."""
     if zoom == 1.0:
@@ -155,14 +201,16 @@ def shown_table(table: Table | GridTable | None, grid: Grid,
         for row, values in zip(table.rows, rows_out, strict=True))})
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Job:
-    """One planned variant of one base."""
+    """One planned variant of one base; ``shown`` is its plan as shot, when shooting changed
+    it (a table wrapped to keep its shape)."""
 
     spec: VariantSpec
     plan: Plan
     streams: Streams
     params: dict[str, Any]
+    shown: Plan | None = None
 
 
 @dataclass(frozen=True)
@@ -390,12 +438,8 @@ class VariantMaker:
                 return "page", scaled, moved | {"page": plan.page["template"]}, []  # type: ignore[index]
 
             return self._threads.submit(finish_page)
-        html = layout_document(plan.layout, style,
-                               dict(plan.mark_look) if plan.mark_look is not None else None,
-                               pictures=pictures)
-        with uninterrupted():
-            png, layout = self._table.shoot(html, style, "panels")
-        _shown(png, "table")
+        png, layout, plan = self._shoot_table(base, plan, style, pictures)
+        job.shown = plan
         if pictures is not None:
             layout = layout | {"visual_px": pictures.size_px}
 
@@ -406,9 +450,40 @@ class VariantMaker:
 
         return self._threads.submit(finish_table)
 
+    def _shoot_table(self, base: Base, plan: Plan, style: TableStyle,
+                     pictures: CellPictures | None) -> tuple[bytes, dict[str, Any], Plan]:
+        """Shoot the plan's table; one more than :data:`MAX_ASPECT` times wider than tall (or
+        taller than wide) is wrapped (:func:`wrappings`) and shot again, the plan saying how.
+        A table no wrapping brings into shape, or whose answer names a place or order a
+        wrapping would change, is a :class:`UserError` (the variant is skipped with it)."""
+        look = dict(plan.mark_look) if plan.mark_look is not None else None
+
+        def shot(layout: Layout) -> tuple[bytes, dict[str, Any]]:
+            html = layout_document(layout, style, look, pictures=pictures)
+            with uninterrupted():
+                png, layout_record = self._table.shoot(html, style, "panels")
+            return _shown(png, "table"), layout_record
+
+        png, layout = shot(plan.layout)
+        width, height = png_size(png)
+        shape = out_of_shape(width, height)
+        if shape is None:
+            return png, layout, plan
+        if layout_named(base.item) is not None:
+            raise UserError(f"the table is {width:,} x {height:,} px, more than "
+                            f"{MAX_ASPECT:g} times as {shape}, and its answer names a place or "
+                            "order in it that wrapping would change")
+        for wrapped, record in wrappings(plan.layout, shape):
+            png, layout = shot(wrapped)
+            if out_of_shape(*png_size(png)) is None:
+                return png, layout, wrapped_plan(plan, wrapped, record)
+        raise UserError(f"the table is {width:,} x {height:,} px, more than {MAX_ASPECT:g} "
+                        f"times as {shape} as it is {'tall' if shape == 'wide' else 'wide'}, "
+                        f"and wrapping it in up to {MAX_BANDS} bands does not bring it within")
+
     def _item(self, base: Base, job: _Job, chart: _Chart, table: _Table) -> Item:
         """Write the images and make the variant item."""
-        item, plan, spec = base.item, job.plan, job.spec
+        item, plan, spec = base.item, job.shown or job.plan, job.spec
         item_id = variant_id(item.base_id, spec.name)
         role, png, layout, records = table
         images = [write_image(self.root, item_id, role, png, layout)]
