@@ -17,11 +17,13 @@ from PIL import Image
 
 from hopvista.augment.grid import grid_of_table, merged, plain
 from hopvista.cli.main import main
+from hopvista.errors import UserError
 from hopvista.model.inputs import GridTable
 from hopvista.render.panels import layout_document
 from hopvista.render.table import TableRenderer, parse_style
 from hopvista.themes.fonts import covers
 from hopvista.themes.tables import get_theme
+from hopvista.variants.maker import SCROLL_MARGIN, scroll_to
 from tests.conftest import default_style, read_items
 
 
@@ -78,23 +80,23 @@ RECORDS = [
      "table": {"rows": [["Town", *(f"Week {w}" for w in range(1, 31))],
                         ["Oslo", *(str(100 + w) for w in range(1, 31))],
                         ["Moss", *(str(200 + w) for w in range(1, 31))]]}},
-    {"id": "tall", "question": "What is the population of Town 7?", "answer": "517",
-     "table": {"rows": [["Town", "People"], *([f"Town {t}", str(510 + t)] for t in range(60))]}},
+    {"id": "tall", "question": "What is the population of Town 47?", "answer": "557",
+     "table": {"rows": [["Place", "People"], *([f"Town {t}", str(510 + t)] for t in range(60))]}},
 ]
 
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """Imported questions (a counting one; a lookup whose table shows a glyph Latin Modern
-    lacks; a table 30 columns wide, one 60 rows tall) in the latex and missing variants; the
-    output and what the run said."""
+    lacks; a table 30 columns wide, one 60 rows tall) in the latex, missing and screenshot
+    variants; the output and what the run said."""
     root = tmp_path_factory.mktemp("imported")
     source = root / "questions.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in RECORDS), encoding="utf-8")
     out = root / "variants"
     buffer = io.StringIO()
     with contextlib.redirect_stderr(buffer):
-        assert main(["augment", str(source), "--variants", "latex,missing",
+        assert main(["augment", str(source), "--variants", "latex,missing,screenshot",
                      "--out", str(out)]) == 0
     return out, buffer.getvalue()
 
@@ -137,12 +139,59 @@ def test_no_variant_table_is_more_than_five_times_wider_than_tall_or_the_reverse
     out, _ = imported
     items = read_items(out)
     for item in items:
+        if item["variant"]["name"] == "screenshot":
+            continue
         (table,) = [im for im in item["images"] if im["role"] == "table"]
         width, height = table["width"], table["height"]
         assert width <= 5 * height and height <= 5 * width, (item["id"], width, height)
-    wrapped = {(i["base_id"].rsplit("-", 1)[-1], i["variant"]["name"]):
-               i["variant"]["parameters"].get("wrapped") for i in items}
+    wrapped = {(_record(i), i["variant"]["name"]): i["variant"]["parameters"].get("wrapped")
+               for i in items}
     assert wrapped[("wide", "latex")]["cut"] == "columns"
     assert wrapped[("tall", "latex")]["cut"] == "rows"
     assert wrapped[("look", "latex")] is None
     assert main(["verify", str(out)]) == 0  # every cell recorded once, copies show their cell
+
+
+def _record(item: dict[str, Any]) -> str:
+    """The id of the record an imported item was made from."""
+    return str(item["base_id"]).rsplit("-", 1)[-1]
+
+
+@pytest.mark.slow
+def test_a_long_page_is_a_window_scrolled_to_the_cells_the_answer_reads(
+        imported: tuple[Path, str]) -> None:
+    out, _ = imported
+    pages = {_record(i): i for i in read_items(out) if i["variant"]["name"] == "screenshot"}
+    assert set(pages) == {r["id"] for r in RECORDS}
+    for item in pages.values():
+        (page,) = item["images"]
+        assert page["height"] <= 1400 and page["height"] <= 5 * page["width"]
+    tall = pages["tall"]
+    parameters, (page,) = tall["variant"]["parameters"], tall["images"]
+    assert parameters["scroll_px"] > 0 and 1000 <= parameters["height_px"] <= 1400
+    region = page["render"]["viewport"]
+    cells = {(c["row"], c["col"]): c["box"] for c in page["render"]["cells"]}
+
+    def inside(box: list[int]) -> bool:
+        return box[3] > 0 and region[1] <= box[1] and \
+            box[1] + box[3] <= region[1] + region[3]
+
+    assert inside(cells[(48, 0)]) and inside(cells[(48, 1)])  # Town 47 and its people
+    assert cells[(0, 0)][3] == cells[(1, 0)][3] == 0  # header, Town 0: scrolled away
+    image = Image.open(out / page["path"]).convert("L")
+    x, y, w, h = cells[(48, 1)]
+    assert image.crop((x, y, x + w, y + h)).getextrema()[0] < 110  # its text is drawn there
+
+
+def test_a_page_scrolls_as_little_as_shows_what_it_must() -> None:
+    layout = {"height": 3000, "viewport": [0, 100, 1000, 2900]}
+    needed = ([[0, 2000, 100, 30], [0, 2300, 100, 30]], "the cells")
+    assert scroll_to(layout, needed, (3000, 3000), "browser") is None
+    height, shown, scroll = scroll_to(layout, needed, (1000, 1000), "browser")
+    assert (height, shown) == (1000, 900)
+    assert scroll == 2330 - 100 + SCROLL_MARGIN - 900
+    assert scroll_to(layout, needed, (300, 1000), "browser")[0] == 100 + 330 + 2 * SCROLL_MARGIN
+    with pytest.raises(UserError, match="the cells take 330 px of the page, more than the 200"):
+        scroll_to(layout, needed, (300, 300), "browser")
+    with pytest.raises(UserError, match="marks no data-viewport"):
+        scroll_to({"height": 3000}, needed, (1000, 1000), "mine")

@@ -6,7 +6,7 @@ protected and ``missing`` has nothing it may blank. The run's summary, the manif
 card count skips per question type so that a user sees that at a glance.
 
 The type is, in order: a multimodal table question's own (``tags.question_type``); for an item
-with numbered statements, ``statements`` and their types (``statements CT+TR``); a question
+with numbered statements, how many and its level (``3 statements, hard``); a question
 whose answer is true or false, ``true/false``; else the first of :data:`WORDING` whose
 pattern its wording matches, or ``lookup``.
 """
@@ -38,7 +38,8 @@ def question_type(item: Item) -> str:
     if item.tags is not None:
         return str(item.tags.question_type)
     if item.statements:
-        return "statements " + "+".join(sorted({s.type for s in item.statements}))
+        return f"{len(item.statements)} statements" + \
+            (f", {item.difficulty}" if item.difficulty else "")
     if item.answer_type == "boolean":
         return "true/false"
     words = item.question.casefold()
