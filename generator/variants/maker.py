@@ -520,18 +520,19 @@ class VariantMaker:
         style = parse_style(plan.table_style)
         pictures = cell_pictures(item.inputs.visuals, style) if item.inputs.visuals else None
         if plan.page is not None:
+            zoom, template = float(plan.page["zoom"]), str(plan.page["template"])
             png, layout, plan = self._shoot_page(base, plan, style, pictures,
                                                  chart.result().png)
             job.shown = plan
             if pictures is not None:
                 layout = layout | {"visual_px": pictures.size_px}
-            zoom = float(plan.page["zoom"])
+            windowed = bool(plan.parameters["windowed"])
 
             def finish_page() -> _Table:
                 scaled, moved = _scaled(png, zoom, layout)
-                if plan.parameters["windowed"]:
+                if windowed:
                     moved = clipped(moved)
-                return "page", scaled, moved | {"page": plan.page["template"]}, []  # type: ignore[index]
+                return "page", scaled, moved | {"page": template}, []
 
             return self._threads.submit(finish_page)
         png, layout, plan = self._shoot_table(base, plan, style, pictures)
