@@ -191,6 +191,8 @@ def test_a_page_scrolls_as_little_as_shows_what_it_must() -> None:
     assert (height, shown) == (1000, 900)
     assert scroll == 2330 - 100 + SCROLL_MARGIN - 900
     assert scroll_to(layout, needed, (300, 1000), "browser")[0] == 100 + 330 + 2 * SCROLL_MARGIN
+    whole = ([[0, 110, 100, 30], [0, 2960, 100, 30]], "the cells")
+    assert scroll_to(layout, whole, (1000, 3200), "browser") == (3000, 2900, 0)
     with pytest.raises(UserError, match="the cells take 330 px of the page, more than the 200"):
         scroll_to(layout, needed, (300, 300), "browser")
     with pytest.raises(UserError, match="marks no data-viewport"):

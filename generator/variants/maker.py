@@ -208,9 +208,10 @@ def scroll_to(layout: dict[str, Any], needed: Needed,
     """How a page whose full shot is ``layout`` fits a window ``heights[0]`` image pixels
     tall, made taller up to ``heights[1]`` when what it must show needs it (a user enlarges
     the window): ``None`` when the page fits whole; else ``(height, shown, scroll)``: the
-    window's height, the pixels of its scrolling region it shows, and how far that region is
-    scrolled so the ``needed`` boxes (:func:`needed_boxes`) are in view, the least scroll
-    that shows them (with :data:`SCROLL_MARGIN`)."""
+    window's height, the pixels of its scrolling region it shows (all of them when the page
+    fits the window made taller), and how far that region is scrolled so the ``needed``
+    boxes (:func:`needed_boxes`) are in view, the least scroll that shows them (with
+    :data:`SCROLL_MARGIN`)."""
     height, tallest = heights
     if layout["height"] <= height:
         return None
@@ -225,7 +226,7 @@ def scroll_to(layout: dict[str, Any], needed: Needed,
     bottom = max(b[1] + b[3] for b in boxes) - region[1]
     height = max(height, min(tallest, chrome + bottom - top + 2 * SCROLL_MARGIN))
     if layout["height"] <= height:
-        return None
+        return layout["height"], region[3], 0  # a window made as tall as the page
     shown = height - chrome
     if bottom - top > shown:
         raise UserError(f"{what} take {bottom - top:,} px of the page, more than the "
@@ -612,9 +613,13 @@ class VariantMaker:
             return png, layout, replace(plan, parameters=plan.parameters | {
                 "scroll_px": 0, "windowed": False})
         height, shown, scroll = (round(n / scale) for n in window)
+        taller = max(height, page["height_px"])
+        if shown * scale >= layout["viewport"][3]:
+            return png, layout, replace(plan, parameters=plan.parameters | {
+                "height_px": taller, "scroll_px": 0, "windowed": False})
         png, layout = shot((shown, scroll))
         return png, layout, replace(plan, parameters=plan.parameters | {
-            "height_px": max(height, page["height_px"]), "scroll_px": scroll, "windowed": True})
+            "height_px": taller, "scroll_px": scroll, "windowed": True})
 
     def _item(self, base: Base, job: _Job, chart: _Chart, table: _Table) -> Item:
         """Write the images and make the variant item."""
