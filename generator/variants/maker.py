@@ -222,6 +222,7 @@ def scroll_to(layout: dict[str, Any], needed: Needed,
                         "region to scroll")
     chrome = layout["height"] - region[3]
     boxes, what = needed
+    boxes = boxes or [c["box"] for c in layout["cells"]]
     top = min(b[1] for b in boxes) - region[1]
     bottom = max(b[1] + b[3] for b in boxes) - region[1]
     height = max(height, min(tallest, chrome + bottom - top + 2 * SCROLL_MARGIN))
