@@ -18,8 +18,9 @@ import re
 from hopvista.model import Item
 
 WORDING: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("arithmetic", re.compile(r"\bhow (?:many|much) (?:more|less|fewer)\b|\bdifference\b"
-                              r"|\b(?:sum|total|average|mean|combined|altogether)\b")),
+    ("arithmetic", re.compile(r"\bhow (?:many|much) (?:more|less|fewer)\b"
+                              r"|\b(?:difference|change|ratio|percent|percentage|sum|total"
+                              r"|average|mean|combined|altogether)\b")),
     ("counting", re.compile(r"\bhow many\b|\bnumber of\b|\bcount\b")),
     ("superlative", re.compile(r"\b(?:most|least|highest|lowest|largest|smallest|greatest"
                                r"|fewest|first|last|top|best|worst|longest|shortest|oldest"
