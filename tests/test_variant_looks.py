@@ -21,9 +21,11 @@ from hopvista.errors import UserError
 from hopvista.model.inputs import GridTable
 from hopvista.render.panels import layout_document
 from hopvista.render.table import TableRenderer, parse_style
+from hopvista.sources.imports.common import make_item
 from hopvista.themes.fonts import covers
 from hopvista.themes.tables import get_theme
 from hopvista.variants.maker import SCROLL_MARGIN, scroll_to
+from hopvista.variants.questions import question_type
 from tests.conftest import default_style, read_items
 
 
@@ -197,3 +199,22 @@ def test_a_page_scrolls_as_little_as_shows_what_it_must() -> None:
         scroll_to(layout, needed, (300, 300), "browser")
     with pytest.raises(UserError, match="marks no data-viewport"):
         scroll_to({"height": 3000}, needed, (1000, 1000), "mine")
+
+
+@pytest.mark.parametrize(("question", "answer_type", "kind"), [
+    ("How many towns have more than 500 people?", "text", "counting"),
+    ("What is the number of ferries?", "text", "counting"),
+    ("How many more people live in Oslo than in Moss?", "text", "arithmetic"),
+    ("What was the change in net income from 2018 to 2019?", "text", "arithmetic"),
+    ("Which town has the most people?", "text", "superlative"),
+    ("Did Oslo have more people than Moss?", "text", "comparison"),
+    ("What is the population of Oslo?", "text", "lookup"),
+    ("Is the following statement true of the table?", "boolean", "true/false"),
+])
+def test_an_imported_question_s_type_is_read_from_its_wording(
+        question: str, answer_type: str, kind: str) -> None:
+    table = GridTable(header=("Town", "People"), rows=(("Oslo", "1,234"),))
+    item = make_item(fmt="jsonl", base_id="jsonl-q", kind="table_qa", question=question,
+                     answer=True if answer_type == "boolean" else "1", answer_type=answer_type,
+                     table=table, source="questions.jsonl")
+    assert question_type(item) == kind
