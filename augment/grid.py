@@ -383,3 +383,111 @@ def marked(layout: Layout, marks: Mapping[tuple[int, int], str],
     return replace(layout, panels=tuple(
         replace(panel, rows=tuple(tuple(mark(c) for c in row) for row in panel.rows))
         for panel in layout.panels))
+
+
+# -- wrapping a table too wide or too tall for one image --------------------------------------
+
+
+def _placed(panel: Panel) -> list[list[tuple[int, Shown]]]:
+    """Each displayed row's cells with the displayed column each starts at (cells spanning
+    rows from above take their columns)."""
+    taken: set[tuple[int, int]] = set()
+    placed: list[list[tuple[int, Shown]]] = []
+    for r, row in enumerate(panel.rows):
+        col, cells = 0, []
+        for cell in row:
+            while (r, col) in taken:
+                col += 1
+            cells.append((col, cell))
+            taken.update((r + dr, col + dc) for dr in range(cell.rowspan)
+                         for dc in range(cell.colspan))
+            col += cell.colspan
+        placed.append(cells)
+    return placed
+
+
+def _repeated(cell: Shown) -> Shown:
+    """A cell shown again for the reader: a copy, standing for no other cell, unmarked."""
+    return replace(cell, copy=True, covers=(), mark=None, colour=None)
+
+
+def _label_columns(placed: list[list[tuple[int, Shown]]], head_rows: int, width: int) -> int:
+    """How many leading columns label the rows (every body cell in them a heading, an entity
+    or a period), at most two and fewer than ``width``: they are repeated in every band."""
+    keep = 0
+    while keep < min(2, width - 1):
+        starts = [cell for row in placed[head_rows:] for col, cell in row if col == keep]
+        if not starts or not all(c.head or c.kind in (ENTITY, PERIOD) for c in starts):
+            break
+        keep += 1
+    return keep
+
+
+def _bands(start: int, end: int, bands: int, allowed: Sequence[int]) -> list[tuple[int, int]]:
+    """``bands`` consecutive ranges over ``[start, end)`` as equal as may be, cut only at
+    ``allowed`` positions (fewer when there are not enough of them)."""
+    cuts: list[int] = []
+    for k in range(1, bands):
+        target = start + round(k * (end - start) / bands)
+        best = min((i for i in allowed if (not cuts or i > cuts[-1])),
+                   key=lambda i: abs(i - target), default=None)
+        if best is not None and best not in cuts:
+            cuts.append(best)
+    edges = [start, *cuts, end]
+    return [(edges[i], edges[i + 1]) for i in range(len(edges) - 1)]
+
+
+def wrap_columns(layout: Layout, bands: int) -> Layout | None:
+    """The layout with each panel's columns cut into ``bands`` panels one above the other,
+    each repeating the row-label columns (copies), cut only where no cell spans the cut: a
+    table too wide for one image, as a document wraps it. ``None`` when no panel can be cut."""
+    panels: list[Panel] = []
+    cut = False
+    for panel in layout.panels:
+        placed = _placed(panel)
+        width = max((col + cell.colspan for row in placed for col, cell in row), default=0)
+        crossing = {b for row in placed for col, cell in row
+                    for b in range(col + 1, col + cell.colspan)}
+        keep = _label_columns(placed, panel.head_rows, width)
+        if keep in crossing:
+            keep = 0
+        allowed = [b for b in range(keep + 1, width) if b not in crossing]
+        ranges = _bands(keep, width, bands, allowed)
+        cut = cut or len(ranges) > 1
+        for n, (start, end) in enumerate(ranges):
+            rows = tuple(
+                tuple([c if n == 0 else _repeated(c) for col, c in row if col < keep]
+                      + [c for col, c in row if start <= col < end])
+                for row in placed)
+            panels.append(Panel(rows, panel.head_rows, panel.caption if n == 0 else None))
+    return Layout(tuple(panels), "stack") if cut else None
+
+
+def wrap_rows(layout: Layout, bands: int) -> Layout | None:
+    """The layout with each panel's body rows cut into ``bands`` panels side by side, each
+    under a copy of the header rows, cut only where no cell spans the cut: a table too tall
+    for one image, in columns as a newspaper sets it. ``None`` when no panel can be cut."""
+    panels: list[Panel] = []
+    cut = False
+    for panel in layout.panels:
+        body = panel.rows[panel.head_rows:]
+        placed = _placed(panel)[panel.head_rows:]
+        crossing = {b for r, row in enumerate(placed) for _, cell in row
+                    for b in range(r + 1, r + cell.rowspan)}
+        allowed = [b for b in range(1, len(body)) if b not in crossing]
+        ranges = _bands(0, len(body), bands, allowed)
+        cut = cut or len(ranges) > 1
+        for n, (start, end) in enumerate(ranges):
+            head = panel.rows[:panel.head_rows] if n == 0 else tuple(
+                tuple(_repeated(c) for c in row) for row in panel.rows[:panel.head_rows])
+            panels.append(Panel((*head, *body[start:end]), panel.head_rows,
+                                panel.caption if n == 0 else None))
+    return Layout(tuple(panels), "side") if cut else None
+
+
+def restacked(layout: Layout, arrange: str) -> Layout | None:
+    """The layout's panels arranged ``arrange`` (``stack`` or ``side``) instead; ``None`` when
+    it has one panel or is arranged so already."""
+    if len(layout.panels) < 2 or layout.arrange == arrange:
+        return None
+    return replace(layout, arrange=arrange)

@@ -494,16 +494,33 @@ def missing(base: Base, streams: Streams, params: MissingParams) -> Plan:
 
 
 class ScreenshotParams(Params):
-    """``screenshot``: the page templates to draw from, the window width and zoom ranges."""
+    """``screenshot``: the page templates to draw from, the window width, height and zoom
+    ranges."""
 
     pages: tuple[str, ...] = ()
     width_px: tuple[int, int] = (1000, 1400)
+    height_px: tuple[int, int] = (1000, 1400)
     zoom: tuple[float, float] = (0.8, 1.0)
+
+    @model_validator(mode="after")
+    def _window(self) -> ScreenshotParams:
+        if not all(WINDOW_HEIGHTS[0] <= h <= WINDOW_HEIGHTS[1] for h in self.height_px):
+            raise UserError(f"variant 'screenshot': height_px: give two heights in "
+                            f"[{WINDOW_HEIGHTS[0]}, {WINDOW_HEIGHTS[1]}] pixels")
+        return self
+
+
+WINDOW_HEIGHTS = (400, 4000)
+"""The window heights (CSS pixels) a screenshot may be drawn with."""
 
 
 @recipe("screenshot", "vision", ScreenshotParams, shows_pictures=True)
 def screenshot(base: Base, streams: Streams, params: ScreenshotParams) -> Plan:
-    """The table, its chart and the question inside an application window."""
+    """The table, its chart and the question inside an application window.
+
+    The window is ``height_px`` tall, taller up to the range's top when what the answer
+    depends on needs it: a longer page scrolls (the engine shows the part holding the cells,
+    and the chart a statement reads, and records ``scroll_px``)."""
     names = list(params.pages) or page_names()
     unknown = set(names) - set(page_names())
     if unknown:
@@ -516,10 +533,13 @@ def screenshot(base: Base, streams: Streams, params: ScreenshotParams) -> Plan:
     zoom = round(zlow + (zhigh - zlow) * streams.uniform("screenshot.zoom"), 2)
     title = streams.choose(("Quarterly review", "Data export", "Report draft", "Team notes",
                             "Question", "Analysis"), "screenshot.title")
-    setting = {"template": page, "width_px": width, "zoom": zoom, "title": title}
+    low, high = sorted(params.height_px)
+    height = streams.integer("screenshot.height", low, high)
+    setting = {"template": page, "width_px": width, "height_px": height, "zoom": zoom,
+               "title": title}
     return Plan(base.grid, plain(base.grid), picture_style(base, streams, None),
                 dict(setting),
-                page=setting)
+                page=setting | {"max_height_px": high})
 
 
 class PhotoParams(Params):

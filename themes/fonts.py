@@ -504,6 +504,13 @@ def covers(name: str, text: str) -> bool:
     return charset is not None and _needed(text) <= charset
 
 
+def lacking(name: str, text: str) -> str:
+    """The characters of ``text`` (white space aside, sorted, once each) the font Chromium
+    draws as ``name`` has no glyph for (all of them when it is not installed)."""
+    charset = _charset(name) or frozenset()
+    return "".join(sorted(chr(code) for code in _needed(text) - charset))
+
+
 @lru_cache(maxsize=64)
 def _needed(text: str) -> frozenset[int]:
     """The code points of ``text`` a font must have (white space aside)."""

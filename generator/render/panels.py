@@ -211,16 +211,28 @@ def layout_document(layout: Layout, style: TableStyle,
 def page_document(layout: Layout, style: TableStyle, page: str, *, question: str, title: str,
                   width_px: int, chart_png: bytes | None = None,
                   texts: list[dict[str, str]] | None = None,
-                  pictures: CellPictures | None = None) -> str:
+                  pictures: CellPictures | None = None,
+                  window: tuple[int, int] | None = None) -> str:
     """The layout inside the page template ``page`` (a window with the passages ``texts``, the
     question, and the chart when ``chart_png`` is given), with ``pictures`` inside their
     cells as :func:`layout_document` shows them; its ``#hv-root`` is the whole window
-    (:func:`hopvista.render.page.page_html`)."""
+    (:func:`hopvista.render.page.page_html`). ``window`` is ``(height, scroll)`` in CSS
+    pixels: the page's scrolling region (``data-viewport``) shows ``height`` pixels of its
+    content, scrolled down by ``scroll`` (:func:`scrolled_css`)."""
     chart_src = None if chart_png is None else \
         "data:image/png;base64," + base64.b64encode(chart_png).decode("ascii")
     tables = Markup('<div class="hv-root hv-theme-{}">{}</div>').format(
         style.theme.name, panels_fragment(layout, style.theme.decor, pictures))
     css = style.css() + PANELS_CSS + (pictures.css() if pictures is not None else "") \
-        + indent_css(layout)
+        + indent_css(layout) + (scrolled_css(*window) if window is not None else "")
     return page_html(page, css=css, tables=tables, question=question,
                      title=title, chart_src=chart_src, width_px=width_px, texts=texts or [])
+
+
+def scrolled_css(height: int, scroll: int) -> str:
+    """CSS showing ``height`` pixels of a page's scrolling region (``data-viewport``), its
+    content scrolled down by ``scroll`` pixels, as a window shows a long page (the page runs
+    no script: the content is moved up by a margin, the region clips it)."""
+    return (f"#hv-root [data-viewport] {{ height: {int(height)}px !important; "
+            "overflow: hidden !important; flex: none !important; }\n"
+            f"#hv-root [data-viewport] > * {{ margin-top: {-int(scroll)}px !important; }}\n")

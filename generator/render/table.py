@@ -82,6 +82,10 @@ body { padding: 0 2px 2px 0; }
 .hv-table th, .hv-table td {
   padding: var(--hv-pad-y) var(--hv-pad-x); white-space: nowrap; vertical-align: bottom;
 }
+/* A cell spanning rows or columns is set as documents set it: centred on its span (a label
+   at the bottom of its rows would read as the last row's). */
+.hv-table td[rowspan], .hv-table th[rowspan] { vertical-align: middle; }
+.hv-table th[colspan] { text-align: center; }
 .hv-head .hv-label { display: inline-block; max-width: var(--hv-head-max); white-space: normal; }
 .hv-entity { text-align: left; }
 .hv-period { text-align: center; }
@@ -339,7 +343,9 @@ def _snapshot_elements(snapshot: Mapping[str, Any]) -> list[_Element]:
             if name == "TR":
                 row[index] = index
             if ("data-row" in attrs or "data-decor" in attrs or "data-visual" in attrs
-                    or _is_caption(name, attrs) or attrs.get("id") == "hv-root"):
+                    or "data-viewport" in attrs or "data-chart" in attrs
+                    or _is_caption(name, attrs)
+                    or attrs.get("id") == "hv-root"):
                 wanted[index] = _Element(name, attrs, bounds.get(index), [],
                                          row[index] if row[index] >= 0 else index)
                 owner[index] = index
@@ -559,6 +565,9 @@ class TableRenderer:
         ``data-copy`` (a header repeated for the reader) goes to ``layout["copies"]`` instead.
         A picture in a cell (an element with ``data-visual="row,col"``) goes to
         ``layout["visuals"]`` as ``{"row", "col", "box"}``: where the picture itself is drawn.
+        A page's scrolling region (the element with ``data-viewport``) goes to
+        ``layout["viewport"]`` and its chart (``data-chart``) to ``layout["chart"]``, their
+        boxes.
         """
         self.open()
         self._check_process()
@@ -656,6 +665,12 @@ class TableRenderer:
             "caption": caption,
             "cells": layout_cells,
         }
+        viewports = [e for e in elements if "data-viewport" in e.attrs]
+        if viewports:
+            layout["viewport"] = box(viewports[0].bounds)
+        charts = [e for e in elements if "data-chart" in e.attrs]
+        if charts:
+            layout["chart"] = box(charts[0].bounds)
         if copies:
             layout["copies"] = copies
         if pictures:

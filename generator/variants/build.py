@@ -38,6 +38,7 @@ from hopvista.sources.imports import Skipped, read_records
 from hopvista.sources.imports.common import MAX_IMAGE_BYTES, one_line, read_bytes
 from hopvista.themes.visuals import VISUAL_KINDS, icons
 from hopvista.variants.maker import Skip, VariantMaker, VariantSpec
+from hopvista.variants.questions import question_type
 
 Notice = Callable[[str], None]
 MANIFEST_KIND = "augmented"
@@ -344,6 +345,7 @@ class Augmented(DatasetKind):
         self.per_variant: Counter[str] = Counter()
         self.skips: Counter[str] = Counter()
         self.skip_list: list[dict[str, str]] = []
+        self.by_question = SkipsByQuestion()
         self.emblems: set[str] = set()
 
     def items(self, stage: Path, kept: int) -> Iterator[Item]:
@@ -367,9 +369,11 @@ class Augmented(DatasetKind):
                     base = bases.pop(0)
                     if self.source.dataset is not None:
                         yield _copied(base.item, self.source.path, stage)
+                    asked = self.by_question.base(base.item)
                     for result in results:
                         if isinstance(result, tuple):
                             self.skips[result[0]] += 1
+                            self.by_question.skip(asked, *result)
                             self.skip_list.append({"base_id": base.item.base_id,
                                                    "variant": result[0], "why": result[1]})
                         else:
@@ -395,6 +399,8 @@ class Augmented(DatasetKind):
             notice(f"{wanted - made_count} of {wanted} variant(s) skipped "
                    f"({100 * (wanted - made_count) / wanted:.1f}%): " +
                    ", ".join(f"{n} {k}" for n, k in sorted(self.skips.items())))
+            for line in self.by_question.lines():
+                notice(line)
         if source.skipped:
             report_skipped(source.skipped, notice)
         record = icons.icon_set_record(self.emblems)
@@ -412,7 +418,8 @@ class Augmented(DatasetKind):
             "counts": {"items": counts.items, "images": counts.images, "bases": source.count,
                        "records_skipped": len(source.skipped)},
             "variants": {"made": dict(sorted(self.per_variant.items())),
-                         "skipped": dict(sorted(self.skips.items()))},
+                         "skipped": dict(sorted(self.skips.items())),
+                         **self.by_question.record()},
             "skipped": self.skip_list[:KEPT_SKIPS],
             "records_skipped": source.skipped[:KEPT_SKIPS],
             **icon_set,
@@ -473,6 +480,7 @@ def augment_card(manifest: dict[str, Any]) -> str:
         if "icon_set" in manifest else ""
     rows = "\n".join(f"| {v['name']} | {made['made'].get(v['name'], 0)} | "
                      f"{made['skipped'].get(v['name'], 0)} |" for v in config["variants"])
+    by_question = skips_by_question_card(made)
     return f"""{front}
 
 # Visual variants of {config['input']['name']}
@@ -486,4 +494,64 @@ recipe and the exact parameters drawn (`variant`), and the cells it kept clear
 | variant | items | skipped |
 |---|---|---|
 {rows}
-{credits}"""
+{by_question}{credits}"""
+
+
+class SkipsByQuestion:
+    """Skipped variants counted per question type (:func:`question_type`), with the bases of
+    each type and each group's most common reason."""
+
+    def __init__(self) -> None:
+        self.bases: Counter[str] = Counter()
+        self.skipped: dict[str, Counter[str]] = {}
+        self.reasons: dict[tuple[str, str], Counter[str]] = {}
+
+    def base(self, item: Item) -> str:
+        """Count a base; its question type."""
+        asked = question_type(item)
+        self.bases[asked] += 1
+        return asked
+
+    def skip(self, asked: str, variant: str, why: str) -> None:
+        """Count a variant skipped for a base whose question is of type ``asked``."""
+        self.skipped.setdefault(variant, Counter())[asked] += 1
+        self.reasons.setdefault((variant, asked), Counter())[_cut(why)] += 1
+
+    def record(self) -> dict[str, Any]:
+        """The manifest's ``variants.skipped_by_question_type`` (nothing when no variant was
+        skipped): per variant, per question type, ``{"skipped", "bases", "why"}``, ``why``
+        the most common reason (ties: the first in sorted order)."""
+        if not self.skipped:
+            return {}
+        return {"skipped_by_question_type": {
+            variant: {asked: {"skipped": count, "bases": self.bases[asked],
+                              "why": _commonest(self.reasons[(variant, asked)])}
+                      for asked, count in sorted(types.items())}
+            for variant, types in sorted(self.skipped.items())}}
+
+    def lines(self) -> list[str]:
+        """One line per variant with skips: its skips per question type, with the reason."""
+        return [f"{variant} skipped, by question type: " + "; ".join(
+            f"{asked} {n['skipped']} of {n['bases']} ({n['why']})" for asked, n in types.items())
+            for variant, types in self.record().get("skipped_by_question_type", {}).items()]
+
+
+def _commonest(reasons: Counter[str]) -> str:
+    return min(reasons.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+
+
+def skips_by_question_card(variants: dict[str, Any]) -> str:
+    """The card's table of skipped variants per question type (empty when none was)."""
+    groups = variants.get("skipped_by_question_type")
+    if not groups:
+        return ""
+    rows = "\n".join(f"| {variant} | {asked} | {n['skipped']} of {n['bases']} | "
+                     f"{n['why'].replace('|', '/')} |"
+                     for variant, types in groups.items() for asked, n in types.items())
+    return f"""
+Skipped variants by the type of the base's question (`variants.skipped_by_question_type`):
+
+| variant | question type | skipped | most common reason |
+|---|---|---|---|
+{rows}
+"""

@@ -14,14 +14,21 @@ import io
 import threading
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from PIL import Image as PILImage
 
 from hopvista.augment.geometry import warp_box
-from hopvista.augment.grid import Grid
+from hopvista.augment.grid import (
+    Grid,
+    Layout,
+    layout_json,
+    restacked,
+    wrap_columns,
+    wrap_rows,
+)
 from hopvista.augment.perturbation import PERTURBATIONS, stream_name
 from hopvista.augment.recipes import (
     VARIANTS,
@@ -29,6 +36,7 @@ from hopvista.augment.recipes import (
     Plan,
     Skip,
     chart_readers,
+    layout_named,
     pictures_skip,
 )
 from hopvista.errors import UserError
@@ -39,9 +47,9 @@ from hopvista.render.browser import uninterrupted
 from hopvista.render.chart import ChartRenderer, exports_in_browser
 from hopvista.render.item_images import BrowserPages, write_image
 from hopvista.render.mmtable import cell_pictures, write_cell_images
-from hopvista.render.panels import layout_document, page_document
+from hopvista.render.panels import CellPictures, layout_document, page_document
 from hopvista.render.png import png_size
-from hopvista.render.table import TableRenderer, parse_style
+from hopvista.render.table import TableRenderer, TableStyle, parse_style
 from hopvista.rng import Streams
 from hopvista.themes.chart_kinds import shown_chart
 
@@ -87,6 +95,9 @@ def _moved(layout: dict[str, Any], warp: Any, size: tuple[int, int]) -> dict[str
     if layout.get("caption"):
         out["caption"] = layout["caption"] | {
             "box": warp_box(warp, layout["caption"]["box"], size)}
+    for key in ("viewport", "chart"):
+        if key in layout:
+            out[key] = warp_box(warp, layout[key], size)
     return out
 
 
@@ -126,6 +137,144 @@ def _shown(png: bytes, what: str) -> bytes:
     return png
 
 
+MAX_ASPECT = 5.0
+"""How much wider than tall (or taller than wide) a variant's table image may be: a wider one
+is wrapped into bands one above the other, a taller one into panels side by side."""
+MAX_BANDS = 6
+"""Bands (or side-by-side panels) a table is wrapped into, at most."""
+
+
+def out_of_shape(width: int, height: int) -> str | None:
+    """``"wide"`` or ``"tall"`` for an image more than :data:`MAX_ASPECT` times wider than
+    tall or taller than wide; ``None`` otherwise."""
+    if width > MAX_ASPECT * height:
+        return "wide"
+    if height > MAX_ASPECT * width:
+        return "tall"
+    return None
+
+
+def wrappings(layout: Layout, shape: str) -> Iterator[tuple[Layout, dict[str, Any]]]:
+    """The layouts tried, in order, for a table image of the wrong ``shape``, each with its
+    record: its panels arranged the other way, then cut into 2, 3, ... bands."""
+    arrange, wrap = ("stack", wrap_columns) if shape == "wide" else ("side", wrap_rows)
+    other = restacked(layout, arrange)
+    if other is not None:
+        yield other, {"arrange": arrange}
+    for bands in range(2, MAX_BANDS + 1):
+        wrapped = wrap(layout, bands)
+        if wrapped is not None:
+            yield wrapped, {"cut": "columns" if shape == "wide" else "rows", "bands": bands}
+
+
+def wrapped_plan(plan: Plan, layout: Layout, record: dict[str, Any]) -> Plan:
+    """``plan`` showing ``layout``, its parameters saying how the table was wrapped."""
+    parameters = plan.parameters | {"wrapped": record}
+    if "layout" in parameters:
+        parameters["layout"] = layout_json(layout)
+    return replace(plan, layout=layout, parameters=parameters)
+
+
+SCROLL_MARGIN = 12
+"""Pixels a scrolled page shows above (or below) the cells the answer depends on."""
+
+
+Needed = tuple[list[list[int]], str]
+"""Boxes a page must show, and what they are (for a message)."""
+
+
+def needed_boxes(base: Base, layout: dict[str, Any]) -> list[Needed]:
+    """What a page must show, the most first: the cells the answer depends on (the protected
+    ones; every cell when none is) with their column headers and the table's caption (its
+    unit); failing that, its body cells alone (a long table's header scrolled away). Each with
+    the chart, when the page shows one that a statement reads (or the item has no statements
+    to say)."""
+    needed = set(base.protected) or {(c.row, c.col) for row in base.grid.rows for c in row}
+    headed = needed | {(0, col) for _, col in needed}
+    body = {(row, col) for row, col in needed if row > 0} or needed
+    statements = base.item.statements
+    chart = [layout["chart"]] if "chart" in layout and (
+        not statements or any("chart" in s.modalities for s in statements)) else []
+    what = "the cells and the chart the answer depends on" if chart else \
+        "the cells the answer depends on"
+    caption = [layout["caption"]["box"]] if layout.get("caption") else []
+    return [([c["box"] for c in layout["cells"] if (c["row"], c["col"]) in cells]
+             + extra + chart, what)
+            for cells, extra in ((headed, caption), (body, []))]
+
+
+def scroll_to(layout: dict[str, Any], needed: Needed,
+              heights: tuple[int, int], template: str) -> tuple[int, int, int] | None:
+    """How a page whose full shot is ``layout`` fits a window ``heights[0]`` image pixels
+    tall, made taller up to ``heights[1]`` when what it must show needs it (a user enlarges
+    the window): ``None`` when the page fits whole; else ``(height, shown, scroll)``: the
+    window's height, the pixels of its scrolling region it shows (all of them when the page
+    fits the window made taller), and how far that region is scrolled so the ``needed``
+    boxes (:func:`needed_boxes`) are in view, the least scroll that shows them (with
+    :data:`SCROLL_MARGIN`)."""
+    height, tallest = heights
+    if layout["height"] <= height:
+        return None
+    region = layout.get("viewport")
+    if region is None:
+        raise UserError(f"the page is {layout['height']:,} px tall, more than its window's "
+                        f"{height:,}, and page template {template!r} marks no data-viewport "
+                        "region to scroll")
+    chrome = layout["height"] - region[3]
+    boxes, what = needed
+    boxes = boxes or [c["box"] for c in layout["cells"]]
+    top = min(b[1] for b in boxes) - region[1]
+    bottom = max(b[1] + b[3] for b in boxes) - region[1]
+    height = max(height, min(tallest, chrome + bottom - top + 2 * SCROLL_MARGIN))
+    if layout["height"] <= height:
+        return layout["height"], region[3], 0  # a window made as tall as the page
+    shown = height - chrome
+    if bottom - top > shown:
+        raise UserError(f"{what} take {bottom - top:,} px of the page, more than the "
+                        f"{max(shown, 0):,} px a window {height:,} px tall shows")
+    scroll = max(0, bottom + SCROLL_MARGIN - shown)
+    if top - scroll < 0:
+        scroll = max(0, top - SCROLL_MARGIN)
+    return height, shown, min(scroll, region[3] - shown)
+
+
+def scroll_within(layout: dict[str, Any], wanted: list[Needed], heights: tuple[int, int],
+                  template: str) -> tuple[int, int, int] | None:
+    """:func:`scroll_to` for the first of ``wanted`` a window can show (the last one's
+    :class:`UserError` when none can)."""
+    for needed in wanted[:-1]:
+        try:
+            return scroll_to(layout, needed, heights, template)
+        except UserError:
+            continue
+    return scroll_to(layout, wanted[-1], heights, template)
+
+
+def clip_box(box: list[int], region: list[int]) -> list[int]:
+    """The part of ``box`` inside ``region`` (both ``[x, y, w, h]``); a box out of it keeps
+    its place on the region's nearer edge, with no width or height."""
+    x0 = min(max(box[0], region[0]), region[0] + region[2])
+    y0 = min(max(box[1], region[1]), region[1] + region[3])
+    x1 = max(min(box[0] + box[2], region[0] + region[2]), x0)
+    y1 = max(min(box[1] + box[3], region[1] + region[3]), y0)
+    return [x0, y0, x1 - x0, y1 - y0]
+
+
+def clipped(layout: dict[str, Any]) -> dict[str, Any]:
+    """A scrolled page's layout with every box clipped to its scrolling region: a cell
+    scrolled out of view has no area."""
+    region = layout["viewport"]
+    out = dict(layout)
+    for key in ("cells", "copies", "visuals"):
+        if key in layout:
+            out[key] = [c | {"box": clip_box(c["box"], region)} for c in layout[key]]
+    if layout.get("caption"):
+        out["caption"] = layout["caption"] | {"box": clip_box(layout["caption"]["box"], region)}
+    if "chart" in layout:
+        out["chart"] = clip_box(layout["chart"], region)
+    return out
+
+
 def _scaled(png: bytes, zoom: float, layout: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
     """A page image scaled by ``zoom`` (a smaller window on a screen), its boxes along."""
     if zoom == 1.0:
@@ -155,14 +304,16 @@ def shown_table(table: Table | GridTable | None, grid: Grid,
         for row, values in zip(table.rows, rows_out, strict=True))})
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Job:
-    """One planned variant of one base."""
+    """One planned variant of one base; ``shown`` is its plan as shot, when shooting changed
+    it (a table wrapped to keep its shape)."""
 
     spec: VariantSpec
     plan: Plan
     streams: Streams
     params: dict[str, Any]
+    shown: Plan | None = None
 
 
 @dataclass(frozen=True)
@@ -371,31 +522,23 @@ class VariantMaker:
         style = parse_style(plan.table_style)
         pictures = cell_pictures(item.inputs.visuals, style) if item.inputs.visuals else None
         if plan.page is not None:
-            names = {e.id: e.name for e in item.entities}
-            html = page_document(plan.layout, style, plan.page["template"],
-                                 question=item.question, title=plan.page["title"],
-                                 width_px=plan.page["width_px"], chart_png=chart.result().png,
-                                 texts=[{"name": names.get(t.entity, t.entity) or "Passage",
-                                         "text": t.text} for t in item.inputs.text],
-                                 pictures=pictures)
-            with uninterrupted():  # an interrupt waits for the shot (~0.1 s)
-                png, layout = self._table.shoot(html, style, f"page:{plan.page['template']}")
-            _shown(png, "page")
+            zoom, template = float(plan.page["zoom"]), str(plan.page["template"])
+            png, layout, plan = self._shoot_page(base, plan, style, pictures,
+                                                 chart.result().png)
+            job.shown = plan
             if pictures is not None:
                 layout = layout | {"visual_px": pictures.size_px}
-            zoom = float(plan.page["zoom"])
+            windowed = bool(plan.parameters["windowed"])
 
             def finish_page() -> _Table:
                 scaled, moved = _scaled(png, zoom, layout)
-                return "page", scaled, moved | {"page": plan.page["template"]}, []  # type: ignore[index]
+                if windowed:
+                    moved = clipped(moved)
+                return "page", scaled, moved | {"page": template}, []
 
             return self._threads.submit(finish_page)
-        html = layout_document(plan.layout, style,
-                               dict(plan.mark_look) if plan.mark_look is not None else None,
-                               pictures=pictures)
-        with uninterrupted():
-            png, layout = self._table.shoot(html, style, "panels")
-        _shown(png, "table")
+        png, layout, plan = self._shoot_table(base, plan, style, pictures)
+        job.shown = plan
         if pictures is not None:
             layout = layout | {"visual_px": pictures.size_px}
 
@@ -406,9 +549,82 @@ class VariantMaker:
 
         return self._threads.submit(finish_table)
 
+    def _shoot_table(self, base: Base, plan: Plan, style: TableStyle,
+                     pictures: CellPictures | None) -> tuple[bytes, dict[str, Any], Plan]:
+        """Shoot the plan's table; one more than :data:`MAX_ASPECT` times wider than tall (or
+        taller than wide) is wrapped (:func:`wrappings`) and shot again, the plan saying how.
+        A table no wrapping brings into shape, or whose answer names a place or order a
+        wrapping would change, is a :class:`UserError` (the variant is skipped with it)."""
+        look = dict(plan.mark_look) if plan.mark_look is not None else None
+
+        def shot(layout: Layout) -> tuple[bytes, dict[str, Any]]:
+            html = layout_document(layout, style, look, pictures=pictures)
+            with uninterrupted():
+                png, layout_record = self._table.shoot(html, style, "panels")
+            return _shown(png, "table"), layout_record
+
+        png, layout = shot(plan.layout)
+        width, height = png_size(png)
+        shape = out_of_shape(width, height)
+        if shape is None:
+            return png, layout, plan
+        if layout_named(base.item) is not None:
+            raise UserError(f"the table is {width:,} x {height:,} px, more than "
+                            f"{MAX_ASPECT:g} times as {shape}, and its answer names a place or "
+                            "order in it that wrapping would change")
+        for wrapped, record in wrappings(plan.layout, shape):
+            png, layout = shot(wrapped)
+            if out_of_shape(*png_size(png)) is None:
+                return png, layout, wrapped_plan(plan, wrapped, record)
+        raise UserError(f"the table is {width:,} x {height:,} px, more than {MAX_ASPECT:g} "
+                        f"times as {shape} as it is {'tall' if shape == 'wide' else 'wide'}, "
+                        f"and wrapping it in up to {MAX_BANDS} bands does not bring it within")
+
+    def _shoot_page(self, base: Base, plan: Plan, style: TableStyle,
+                    pictures: CellPictures | None, chart_png: bytes | None
+                    ) -> tuple[bytes, dict[str, Any], Plan]:
+        """Shoot the plan's page in a window ``height_px`` tall (up to ``max_height_px`` when
+        what it must show needs it): a longer page is shot again with its scrolling region
+        (``data-viewport``) scrolled to show what the answer depends on (:func:`scroll_to`),
+        its boxes to be clipped to what the window shows; the plan records ``height_px``,
+        ``scroll_px`` and ``windowed`` (whether the window cut the page). A page that cannot
+        scroll, or whose needed cells (and chart) are taller than the tallest window shows,
+        is a :class:`UserError` (the variant is skipped)."""
+        item, page = base.item, dict(plan.page or {})
+        names = {e.id: e.name for e in item.entities}
+        template = page["template"]
+
+        def shot(window: tuple[int, int] | None) -> tuple[bytes, dict[str, Any]]:
+            html = page_document(plan.layout, style, template, question=item.question,
+                                 title=page["title"], width_px=page["width_px"],
+                                 chart_png=chart_png,
+                                 texts=[{"name": names.get(t.entity, t.entity) or "Passage",
+                                         "text": t.text} for t in item.inputs.text],
+                                 pictures=pictures, window=window)
+            with uninterrupted():  # an interrupt waits for the shot (~0.1 s)
+                png, layout = self._table.shoot(html, style, f"page:{template}")
+            return _shown(png, "page"), layout
+
+        png, layout = shot(None)
+        scale = self._table.device_scale_factor
+        heights = (page["height_px"], page.get("max_height_px", page["height_px"]))
+        window = scroll_within(layout, needed_boxes(base, layout),
+                               (round(heights[0] * scale), round(heights[1] * scale)), template)
+        if window is None:
+            return png, layout, replace(plan, parameters=plan.parameters | {
+                "scroll_px": 0, "windowed": False})
+        height, shown, scroll = (round(n / scale) for n in window)
+        taller = max(height, page["height_px"])
+        if shown * scale >= layout["viewport"][3]:
+            return png, layout, replace(plan, parameters=plan.parameters | {
+                "height_px": taller, "scroll_px": 0, "windowed": False})
+        png, layout = shot((shown, scroll))
+        return png, layout, replace(plan, parameters=plan.parameters | {
+            "height_px": taller, "scroll_px": scroll, "windowed": True})
+
     def _item(self, base: Base, job: _Job, chart: _Chart, table: _Table) -> Item:
         """Write the images and make the variant item."""
-        item, plan, spec = base.item, job.plan, job.spec
+        item, plan, spec = base.item, job.shown or job.plan, job.spec
         item_id = variant_id(item.base_id, spec.name)
         role, png, layout, records = table
         images = [write_image(self.root, item_id, role, png, layout)]

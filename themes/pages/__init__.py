@@ -29,7 +29,11 @@ file and the field.
 ``title``      a short window, tab or document title (text, escaped)
 ``width_px``   the window's width in CSS pixels (it may grow to fit a wide table)
 
-The element with ``id="hv-root"`` is what the screenshot shows: the whole window. The page
+The element with ``id="hv-root"`` is what the screenshot shows: the whole window. The element
+with a ``data-viewport`` attribute is the region that scrolls when the page is taller than the
+window drawn (its content is its one child, which is moved up by a margin; the region is
+given a height and clips it), and the chart's ``<img>`` carries ``data-chart``; a template
+without a ``data-viewport`` region shows a page that fits its window only. The page
 loads nothing: a Content-Security-Policy forbids every load but inline styles and ``data:``
 images, there is no JavaScript, and no ``url()`` but ``data:``. Pages never show text that
 could be read as part of the item (no figures, no entity names): their chrome is generic.

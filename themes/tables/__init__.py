@@ -65,7 +65,7 @@ from pydantic import (
 from hopvista.errors import UserError
 from hopvista.registry import Registry
 from hopvista.rng import Streams
-from hopvista.themes.fonts import covers
+from hopvista.themes.fonts import covers, lacking
 from hopvista.themes.tables.files import read_file
 from hopvista.themes.tables.policy import check_theme_css
 from hopvista.yamlfile import load_yaml, read_text
@@ -91,6 +91,8 @@ class Theme:
     :data:`FAMILIES`: ``web``, ``latex``, ``excel``, or ``custom`` for every other look) and
     picks the themes a style variant draws from; ``decor`` lists interface elements drawn around
     the cells (:data:`DECOR`: ``column-letters`` and ``row-numbers`` for a spreadsheet).
+    ``fallback_fonts`` are families of the same look drawn only for a table none of ``fonts``
+    can show (a glyph missing from each); the style then records it (``font_fallback``).
     ``origin`` names where the theme came from (its file), for messages; it is not compared.
     Theme files (see the module docstring) give all of these but the CSS in their front
     matter. A third-party package may also register one with
@@ -112,6 +114,7 @@ class Theme:
     weight: float = 1.0
     family: str = "custom"
     decor: tuple[str, ...] = ()
+    fallback_fonts: tuple[str, ...] = ()
     origin: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -186,6 +189,9 @@ class FrontMatter(BaseModel):
     """The TableVista scenario (:data:`FAMILIES`); ``custom`` when left out."""
     decor: list[Literal["column-letters", "row-numbers"]] | None = None
     """Interface elements drawn around the cells (:data:`DECOR`)."""
+    fallback_fonts: list[FontName] | None = None
+    """Installed families of the same look, drawn only for a table none of ``fonts`` has every
+    glyph of."""
     font_size_px: Range | None = None
     """Body font size range, ``[low, high]`` (both included)."""
     padding_y_px: Range | None = None
@@ -326,6 +332,9 @@ def sample_table_style(streams: Streams, family: str | None = None,
     ``family`` restricts the theme to one of :data:`FAMILIES` (a style variant's scenario);
     ``text`` is what the table will show: only themes and fonts with a glyph for each of its
     characters are drawn from (the renderer refuses a fallback font), unless none has them all.
+    A theme drawn whose fonts all lack a glyph of ``text`` takes one of its ``fallback_fonts``
+    that has them all (a LaTeX table in TeX Gyre when Latin Modern lacks one), and the style
+    records which glyphs each of its fonts lacks (``font_fallback``).
 
     Keys: ``theme``, ``font``, ``font_size_px``, ``padding_y_px``, ``padding_x_px``,
     ``margin_px``, ``header_max_em``, ``accent``. Each comes from its own named stream
@@ -342,10 +351,13 @@ def sample_table_style(streams: Streams, family: str | None = None,
         themes = {n: t for n, t in themes.items() if fonts[n]}
     name = streams.choose(themes, "table.theme", {n: t.weight for n, t in themes.items()})
     theme = get_theme(name)
-    usable = fonts.get(name) or list(theme.fonts)
+    fallback = [] if fonts.get(name) else [f for f in theme.fallback_fonts if covers(f, text)]
+    usable = fonts.get(name) or fallback or list(theme.fonts)
     style: dict[str, Any] = {"theme": name, "font": streams.choose(usable, "table.font")}
     for key in RANGE_KEYS:
         low, high = getattr(theme, key)
         style[key] = streams.integer(f"table.{key}", low, high)
     style["accent"] = streams.choose(theme.accents, "table.accent")
+    if fallback:
+        style["font_fallback"] = {font: lacking(font, text) for font in theme.fonts}
     return style

@@ -1024,9 +1024,10 @@ def theme_css_problems(theme: Theme, css: str, origin: str, line_offset: int = 0
     front matter) breaks what a theme may do, as one-line messages ``FILE:LINE: ...``: first
     what the whitelist refuses, in line order, then illegible or ill-sized text."""
     whitelist = _Problems(origin, line_offset)
-    for font in theme.fonts:
+    for key, font in [("fonts", f) for f in theme.fonts] + \
+            [("fallback_fonts", f) for f in theme.fallback_fonts]:
         if any(word in font.casefold().replace(" ", "") for word in SYMBOL_FONT_WORDS):
-            whitelist.add(0, f"front matter field 'fonts': {font!r} is not a text font a "
+            whitelist.add(0, f"front matter field {key!r}: {font!r} is not a text font a "
                              "theme may use (it draws signs or pictures, not letters and "
                              "digits)")
             return whitelist.in_order()
