@@ -83,54 +83,71 @@ def _generated(base: Base, streams: Streams) -> dict[str, Any]:
                if any(c.modality == "table" for c in s.cells)]
     if not readers:
         raise Skip("no statement reads the table")
-    k = int(streams.choose([str(k) for k in readers], "markup.statement"))
-    statement = item.statements[k]
-    cells = [c for c in statement.cells if c.modality == "table"]
-    bounds = list(_thresholds(statement.program.model_dump(mode="json", by_alias=True)
-                              if statement.program else {}))
+    drawn = int(streams.choose([str(k) for k in readers], "markup.statement"))
+    names = {e.id: e.name for e in item.entities}
 
     def value(entity: str, column: str, year: int) -> Decimal | None:
         r = rows.get((entity, year))
         return None if r is None else _number(table.rows[r - 1].values.get(column, ""))
 
-    target = cells[0]
-    if bounds:
-        def gap(cell: Any) -> Decimal:
-            shown = value(cell.entity, cell.column, cell.year)
-            near = [abs(shown - t) for col, t in bounds if col in (None, cell.column)] \
+    def cell(entity: str, column: str, year: int, k: int, why: str) -> dict[str, Any]:
+        return {"row": rows[(entity, year)], "col": cols[column], "entity": entity,
+                "name": names.get(entity, entity), "column": column, "year": year,
+                "statement": k + 1, "why": why}
+
+    def targets(k: int) -> list[Any]:
+        """The table cells statement ``k`` reads, the one nearest its threshold first."""
+        statement = item.statements[k]
+        cells = [c for c in statement.cells if c.modality == "table"
+                 and (c.entity, c.year) in rows]
+        bounds = list(_thresholds(statement.program.model_dump(mode="json", by_alias=True)
+                                  if statement.program else {}))
+        if not bounds:
+            return cells
+
+        def gap(at: Any) -> Decimal:
+            shown = value(at.entity, at.column, at.year)
+            near = [abs(shown - t) for col, t in bounds if col in (None, at.column)] \
                 if shown is not None else []
             return min(near) if near else Decimal("Infinity")
-        target = min(cells, key=gap)
-    aim = value(target.entity, target.column, target.year)
-    others = [e.id for e in item.entities if e.id != target.entity
-              and (e.id, target.year) in rows]
+        return sorted(cells, key=gap)
+
+    def rivals(at: Any) -> list[tuple[str, int]]:
+        """The other cells of the target's column, nearest first: another entity's in the
+        same period, then the same entity's in another period, then the rest; by value."""
+        aim = value(at.entity, at.column, at.year)
+
+        def rank(place: tuple[str, int]) -> tuple[int, Decimal, int]:
+            entity, year = place
+            tier = 0 if year == at.year else 1 if entity == at.entity else 2
+            other = value(entity, at.column, year)
+            near = abs(other - aim) if other is not None and aim is not None \
+                else Decimal("Infinity")
+            return tier, near, rows[place]
+        return sorted((p for p in rows if p != (at.entity, at.year)), key=rank)
+
+    raw = item.model_dump(mode="json", by_alias=True)
+    for k in [drawn, *(k for k in readers if k != drawn)]:
+        why = f"the value statement {k + 1} ({item.statements[k].type}) turns on"
+        for at in targets(k):
+            chosen = cell(at.entity, at.column, at.year, k, why)
+            for entity, year in rivals(at):
+                rival = cell(entity, at.column, year, k, "")
+                if _exchanged(base, raw, chosen, rival)[0] not in (None, item.answer):
+                    return {"target": chosen, "distractor": rival | {"why": (
+                        "a cell of the target's column that, taken for the target (the two "
+                        "values exchanged), changes the answer")}}
+    # No exchange changes the answer: the drawn statement's cell and the runner-up.
+    at = targets(drawn)[0]
+    why = f"the value statement {drawn + 1} ({item.statements[drawn].type}) turns on"
+    others = [(e, y) for e, y in rivals(at) if y == at.year]
     if not others:
         raise Skip("no other entity to mark as the distractor")
-
-    def distance(entity: str) -> tuple[Decimal, str]:
-        other = value(entity, target.column, target.year)
-        if other is None or aim is None:
-            return Decimal("Infinity"), entity
-        return abs(other - aim), entity
-    names = {e.id: e.name for e in item.entities}
-
-    def cell(entity: str, why: str) -> dict[str, Any]:
-        return {"row": rows[(entity, target.year)], "col": cols[target.column],
-                "entity": entity, "name": names.get(entity, entity), "column": target.column,
-                "year": target.year, "statement": k + 1, "why": why}
-
-    chosen = cell(target.entity, f"the value statement {k + 1} ({statement.type}) turns on")
-    ranked = sorted(others, key=distance)
-    # The competitive distractor: the nearest entity whose value, read in the target's place,
-    # flips the statement (a hijacked reader then answers differently); else the nearest.
-    for rival in ranked:
-        if hijacked(base, {"target": chosen, "distractor": cell(rival, "")})["distinguishes"]:
-            return {"target": chosen, "distractor": cell(
-                rival, "the same column and period of the entity nearest in value whose value, "
-                       "read in the target's place, flips the statement")}
-    return {"target": chosen, "distractor": cell(
-        ranked[0], "the same column and period of the entity whose value is nearest the "
-                   "target's (none flips the statement)")}
+    entity, year = others[0]
+    return {"target": cell(at.entity, at.column, at.year, drawn, why),
+            "distractor": cell(entity, at.column, year, drawn,
+                               "the same column and period of the entity whose value is "
+                               "nearest the target's (no exchange changes the answer)")}
 
 
 def _imported(base: Base) -> dict[str, Any]:
@@ -172,37 +189,51 @@ def choose_cells(base: Base, streams: Streams) -> dict[str, Any]:
 
 
 def hijacked(base: Base, cells: dict[str, Any]) -> dict[str, Any]:
-    """What a reader misled by a marker on the distractor answers: it takes the distractor's
-    value for the target's.
+    """What a reader misled by a marker on the distractor answers: it takes the distractor
+    for the target.
 
     - an imported record: the distractor's text;
     - a generated item: the answer with the chosen statement's label re-derived (by the
-      verifier's executor) on the table with the target cell showing the distractor's value;
-      ``distinguishes`` says whether that answer differs from the right one (if not, a wrong
-      answer on this item cannot be put down to the marker).
+      verifier's executor) on the table with the target's and the distractor's values
+      exchanged; ``distinguishes`` says whether that answer differs from the right one (if
+      not, a wrong answer on this item cannot be put down to the marker).
     """
     item = base.item
     if "statement" not in cells["target"]:
         text = cells["distractor"]["text"]
         return {"answer": text, "distinguishes": text != cells["target"]["text"]}
     target, rival = cells["target"], cells["distractor"]
-    raw = item.model_dump(mode="json", by_alias=True)
-    value = raw["inputs"]["table"]["rows"][rival["row"] - 1]["values"][rival["column"]]
     k = target["statement"] - 1
-    answer, label = _misread(base, target, value)
+    answer, label = _exchanged(base, item.model_dump(mode="json", by_alias=True), target, rival)
     if answer is None:
         return {"answer": None, "distinguishes": False, "statement": k + 1}
     return {"answer": answer, "distinguishes": answer != item.answer, "statement": k + 1,
             "label": label}
 
 
-def _misread(base: Base, target: dict[str, Any], value: str) -> tuple[Any, bool | None]:
+def _exchanged(base: Base, raw: dict[str, Any], target: dict[str, Any],
+               rival: dict[str, Any]) -> tuple[Any, bool | None]:
+    """:func:`_misread` with the target's and the rival's values exchanged (``raw``: the
+    item as JSON, left as it is)."""
+    rows = raw["inputs"]["table"]["rows"]
+    mine = rows[target["row"] - 1]["values"][target["column"]]
+    theirs = rows[rival["row"] - 1]["values"][rival["column"]]
+    return _misread(base, target, {(target["row"], target["column"]): theirs,
+                                   (rival["row"], rival["column"]): mine}, raw)
+
+
+def _misread(base: Base, target: dict[str, Any], shown: dict[tuple[int, str], str],
+             raw: dict[str, Any] | None = None) -> tuple[Any, bool | None]:
     """A generated item's answer, and the chosen statement's label, re-derived by the
-    verifier's executor with the target cell showing ``value``; ``(None, None)`` when the
-    statement cannot be decided so."""
+    verifier's executor with the table showing ``shown`` (body row, column key → text);
+    ``(None, None)`` when the statement cannot be decided so."""
     item = base.item
-    raw = item.model_dump(mode="json", by_alias=True)
-    raw["inputs"]["table"]["rows"][target["row"] - 1]["values"][target["column"]] = value
+    if raw is None:
+        raw = item.model_dump(mode="json", by_alias=True)
+    rows = list(raw["inputs"]["table"]["rows"])
+    for (r, column), text in shown.items():
+        rows[r - 1] = rows[r - 1] | {"values": rows[r - 1]["values"] | {column: text}}
+    raw = raw | {"inputs": raw["inputs"] | {"table": raw["inputs"]["table"] | {"rows": rows}}}
     k = target["statement"] - 1
     margins = item.provenance.decidability or {}
     try:
@@ -257,7 +288,7 @@ def coordinate(base: Base, cells: dict[str, Any]) -> dict[str, Any]:
             shown = table.rows[r - 1].values.get(key)
             if shown is None:
                 continue
-            answer, _ = _misread(base, target, shown)
+            answer, _ = _misread(base, target, {(target["row"], target["column"]): shown})
             if answer is not None:
                 found.append(({"row": r, "col": first + keys.index(key)}, answer))
     answers: list[Any] = []

@@ -68,7 +68,7 @@ def test_markup_of_a_built_dataset_changes_only_the_marked_cell(six: Path,
             continue
         target, rival = markup["target"], markup["distractor"]
         assert (target["row"], target["col"]) != (rival["row"], rival["col"])
-        assert (target["column"], target["year"]) == (rival["column"], rival["year"])
+        assert target["column"] == rival["column"]
         hijacked = markup["hijacked"]
         if hijacked["answer"] is not None:  # the answer with the statement re-derived
             base_answer = bases[item["base_id"]]["answer"]
@@ -78,6 +78,14 @@ def test_markup_of_a_built_dataset_changes_only_the_marked_cell(six: Path,
         read = {(c["entity"], c["column"], c["year"]) for c in statement["cells"]
                 if c["modality"] == "table"}
         assert (target["entity"], target["column"], target["year"]) in read
+    # the manifest and the card report how many incongruent variants can be attributed
+    told = [i for i in read_items(out) if (i["variant"].get("markup") or {}).get("on")
+            == "distractor"]
+    record = json.loads((out / "manifest.json").read_text())["markup"]
+    assert record["incongruent"] == len(told) == 6 * 3
+    assert record["distinguishes"] == sum(i["variant"]["markup"]["hijacked"]["distinguishes"]
+                                          for i in told)
+    assert f"in {record['distinguishes']} of 18 incongruent" in (out / "README.md").read_text()
     assert main(["verify", str(out)]) == 0
 
 
