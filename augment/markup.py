@@ -1,18 +1,25 @@
-"""Counterfactual markup (HighlightBench): the same table with one cell highlighted,
-underlined or made bold — the cell that decides the answer, or a competitive distractor.
+"""Counterfactual markup (HighlightBench): the same table with one cell marked — highlighted,
+underlined, in bold, pointed at by an arrow, in a shaded row or a boxed column, circled or
+circled by hand (every kind of :data:`hopvista.themes.marks.MARK_KINDS`) — the cell that
+decides the answer, or a competitive distractor.
 
-Seven variants per item, registered as recipes ``markup-n`` (no markup), ``markup-hc`` /
-``markup-uc`` / ``markup-bc`` (highlight / underline / bold on the *target* cell) and
-``markup-hi`` / ``markup-ui`` / ``markup-bi`` (the same on the *distractor*); ``--variants
-markup`` names all seven. All seven of a base share its table style and layout, so two of them
-differ only inside the marked cell's box.
+Variants registered as recipes: ``markup-n`` (no markup), and for every mark kind
+``markup-{code}c`` on the *target* cell and ``markup-{code}i`` on the *distractor*
+(:data:`VARIANTS`: ``markup-hc`` / ``-uc`` / ``-bc`` are highlight / underline / bold);
+``--variants markup`` names them all. All of a base share its table style and layout, so two
+of them differ only inside the marked cell's recorded box (``mark_box`` for a mark that
+reaches beyond its cell).
 
 **Target and distractor** (:func:`choose_cells`, recorded in ``variant.markup``):
 
-- a generated item: one statement that reads the table is drawn; its target is the table cell
-  it reads whose value lies nearest the statement's threshold (its first table cell when it has
-  none) — the value the label turns on; the distractor is the same column and period of
-  another entity in the table, the one whose value lies nearest the target's (the runner-up);
+- a generated item: the pair whose two values, exchanged, change the item's answer (a reader
+  misled by the marker then answers differently, :func:`hijacked`), searched over the
+  statements that read the table (a drawn one first), the cells each reads (the one nearest
+  its threshold first: the value its label turns on) and the other cells of the target's
+  column (another entity's in the same period first, then the same entity's other periods,
+  then the rest, each by nearness in value); when no exchange changes the answer, the drawn
+  statement's cell nearest its threshold and the same column and period of the entity
+  nearest in value;
 - an imported record: the target is a cell matching the answer; the distractor the cell of the
   same column nearest to it in value (or in position, for text).
 
@@ -31,15 +38,26 @@ from hopvista.augment.recipes import Base, Params, Plan, Skip, base_style, recip
 from hopvista.model.inputs import Table
 from hopvista.program.executor import Context, Undecidable, decide
 from hopvista.rng import Streams
+from hopvista.themes.marks import MARK_KINDS, ordered_kinds
 
-VARIANTS = {
-    "markup-n": (None, None),
-    "markup-hc": ("highlight", "target"), "markup-uc": ("underline", "target"),
-    "markup-bc": ("bold", "target"),
-    "markup-hi": ("highlight", "distractor"), "markup-ui": ("underline", "distractor"),
-    "markup-bi": ("bold", "distractor"),
-}
-"""The seven markup variants: (style, which cell)."""
+
+def _variants() -> dict[str, tuple[str | None, str | None]]:
+    """``markup-n`` and, for every mark kind in order, ``markup-{code}c`` (on the target)
+    then ``markup-{code}i`` (on the distractor) after all the targets."""
+    kinds = ordered_kinds()
+    codes = [kind.code for kind in kinds]
+    if len(set(codes)) != len(codes):
+        raise ValueError(f"two mark kinds share a code: {sorted(codes)}")
+    return {"markup-n": (None, None),
+            **{f"markup-{kind.code}c": (kind.name, "target") for kind in kinds},
+            **{f"markup-{kind.code}i": (kind.name, "distractor") for kind in kinds}}
+
+
+VARIANTS = _variants()
+"""The markup variants: (mark kind, which cell). ``markup-hc`` / ``-uc`` / ``-bc`` (and
+``-hi`` / ``-ui`` / ``-bi``) are HighlightBench's highlight, underline and bold; the other
+kinds' codes are their :class:`~hopvista.themes.marks.MarkKind` ``code``: ``a`` arrow, ``r``
+row, ``c`` column, ``o`` circle, ``d`` hand-drawn."""
 
 GROUP = "markup"
 """``--variants markup`` stands for every variant of :data:`VARIANTS`."""
@@ -318,12 +336,16 @@ def _markup_recipe(name: str, style: str | None, on: str | None) -> None:
         cells = choose_cells(base, shared)
         drawn = look(shared)
         layout = plain(base.grid)
+        shown = drawn
         if style is not None and on is not None:
             at = cells[on]
             layout = marked(layout, {(at["row"], at["col"]): style})
+            kind = MARK_KINDS.get(style)
+            if kind.sample is not None:
+                shown = drawn | kind.sample(shared)
         record = {"style": style, "on": on, **cells, "look": drawn}
         return Plan(base.grid, layout, base_style(base, shared), {"markup": name},
-                    mark_look=drawn, markup=record)
+                    mark_look=shown, markup=record)
 
     plan.__doc__ = ("The table as it is (the markup control)." if style is None else
                     f"The table with a {style} on the {on} cell.")
