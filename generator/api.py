@@ -238,9 +238,11 @@ def build_markup(out: StrPath, *, count: int = 48, seed: int = 0,
                  tables: StrPath = "financial", fmt: str | None = None,
                  source: str | None = None, data: StrPath | None = None,
                  workers: int = 1, overwrite: bool = False, progress: bool = False,
-                 notice: Callable[[str], None] = _quiet) -> dict[str, Any]:
+                 notice: Callable[[str], None] = _quiet,
+                 marks: str | Sequence[str] | None = None) -> dict[str, Any]:
     """Write ``count`` markup tasks into ``out`` (``gen markup``): each a table image with
-    marked cells (highlighted, underlined, bold) and a question about them whose answer a
+    marked cells (highlighted, underlined, bold; or the mark kinds ``marks`` names, at least
+    three that mark a cell, ``"all"`` for every one) and a question about them whose answer a
     program re-derives (docs/markup.md).
 
     ``tables`` is where the tables come from: a domain (a built-in name or a pack folder, with
@@ -251,7 +253,8 @@ def build_markup(out: StrPath, *, count: int = 48, seed: int = 0,
     load_table_themes()  # a theme file it may not use stops the command before any work
     return run_markup(Path(out), count=count, seed=seed, tables=str(tables), fmt=fmt,
                       source=source, data=None if data is None else str(data),
-                      workers=workers, overwrite=overwrite, progress=progress, notice=notice)
+                      workers=workers, overwrite=overwrite, progress=progress, notice=notice,
+                      marks=marks)
 
 
 def load(path: StrPath) -> Dataset:

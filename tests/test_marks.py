@@ -17,6 +17,9 @@ from PIL import Image
 from hopvista.augment.grid import grid_of_table, marked, plain
 from hopvista.augment.markup import VARIANTS, choose_cells, look
 from hopvista.augment.recipes import Skip, base_of_item
+from hopvista.cli.main import main
+from hopvista.markup_tasks.build import by_family, draw_task, mark_styles
+from hopvista.markup_tasks.tables import domain_tables
 from hopvista.model import Item
 from hopvista.model.inputs import GridTable
 from hopvista.render.panels import layout_document
@@ -25,6 +28,7 @@ from hopvista.rng import Streams
 from hopvista.themes.marks import MARK_KINDS, MarkKind
 from hopvista.themes.marks.hand import sample
 from hopvista.themes.tables import get_theme
+from hopvista.verify.markup import question_problems, task_problems
 
 from .test_render_table import chromium_available
 
@@ -89,6 +93,7 @@ def _pixels(png: bytes) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("theme", ["classic", "excel"])
 def test_each_mark_kind_changes_pixels_only_inside_its_recorded_box(renderer: TableRenderer,
                                                                     theme: str) -> None:
@@ -139,3 +144,29 @@ def test_the_distractor_changes_the_answer_in_most_generated_items(hard48: Path)
             assert set(hijacked["answer"]) ^ set(base.item.answer) == {target["statement"]}
     assert total == 48
     assert told >= 0.8 * total, f"the distractor changes the answer in {told} of {total}"
+
+
+def test_markup_tasks_draw_from_every_kind_that_marks_a_cell() -> None:
+    styles = mark_styles("all")
+    assert set(styles) == {n for n in KINDS if MARK_KINDS.get(n).scope == "cell"}
+    supply, families = domain_tables("financial", 0, None, None), by_family()
+    seen: set[str] = set()
+    for index in range(30):
+        item, drawn, _ = draw_task(0, index, supply, families, styles)
+        seen |= {m.style for m in drawn.marks}
+        assert task_problems(item) == [] and question_problems(item, print) == [], item.id
+    assert seen == set(styles)
+
+
+@pytest.mark.parametrize("marks,message", [
+    ("highlight,row,bold", "--marks: 'row' marks a whole row; a markup task marks single cells"),
+    ("arrow,circle", "--marks names 2 mark kind(s); a markup task draws from at least three"),
+    ("arrow,circle,sparkle", "--marks: unknown mark kind 'sparkle' (known: highlight, "),
+])
+def test_gen_markup_refuses_marks_a_task_cannot_draw(marks: str, message: str, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "tasks"
+    assert main(["markup", "-n", "2", "--marks", marks, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gen: error: {message}") and err.count("\n") == 1, err
+    assert not out.exists()

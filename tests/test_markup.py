@@ -12,8 +12,8 @@ import pytest
 from PIL import Image
 
 from hopvista.augment.markup import VARIANTS as MARKUP
-from hopvista.themes.marks import MARK_KINDS
 from hopvista.cli.main import main
+from hopvista.themes.marks import MARK_KINDS
 from hopvista.variants.build import parse_variants
 from tests.conftest import read_items
 
