@@ -4,6 +4,7 @@ unmarked one only inside the marked cell's recorded box."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from hopvista.augment.markup import VARIANTS as MARKUP
 from hopvista.cli.main import main
 from hopvista.themes.marks import MARK_KINDS
 from hopvista.variants.build import parse_variants
-from tests.conftest import read_items
+from tests.conftest import read_items, reseal
 
 SAMPLES = Path(__file__).parent / "data" / "samples"
 
@@ -246,3 +247,19 @@ def test_eval_puts_a_misled_readers_wrong_answers_down_to_the_marker(six_marked:
     told = json.loads((six_marked / "manifest.json").read_text())["markup"]["distinguishes"]
     summary = json.loads((run / "summary.json").read_text())["markup"]
     assert sum(v["failures"].get("marker hijacked", 0) for v in summary.values()) == told
+
+
+def test_verify_refuses_a_mark_drawn_beyond_its_cell_without_its_box(
+        six_marked: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "forged"
+    shutil.copytree(six_marked, root)
+    items = read_items(root)
+    (forged,) = [i for i in items if i["variant"]["name"] == "markup-ac"][:1]
+    for cell in forged["images"][0]["render"]["cells"]:
+        cell.pop("mark_box", None)
+    reseal(root, items)
+    capsys.readouterr()
+    assert main(["verify", str(root)]) == 1
+    said = capsys.readouterr().err
+    assert f"{forged['id']}: the table image's arrow mark on (" in said and \
+        "records no mark_box [x, y, w, h] (where it is drawn)" in said, said

@@ -159,7 +159,8 @@ def mark_box_problems(cells: Any, style: str) -> list[str]:
         if not isinstance(cell, dict) or not cell.get("mark"):
             continue
         box, outer = cell.get("box"), cell.get("mark_box")
-        if not (_is_box(box) and _is_box(outer)):
+        if not isinstance(box, list) or not isinstance(outer, list) or \
+                not (_is_box(box) and _is_box(outer)):
             return [f"the table image's {style} mark on ({cell.get('row')}, {cell.get('col')}) "
                     "records no mark_box [x, y, w, h] (where it is drawn)"]
         if not (outer[0] <= box[0] and outer[1] <= box[1] and

@@ -117,9 +117,22 @@ def cell(name: str) -> str:
     return f".hv-table [data-mark=\"{name}\"]"
 
 
-def shape_css(name: str) -> str:
+def shape_css(name: str, look: Mapping[str, Any], width: float) -> str:
     """Rules every shape kind shares: its anchor (the cell's text, or a heading's label) is
-    positioned, and the shape lies over the table without taking room."""
+    positioned, the shape lies over the table without taking room, and its lines
+    (``.hv-ink``, ``width`` px) are drawn in the look's ink over a light halo (``.hv-halo``)
+    that keeps them legible on a dark theme."""
+    lines = "fill: none; stroke-linecap: round; stroke-linejoin: round;"
     return (f"{cell(name)} .hv-mark-anchor, {cell(name)} .hv-label {{ position: relative; }}\n"
             f"{cell(name)} .hv-mark-shape {{ position: absolute; overflow: hidden; "
-            "pointer-events: none; margin: 0; padding: 0; border: 0; }\n")
+            "pointer-events: none; margin: 0; padding: 0; border: 0; }\n"
+            f"{cell(name)} .hv-mark-shape .hv-halo {{ {lines} stroke: rgba(255, 255, 255, 0.6); "
+            f"stroke-width: {width + 2:.1f}px; }}\n"
+            f"{cell(name)} .hv-mark-shape .hv-ink {{ {lines} stroke: {look['ink']}; "
+            f"stroke-width: {width:.1f}px; }}\n")
+
+
+def halo_and_ink(element: str) -> str:
+    """An SVG ``element`` (``<path d="…"``, without its end) drawn twice: the halo, then the
+    ink over it."""
+    return f'{element} class="hv-halo"/>{element} class="hv-ink"/>'

@@ -5,19 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hopvista.themes.marks import MARK_KINDS, MarkKind, cell, shape_css
+from hopvista.themes.marks import MARK_KINDS, MarkKind, cell, halo_and_ink, shape_css
 
-AROUND_X, AROUND_Y = 7, 4
-"""How far the ring reaches beyond the text, in px, left and right / above and below."""
+AROUND_X, AROUND_Y = "calc(15% + 4px)", "calc(30% + 2px)"
+"""How far the ring's box reaches beyond the text, left and right / above and below (of the
+text's width / height): an ellipse inscribed in it passes clear of the text's corners."""
 
 
 def ring_css(name: str, look: Mapping[str, Any]) -> str:
     """A ring shape (``.hv-ring``) around the text of a cell marked ``name``."""
-    return (shape_css(name) +
-            f"{cell(name)} .hv-ring {{ left: -{AROUND_X}px; top: -{AROUND_Y}px; "
-            f"width: calc(100% + {2 * AROUND_X}px); height: calc(100% + {2 * AROUND_Y}px); }}\n"
-            f"{cell(name)} .hv-ring * {{ fill: none; stroke: {look['ink']}; "
-            f"stroke-width: {1.0 + look['thickness'] * 0.5:.1f}px; stroke-linecap: round; }}\n")
+    return (shape_css(name, look, 1.0 + look["thickness"] * 0.5) +
+            f"{cell(name)} .hv-ring {{ left: calc(-1 * {AROUND_X}); top: calc(-1 * {AROUND_Y}); "
+            f"width: calc(100% + 2 * {AROUND_X}); height: calc(100% + 2 * {AROUND_Y}); }}\n")
 
 
 def css(look: Mapping[str, Any]) -> str:
@@ -27,9 +26,9 @@ def css(look: Mapping[str, Any]) -> str:
 
 def shape(look: Mapping[str, Any], before: bool) -> str:
     """An ellipse filling the ring's box (its stroke keeps its width when stretched)."""
+    ellipse = '<ellipse cx="50" cy="50" rx="46" ry="42" vector-effect="non-scaling-stroke"'
     return ('<svg class="hv-mark-shape hv-ring" viewBox="0 0 100 100" '
-            'preserveAspectRatio="none" aria-hidden="true"><ellipse cx="50" cy="50" rx="46" '
-            'ry="42" vector-effect="non-scaling-stroke"/></svg>')
+            f'preserveAspectRatio="none" aria-hidden="true">{halo_and_ink(ellipse)}</svg>')
 
 
 MARK_KINDS.register("circle", MarkKind(

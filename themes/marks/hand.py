@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hopvista.rng import Streams
-from hopvista.themes.marks import MARK_KINDS, MarkKind
+from hopvista.themes.marks import MARK_KINDS, MarkKind, halo_and_ink
 from hopvista.themes.marks.circle import ring_css
 
 POINTS = 14
@@ -52,9 +52,9 @@ def shape(look: Mapping[str, Any], before: bool) -> str:
     hand = look.get("hand") or {"start": 0.5, "overshoot": 0.4, "wander": [0.95] * POINTS}
     path = loop_path(float(hand["start"]), float(hand["overshoot"]),
                      [float(w) for w in hand["wander"]])
+    stroke = f'<path d="{path}" vector-effect="non-scaling-stroke"'
     return ('<svg class="hv-mark-shape hv-ring hv-hand" viewBox="0 0 100 100" '
-            'preserveAspectRatio="none" aria-hidden="true">'
-            f'<path d="{path}" vector-effect="non-scaling-stroke"/></svg>')
+            f'preserveAspectRatio="none" aria-hidden="true">{halo_and_ink(stroke)}</svg>')
 
 
 MARK_KINDS.register("hand", MarkKind(
