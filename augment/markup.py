@@ -348,7 +348,7 @@ def _markup_recipe(name: str, style: str | None, on: str | None) -> None:
                     mark_look=shown, markup=record)
 
     plan.__doc__ = ("The table as it is (the markup control)." if style is None else
-                    f"The table with a {style} on the {on} cell.")
+                    f"The {on} cell marked: {MARK_KINDS.get(style).description}.")
     recipe(name, GROUP, MarkupParams)(plan)
 
 

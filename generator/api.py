@@ -65,6 +65,7 @@ from hopvista.sources import SOURCES
 from hopvista.sources.imports import IMPORTERS, Importer
 from hopvista.sources.sec.fetch import FetchError, FetchReport, parse_tickers, parse_years
 from hopvista.sources.sec.fetch import fetch_sec as download_sec
+from hopvista.themes.marks import MarkKind, ordered_kinds
 from hopvista.themes.pages import PAGE_TEMPLATES, PageTemplate
 from hopvista.themes.tables import TABLE_THEMES, Theme, load_table_themes
 from hopvista.themes.visuals import VISUAL_KINDS, VisualKind
@@ -299,11 +300,15 @@ class Catalogue:
     """The pages of the screenshot variant."""
     visual_kinds: dict[str, VisualKind]
     """The kinds of image a table cell may hold (badge, flag, map, ...)."""
+    mark_kinds: dict[str, MarkKind]
+    """The ways markup is drawn on a cell (highlight, arrow, circle, ...), in their
+    variants' order."""
 
 
 def catalogue() -> Catalogue:
-    """The domains, sources, statement types, markup tasks, variants, perturbations, import
-    formats, table themes, page templates and cell visual kinds available (``gen list``)."""
+    """What ``gen list`` shows: the domains, sources, statement types, markup tasks, variants,
+    perturbations, import formats, table themes, page templates, cell visual kinds and mark
+    kinds available."""
     return Catalogue(
         domains={name: resolve_pack(name).spec.title for name in builtin_pack_names()},
         sources={name: SOURCES.origin(name) for name in SOURCES.names()},
@@ -314,7 +319,8 @@ def catalogue() -> Catalogue:
         import_formats=dict(IMPORTERS.items()),
         table_themes=dict(TABLE_THEMES.items()),
         page_templates=dict(PAGE_TEMPLATES.items()),
-        visual_kinds=dict(VISUAL_KINDS.items()))
+        visual_kinds=dict(VISUAL_KINDS.items()),
+        mark_kinds={kind.name: kind for kind in ordered_kinds()})
 
 
 def make_variants(source: StrPath, out: StrPath, *,
