@@ -1,18 +1,25 @@
-"""Counterfactual markup (HighlightBench): the same table with one cell highlighted,
-underlined or made bold — the cell that decides the answer, or a competitive distractor.
+"""Counterfactual markup (HighlightBench): the same table with one cell marked — highlighted,
+underlined, in bold, pointed at by an arrow, in a shaded row or a boxed column, circled or
+circled by hand (every kind of :data:`hopvista.themes.marks.MARK_KINDS`) — the cell that
+decides the answer, or a competitive distractor.
 
-Seven variants per item, registered as recipes ``markup-n`` (no markup), ``markup-hc`` /
-``markup-uc`` / ``markup-bc`` (highlight / underline / bold on the *target* cell) and
-``markup-hi`` / ``markup-ui`` / ``markup-bi`` (the same on the *distractor*); ``--variants
-markup`` names all seven. All seven of a base share its table style and layout, so two of them
-differ only inside the marked cell's box.
+Variants registered as recipes: ``markup-n`` (no markup), and for every mark kind
+``markup-{code}c`` on the *target* cell and ``markup-{code}i`` on the *distractor*
+(:data:`VARIANTS`: ``markup-hc`` / ``-uc`` / ``-bc`` are highlight / underline / bold);
+``--variants markup`` names them all. All of a base share its table style and layout, so two
+of them differ only inside the marked cell's recorded box (``mark_box`` for a mark that
+reaches beyond its cell).
 
 **Target and distractor** (:func:`choose_cells`, recorded in ``variant.markup``):
 
-- a generated item: one statement that reads the table is drawn; its target is the table cell
-  it reads whose value lies nearest the statement's threshold (its first table cell when it has
-  none) — the value the label turns on; the distractor is the same column and period of
-  another entity in the table, the one whose value lies nearest the target's (the runner-up);
+- a generated item: the pair whose two values, exchanged, change the item's answer (a reader
+  misled by the marker then answers differently, :func:`hijacked`), searched over the
+  statements that read the table (a drawn one first), the cells each reads (the one nearest
+  its threshold first: the value its label turns on) and the other cells of the target's
+  column (another entity's in the same period first, then the same entity's other periods,
+  then the rest, each by nearness in value); when no exchange changes the answer, the drawn
+  statement's cell nearest its threshold and the same column and period of the entity
+  nearest in value;
 - an imported record: the target is a cell matching the answer; the distractor the cell of the
   same column nearest to it in value (or in position, for text).
 
@@ -31,15 +38,26 @@ from hopvista.augment.recipes import Base, Params, Plan, Skip, base_style, recip
 from hopvista.model.inputs import Table
 from hopvista.program.executor import Context, Undecidable, decide
 from hopvista.rng import Streams
+from hopvista.themes.marks import MARK_KINDS, ordered_kinds
 
-VARIANTS = {
-    "markup-n": (None, None),
-    "markup-hc": ("highlight", "target"), "markup-uc": ("underline", "target"),
-    "markup-bc": ("bold", "target"),
-    "markup-hi": ("highlight", "distractor"), "markup-ui": ("underline", "distractor"),
-    "markup-bi": ("bold", "distractor"),
-}
-"""The seven markup variants: (style, which cell)."""
+
+def _variants() -> dict[str, tuple[str | None, str | None]]:
+    """``markup-n`` and, for every mark kind in order, ``markup-{code}c`` (on the target)
+    then ``markup-{code}i`` (on the distractor) after all the targets."""
+    kinds = ordered_kinds()
+    codes = [kind.code for kind in kinds]
+    if len(set(codes)) != len(codes):
+        raise ValueError(f"two mark kinds share a code: {sorted(codes)}")
+    return {"markup-n": (None, None),
+            **{f"markup-{kind.code}c": (kind.name, "target") for kind in kinds},
+            **{f"markup-{kind.code}i": (kind.name, "distractor") for kind in kinds}}
+
+
+VARIANTS = _variants()
+"""The markup variants: (mark kind, which cell). ``markup-hc`` / ``-uc`` / ``-bc`` (and
+``-hi`` / ``-ui`` / ``-bi``) are HighlightBench's highlight, underline and bold; the other
+kinds' codes are their :class:`~hopvista.themes.marks.MarkKind` ``code``: ``a`` arrow, ``r``
+row, ``c`` column, ``o`` circle, ``d`` hand-drawn."""
 
 GROUP = "markup"
 """``--variants markup`` stands for every variant of :data:`VARIANTS`."""
@@ -83,54 +101,71 @@ def _generated(base: Base, streams: Streams) -> dict[str, Any]:
                if any(c.modality == "table" for c in s.cells)]
     if not readers:
         raise Skip("no statement reads the table")
-    k = int(streams.choose([str(k) for k in readers], "markup.statement"))
-    statement = item.statements[k]
-    cells = [c for c in statement.cells if c.modality == "table"]
-    bounds = list(_thresholds(statement.program.model_dump(mode="json", by_alias=True)
-                              if statement.program else {}))
+    drawn = int(streams.choose([str(k) for k in readers], "markup.statement"))
+    names = {e.id: e.name for e in item.entities}
 
     def value(entity: str, column: str, year: int) -> Decimal | None:
         r = rows.get((entity, year))
         return None if r is None else _number(table.rows[r - 1].values.get(column, ""))
 
-    target = cells[0]
-    if bounds:
-        def gap(cell: Any) -> Decimal:
-            shown = value(cell.entity, cell.column, cell.year)
-            near = [abs(shown - t) for col, t in bounds if col in (None, cell.column)] \
+    def cell(entity: str, column: str, year: int, k: int, why: str) -> dict[str, Any]:
+        return {"row": rows[(entity, year)], "col": cols[column], "entity": entity,
+                "name": names.get(entity, entity), "column": column, "year": year,
+                "statement": k + 1, "why": why}
+
+    def targets(k: int) -> list[Any]:
+        """The table cells statement ``k`` reads, the one nearest its threshold first."""
+        statement = item.statements[k]
+        cells = [c for c in statement.cells if c.modality == "table"
+                 and (c.entity, c.year) in rows]
+        bounds = list(_thresholds(statement.program.model_dump(mode="json", by_alias=True)
+                                  if statement.program else {}))
+        if not bounds:
+            return cells
+
+        def gap(at: Any) -> Decimal:
+            shown = value(at.entity, at.column, at.year)
+            near = [abs(shown - t) for col, t in bounds if col in (None, at.column)] \
                 if shown is not None else []
             return min(near) if near else Decimal("Infinity")
-        target = min(cells, key=gap)
-    aim = value(target.entity, target.column, target.year)
-    others = [e.id for e in item.entities if e.id != target.entity
-              and (e.id, target.year) in rows]
+        return sorted(cells, key=gap)
+
+    def rivals(at: Any) -> list[tuple[str, int]]:
+        """The other cells of the target's column, nearest first: another entity's in the
+        same period, then the same entity's in another period, then the rest; by value."""
+        aim = value(at.entity, at.column, at.year)
+
+        def rank(place: tuple[str, int]) -> tuple[int, Decimal, int]:
+            entity, year = place
+            tier = 0 if year == at.year else 1 if entity == at.entity else 2
+            other = value(entity, at.column, year)
+            near = abs(other - aim) if other is not None and aim is not None \
+                else Decimal("Infinity")
+            return tier, near, rows[place]
+        return sorted((p for p in rows if p != (at.entity, at.year)), key=rank)
+
+    raw = item.model_dump(mode="json", by_alias=True)
+    for k in [drawn, *(k for k in readers if k != drawn)]:
+        why = f"the value statement {k + 1} ({item.statements[k].type}) turns on"
+        for at in targets(k):
+            chosen = cell(at.entity, at.column, at.year, k, why)
+            for entity, year in rivals(at):
+                rival = cell(entity, at.column, year, k, "")
+                if _exchanged(base, raw, chosen, rival)[0] not in (None, item.answer):
+                    return {"target": chosen, "distractor": rival | {"why": (
+                        "a cell of the target's column that, taken for the target (the two "
+                        "values exchanged), changes the answer")}}
+    # No exchange changes the answer: the drawn statement's cell and the runner-up.
+    at = targets(drawn)[0]
+    why = f"the value statement {drawn + 1} ({item.statements[drawn].type}) turns on"
+    others = [(e, y) for e, y in rivals(at) if y == at.year]
     if not others:
         raise Skip("no other entity to mark as the distractor")
-
-    def distance(entity: str) -> tuple[Decimal, str]:
-        other = value(entity, target.column, target.year)
-        if other is None or aim is None:
-            return Decimal("Infinity"), entity
-        return abs(other - aim), entity
-    names = {e.id: e.name for e in item.entities}
-
-    def cell(entity: str, why: str) -> dict[str, Any]:
-        return {"row": rows[(entity, target.year)], "col": cols[target.column],
-                "entity": entity, "name": names.get(entity, entity), "column": target.column,
-                "year": target.year, "statement": k + 1, "why": why}
-
-    chosen = cell(target.entity, f"the value statement {k + 1} ({statement.type}) turns on")
-    ranked = sorted(others, key=distance)
-    # The competitive distractor: the nearest entity whose value, read in the target's place,
-    # flips the statement (a hijacked reader then answers differently); else the nearest.
-    for rival in ranked:
-        if hijacked(base, {"target": chosen, "distractor": cell(rival, "")})["distinguishes"]:
-            return {"target": chosen, "distractor": cell(
-                rival, "the same column and period of the entity nearest in value whose value, "
-                       "read in the target's place, flips the statement")}
-    return {"target": chosen, "distractor": cell(
-        ranked[0], "the same column and period of the entity whose value is nearest the "
-                   "target's (none flips the statement)")}
+    entity, year = others[0]
+    return {"target": cell(at.entity, at.column, at.year, drawn, why),
+            "distractor": cell(entity, at.column, year, drawn,
+                               "the same column and period of the entity whose value is "
+                               "nearest the target's (no exchange changes the answer)")}
 
 
 def _imported(base: Base) -> dict[str, Any]:
@@ -172,37 +207,51 @@ def choose_cells(base: Base, streams: Streams) -> dict[str, Any]:
 
 
 def hijacked(base: Base, cells: dict[str, Any]) -> dict[str, Any]:
-    """What a reader misled by a marker on the distractor answers: it takes the distractor's
-    value for the target's.
+    """What a reader misled by a marker on the distractor answers: it takes the distractor
+    for the target.
 
     - an imported record: the distractor's text;
     - a generated item: the answer with the chosen statement's label re-derived (by the
-      verifier's executor) on the table with the target cell showing the distractor's value;
-      ``distinguishes`` says whether that answer differs from the right one (if not, a wrong
-      answer on this item cannot be put down to the marker).
+      verifier's executor) on the table with the target's and the distractor's values
+      exchanged; ``distinguishes`` says whether that answer differs from the right one (if
+      not, a wrong answer on this item cannot be put down to the marker).
     """
     item = base.item
     if "statement" not in cells["target"]:
         text = cells["distractor"]["text"]
         return {"answer": text, "distinguishes": text != cells["target"]["text"]}
     target, rival = cells["target"], cells["distractor"]
-    raw = item.model_dump(mode="json", by_alias=True)
-    value = raw["inputs"]["table"]["rows"][rival["row"] - 1]["values"][rival["column"]]
     k = target["statement"] - 1
-    answer, label = _misread(base, target, value)
+    answer, label = _exchanged(base, item.model_dump(mode="json", by_alias=True), target, rival)
     if answer is None:
         return {"answer": None, "distinguishes": False, "statement": k + 1}
     return {"answer": answer, "distinguishes": answer != item.answer, "statement": k + 1,
             "label": label}
 
 
-def _misread(base: Base, target: dict[str, Any], value: str) -> tuple[Any, bool | None]:
+def _exchanged(base: Base, raw: dict[str, Any], target: dict[str, Any],
+               rival: dict[str, Any]) -> tuple[Any, bool | None]:
+    """:func:`_misread` with the target's and the rival's values exchanged (``raw``: the
+    item as JSON, left as it is)."""
+    rows = raw["inputs"]["table"]["rows"]
+    mine = rows[target["row"] - 1]["values"][target["column"]]
+    theirs = rows[rival["row"] - 1]["values"][rival["column"]]
+    return _misread(base, target, {(target["row"], target["column"]): theirs,
+                                   (rival["row"], rival["column"]): mine}, raw)
+
+
+def _misread(base: Base, target: dict[str, Any], shown: dict[tuple[int, str], str],
+             raw: dict[str, Any] | None = None) -> tuple[Any, bool | None]:
     """A generated item's answer, and the chosen statement's label, re-derived by the
-    verifier's executor with the target cell showing ``value``; ``(None, None)`` when the
-    statement cannot be decided so."""
+    verifier's executor with the table showing ``shown`` (body row, column key → text);
+    ``(None, None)`` when the statement cannot be decided so."""
     item = base.item
-    raw = item.model_dump(mode="json", by_alias=True)
-    raw["inputs"]["table"]["rows"][target["row"] - 1]["values"][target["column"]] = value
+    if raw is None:
+        raw = item.model_dump(mode="json", by_alias=True)
+    rows = list(raw["inputs"]["table"]["rows"])
+    for (r, column), text in shown.items():
+        rows[r - 1] = rows[r - 1] | {"values": rows[r - 1]["values"] | {column: text}}
+    raw = raw | {"inputs": raw["inputs"] | {"table": raw["inputs"]["table"] | {"rows": rows}}}
     k = target["statement"] - 1
     margins = item.provenance.decidability or {}
     try:
@@ -257,7 +306,7 @@ def coordinate(base: Base, cells: dict[str, Any]) -> dict[str, Any]:
             shown = table.rows[r - 1].values.get(key)
             if shown is None:
                 continue
-            answer, _ = _misread(base, target, shown)
+            answer, _ = _misread(base, target, {(target["row"], target["column"]): shown})
             if answer is not None:
                 found.append(({"row": r, "col": first + keys.index(key)}, answer))
     answers: list[Any] = []
@@ -287,15 +336,19 @@ def _markup_recipe(name: str, style: str | None, on: str | None) -> None:
         cells = choose_cells(base, shared)
         drawn = look(shared)
         layout = plain(base.grid)
+        shown = drawn
         if style is not None and on is not None:
             at = cells[on]
             layout = marked(layout, {(at["row"], at["col"]): style})
+            kind = MARK_KINDS.get(style)
+            if kind.sample is not None:
+                shown = drawn | kind.sample(shared)
         record = {"style": style, "on": on, **cells, "look": drawn}
         return Plan(base.grid, layout, base_style(base, shared), {"markup": name},
-                    mark_look=drawn, markup=record)
+                    mark_look=shown, markup=record)
 
     plan.__doc__ = ("The table as it is (the markup control)." if style is None else
-                    f"The table with a {style} on the {on} cell.")
+                    f"The {on} cell marked: {MARK_KINDS.get(style).description}.")
     recipe(name, GROUP, MarkupParams)(plan)
 
 

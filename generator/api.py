@@ -65,6 +65,7 @@ from hopvista.sources import SOURCES
 from hopvista.sources.imports import IMPORTERS, Importer
 from hopvista.sources.sec.fetch import FetchError, FetchReport, parse_tickers, parse_years
 from hopvista.sources.sec.fetch import fetch_sec as download_sec
+from hopvista.themes.marks import MarkKind, ordered_kinds
 from hopvista.themes.pages import PAGE_TEMPLATES, PageTemplate
 from hopvista.themes.tables import TABLE_THEMES, Theme, load_table_themes
 from hopvista.themes.visuals import VISUAL_KINDS, VisualKind
@@ -238,9 +239,11 @@ def build_markup(out: StrPath, *, count: int = 48, seed: int = 0,
                  tables: StrPath = "financial", fmt: str | None = None,
                  source: str | None = None, data: StrPath | None = None,
                  workers: int = 1, overwrite: bool = False, progress: bool = False,
-                 notice: Callable[[str], None] = _quiet) -> dict[str, Any]:
+                 notice: Callable[[str], None] = _quiet,
+                 marks: str | Sequence[str] | None = None) -> dict[str, Any]:
     """Write ``count`` markup tasks into ``out`` (``gen markup``): each a table image with
-    marked cells (highlighted, underlined, bold) and a question about them whose answer a
+    marked cells (highlighted, underlined, bold; or the mark kinds ``marks`` names, at least
+    three that mark a cell, ``"all"`` for every one) and a question about them whose answer a
     program re-derives (docs/markup.md).
 
     ``tables`` is where the tables come from: a domain (a built-in name or a pack folder, with
@@ -251,7 +254,8 @@ def build_markup(out: StrPath, *, count: int = 48, seed: int = 0,
     load_table_themes()  # a theme file it may not use stops the command before any work
     return run_markup(Path(out), count=count, seed=seed, tables=str(tables), fmt=fmt,
                       source=source, data=None if data is None else str(data),
-                      workers=workers, overwrite=overwrite, progress=progress, notice=notice)
+                      workers=workers, overwrite=overwrite, progress=progress, notice=notice,
+                      marks=marks)
 
 
 def load(path: StrPath) -> Dataset:
@@ -296,11 +300,15 @@ class Catalogue:
     """The pages of the screenshot variant."""
     visual_kinds: dict[str, VisualKind]
     """The kinds of image a table cell may hold (badge, flag, map, ...)."""
+    mark_kinds: dict[str, MarkKind]
+    """The ways markup is drawn on a cell (highlight, arrow, circle, ...), in their
+    variants' order."""
 
 
 def catalogue() -> Catalogue:
-    """The domains, sources, statement types, markup tasks, variants, perturbations, import
-    formats, table themes, page templates and cell visual kinds available (``gen list``)."""
+    """What ``gen list`` shows: the domains, sources, statement types, markup tasks, variants,
+    perturbations, import formats, table themes, page templates, cell visual kinds and mark
+    kinds available."""
     return Catalogue(
         domains={name: resolve_pack(name).spec.title for name in builtin_pack_names()},
         sources={name: SOURCES.origin(name) for name in SOURCES.names()},
@@ -311,7 +319,8 @@ def catalogue() -> Catalogue:
         import_formats=dict(IMPORTERS.items()),
         table_themes=dict(TABLE_THEMES.items()),
         page_templates=dict(PAGE_TEMPLATES.items()),
-        visual_kinds=dict(VISUAL_KINDS.items()))
+        visual_kinds=dict(VISUAL_KINDS.items()),
+        mark_kinds={kind.name: kind for kind in ordered_kinds()})
 
 
 def make_variants(source: StrPath, out: StrPath, *,

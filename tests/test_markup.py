@@ -4,6 +4,7 @@ unmarked one only inside the marked cell's recorded box."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,17 +14,22 @@ from PIL import Image
 
 from hopvista.augment.markup import VARIANTS as MARKUP
 from hopvista.cli.main import main
+from hopvista.themes.marks import MARK_KINDS
 from hopvista.variants.build import parse_variants
-from tests.conftest import read_items
+from tests.conftest import read_items, reseal
 
 SAMPLES = Path(__file__).parent / "data" / "samples"
 
 
-def test_markup_names_the_seven_variants() -> None:
+HIGHLIGHTBENCH = ",".join(f"markup-{v}" for v in ("n", "hc", "uc", "bc", "hi", "ui", "bi"))
+"""HighlightBench's seven variants (highlight, underline, bold)."""
+
+
+def test_markup_names_every_variant_of_every_mark_kind() -> None:
     specs = parse_variants("web,markup")
     assert [s.name for s in specs] == ["web", *MARKUP]
-    assert sorted(MARKUP) == sorted(f"markup-{v}" for v in
-                                    ("n", "hc", "uc", "bc", "hi", "ui", "bi"))
+    assert set(HIGHLIGHTBENCH.split(",")) < set(MARKUP)
+    assert len(MARKUP) == 1 + 2 * len(MARK_KINDS.names())
 
 
 def _pixels(root: Path, item: dict[str, Any]) -> np.ndarray:
@@ -43,7 +49,7 @@ def _check_only_the_marked_cell_changes(root: Path) -> int:
         marked, unmarked = _pixels(root, item), _pixels(root, plain)
         assert marked.shape == unmarked.shape, item["id"]
         at = markup[markup["on"]]
-        (box,) = [c["box"] for c in item["images"][0]["render"]["cells"]
+        (box,) = [c.get("mark_box", c["box"]) for c in item["images"][0]["render"]["cells"]
                   if (c["row"], c["col"]) == (at["row"], at["col"])]
         x, y, w, h = box
         changed = np.argwhere((marked != unmarked).any(axis=2))
@@ -55,12 +61,18 @@ def _check_only_the_marked_cell_changes(root: Path) -> int:
     return checked
 
 
+@pytest.fixture(scope="module")
+def six_marked(six: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ``six`` build in every markup variant of every mark kind; tests only read it."""
+    out = tmp_path_factory.mktemp("markup") / "six"
+    assert main(["augment", str(six), "--variants", "markup", "--out", str(out)]) == 0
+    return out
+
+
 def test_markup_of_a_built_dataset_changes_only_the_marked_cell(six: Path,
-                                                                 tmp_path: Path) -> None:
-    built = six
-    out = tmp_path / "markup"
-    assert main(["augment", str(built), "--variants", "markup", "--out", str(out)]) == 0
-    assert _check_only_the_marked_cell_changes(out) == 6 * 6
+                                                                six_marked: Path) -> None:
+    built, out = six, six_marked
+    assert _check_only_the_marked_cell_changes(out) == 6 * (len(MARKUP) - 1)
     bases = {i["base_id"]: i for i in read_items(built)}
     for item in read_items(out):
         markup = item["variant"].get("markup")
@@ -68,7 +80,7 @@ def test_markup_of_a_built_dataset_changes_only_the_marked_cell(six: Path,
             continue
         target, rival = markup["target"], markup["distractor"]
         assert (target["row"], target["col"]) != (rival["row"], rival["col"])
-        assert (target["column"], target["year"]) == (rival["column"], rival["year"])
+        assert target["column"] == rival["column"]
         hijacked = markup["hijacked"]
         if hijacked["answer"] is not None:  # the answer with the statement re-derived
             base_answer = bases[item["base_id"]]["answer"]
@@ -78,6 +90,15 @@ def test_markup_of_a_built_dataset_changes_only_the_marked_cell(six: Path,
         read = {(c["entity"], c["column"], c["year"]) for c in statement["cells"]
                 if c["modality"] == "table"}
         assert (target["entity"], target["column"], target["year"]) in read
+    # the manifest and the card report how many incongruent variants can be attributed
+    told = [i for i in read_items(out) if (i["variant"].get("markup") or {}).get("on")
+            == "distractor"]
+    record = json.loads((out / "manifest.json").read_text())["markup"]
+    assert record["incongruent"] == len(told) == 6 * len(MARK_KINDS.names())
+    assert record["distinguishes"] == sum(i["variant"]["markup"]["hijacked"]["distinguishes"]
+                                          for i in told)
+    assert f"in {record['distinguishes']} of {len(told)} incongruent" in \
+        (out / "README.md").read_text()
     assert main(["verify", str(out)]) == 0
 
 
@@ -85,7 +106,7 @@ def test_markup_of_a_built_dataset_changes_only_the_marked_cell(six: Path,
 def wtq_marked(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The WikiTableQuestions sample in the seven markup variants; tests only read it."""
     out = tmp_path_factory.mktemp("markup") / "wtq"
-    assert main(["augment", str(SAMPLES / "wtq"), "--variants", "markup",
+    assert main(["augment", str(SAMPLES / "wtq"), "--variants", HIGHLIGHTBENCH,
                  "--out", str(out)]) == 0
     return out
 
@@ -96,7 +117,7 @@ def test_markup_of_an_imported_sample_marks_the_answer_cell(wtq_marked: Path) ->
     items = read_items(out)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["variants"]["skipped"] == {}
-    assert len(items) == 4 * len(MARKUP)
+    assert len(items) == 4 * len(HIGHLIGHTBENCH.split(","))
     assert _check_only_the_marked_cell_changes(out) == 4 * 6
     for item in items:
         markup = item["variant"]["markup"]
@@ -190,3 +211,55 @@ def test_eval_classes_a_reader_one_cell_off_as_a_coordinate_error(tmp_path: Path
     assert classed >= 3
     # the unmarked control has no distractor: a wrong answer there is not classed
     assert all("markup_failure" not in r for r in results if r["variant"] == "markup-n")
+
+
+class _MisledReader:
+    """Answers as a reader the marker misleads: on an incongruent variant, the answer the
+    variant records for such a reader (``variant.markup.hijacked``); elsewhere the right
+    answer."""
+
+    def answer_item(self, item: Any) -> str:
+        markup = item.variant.markup or {}
+        answer = (markup.get("hijacked") or {}).get("answer") \
+            if markup.get("on") == "distractor" else None
+        said = item.answer if answer is None else answer
+        return "Answer: " + (", ".join(str(n) for n in said) if said else "none")
+
+
+def test_eval_puts_a_misled_readers_wrong_answers_down_to_the_marker(six_marked: Path,
+                                                                     tmp_path: Path) -> None:
+    from hopvista.eval.backends import MODELS
+
+    MODELS.register("test-misled", lambda options: _MisledReader())
+    try:
+        run = tmp_path / "misled"
+        assert main(["eval", str(six_marked), "--model", "test-misled", "--out", str(run)]) == 0
+    finally:
+        MODELS.unregister("test-misled")
+    items = {i["id"]: i for i in read_items(six_marked)}
+    results = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    wrong = [r for r in results if not r["correct"]]
+    assert wrong, "the misled reader was never wrong"
+    for r in wrong:  # every wrong answer is the misled one, and is put down to the marker
+        markup = items[r["id"]]["variant"]["markup"]
+        assert markup["on"] == "distractor" and markup["hijacked"]["distinguishes"], r["id"]
+        assert r["markup_failure"] == "marker hijacked", r["id"]
+    told = json.loads((six_marked / "manifest.json").read_text())["markup"]["distinguishes"]
+    summary = json.loads((run / "summary.json").read_text())["markup"]
+    assert sum(v["failures"].get("marker hijacked", 0) for v in summary.values()) == told
+
+
+def test_verify_refuses_a_mark_drawn_beyond_its_cell_without_its_box(
+        six_marked: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "forged"
+    shutil.copytree(six_marked, root)
+    items = read_items(root)
+    (forged,) = [i for i in items if i["variant"]["name"] == "markup-ac"][:1]
+    for cell in forged["images"][0]["render"]["cells"]:
+        cell.pop("mark_box", None)
+    reseal(root, items)
+    capsys.readouterr()
+    assert main(["verify", str(root)]) == 1
+    said = capsys.readouterr().err
+    assert f"{forged['id']}: the table image's arrow mark on (" in said and \
+        "records no mark_box [x, y, w, h] (where it is drawn)" in said, said

@@ -108,6 +108,9 @@ def _augment_catalogue(found: Catalogue) -> None:
                    {name: page.description for name, page in found.page_templates.items()})
     _print_section("cell visual kinds:",
                    {name: kind.summary for name, kind in found.visual_kinds.items()})
+    _print_section("mark kinds (gen augment --variants markup-{code}c|i; gen markup --marks):",
+                   {name: f"{kind.code}  {kind.scope:<6} {kind.description}"
+                    for name, kind in found.mark_kinds.items()})
     _emblem_catalogue()
 
 

@@ -29,6 +29,10 @@ def register(subparsers: Any) -> None:
                    help="data source of --tables DOMAIN (default: the domain's own)")
     p.add_argument("--data", default=None, metavar="DIR",
                    help="data folder of a file-based source (sec: what 'gen fetch sec' wrote)")
+    p.add_argument("--marks", default=None, metavar="KIND,KIND,...",
+                   help="the mark kinds the tasks draw from: at least three that mark a cell "
+                        "(highlight, underline, bold, arrow, circle, hand, or a plug-in's), or "
+                        "'all' (default: highlight,underline,bold)")
     p.add_argument("--workers", type=positive_int, default=1,
                    help="processes (default 1); the output does not depend on it")
     p.add_argument("--overwrite", action="store_true",
@@ -41,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     manifest = hopvista.build_markup(
         args.out, count=args.count, seed=args.seed, tables=args.tables, fmt=args.fmt,
         source=args.source, data=args.data, workers=args.workers, overwrite=args.overwrite,
-        progress=sys.stderr.isatty())
+        progress=sys.stderr.isatty(), marks=args.marks)
     families = ", ".join(f"{k} {v}" for k, v in manifest["shares"]["families"].items())
     print(f"wrote {manifest['counts']['items']} markup tasks to {args.out} ({families})")
     return 0

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from hopvista.markup_tasks.tables import TableSupply, domain_tables, imported_ta
 from hopvista.model import Item
 from hopvista.model.inputs import GridTable, Inputs
 from hopvista.model.item import Provenance, Variant, base_item_id, variant_id
-from hopvista.model.task import FAMILIES, Task
+from hopvista.model.task import FAMILIES, MARK_STYLES, Mark, Task
 from hopvista.output.card import front_matter
 from hopvista.output.folder import check_out
 from hopvista.render.browser import uninterrupted
@@ -43,6 +44,7 @@ from hopvista.render.item_images import write_image
 from hopvista.render.panels import layout_document
 from hopvista.render.table import TableRenderer, parse_style
 from hopvista.rng import Streams, derive
+from hopvista.themes.marks import MARK_KINDS, ordered_kinds
 
 DOMAIN = "markup"
 """The domain name of markup-task items (``gen markup`` makes them)."""
@@ -84,9 +86,10 @@ def planned(seed: int, index: int, families: dict[str, list[Subtask]]) -> tuple[
 # -- one task ---------------------------------------------------------------------------------
 
 
-def draw_task(seed: int, index: int, supply: TableSupply,
-              families: dict[str, list[Subtask]]) -> tuple[Item, Drawn, Streams]:
-    """Item ``index`` without its image, what its subtask drew, and its streams."""
+def draw_task(seed: int, index: int, supply: TableSupply, families: dict[str, list[Subtask]],
+              styles: tuple[str, ...] = MARK_STYLES) -> tuple[Item, Drawn, Streams]:
+    """Item ``index`` without its image, what its subtask drew (naming mark kinds of
+    ``styles``), and its streams."""
     entry, yes = planned(seed, index, families)
     base_id = base_item_id(DOMAIN, seed, index)
     why = "no table"
@@ -94,6 +97,8 @@ def draw_task(seed: int, index: int, supply: TableSupply,
         streams = Streams(seed, base_id, "base" if attempt == 0 else f"base-{attempt + 1}")
         try:
             table = supply.draw(streams, attempt)
+            if styles != table.styles:
+                table = replace(table, styles=styles)
             drawn = entry.make(table, streams, yes)
         except Unsuitable as exc:
             why = str(exc)
@@ -120,22 +125,55 @@ def _item(base_id: str, seed: int, index: int, entry: Subtask, drawn: Drawn,
 
 # -- drawing the image (in a worker) ----------------------------------------------------------
 
-def look(streams: Streams) -> dict[str, Any]:
+def look(streams: Streams, marks: Sequence[Mark] = ()) -> dict[str, Any]:
     """How marks are drawn on one task's table: highlight opacity, underline weight, bold
-    stroke (colours are fixed by name, :data:`hopvista.model.task.COLOURS`)."""
-    return {"colour": "#ffd54f",
-            "opacity": round(0.8 + 0.15 * streams.uniform("markup.opacity"), 2),
-            "thickness": float(streams.integer("markup.thickness", 2, 3)),
-            "stroke": round(0.5 + 0.3 * streams.uniform("markup.stroke"), 2)}
+    stroke (colours are fixed by name, :data:`hopvista.model.task.COLOURS`), and the own look
+    of a kind among ``marks`` that draws one (a hand-drawn loop's jitter)."""
+    drawn: dict[str, Any] = {
+        "colour": "#ffd54f",
+        "opacity": round(0.8 + 0.15 * streams.uniform("markup.opacity"), 2),
+        "thickness": float(streams.integer("markup.thickness", 2, 3)),
+        "stroke": round(0.5 + 0.3 * streams.uniform("markup.stroke"), 2)}
+    for name in sorted({m.style for m in marks}):
+        kind = MARK_KINDS.get(name)
+        if kind.sample is not None:
+            drawn |= kind.sample(streams)
+    return drawn
+
+
+def mark_styles(marks: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The mark kinds ``gen markup --marks`` names (comma-separated, or ``all``: every
+    installed kind that marks one cell), checked: at least three, each installed and marking
+    a cell (a row or column mark covers many). ``None``: HighlightBench's three."""
+    if marks is None:
+        return MARK_STYLES
+    cells = [kind.name for kind in ordered_kinds() if kind.scope == "cell"]
+    names = [m.strip() for m in marks.split(",")] if isinstance(marks, str) else list(marks)
+    if names == ["all"]:
+        names = cells
+    for name in names:
+        if name not in MARK_KINDS:
+            raise UserError(f"--marks: unknown mark kind {name[:40]!r} (known: "
+                            f"{', '.join(cells)})")
+        if MARK_KINDS.get(name).scope != "cell":
+            raise UserError(f"--marks: {name!r} marks a whole {MARK_KINDS.get(name).scope}; a "
+                            f"markup task marks single cells (kinds: {', '.join(cells)})")
+    if len(set(names)) != len(names):
+        raise UserError(f"--marks: a mark kind is named twice ({','.join(names)[:80]})")
+    if len(names) < 3:
+        raise UserError(f"--marks names {len(names)} mark kind(s); a markup task draws from "
+                        "at least three")
+    return tuple(names)
 
 
 class TaskImages:
     """The worker's maker: task ``index`` with its marked table drawn into ``root``."""
 
     def __init__(self, root: Path, seed: int, tables: dict[str, Any],
-                 supply: TableSupply | None = None) -> None:
+                 supply: TableSupply | None = None,
+                 styles: tuple[str, ...] = MARK_STYLES) -> None:
         self.root, self.seed, self.tables = root, seed, tables
-        self.supply = supply
+        self.supply, self.styles = supply, styles
         self.families: dict[str, list[Subtask]] | None = by_family()
         self._renderer: Any = None
 
@@ -170,13 +208,14 @@ class TaskImages:
         """Task ``index`` with its image written."""
 
         assert self.supply is not None and self.families is not None
-        item, drawn, streams = draw_task(self.seed, index, self.supply, self.families)
+        item, drawn, streams = draw_task(self.seed, index, self.supply, self.families,
+                                         self.styles)
         assert item.inputs.table is not None
         grid = grid_of_table(item.inputs.table, {})
         layout = marked(plain(grid), {(m.row, m.col): m.style for m in drawn.marks},
                         {(m.row, m.col): m.colour for m in drawn.marks})
         style_json = family_style(streams, None, grid)
-        drawn_look = look(streams)
+        drawn_look = look(streams, drawn.marks)
         html = layout_document(layout, parse_style(style_json), drawn_look)
         with uninterrupted():
             png, how = self._renderer.shoot(html, parse_style(style_json), "panels")
@@ -210,9 +249,12 @@ def _tables_spec(tables: str, fmt: str | None, source: str | None,
 def build_markup(out: Path, *, count: int, seed: int = 0, tables: str = "financial",
                  fmt: str | None = None, source: str | None = None, data: str | None = None,
                  workers: int = 1, overwrite: bool = False, progress: bool = False,
-                 notice: Notice = _stderr) -> dict[str, Any]:
+                 notice: Notice = _stderr,
+                 marks: str | Sequence[str] | None = None) -> dict[str, Any]:
     """Write ``count`` markup tasks drawn on ``tables`` (a domain, or an existing dataset's
-    path) into ``out``; return the manifest."""
+    path) into ``out``, their marks of the kinds ``marks`` names (:func:`mark_styles`);
+    return the manifest."""
+    styles = mark_styles(marks)
     inputs = [tables] if Path(tables).exists() else []
     sources = [data] if data else []
     target = check_out(out, inputs=inputs, sources=sources)
@@ -223,8 +265,9 @@ def build_markup(out: Path, *, count: int, seed: int = 0, tables: str = "financi
     if not families:
         raise UserError("no markup subtask is registered")
     for index in range(min(count, 5 * max(len(f) for f in families.values()))):
-        draw_task(seed, index, supply, families)  # a table no subtask can use fails fast
-    kind = MarkupTasks(count, seed, spec, supply, cap_workers(workers, notice), progress)
+        draw_task(seed, index, supply, families, styles)  # a table no subtask can use fails fast
+    kind = MarkupTasks(count, seed, spec, supply, cap_workers(workers, notice), progress,
+                       styles)
     return write_dataset(out, kind, overwrite=overwrite, notice=notice, inputs=inputs,
                          sources=sources)
 
@@ -236,8 +279,9 @@ class MarkupTasks(DatasetKind):
     name = MANIFEST_KIND
 
     def __init__(self, count: int, seed: int, tables: dict[str, Any], supply: TableSupply,
-                 workers: int, progress: bool) -> None:
+                 workers: int, progress: bool, styles: tuple[str, ...] = MARK_STYLES) -> None:
         self.total, self.seed, self.tables, self.supply = count, seed, tables, supply
+        self.styles = styles
         self.workers, self.progress = workers, progress
         self.per_family: Counter[str] = Counter()
         self.per_subtask: Counter[str] = Counter()
@@ -248,7 +292,7 @@ class MarkupTasks(DatasetKind):
         (stage / "images").mkdir(exist_ok=True)
         bar = tqdm(total=self.total, desc="tasks", unit="task", disable=not self.progress,
                    file=sys.stderr)
-        maker = TaskImages(stage, self.seed, self.tables, self.supply)
+        maker = TaskImages(stage, self.seed, self.tables, self.supply, self.styles)
         try:
             with closing(run_ordered(maker, iter(range(kept, self.total)),
                                      self.workers)) as made:
@@ -272,7 +316,8 @@ class MarkupTasks(DatasetKind):
         """The tasks' configuration and shares."""
         return {
             "config": {"domain": DOMAIN, "count": self.total, "seed": self.seed,
-                       "tables": self.supply.description},
+                       "tables": self.supply.description,
+                       **({"marks": list(self.styles)} if self.styles != MARK_STYLES else {})},
             "seed": self.seed,
             "packages": package_versions(),
             "counts": {"items": self.total, "images": counts.images},
@@ -295,13 +340,17 @@ def markup_card(manifest: dict[str, Any]) -> str:
                      for family, n in shares["families"].items())
     tables = manifest["config"]["tables"]
     where = tables.get("domain") or tables.get("name")
+    marks = manifest["config"].get("marks")
+    flag = f" --marks {','.join(marks)}" if marks else ""
+    kinds = "highlighted in a named colour, underlined or bold" if not marks else \
+        "highlighted in a named colour, or marked as " + ", ".join(marks)
     return f"""{front}
 
 # Markup tasks
 
-Made by `gen markup --count {manifest['config']['count']} --seed {manifest['seed']}` on
+Made by `gen markup --count {manifest['config']['count']} --seed {manifest['seed']}{flag}` on
 tables from {where}: {manifest['counts']['items']} task(s), one marked table image each. Every
-item asks a question about marked cells (highlighted in a named colour, underlined or bold) and
+item asks a question about marked cells ({kinds}) and
 is answered with a strict JSON object; `task.program`, executed on the item's table and
 `task.marks`, gives the answer (`gen verify` re-derives each one).
 

@@ -15,7 +15,6 @@ from hopvista.markup_tasks.subtasks import (
     styled,
     subtask,
 )
-from hopvista.model.task import MARK_STYLES
 from hopvista.rng import Streams
 
 EXISTS = Wording({"op": "exists", "scope": {"style": STYLE}},
@@ -42,8 +41,8 @@ LOCATE = Wording({"op": "locate", "scope": {"style": STYLE}},
          EXISTS)
 def exists(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """Marks in other styles always; in the asked style only when the answer is yes."""
-    style = one(streams, "task.style", MARK_STYLES)
-    others = [s for s in MARK_STYLES if s != style]
+    style = one(streams, "task.style", table.styles)
+    others = [s for s in table.styles if s != style]
     count = streams.integer("task.count", 1, 2)
     cells = pick(streams, "task.cells", table.body(), count + 2)
     colour = colour_names(streams, "task.colour", 1)[0]
@@ -59,12 +58,12 @@ def exists(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
 @subtask("T1-count", "T1", "how many cells carry a given style", COUNT)
 def count(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """One to five cells in the asked style, one or two in other styles."""
-    style = one(streams, "task.style", MARK_STYLES)
+    style = one(streams, "task.style", table.styles)
     n = streams.integer("task.count", 1, 5)
     extra = streams.integer("task.extra", 1, 2)
     cells = pick(streams, "task.cells", table.body(), n + extra)
     colour = colour_names(streams, "task.colour", 1)[0]
-    others = [s for s in MARK_STYLES if s != style]
+    others = [s for s in table.styles if s != style]
     marks = [mark(cell, style, colour) for cell in cells[:n]]
     marks += [mark(cell, others[k % 2], colour) for k, cell in enumerate(cells[n:])]
     return COUNT.drawn(table, marks, {"count": n}, style=style)
@@ -74,11 +73,11 @@ def count(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
          BY_STYLE)
 def by_style(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """One cell in each style; the question names one style."""
-    cells = pick(streams, "task.cells", table.body(), len(MARK_STYLES))
+    cells = pick(streams, "task.cells", table.body(), len(table.styles))
     colour = colour_names(streams, "task.colour", 1)[0]
-    marks = [mark(cell, style, colour) for cell, style in zip(cells, MARK_STYLES, strict=True)]
-    k = streams.integer("task.asked", 0, len(MARK_STYLES) - 1)
-    style = MARK_STYLES[k]
+    marks = [mark(cell, style, colour) for cell, style in zip(cells, table.styles, strict=True)]
+    k = streams.integer("task.asked", 0, len(table.styles) - 1)
+    style = table.styles[k]
     return BY_STYLE.drawn(table, marks, {"value": table.text(*cells[k])}, style=style)
 
 
@@ -96,8 +95,8 @@ def by_colour(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
 @subtask("T1-locate", "T1", "the row and column of the one cell in a given style", LOCATE)
 def locate(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """One cell in the asked style, another in a different style."""
-    style = one(streams, "task.style", MARK_STYLES)
-    other = one(streams, "task.other", [s for s in MARK_STYLES if s != style])
+    style = one(streams, "task.style", table.styles)
+    other = one(streams, "task.other", [s for s in table.styles if s != style])
     cells = pick(streams, "task.cells", table.body(), 2)
     colour = colour_names(streams, "task.colour", 1)[0]
     r, c = cells[0]

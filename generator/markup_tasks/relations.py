@@ -14,7 +14,6 @@ from hopvista.markup_tasks.subtasks import (
     styled,
     subtask,
 )
-from hopvista.model.task import MARK_STYLES
 from hopvista.rng import Streams
 
 DIRECTIONS = {"above": (-1, 0, "directly above"), "below": (1, 0, "directly below"),
@@ -36,7 +35,7 @@ def _neighbour(direction: str) -> None:
         if not anchors:
             raise Unsuitable(f"no value cell has a value cell {words} it")
         r, c = one(streams, "task.cell", anchors)
-        style = one(streams, "task.style", MARK_STYLES)
+        style = one(streams, "task.style", table.styles)
         colour = colour_names(streams, "task.colour", 1)[0]
         return wording.drawn(table, (mark((r, c), style, colour),),
                              {"value": table.text(r + dr, c + dc)}, style=style)

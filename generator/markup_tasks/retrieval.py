@@ -18,7 +18,6 @@ from hopvista.markup_tasks.subtasks import (
     styled,
     subtask,
 )
-from hopvista.model.task import MARK_STYLES
 from hopvista.rng import Streams
 
 COLUMN_SCOPE = Wording({"op": "values", "scope": {"style": "highlight", "column": COLUMN}},
@@ -95,7 +94,7 @@ def row_lookup(table: TaskTable, streams: Streams, yes: bool) -> Drawn:
     """One marked cell; the question names another column of its row."""
     if table.cols < 3:
         raise Unsuitable("needs two value columns")
-    style = one(streams, "task.style", MARK_STYLES)
+    style = one(streams, "task.style", table.styles)
     r, c = one(streams, "task.cell", table.body())
     other = one(streams, "task.column", [k for k in range(1, table.cols) if k != c])
     colour = colour_names(streams, "task.colour", 1)[0]

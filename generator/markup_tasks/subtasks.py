@@ -25,6 +25,7 @@ from hopvista.model.task import COLOURS, MARK_STYLES, Mark
 from hopvista.program.numbers import read_number
 from hopvista.registry import Registry
 from hopvista.rng import Streams
+from hopvista.themes.marks import MARK_KINDS
 
 MISSING_SHOWN = ("", "\u2014", "N/A", "-", "n/a")
 """How a task table shows a cell without a value (each read as missing by the format)."""
@@ -44,6 +45,8 @@ class TaskTable:
     cells: tuple[tuple[str, ...], ...]
     caption: str | None
     source: str
+    styles: tuple[str, ...] = MARK_STYLES
+    """The mark kinds a subtask that names a style draws from (``gen markup --marks``)."""
 
     @property
     def rows(self) -> int:
@@ -270,8 +273,9 @@ def subtask(name: str, family: str, summary: str,
 STYLE_WORDS = {"highlight": "highlighted", "underline": "underlined", "bold": "in bold"}
 
 
-STYLE = Slot("style", MARK_STYLES)
-"""The slot of a mark style a question names."""
+STYLE = Slot("style", str)
+"""The slot of a mark style a question names (a mark kind that marks a cell: :func:`styled`
+words it, and refuses any other)."""
 COLOUR = Slot("colour", tuple(sorted(COLOURS)))
 """The slot of a highlight colour a question names."""
 COLUMN = Slot("column", int)
@@ -279,8 +283,16 @@ COLUMN = Slot("column", int)
 
 
 def styled(style: str, colour: str | None = None) -> str:
-    """How a question names a style: ``highlighted in green``, ``underlined``, ``in bold``."""
-    return f"highlighted in {colour}" if style == "highlight" and colour else STYLE_WORDS[style]
+    """How a question names a style: ``highlighted in green``, ``underlined``, ``in bold``,
+    or another mark kind's words (``pointed at by an arrow``); a ``KeyError`` for a style that
+    is no installed kind marking one cell."""
+    if style == "highlight" and colour:
+        return f"highlighted in {colour}"
+    if style in STYLE_WORDS:
+        return STYLE_WORDS[style]
+    if style in MARK_KINDS and MARK_KINDS.get(style).scope == "cell":
+        return MARK_KINDS.get(style).words
+    raise KeyError(style)
 
 
 def column_header(table: TaskTable, column: int) -> str:
@@ -316,7 +328,7 @@ def colour_names(streams: Streams, name: str, k: int) -> list[str]:
 
 def mark(cell: tuple[int, int], style: str, colour: str | None = None) -> Mark:
     """A mark on ``cell`` (a highlight takes a colour name; others none)."""
-    return Mark(row=cell[0], col=cell[1], style=style,  # type: ignore[arg-type]
+    return Mark(row=cell[0], col=cell[1], style=style,
                 colour=colour if style == "highlight" else None)
 
 

@@ -9,14 +9,14 @@ and the ``program`` that, executed on the item's table and these marks, gives th
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field, JsonValue
 
 from hopvista.model.base import Closed, Model
 
 MARK_STYLES = ("highlight", "underline", "bold")
-"""The markup a cell may carry (HighlightBench's H, U and B)."""
+"""HighlightBench's markup (H, U and B): the mark kinds a markup task draws from unless
+``gen markup --marks`` names others (any installed kind that marks a cell,
+:data:`hopvista.themes.marks.MARK_KINDS`)."""
 
 COLOURS = {"yellow": "#ffeb3b", "green": "#66bb6a", "blue": "#42a5f5", "pink": "#f8a5c2",
            "orange": "#ff9800", "purple": "#ab47bc"}
@@ -39,7 +39,8 @@ class Mark(Closed):
 
     row: int = Field(ge=0)
     col: int = Field(ge=0)
-    style: Literal["highlight", "underline", "bold"]
+    style: str = Field(pattern=r"^[a-z][a-z0-9-]*$", max_length=40)
+    """A mark kind's name (``highlight``, ``underline``, ``bold``, ``arrow``, ``circle``, ...)."""
     colour: str | None = None
 
 

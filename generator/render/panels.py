@@ -12,7 +12,6 @@ no script and loads nothing (see :mod:`hopvista.render.table`).
 from __future__ import annotations
 
 import base64
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -23,9 +22,10 @@ from jinja2 import Environment, StrictUndefined, Template
 from markupsafe import Markup
 
 from hopvista.augment.grid import Layout, Panel, Shown
-from hopvista.model.task import COLOURS, MARK_STYLES
+from hopvista.model.task import COLOURS
 from hopvista.render.page import page_html
 from hopvista.render.table import TableStyle
+from hopvista.themes.marks import MARK_KINDS, MarkKind, ink_look, ordered_kinds, rgba
 from hopvista.themes.tables.files import PACKAGE, read_file
 
 _ENV = Environment(autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True)
@@ -96,31 +96,55 @@ class CellPictures:
 
 def mark_css(look: dict[str, Any]) -> str:
     """CSS drawing markup in ``look`` (``colour`` #rrggbb, ``opacity``, ``thickness`` px,
-    ``stroke`` px) without moving anything: a background inside the cell, an underline, and
-    bold drawn as a stroke around the glyphs (a bolder face would widen the column). A
-    highlight whose cell names a colour (``data-colour``) is drawn in that colour of
-    :data:`hopvista.model.task.COLOURS`, at least 80% opaque and with dark text, so that it
-    reads as that colour on any theme."""
-    colour = str(look.get("colour", "#ffd54f"))
-    if not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
-        raise ValueError(f"markup colour {colour!r} is not #rrggbb")
-    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
-    opacity = min(max(float(look.get("opacity", 0.5)), 0.05), 1.0)
-    thickness = min(max(float(look.get("thickness", 2.0)), 0.5), 6.0)
-    stroke = min(max(float(look.get("stroke", 0.6)), 0.2), 2.0)
-    return (
-        f".hv-table [data-mark=\"highlight\"] {{ background-color: "
-        f"rgba({red}, {green}, {blue}, {opacity:.2f}) !important; }}\n"
-        f".hv-table [data-mark=\"underline\"], .hv-table [data-mark=\"underline\"] * {{ "
-        f"text-decoration: underline solid currentColor !important; "
-        f"text-decoration-thickness: {thickness:.1f}px !important; "
-        f"text-underline-offset: 2px !important; }}\n"
-        f".hv-table [data-mark=\"bold\"], .hv-table [data-mark=\"bold\"] * {{ "
-        f"-webkit-text-stroke: {stroke:.2f}px currentColor; }}\n" +
-        "".join(f".hv-table [data-mark=\"highlight\"][data-colour=\"{name}\"] {{ "
-                f"background-color: {_rgba(hexa, max(opacity, 0.8))} !important; "
-                f"color: #111111 !important; }}\n"
-                for name, hexa in COLOURS.items()))
+    ``stroke`` px) for every mark kind of :data:`hopvista.themes.marks.MARK_KINDS`, without
+    moving anything (a background inside the cell, an underline, bold drawn as a stroke
+    around the glyphs, shapes laid over the table). A highlight whose cell names a colour
+    (``data-colour``) is drawn in that colour of :data:`hopvista.model.task.COLOURS`, at least
+    80% opaque and with dark text, so that it reads as that colour on any theme."""
+    bounded = ink_look(look)
+    return "".join(kind.css(bounded) for kind in ordered_kinds()) + "".join(
+        f".hv-table [data-mark=\"highlight\"][data-colour=\"{name}\"] {{ "
+        f"background-color: {_rgba(hexa, max(bounded['opacity'], 0.8))} !important; "
+        f"color: #111111 !important; }}\n"
+        for name, hexa in COLOURS.items())
+
+
+def scope_css(layout: Layout, look: dict[str, Any]) -> str:
+    """CSS of the marks that cover a whole row (its cells shaded) or a whole column (its
+    cells boxed by an inset outline, closed above its first and below its last showing), in
+    every panel; nothing when the layout has none."""
+    bounded = ink_look(look)
+    rules = []
+    for at, kind in _marked_cells(layout):
+        row, col = at
+        if kind.scope == "row":
+            rules.append(f".hv-table [data-row=\"{row}\"]:not([data-copy]) {{ "
+                         f"background-color: {rgba(bounded, min(bounded['opacity'], 0.45))} "
+                         "!important; }\n")
+        elif kind.scope == "column":
+            width = f"{bounded['thickness'] + 0.5:.1f}px"
+            ink = bounded["ink"]
+            sides = f"inset {width} 0 0 {ink}, inset -{width} 0 0 {ink}"
+            shown = [c.at for panel in layout.panels for r in panel.rows for c in r
+                     if c.at is not None and c.at[1] == col and not c.copy]
+            rules.append(f".hv-table [data-col=\"{col}\"]:not([data-copy]) {{ "
+                         f"box-shadow: {sides} !important; }}\n")
+            for end, edge in ((shown[0], f"inset 0 {width} 0 {ink}"),
+                              (shown[-1], f"inset 0 -{width} 0 {ink}")):
+                rules.append(f".hv-table [data-row=\"{end[0]}\"][data-col=\"{col}\"]"
+                             f":not([data-copy]) {{ box-shadow: {sides}, {edge} !important; }}\n")
+            if shown[0] == shown[-1]:
+                rules.append(f".hv-table [data-row=\"{shown[0][0]}\"][data-col=\"{col}\"]"
+                             f":not([data-copy]) {{ box-shadow: {sides}, inset 0 {width} 0 "
+                             f"{ink}, inset 0 -{width} 0 {ink} !important; }}\n")
+    return "".join(rules)
+
+
+def _marked_cells(layout: Layout) -> list[tuple[tuple[int, int], MarkKind]]:
+    """The marked cells' own showings and their kinds, in display order."""
+    return [(cell.at, MARK_KINDS.get(cell.mark)) for panel in layout.panels
+            for row in panel.rows for cell in row
+            if cell.mark is not None and cell.at is not None and not cell.copy]
 
 
 def _rgba(colour: str, opacity: float) -> str:
@@ -150,9 +174,12 @@ def _attrs(cell: Shown) -> Markup:
     if cell.copy:
         parts.append(' data-copy="1"')
     if cell.mark is not None:
-        if cell.mark not in MARK_STYLES:
+        if cell.mark not in MARK_KINDS:
             raise ValueError(f"unknown markup style {cell.mark!r}")
         parts.append(f' data-mark="{cell.mark}"')
+        scope = MARK_KINDS.get(cell.mark).scope
+        if scope != "cell":
+            parts.append(f' data-mark-scope="{scope}"')
         if cell.colour is not None:
             if cell.colour not in COLOURS:
                 raise ValueError(f"unknown highlight colour {cell.colour!r}")
@@ -166,12 +193,28 @@ def _attrs(cell: Shown) -> Markup:
     return Markup("".join(parts))  # integers and fixed names only
 
 
-def _panel(panel: Panel, number: int, pictures: CellPictures | None = None) -> dict[str, Any]:
+def _shape(cell: Shown, look: dict[str, Any] | None) -> Markup:
+    """The SVG a marked cell's kind lays over it (an arrow, a ring), carrying the cell's
+    logical coordinates in ``data-mark-shape``; nothing for any other cell."""
+    if cell.mark is None or cell.at is None or cell.copy:
+        return Markup("")
+    kind = MARK_KINDS.get(cell.mark)
+    if kind.shape is None:
+        return Markup("")
+    svg = kind.shape(ink_look(look or {}), cell.kind == "num")
+    if not svg.startswith("<svg "):
+        raise ValueError(f"mark kind {kind.name!r}: its shape is not an <svg> element")
+    tag = Markup(' data-mark-shape="{},{}"').format(cell.at[0], cell.at[1])
+    return Markup("<svg") + tag + Markup(svg[4:])  # the kind's trusted markup
+
+
+def _panel(panel: Panel, number: int, pictures: CellPictures | None = None,
+           look: dict[str, Any] | None = None) -> dict[str, Any]:
     def row(cells: tuple[Shown, ...], at: int) -> dict[str, Any]:
         return {"number": at, "cells": [
             {"text": c.text, "kind": c.kind, "head": c.head, "attrs": _attrs(c),
              "picture": pictures.markup(c.at) if pictures is not None and not c.copy
-             else Markup("")} for c in cells]}
+             else Markup(""), "shape": _shape(c, look)} for c in cells]}
 
     head = [row(r, number + i) for i, r in enumerate(panel.rows[:panel.head_rows])]
     body_rows = panel.rows[panel.head_rows:]
@@ -188,10 +231,11 @@ def _panel(panel: Panel, number: int, pictures: CellPictures | None = None) -> d
 
 
 def panels_fragment(layout: Layout, decor: tuple[str, ...] = (),
-                    pictures: CellPictures | None = None) -> Markup:
+                    pictures: CellPictures | None = None,
+                    look: dict[str, Any] | None = None) -> Markup:
     """The panels' HTML (a ``<div class="hv-panels">``), escaped; a cell with a picture in
-    ``pictures`` shows it before its text."""
-    panels = [_panel(p, 1, pictures) for p in layout.panels]
+    ``pictures`` shows it before its text; a marked cell's shape is drawn in ``look``."""
+    panels = [_panel(p, 1, pictures, look) for p in layout.panels]
     return Markup(_template("panels.html.j2").render(
         panels=panels, arrange=layout.arrange, decor=list(decor)))
 
@@ -201,11 +245,12 @@ def layout_document(layout: Layout, style: TableStyle,
                     pictures: CellPictures | None = None) -> str:
     """A page showing the layout's panels in ``style`` (its ``#hv-root`` is shot), with the
     markup look ``mark_look`` for marked cells and ``pictures`` inside their cells."""
-    css = style.css() + PANELS_CSS + (mark_css(mark_look) if mark_look is not None else "") \
-        + (pictures.css() if pictures is not None else "") + indent_css(layout)
+    marks = "" if mark_look is None else mark_css(mark_look) + scope_css(layout, mark_look)
+    css = style.css() + PANELS_CSS + marks + (pictures.css() if pictures is not None else "") \
+        + indent_css(layout)
     return _template("document.html.j2").render(
         css=Markup(css), theme=style.theme.name,
-        tables=panels_fragment(layout, style.theme.decor, pictures))
+        tables=panels_fragment(layout, style.theme.decor, pictures, mark_look))
 
 
 def page_document(layout: Layout, style: TableStyle, page: str, *, question: str, title: str,

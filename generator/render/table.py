@@ -316,7 +316,8 @@ def _covering(shown: Mapping[int, set[Any]]) -> set[int]:
 
 
 def _snapshot_elements(snapshot: Mapping[str, Any]) -> list[_Element]:
-    """The snapshot's cells, decor cells, caption and root, each with its bounds and text."""
+    """The snapshot's cells, decor cells, marks' shapes, caption and root, each with its bounds
+    and text."""
     strings: list[str] = snapshot["strings"]
     document = snapshot["documents"][0]
     nodes = document["nodes"]
@@ -344,8 +345,8 @@ def _snapshot_elements(snapshot: Mapping[str, Any]) -> list[_Element]:
                 row[index] = index
             if ("data-row" in attrs or "data-decor" in attrs or "data-visual" in attrs
                     or "data-viewport" in attrs or "data-chart" in attrs
-                    or _is_caption(name, attrs)
-                    or attrs.get("id") == "hv-root"):
+                    or "data-mark-shape" in attrs
+                    or _is_caption(name, attrs) or attrs.get("id") == "hv-root"):
                 wanted[index] = _Element(name, attrs, bounds.get(index), [],
                                          row[index] if row[index] >= 0 else index)
                 owner[index] = index
@@ -640,6 +641,18 @@ class TableRenderer:
                 layout_cells.append(shown | {"row": row, "col": col})
         layout_cells.sort(key=lambda c: (c["row"], c["col"]))
         copies.sort(key=lambda c: (c["row"], c["col"], c["box"]))
+        def outer(bounds: tuple[float, float, float, float] | None) -> list[int]:
+            # a shape's box holds every pixel it touches: its edges rounded outwards
+            if bounds is None:
+                return [0, 0, 0, 0]
+            bx, by, bw, bh = bounds
+            left = min(max(math.floor((bx - x0) * scale), 0), width)
+            top = min(max(math.floor((by - y0) * scale), 0), height)
+            right = min(max(math.ceil((bx + bw - x0) * scale), 0), width)
+            bottom = min(max(math.ceil((by + bh - y0) * scale), 0), height)
+            return [left, top, right - left, bottom - top]
+
+        _record_mark_boxes(layout_cells, cells, elements, box, outer)
         def snapped(bounds: tuple[float, float, float, float] | None) -> list[int]:
             # Chromium draws an image on whole pixels: its corner rounded half up, its size kept.
             if bounds is None:
@@ -762,3 +775,40 @@ class TableRenderer:
         reported = str(max(glyphs, key=lambda f: glyphs[f]))
         self._font_names[style.font] = reported
         return reported
+
+
+def _record_mark_boxes(layout_cells: list[dict[str, Any]], cells: list[Any], elements: list[Any],
+                       box: Any, outer: Any) -> None:
+    """Add ``mark_box`` to each marked cell whose mark reaches beyond it: the union of its
+    own box with its shape's (``data-mark-shape``, measured by ``outer``: every pixel it
+    touches) or with the boxes of every cell of its row or column (``data-mark-scope``)."""
+    shapes: dict[tuple[int, int], list[list[int]]] = {}
+    for e in elements:
+        if "data-mark-shape" in e.attrs:
+            row, col = (int(n) for n in e.attrs["data-mark-shape"].split(","))
+            shapes.setdefault((row, col), []).append(outer(e.bounds))
+    scopes = {(int(e.attrs["data-row"]), int(e.attrs.get("data-col", "0"))):
+              e.attrs["data-mark-scope"] for e in cells if "data-mark-scope" in e.attrs
+              and "data-copy" not in e.attrs}
+    if not shapes and not scopes:
+        return
+    shown = [(int(e.attrs["data-row"]), int(e.attrs.get("data-col", "0")), box(e.bounds))
+             for e in cells if "data-copy" not in e.attrs]
+    for cell in layout_cells:
+        at = (cell["row"], cell["col"])
+        if "mark" not in cell or (at not in shapes and at not in scopes):
+            continue
+        boxes = [cell["box"], *shapes.get(at, [])]
+        scope = scopes.get(at)
+        if scope == "row":
+            boxes += [b for r, _, b in shown if r == at[0]]
+        elif scope == "column":
+            boxes += [b for _, c, b in shown if c == at[1]]
+        cell["mark_box"] = _union(boxes)
+
+
+def _union(boxes: list[list[int]]) -> list[int]:
+    """The smallest ``[x, y, w, h]`` box holding every box of ``boxes``."""
+    left, top = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    right, bottom = max(b[0] + b[2] for b in boxes), max(b[1] + b[3] for b in boxes)
+    return [left, top, right - left, bottom - top]

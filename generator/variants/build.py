@@ -347,6 +347,8 @@ class Augmented(DatasetKind):
         self.skip_list: list[dict[str, str]] = []
         self.by_question = SkipsByQuestion()
         self.emblems: set[str] = set()
+        self.incongruent: Counter[str] = Counter()
+        self.distinguishing: Counter[str] = Counter()
 
     def items(self, stage: Path, kept: int) -> Iterator[Item]:
         """Each base (copied into ``stage``, for a hopvista input), then its variants."""
@@ -384,7 +386,13 @@ class Augmented(DatasetKind):
             bar.close()
 
     def add(self, item: Item) -> None:
-        """Note the icon-set emblems on the pictures of an item with images."""
+        """Note the icon-set emblems on the pictures of an item with images, and whether an
+        incongruent markup variant's misled answer differs from the right one."""
+        markup = item.variant.markup or {}
+        if markup.get("on") == "distractor":
+            self.incongruent[item.variant.name] += 1
+            if (markup.get("hijacked") or {}).get("distinguishes"):
+                self.distinguishing[item.variant.name] += 1
         if item.images:
             for visual in item.inputs.visuals:
                 self.emblems.update(VISUAL_KINDS.get(visual.kind).icons(visual.attributes))
@@ -423,7 +431,20 @@ class Augmented(DatasetKind):
             "skipped": self.skip_list[:KEPT_SKIPS],
             "records_skipped": source.skipped[:KEPT_SKIPS],
             **icon_set,
+            **self._markup_record(),
         }
+
+    def _markup_record(self) -> dict[str, Any]:
+        """``markup``: of the incongruent markup variants (the marker on the distractor), how
+        many have a misled answer that differs from the right one, per variant and in all
+        (nothing when none was made)."""
+        if not self.incongruent:
+            return {}
+        per_variant = {name: {"incongruent": count, "distinguishes": self.distinguishing[name]}
+                       for name, count in sorted(self.incongruent.items())}
+        total, told = sum(self.incongruent.values()), sum(self.distinguishing.values())
+        return {"markup": {"incongruent": total, "distinguishes": told,
+                           "share": round(told / total, 4), "variants": per_variant}}
 
     def card(self, manifest: dict[str, Any]) -> str:
         """The card of the variants."""
@@ -481,6 +502,13 @@ def augment_card(manifest: dict[str, Any]) -> str:
     rows = "\n".join(f"| {v['name']} | {made['made'].get(v['name'], 0)} | "
                      f"{made['skipped'].get(v['name'], 0)} |" for v in config["variants"])
     by_question = skips_by_question_card(made)
+    markup = manifest.get("markup")
+    attribution = "" if not markup else (
+        f"\nMarkup attribution: in {markup['distinguishes']} of {markup['incongruent']} "
+        f"incongruent markup variant(s) ({100 * markup['share']:.1f}%), a reader misled by the "
+        "marker on the distractor answers differently from the right answer "
+        "(`variant.markup.hijacked.distinguishes`); only there can `gen eval` put a wrong "
+        "answer down to the marker.\n")
     return f"""{front}
 
 # Visual variants of {config['input']['name']}
@@ -494,7 +522,7 @@ recipe and the exact parameters drawn (`variant`), and the cells it kept clear
 | variant | items | skipped |
 |---|---|---|
 {rows}
-{by_question}{credits}"""
+{by_question}{attribution}{credits}"""
 
 
 class SkipsByQuestion:

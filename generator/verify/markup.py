@@ -22,6 +22,7 @@ from hopvista.augment.recipes import Skip, base_of_item
 from hopvista.markup_tasks.subtasks import MARKUP_TASKS, TaskTable, WordingError
 from hopvista.program.marks import ProgramError, execute, grid_and_marks
 from hopvista.rng import Streams
+from hopvista.themes.marks import MARK_KINDS
 
 
 def task_problems(item: Any) -> list[str]:
@@ -37,6 +38,10 @@ def task_problems(item: Any) -> list[str]:
     for (r, c) in marks:
         if not (0 <= r < len(grid) and 0 <= c < len(grid[r])):
             problems.append(f"mark ({r}, {c}) lies outside the table")
+    for m in item.task.marks:
+        if m.style not in MARK_KINDS or MARK_KINDS.get(m.style).scope != "cell":
+            problems.append(f"mark ({m.row}, {m.col}) is {m.style!r}, no installed mark kind "
+                            "that marks a cell")
     if len(marks) != len(item.task.marks):
         problems.append("a cell is marked twice")
     if problems:
@@ -142,7 +147,32 @@ def variant_markup_problems(item: Any) -> list[str]:
     if drawn != wanted:
         return [f"the table image marks {sorted(drawn.items(), key=str)[:3]}, "
                 f"variant.markup {sorted(wanted.items(), key=str)[:3]}"]
+    return [] if style is None else mark_box_problems(image.render.get("cells", []), style)
+
+
+def mark_box_problems(cells: Any, style: str) -> list[str]:
+    """A mark that reaches beyond its cell (a shape, a row, a column) records the box it is
+    drawn in (``mark_box``), holding the cell's own box."""
+    if style not in MARK_KINDS or not MARK_KINDS.get(style).reaches_beyond_cell:
+        return []
+    for cell in cells:
+        if not isinstance(cell, dict) or not cell.get("mark"):
+            continue
+        box, outer = cell.get("box"), cell.get("mark_box")
+        if not isinstance(box, list) or not isinstance(outer, list) or \
+                not (_is_box(box) and _is_box(outer)):
+            return [f"the table image's {style} mark on ({cell.get('row')}, {cell.get('col')}) "
+                    "records no mark_box [x, y, w, h] (where it is drawn)"]
+        if not (outer[0] <= box[0] and outer[1] <= box[1] and
+                box[0] + box[2] <= outer[0] + outer[2] and box[1] + box[3] <= outer[1] + outer[3]):
+            return [f"the table image's {style} mark on ({cell.get('row')}, {cell.get('col')}) "
+                    f"records mark_box {outer}, which does not hold the cell's box {box}"]
     return []
+
+
+def _is_box(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 4 and \
+        all(type(v) is int and v >= 0 for v in value)
 
 
 class RecipeRecords:
