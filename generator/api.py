@@ -102,7 +102,8 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
           llm_concurrency: int = DEFAULT_CONCURRENCY, llm_attempts: int = DEFAULT_ATTEMPTS,
           llm_timeout: float = DEFAULT_TIMEOUT, llm_retries: int = DEFAULT_RETRIES,
           prices: StrPath | None = None, llm_facts: str | None = None,
-          facts_url: str | None = None, llm_facts_only: bool = False) -> dict[str, Any]:
+          facts_url: str | None = None, llm_facts_only: bool = False,
+          structures: tuple[str, ...] = ()) -> dict[str, Any]:
     """Build the dataset of ``domain`` (a built-in name or a pack folder) into ``out``
     (``gen build``).
 
@@ -128,6 +129,10 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
     chunk of the world's documents (docs/llm.md, "LLM facts"): a claim is kept only where the
     chunk proves it, beside the rule-based facts (instead of them with ``llm_facts_only``);
     ``llm_cache``, ``llm_concurrency``, ``llm_timeout`` and ``prices`` apply to it too.
+
+    ``structures`` (``("complex", "multi-table")``) shows each item's table in one of these
+    structure types, shares balanced by the plan, and records every item's attributes
+    (docs/format.md, "Structure and attributes").
 
     ``domain="mmtables"`` builds multimodal tables (docs/mmtables.md): it takes ``count``,
     ``seed``, ``images``, ``workers``, ``overwrite``, ``progress`` and ``notice``, and refuses
@@ -156,7 +161,8 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
                               "--shard": shard is not None, "--executor": executor != "local",
                               "--address": address is not None, "--shards": shards is not None,
                               "--paraphrase": llm is not None,
-                              "--llm-facts": facts is not None})
+                              "--llm-facts": facts is not None,
+                              "--structure": bool(structures)})
         return mmtables_build.build_mmtables(
             Path(out), count=count, seed=seed,
             images=mmtables_build.TABLE_IMAGES if images else None, workers=workers,
@@ -171,7 +177,8 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
     config = BuildConfig(domain=str(domain), levels=tuple(hops), count=count, seed=seed,
                          source=source, images=images,
                          data=None if data is None else str(data), years=years,
-                         periods=periods, defences=defences, llm=llm, facts=facts)
+                         periods=periods, defences=defences, llm=llm, facts=facts,
+                         structures=tuple(structures))
     if executor == "ray":
         return build_on_ray(config, Path(out), address=address, shards=shards,
                             workers=workers, overwrite=overwrite, progress=progress,

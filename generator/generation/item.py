@@ -9,12 +9,14 @@ from typing import Any
 
 import numpy as np
 
+from hopvista.augment.structures import item_attributes
 from hopvista.domain import DomainPack, render_question
 from hopvista.errors import GenerationError
 from hopvista.generation.defences import Defences, Demands
 from hopvista.generation.feasibility import needs_shared_facts, needs_trend_pair
 from hopvista.generation.instance import Instance, sample_instance
 from hopvista.generation.plan import PlanEntry
+from hopvista.generation.structure import choose_structure
 from hopvista.model import BASE_VARIANT, Item, base_item_id, variant_id
 from hopvista.model.balance import LEVEL_NAMES
 from hopvista.model.kinds import THREE_STATEMENT
@@ -153,9 +155,14 @@ def _item(world: World, pack: DomainPack, seed: int, entry: PlanEntry, variant: 
           made: dict[str, Any]) -> Item:
     """The item record; ``made`` holds how it was made (``attempts``, ``agree_waived``)."""
     base_id = base_item_id(pack.name, seed, entry.index)
+    if entry.structure is not None:
+        structure = choose_structure(entry.structure, pack, instance, statements,
+                                     derive(seed, "item", entry.index, variant, "structure"))
+        shown = structure.model_dump()
+        inputs = inputs | {"table": inputs["table"] | {"structure": shown}}
     inputs, style = _styled_inputs(pack, seed, base_id, variant, instance, inputs, statements)
     decide = pack.spec.decidability
-    return Item.model_validate({
+    item = Item.model_validate({
         "id": variant_id(base_id, variant),
         "base_id": base_id,
         "domain": pack.name,
@@ -184,3 +191,6 @@ def _item(world: World, pack: DomainPack, seed: int, entry: PlanEntry, variant: 
             "agree_waived": made["agree_waived"],
         },
     })
+    if entry.structure is None:
+        return item
+    return item.model_copy(update={"attributes": item_attributes(item)})

@@ -1,0 +1,59 @@
+"""A generated item's table structure and attributes, checked again (docs/format.md, 2.2, 2.7).
+
+A structure must describe its table (groups and related tables naming its columns, entities
+and periods, each value cell in one table) and lay out every logical cell of the table once,
+so that the labels ``gen verify`` proves from the logical cells are proved from what the
+structure shows (the table image's recorded cells are then checked against the same logical
+cells, :mod:`hopvista.verify.images`). The attributes an item records are computed again from
+its table and its programs and must be the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hopvista.augment.structures import (
+    item_attributes,
+    layout_problem,
+    structure_problem,
+    structured_layout,
+)
+from hopvista.model import Item, Table
+
+
+def check_structure(item: dict[str, Any]) -> list[str]:
+    """Problems with an item's table structure and attributes (a well-formed item)."""
+    typed = Item.model_validate(item)
+    table = typed.inputs.table
+    structure = table.structure if isinstance(table, Table) else None
+    if structure is None:
+        return ["records attributes, but its table has no structure"] \
+            if typed.attributes is not None else []
+    assert isinstance(table, Table)
+    problem = structure_problem(table)
+    if problem is None:
+        shown = layout_problem(table, structured_layout(table, {e.id: e.name
+                                                                 for e in typed.entities}))
+        problem = None if shown is None else f"its table's structure {shown}"
+    if problem is not None:
+        return [f"inputs.table: {problem}"]
+    planned = (typed.provenance.plan or {}).get("structure")
+    problems = []
+    if planned is not None and planned != structure.type:
+        problems.append(f"inputs.table.structure.type is {structure.type!r}, but the plan "
+                        f"gave {planned!r}")
+    if typed.attributes is None:
+        return [*problems, "its table has a structure, but it records no attributes"]
+    recorded = typed.attributes.model_dump()
+    computed = item_attributes(typed).model_dump()
+    for where, (got, wanted) in _differences(recorded, computed, "attributes"):
+        problems.append(f"{where} is {got!r}, but its table and programs give {wanted!r}")
+    return problems
+
+
+def _differences(got: Any, wanted: Any, path: str) -> list[tuple[str, tuple[Any, Any]]]:
+    """The leaves where ``got`` differs from ``wanted``, by dotted path."""
+    if isinstance(got, dict) and isinstance(wanted, dict):
+        return [found for key in sorted(set(got) | set(wanted))
+                for found in _differences(got.get(key), wanted.get(key), f"{path}.{key}")]
+    return [] if got == wanted else [(path, (got, wanted))]

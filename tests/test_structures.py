@@ -1,0 +1,152 @@
+"""Table structures as data (``gen build --structure``) and the attributes items record."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hopvista.augment.structures import layout_problem, structured_layout
+from hopvista.cli.main import main
+from hopvista.model import Item, Table
+from hopvista.model.structure import TableStructure
+from hopvista.program.skills import program_skills, statement_skills
+from tests.conftest import build_dataset, read_items, reseal
+
+
+@pytest.fixture(scope="module")
+def structured(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Six items without images, half complex, half multi-table (seed 3)."""
+    out = tmp_path_factory.mktemp("structured") / "out"
+    build_dataset(out, "-n", "6", "--seed", "3", "--no-images",
+                  "--structure", "complex,multi-table")
+    return out
+
+
+def _table(item: dict[str, Any]) -> Table:
+    table = Item.model_validate(item).inputs.table
+    assert isinstance(table, Table)
+    return table
+
+
+def test_each_structure_gets_its_share_and_verifies(structured: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    items = read_items(structured)
+    kinds = [item["inputs"]["table"]["structure"]["type"] for item in items]
+    assert sorted(kinds) == ["complex"] * 3 + ["multi-table"] * 3
+    assert [i["provenance"]["plan"]["structure"] for i in items] == kinds
+    assert [i["attributes"]["structure"] for i in items] == kinds
+    manifest = json.loads((structured / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["shares"]["structures"] == {"complex": 3, "multi-table": 3}
+    assert main(["verify", str(structured)]) == 0
+    assert "OK: 6 items verified" in capsys.readouterr().out
+
+
+def test_complex_tables_have_levels_and_merged_cells(structured: Path) -> None:
+    for item in read_items(structured):
+        structure = item["inputs"]["table"]["structure"]
+        if structure["type"] != "complex":
+            continue
+        layout = item["attributes"]["layout"]
+        assert layout["header_levels"] == (3 if structure["periods_across"] else 2)
+        assert layout["merged_cells"] > 0 and layout["tables"] == 1
+        assert [g["label"] for g in structure["groups"]]  # statement sections over columns
+        assert layout_problem(_table(item), structured_layout(_table(item), {})) is None
+
+
+def test_multi_tables_show_their_join_keys_and_are_read_across(structured: Path) -> None:
+    across = 0
+    for item in read_items(structured):
+        structure = item["inputs"]["table"]["structure"]
+        if structure["type"] != "multi-table":
+            continue
+        parts = structure["tables"]
+        assert 2 <= len(parts) == item["attributes"]["layout"]["tables"] <= 5
+        for panel in structured_layout(_table(item), {}).panels:
+            for row in panel.rows[1:]:
+                assert [c.at[1] for c in row[:2] if c.at is not None] == [0, 1]  # join keys
+        for statement in item["statements"]:
+            tables = {n for cell in statement["cells"] if cell["modality"] == "table"
+                      for n, part in enumerate(parts) if cell["column"] in part["columns"]
+                      and cell["entity"] in part["entities"] and cell["year"] in part["years"]}
+            across += len(tables) > 1
+    assert across > 0
+
+
+def test_verify_recomputes_attributes_and_checks_structures(
+        structured: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    forged = tmp_path / "forged"
+    forged.mkdir()
+    for path in structured.rglob("*"):
+        if path.is_file():
+            target = forged / path.relative_to(structured)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+    items = read_items(forged)
+    complex_ = next(i for i in items if i["inputs"]["table"]["structure"]["type"] == "complex")
+    complex_["attributes"]["skills"]["lookup"] += 1
+    multi = next(i for i in items if i["inputs"]["table"]["structure"]["type"] == "multi-table")
+    multi["inputs"]["table"]["structure"]["tables"][0]["columns"].pop()
+    reseal(forged, items)
+    assert main(["verify", str(forged)]) == 1
+    out = "".join(capsys.readouterr())
+    lookup = complex_["attributes"]["skills"]["lookup"]
+    assert (f"{complex_['id']}: attributes.skills.lookup is {lookup}, but its table and "
+            f"programs give {lookup - 1}") in out
+    assert (f"{multi['id']}: inputs.table: structure.tables do not show every value cell of "
+            "the table once") in out
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("long", "gen: error: --structure long: not made yet (made: simple, complex, multi-table)"),
+    ("complex,tall", "gen build: error: argument --structure: no structure 'tall' (structures: "
+                     "simple, text-mixed, complex, long, multi-table)"),
+])
+def test_a_structure_not_made_is_one_line(value: str, message: str, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as raised:
+        code = main(["build", "financial", "-n", "2", "--no-images", "--out", str(out),
+                     "--structure", value])
+        raise SystemExit(code)
+    assert raised.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == message
+    assert not out.exists()
+
+
+def _tiny(structure: dict[str, Any]) -> Table:
+    """Two entities, two years, two columns of one unit."""
+    columns = [{"key": k, "label": k.upper(), "unit": "USD", "precision": 0} for k in "ab"]
+    rows = [{"entity": e, "year": y, "values": {"a": "1", "b": "2"}}
+            for e in ("E1", "E2") for y in (2020, 2021)]
+    return Table.model_validate({"entity_label": "Firm", "period_label": "Year",
+                                 "columns": columns, "rows": rows,
+                                 "structure": TableStructure.model_validate(structure)})
+
+
+def test_three_level_header_covers_every_logical_cell_once() -> None:
+    table = _tiny({"type": "complex", "periods_across": True,
+                   "groups": [{"label": "Income", "columns": ["a"]},
+                              {"label": "Cash", "columns": ["b"]}]})
+    layout = structured_layout(table, {"E1": "One", "E2": "Two"})
+    (panel,) = layout.panels
+    assert panel.head_rows == 3
+    assert [(c.text, c.colspan) for c in panel.rows[0][1:]] == [("Income", 2), ("Cash", 2)]
+    assert [(c.text, c.colspan) for c in panel.rows[1]] == [("A", 2), ("B", 2)]
+    assert [c.text for c in panel.rows[2]] == ["Year", "2020", "2021", "2020", "2021"]
+    assert [c.text for c in panel.rows[3]] == ["One", "1", "1", "2", "2"]
+    assert layout_problem(table, layout) is None
+
+
+def test_skills_are_counted_from_programs() -> None:
+    rank_when = {"select": {"op": "rk_when", "column": "x", "order": "max", "when": {}},
+                 "claim": {"fact": {"op": "fact", "needle": "n"}}}
+    assert program_skills(rank_when) == {"lookup": 0, "aggregation": 1, "numeric": 2,
+                                         "logical": 1}
+    both = {"select": {"op": "and", "args": [{"op": "ct"}, {"op": "tr"}]},
+            "claim": {"only": "E1"}}
+    cell = {"modality": "table", "entity": "E1", "column": "x", "year": 2020}
+    assert statement_skills([{"program": both, "cells": [cell, cell]}]) == {
+        "lookup": 1, "aggregation": 0, "numeric": 2, "logical": 3}
