@@ -150,3 +150,46 @@ def test_skills_are_counted_from_programs() -> None:
     cell = {"modality": "table", "entity": "E1", "column": "x", "year": 2020}
     assert statement_skills([{"program": both, "cells": [cell, cell]}]) == {
         "lookup": 1, "aggregation": 0, "numeric": 2, "logical": 3}
+
+
+def _span(boxes: list[list[int]], axis: int) -> tuple[int, int]:
+    """The range ``boxes`` cover together along ``axis`` (0: x, 1: y)."""
+    return min(b[axis] for b in boxes), max(b[axis] + b[axis + 2] for b in boxes)
+
+
+@pytest.mark.slow
+def test_recorded_boxes_show_header_levels_and_merged_cells() -> None:
+    from hopvista.render.panels import layout_document
+    from hopvista.render.table import TableRenderer, parse_style
+    from tests.conftest import default_style
+
+    groups = [{"label": "Income", "columns": ["a"]}, {"label": "Cash", "columns": ["b"]}]
+    across = _tiny({"type": "complex", "periods_across": True, "groups": groups})
+    merged = _tiny({"type": "complex", "merged_entities": True, "groups": groups})
+    style = parse_style(default_style("classic"))
+    names = {"E1": "One", "E2": "Two"}
+    with TableRenderer() as renderer:
+        shots = [renderer.shoot(layout_document(structured_layout(t, names), style), style,
+                                "panels")[1] for t in (across, merged)]
+    every = {(r, c) for r in range(5) for c in range(4)}
+    for layout in shots:
+        assert sorted((c["row"], c["col"]) for c in layout["cells"]) == sorted(every)
+        assert [g["text"] for g in layout["groups"]] == ["Income", "Cash"]
+
+    (income, cash), box = (g["box"] for g in shots[0]["groups"]), \
+        {(c["row"], c["col"]): c["box"] for c in shots[0]["cells"]}
+    copies = [c["box"] for c in shots[0]["copies"]]
+    # level 1 over level 2 over level 3, each spanning what is below it
+    assert _span([income], 0) == _span([box[(0, 2)]], 0) == _span([box[(1, 1)], box[(2, 1)]], 0)
+    assert _span([cash], 0) == _span([box[(0, 3)]], 0) == _span(copies, 0)
+    assert income[1] + income[3] == box[(0, 2)][1]
+    assert box[(0, 2)][1] + box[(0, 2)][3] == box[(1, 1)][1]
+    assert box[(3, 1)] == box[(1, 1)] and box[(4, 2)][1] == box[(3, 2)][1]  # one row each
+
+    (income, cash), box = (g["box"] for g in shots[1]["groups"]), \
+        {(c["row"], c["col"]): c["box"] for c in shots[1]["cells"]}
+    assert _span([income], 0) == _span([box[(0, 2)]], 0)
+    assert _span([cash], 0) == _span([box[(0, 3)]], 0)
+    for first, second in ((1, 2), (3, 4)):  # an entity's merged cell spans its periods' rows
+        assert box[(first, 0)] == box[(second, 0)]
+        assert _span([box[(first, 0)]], 1) == _span([box[(first, 1)], box[(second, 1)]], 1)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.verify.paths import file_problem, unsafe_name
+from hopvista.verify.structure import check_group_headers
 
 ROLES = ("table", "chart")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -130,7 +131,8 @@ def check_images(item: dict[str, Any], root: Path, with_images: bool | None, ver
         if why is not None:
             problems.append(f"{role} image {name}: {why}")
         if role == "table":
-            layout = check_table_layout(item, image["render"])
+            layout = check_table_layout(item, image["render"]) or \
+                check_group_headers(item, image["render"])
             if layout is not None:
                 problems.append(layout)
         elif image["render"].get("kind") != item["inputs"]["chart"]["kind"]:

@@ -51,6 +51,27 @@ def check_structure(item: dict[str, Any]) -> list[str]:
     return problems
 
 
+def check_group_headers(item: dict[str, Any], layout: dict[str, Any]) -> str | None:
+    """Why the table image's recorded headers over groups of columns (``render.groups``) are
+    not the labels of its structure's groups, in order, each with a box, or ``None``."""
+    table = item["inputs"]["table"]
+    structure = table.get("structure") if isinstance(table, dict) else None
+    tables = structure.get("tables") if isinstance(structure, dict) else None
+    wanted = [] if not isinstance(structure, dict) or tables else \
+        [group["label"] for group in structure.get("groups") or ()]
+    recorded = layout.get("groups") or []
+    if not isinstance(recorded, list) or not all(isinstance(g, dict) for g in recorded):
+        return "table image: render.groups is not a list of headers"
+    texts = [group.get("text") for group in recorded]
+    if texts != wanted:
+        return f"table image: render.groups show {texts}, not the structure's groups {wanted}"
+    for group in recorded:
+        box = group.get("box")
+        if not (isinstance(box, list) and len(box) == 4 and box[2] > 0 and box[3] > 0):
+            return f"table image: render.groups {group.get('text')!r} has no box"
+    return None
+
+
 def _differences(got: Any, wanted: Any, path: str) -> list[tuple[str, tuple[Any, Any]]]:
     """The leaves where ``got`` differs from ``wanted``, by dotted path."""
     if isinstance(got, dict) and isinstance(wanted, dict):
