@@ -99,6 +99,34 @@ def test_verify_recomputes_attributes_and_checks_structures(
             "the table once") in out
 
 
+def test_eval_breaks_results_down_by_attributes_and_selects_on_them(
+        structured: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    assert main(["eval", str(structured), "--model", "oracle", "--out", str(run),
+                 "--quiet"]) == 0
+    by = json.loads((run / "summary.json").read_text(encoding="utf-8"))["by"]
+    assert {g: e["n"] for g, e in by["structure"].items()} == {"complex": 3, "multi-table": 3}
+    items = read_items(structured)
+    for skill in ("lookup", "aggregation", "numeric", "logical"):  # under each it needs
+        assert by["skill"].get(skill, {"n": 0})["n"] == \
+            sum(i["attributes"]["skills"][skill] > 0 for i in items)
+    assert sum(e["n"] for e in by["steps"].values()) == 6
+    report = tmp_path / "report.html"
+    assert main(["report", str(run), "--out", str(report)]) == 0
+    assert "data-facet='structure'" in report.read_text(encoding="utf-8")
+    chosen = tmp_path / "chosen"
+    assert main(["eval", str(structured), "--model", "oracle", "--out", str(chosen), "--quiet",
+                 "--where", "structure=complex", "--where", "skill=lookup"]) == 0
+    summary = json.loads((chosen / "summary.json").read_text(encoding="utf-8"))
+    assert summary["answered"] == 3 and list(summary["by"]["structure"]) == ["complex"]
+    capsys.readouterr()
+    assert main(["eval", str(structured), "--model", "oracle", "--out", str(tmp_path / "no"),
+                 "--quiet", "--where", "colour=red"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "gen: error: --where colour=red: no facet 'colour' (facets: difficulty,")
+    assert not (tmp_path / "no").exists()
+
+
 @pytest.mark.parametrize(("value", "message"), [
     ("long", "gen: error: --structure long: not made yet (made: simple, complex, multi-table)"),
     ("complex,tall", "gen build: error: argument --structure: no structure 'tall' (structures: "

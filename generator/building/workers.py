@@ -39,12 +39,10 @@ from hopvista.audit.defences import defences_for
 from hopvista.building import heap
 from hopvista.building.config import BuildConfig
 from hopvista.domain import DomainPack
-from hopvista.errors import UserError
 from hopvista.generation.defences import Defences
 from hopvista.generation.feasibility import Availability, probe_types
 from hopvista.generation.item import build_item
 from hopvista.generation.plan import PlanEntry, check_levels, make_plan, with_structures
-from hopvista.generation.structure import unavailable
 from hopvista.llm.facts import facts_world
 from hopvista.model import Item
 from hopvista.sources import load_world
@@ -246,10 +244,6 @@ def plan_build(config: BuildConfig) -> tuple[list[PlanEntry], Availability]:
     build_defences(config)
     found = availability(config)
     check_levels(config.levels, pack.types, found.available, found.reasons)
-    for kind in config.structures:
-        why = unavailable(kind, pack)
-        if why is not None:
-            raise UserError(f"--structure {kind}: {why}")
     plan = make_plan(config.seed, config.count, config.levels, pack.types, found.available,
                      defences=config.defences)
     return with_structures(plan, config.structures, config.seed), found

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from hopvista.domain import DomainPack
+from hopvista.errors import UserError
 from hopvista.generation.instance import Instance
 from hopvista.model.structure import STRUCTURES, ColumnGroup, TablePart, TableStructure
 from hopvista.statements.types import Statement
@@ -41,6 +42,14 @@ def unavailable(kind: str, pack: DomainPack) -> str | None:
         return (f"needs a period axis or column groups ('group' in domain.yaml), and domain "
                 f"{pack.name!r} has neither")
     return None
+
+
+def check_structures(structures: Sequence[str], pack: DomainPack) -> None:
+    """Refuse (``UserError``) a structure type domain ``pack`` cannot show."""
+    for kind in structures:
+        why = unavailable(kind, pack)
+        if why is not None:
+            raise UserError(f"--structure {kind}: {why}")
 
 
 def _grouped_columns(pack: DomainPack) -> dict[str, str]:
