@@ -133,7 +133,7 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
 
     ``structures`` (``("complex", "multi-table")``) shows each item's table in one of these
     structure types, shares balanced by the plan, and records every item's attributes
-    (docs/format.md, "Structure and attributes").
+    (docs/format.md, section 2.6).
 
     ``domain="mmtables"`` builds multimodal tables (docs/mmtables.md): it takes ``count``,
     ``seed``, ``images``, ``workers``, ``overwrite``, ``progress`` and ``notice``, and refuses

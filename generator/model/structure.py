@@ -1,5 +1,5 @@
 """How a generated item's table is structured, and the attributes an item records about itself
-(docs/format.md, sections 2.2 and 2.7).
+(docs/format.md, sections 2.2 and 2.6).
 
 A table's ``structure`` says how its logical cells (the entity × period rows of
 :class:`hopvista.model.inputs.Table`) are shown: under a header of several levels, with merged

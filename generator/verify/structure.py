@@ -1,4 +1,4 @@
-"""A generated item's table structure and attributes, checked again (docs/format.md, 2.2, 2.7).
+"""A generated item's table structure and attributes, checked again (docs/format.md, 2.6).
 
 A structure must describe its table (groups and related tables naming its columns, entities
 and periods, each value cell in one table) and lay out every logical cell of the table once,
