@@ -17,6 +17,7 @@ from typing import Any
 
 from hopvista.augment.grid import (
     HEAD,
+    TEXT,
     Cell,
     Grid,
     Layout,
@@ -24,6 +25,7 @@ from hopvista.augment.grid import (
     Shown,
     grid_of_table,
     merged,
+    order_columns,
     plain,
     shown_cells,
 )
@@ -36,6 +38,20 @@ GROUP = "group"
 """The kind of a header cell a structure adds over columns (a group's label): it shows no
 logical cell of the table."""
 
+NOTE_FORMS = (
+    "{entity} reported {label} of {value}{unit} in {period}.",
+    "In {period}, {label} came to {value}{unit}.",
+    "{label} for {period}: {value}{unit}, as reported by {entity}.",
+)
+"""The sentences a ``text-mixed`` table's notes state a value in (``{unit}`` is the column's
+unit after a space, or nothing)."""
+NOTE_FORMS_WITHOUT_PERIODS = (
+    "{entity} reported {label} of {value}{unit}.",
+    "{label} came to {value}{unit}.",
+)
+"""The sentences of notes in a table without a period axis."""
+NOTES_HEADER = "Notes"
+
 RICHNESS_STEPS = (50, 100, 150, 250)
 """Numbers shown (table values, chart points, ten for each passage) above which an item's
 information richness is 2, 3, 4 and 5."""
@@ -47,12 +63,56 @@ def structured_layout(table: Table, names: Mapping[str, str]) -> Layout:
     structure = table.structure
     if structure is None:
         return plain(grid)
+    if structure.notes is not None:
+        return plain(_with_notes(grid, table, names))
     if structure.tables:
         return _parts(grid, table, structure.tables)
     if structure.periods_across:
         return _across(grid, table, structure.groups)
     layout = _grouped(grid, table, structure.groups) if structure.groups else plain(grid)
     return merged(layout) if structure.merged_entities else layout
+
+
+def note_forms(table: Table) -> tuple[str, ...]:
+    """The sentence forms notes in ``table`` may take (with or without a period)."""
+    return NOTE_FORMS if table.period_label is not None else NOTE_FORMS_WITHOUT_PERIODS
+
+
+def note_texts(table: Table, names: Mapping[str, str]) -> dict[tuple[int, int], str]:
+    """What a ``text-mixed`` table shows in its notes column, by logical cell: the header
+    :data:`NOTES_HEADER`, and each row's sentence stating its value of the noted column
+    (nothing for a table without notes)."""
+    notes = table.structure.notes if table.structure is not None else None
+    if notes is None:
+        return {}
+    col = _column_index(table)[notes.column]
+    column = next(c for c in table.columns if c.key == notes.column)
+    period_format = str((table.model_extra or {}).get("period_format") or "{}")
+    unit = f" {column.unit}" if column.unit else ""
+    texts = {(0, col): NOTES_HEADER}
+    for r, row in enumerate(table.rows, start=1):
+        fields = {"entity": names.get(row.entity, row.entity), "label": column.label,
+                  "value": row.values[notes.column], "unit": unit,
+                  "period": period_format.replace("{}", str(row.year))}
+        sentence = notes.form
+        for name, value in fields.items():
+            sentence = sentence.replace("{" + name + "}", value)
+        if sentence.endswith(".."):  # a name ending in a full stop ends the sentence
+            sentence = sentence[:-1]
+        texts[(r, col)] = sentence[:1].upper() + sentence[1:]
+    return texts
+
+
+def _with_notes(grid: Grid, table: Table, names: Mapping[str, str]) -> Grid:
+    """The grid with the noted column's cells showing their sentences, moved to the end."""
+    texts = note_texts(table, names)
+    col = next(c for _, c in texts)
+    rows = tuple(
+        tuple(replace(cell, text=texts[(cell.row, cell.col)], kind=cell.kind if cell.row == 0
+                      else TEXT) if (cell.row, cell.col) in texts else cell for cell in row)
+        for row in grid.rows)
+    order = [c for c in range(grid.width) if c != col] + [col]
+    return order_columns(replace(grid, rows=rows), order)
 
 
 def _column_index(table: Table) -> dict[str, int]:
@@ -193,6 +253,13 @@ def structure_problem(table: Table) -> str | None:
             return "structure.tables do not show every value cell of the table once"
     elif structure.type == "multi-table":
         return "a multi-table structure without structure.tables"
+    if structure.notes is not None:
+        if structure.notes.column not in keys:
+            return f"structure.notes.column {structure.notes.column!r} is not a column of the table"
+        if structure.notes.form not in note_forms(table):
+            return "structure.notes.form is not one of the sentence forms notes take"
+    elif structure.type == "text-mixed":
+        return "a text-mixed structure without structure.notes"
     if structure.type == "complex" and not (structure.groups or structure.periods_across):
         return "a complex structure without header levels (groups or periods_across)"
     return None

@@ -8,12 +8,19 @@ from typing import Any
 
 import pytest
 
-from hopvista.augment.structures import layout_problem, structured_layout
+from hopvista.augment.structures import (
+    NOTE_FORMS,
+    layout_problem,
+    note_texts,
+    structured_layout,
+)
 from hopvista.cli.main import main
 from hopvista.model import Item, Table
 from hopvista.model.structure import TableStructure
 from hopvista.program.skills import program_skills, statement_skills
 from tests.conftest import build_dataset, read_items, reseal
+from tests.test_no_period_pairs import ALLOYS, DOMAIN
+from tests.test_panel import write_folder
 
 
 @pytest.fixture(scope="module")
@@ -127,17 +134,53 @@ def test_eval_breaks_results_down_by_attributes_and_selects_on_them(
     assert not (tmp_path / "no").exists()
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ("long", "gen: error: --structure long: not made yet (made: simple, complex, multi-table)"),
-    ("complex,tall", "gen build: error: argument --structure: no structure 'tall' (structures: "
-                     "simple, text-mixed, complex, long, multi-table)"),
+@pytest.fixture(scope="module")
+def alloys_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A panel of twelve alloys measured once: no period axis, no column groups."""
+    return write_folder(tmp_path_factory.mktemp("alloys") / "data", ALLOYS, domain=DOMAIN)
+
+
+def test_any_domain_gets_text_mixed_long_and_multi_table_structures(
+        alloys_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main(["build", "panel", "--data", str(alloys_data), "--hops", "1", "-n", "3",
+                 "--no-images", "--out", str(out),
+                 "--structure", "text-mixed,long,multi-table"]) == 0
+    assert main(["verify", str(out)]) == 0
+    capsys.readouterr()
+    by_type = {i["attributes"]["structure"]: i for i in read_items(out)}
+    noted = by_type["text-mixed"]
+    names = {e["id"]: e["name"] for e in noted["entities"]}
+    texts = note_texts(_table(noted), names)
+    column = noted["inputs"]["table"]["structure"]["notes"]["column"]
+    read = {c["column"] for s in noted["statements"] for c in s["cells"]
+            if c["modality"] == "table"}
+    assert column in read or not read  # a column the statements need
+    row = noted["inputs"]["table"]["rows"][0]
+    sentence = next(text for (r, _), text in texts.items() if r == 1)
+    assert names[row["entity"]] in sentence or "came to" in sentence
+    assert row["values"][column] in sentence and "{" not in sentence
+    assert len(by_type["long"]["entities"]) > 5  # more rows than the pack's five entities
+    assert by_type["long"]["attributes"]["layout"]["rows"] > 5
+    assert {p["split"] for p in by_type["multi-table"]["inputs"]["table"]["structure"]
+            ["tables"]} <= {"entity", "columns"}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--structure", "complex"], "gen: error: --structure complex: needs a period axis or "
+                                 "column groups ('group' in domain.yaml), and domain 'panel' "
+                                 "has neither"),
+    (["--structure", "complex,tall"], "gen build: error: argument --structure: no structure "
+                                      "'tall' (structures: simple, text-mixed, complex, long, "
+                                      "multi-table)"),
 ])
-def test_a_structure_not_made_is_one_line(value: str, message: str, tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_structure_a_domain_cannot_show_is_one_line(
+        args: list[str], message: str, alloys_data: Path, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
     with pytest.raises(SystemExit) as raised:
-        code = main(["build", "financial", "-n", "2", "--no-images", "--out", str(out),
-                     "--structure", value])
+        code = main(["build", "panel", "--data", str(alloys_data), "-n", "2", "--no-images",
+                     "--out", str(out), *args])
         raise SystemExit(code)
     assert raised.value.code == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == message
@@ -196,13 +239,18 @@ def test_recorded_boxes_show_header_levels_and_merged_cells() -> None:
     merged = _tiny({"type": "complex", "merged_entities": True, "groups": groups})
     style = parse_style(default_style("classic"))
     names = {"E1": "One", "E2": "Two"}
+    noted = _tiny({"type": "text-mixed", "notes": {"column": "a", "form": NOTE_FORMS[1]}})
     with TableRenderer() as renderer:
         shots = [renderer.shoot(layout_document(structured_layout(t, names), style), style,
-                                "panels")[1] for t in (across, merged)]
+                                "panels")[1] for t in (across, merged, noted)]
     every = {(r, c) for r in range(5) for c in range(4)}
     for layout in shots:
         assert sorted((c["row"], c["col"]) for c in layout["cells"]) == sorted(every)
+    for layout in shots[:2]:
         assert [g["text"] for g in layout["groups"]] == ["Income", "Cash"]
+    recorded = {(c["row"], c["col"]): c["text"] for c in shots[2]["cells"]}
+    assert recorded[(0, 2)] == "Notes"
+    assert recorded[(3, 2)] == "In 2020, A came to 1 USD." == note_texts(noted, names)[(3, 2)]
 
     (income, cash), box = (g["box"] for g in shots[0]["groups"]), \
         {(c["row"], c["col"]): c["box"] for c in shots[0]["cells"]}

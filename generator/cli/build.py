@@ -62,7 +62,8 @@ def register(subparsers: Any) -> None:
                    help="periods per instance (default: the domain's, 5 for financial)")
     p.add_argument("--structure", dest="structures", type=structures, default=(),
                    metavar="TYPES",
-                   help="show tables as simple, complex (multi-level header, merged cells) or "
+                   help="show tables as simple, text-mixed (values stated in sentences), "
+                        "complex (multi-level header, merged cells), long (many entities) or "
                         "multi-table (2-5 related tables), comma-separated: shares balanced "
                         "by the plan; items then record their attributes (docs/format.md)")
     p.add_argument("--no-images", dest="images", action="store_false",

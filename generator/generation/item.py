@@ -16,7 +16,7 @@ from hopvista.generation.defences import Defences, Demands
 from hopvista.generation.feasibility import needs_shared_facts, needs_trend_pair
 from hopvista.generation.instance import Instance, sample_instance
 from hopvista.generation.plan import PlanEntry
-from hopvista.generation.structure import choose_structure
+from hopvista.generation.structure import choose_structure, shown_pack
 from hopvista.model import BASE_VARIANT, Item, base_item_id, variant_id
 from hopvista.model.balance import LEVEL_NAMES
 from hopvista.model.kinds import THREE_STATEMENT
@@ -42,7 +42,7 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
     screened = _screened(entry, order)
     draw = _instance_drawer(world, pack, rng, entry, defences)
     for attempt in range(1, max_attempts + 1):
-        instance = draw()
+        instance = draw(attempt)
         if instance is None:
             continue
         inputs_of = functools.cache(instance.to_inputs)
@@ -61,14 +61,18 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
 
 
 def _instance_drawer(world: World, pack: DomainPack, rng: np.random.Generator,
-                     entry: PlanEntry, defences: Defences) -> Callable[[], Instance | None]:
-    """Draws the entry's instances from ``rng``, guided as its statement types need."""
-    return functools.partial(
-        sample_instance, world, pack, rng,
+                     entry: PlanEntry, defences: Defences) -> Callable[[int], Instance | None]:
+    """Draws the entry's instances from ``rng`` (the attempt's, numbered from 1), guided as
+    its statement types need, showing as many entities as its structure asks for on that
+    attempt (:func:`hopvista.generation.structure.shown_pack`)."""
+    draw = functools.partial(
+        sample_instance, world, rng=rng,
         trend_pair=any(needs_trend_pair(t) for t in entry.types),
         shared=any(needs_shared_facts(t) for t in entry.types),
         divergence=defences.divergence(entry),
         text=any(STATEMENT_TYPES.get(t).needs_documents for t in entry.types))
+    return lambda attempt: draw(
+        pack=shown_pack(entry.structure, pack, len(world.entities), attempt))
 
 
 def _hardest_first(entry: PlanEntry) -> list[int]:

@@ -4,9 +4,13 @@ The plan gives each item a structure type (:func:`hopvista.generation.plan.with_
 once its statements are made, :func:`choose_structure` draws how its table shows it:
 
 * ``simple``: one flat grid, as a build without ``--structure`` shows it;
+* ``long``: one flat grid of many rows: the item shows up to :data:`LONG_ENTITIES` entities
+  (:func:`shown_pack`), in its table, chart, texts and question;
 * ``complex``: a header of two or three levels with merged cells: the pack's column groups
   (``group`` in ``domain.yaml``: statement sections) over the columns, and the periods as a
   header level (one row per entity) or each entity named once for its periods;
+* ``text-mixed``: one column the statements read stated in sentences, one per row, in a
+  notes column ("Nguyen Corp reported Net Sales of 1,204.5 USD millions in 2021.");
 * ``multi-table``: the columns or rows split over 2 to 5 related tables, by column group
   (statement), by period, by entity or by runs of columns, each showing the join keys; of the
   splits the table allows, the one the most statements must read across is drawn.
@@ -15,29 +19,40 @@ once its statements are made, :func:`choose_structure` draws how its table shows
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from hopvista.augment.structures import NOTE_FORMS, NOTE_FORMS_WITHOUT_PERIODS
 from hopvista.domain import DomainPack
 from hopvista.errors import UserError
 from hopvista.generation.instance import Instance
-from hopvista.model.structure import STRUCTURES, ColumnGroup, TablePart, TableStructure
+from hopvista.model.structure import (
+    STRUCTURES,
+    ColumnGroup,
+    Notes,
+    TablePart,
+    TableStructure,
+)
 from hopvista.statements.types import Statement
-
-MADE = ("simple", "complex", "multi-table")
-"""The structure types a build makes; the others of
-:data:`hopvista.model.structure.STRUCTURES` are refused with what is made."""
+from hopvista.themes.charts import FCMR_PALETTE
 
 MAX_TABLES = 5
+
+LONG_ENTITIES = len(FCMR_PALETTE)
+"""The entities a ``long`` item shows at first: as many as a chart has colours for (7)."""
+LONG_STEP = 40
+"""Attempts after which a ``long`` item's draw shows one entity fewer."""
 
 
 def unavailable(kind: str, pack: DomainPack) -> str | None:
     """Why domain ``pack`` cannot show its tables as ``kind``, or ``None``."""
     if kind not in STRUCTURES:
         return f"no such structure (structures: {', '.join(STRUCTURES)})"
-    if kind not in MADE:
-        return f"not made yet (made: {', '.join(MADE)})"
+    if kind == "long" and pack.spec.instance.entities >= LONG_ENTITIES:
+        return (f"shows more entities than the pack's {pack.spec.instance.entities}, and a "
+                f"chart draws at most {LONG_ENTITIES} series")
     if kind == "complex" and not pack.has_periods and not _grouped_columns(pack):
         return (f"needs a period axis or column groups ('group' in domain.yaml), and domain "
                 f"{pack.name!r} has neither")
@@ -50,6 +65,22 @@ def check_structures(structures: Sequence[str], pack: DomainPack) -> None:
         why = unavailable(kind, pack)
         if why is not None:
             raise UserError(f"--structure {kind}: {why}")
+
+
+def shown_pack(kind: str | None, pack: DomainPack, world_entities: int, attempt: int
+               ) -> DomainPack:
+    """The pack attempt ``attempt`` (from 1) of an item of structure ``kind`` draws its
+    instance with: for ``long``, one whose instances show :data:`LONG_ENTITIES` entities (at
+    most the world's), one fewer after every :data:`LONG_STEP` attempts down to one more than
+    the pack's, so the table has many rows wherever the data allow the item's statements;
+    the pack itself for every other kind."""
+    if kind != "long":
+        return pack
+    instance = pack.spec.instance
+    count = min(max(LONG_ENTITIES - (attempt - 1) // LONG_STEP, instance.entities + 1),
+                world_entities)
+    shown = instance.model_copy(update={"entities": count})
+    return replace(pack, spec=pack.spec.model_copy(update={"instance": shown}))
 
 
 def _grouped_columns(pack: DomainPack) -> dict[str, str]:
@@ -83,7 +114,9 @@ def choose_structure(kind: str, pack: DomainPack, instance: Instance,
         return _complex(groups, periods, rng)
     if kind == "multi-table":
         return _multi_table(instance, groups, statements, rng)
-    return TableStructure(type="simple")
+    if kind == "text-mixed":
+        return _text_mixed(instance, statements, rng)
+    return TableStructure(type="long" if kind == "long" else "simple")
 
 
 def _complex(groups: tuple[ColumnGroup, ...], periods: bool, rng: np.random.Generator
@@ -93,6 +126,21 @@ def _complex(groups: tuple[ColumnGroup, ...], periods: bool, rng: np.random.Gene
     across = periods and (not groups or bool(rng.integers(2)))
     return TableStructure(type="complex", groups=groups, periods_across=across,
                           merged_entities=periods and not across)
+
+
+def _text_mixed(instance: Instance, statements: Sequence[Statement],
+                rng: np.random.Generator) -> TableStructure:
+    """One column the statements read (any, when none reads the table) stated in sentences,
+    in a form drawn from ``rng``."""
+    keys = [c.key for c in instance.table_columns]
+    read = sorted({str(cell["column"]) for s in statements for cell in s.cells
+                   if cell.get("modality") == "table" and cell.get("column") in keys},
+                  key=keys.index)
+    choices = read or keys
+    column = choices[int(rng.integers(len(choices)))]
+    forms = NOTE_FORMS if instance.period_label is not None else NOTE_FORMS_WITHOUT_PERIODS
+    return TableStructure(type="text-mixed",
+                          notes=Notes(column=column, form=forms[int(rng.integers(len(forms)))]))
 
 
 def _multi_table(instance: Instance, groups: tuple[ColumnGroup, ...],

@@ -45,6 +45,15 @@ class TablePart(Closed):
     columns."""
 
 
+class Notes(Closed):
+    """``text-mixed``: one value column shown as sentences, one per row, in a notes column:
+    the sentence ``form`` (one of :data:`hopvista.augment.structures.NOTE_FORMS`) with the
+    row's entity, period and value."""
+
+    column: str = Field(min_length=1)
+    form: str = Field(min_length=1)
+
+
 class TableStructure(Closed):
     """How a generated table is shown (``inputs.table.structure``)."""
 
@@ -59,6 +68,8 @@ class TableStructure(Closed):
     tables: tuple[TablePart, ...] = ()
     """``multi-table``: the related tables, 2 to 5, which together show every value cell
     once."""
+    notes: Notes | None = None
+    """``text-mixed``: the column whose values the table states in sentences."""
 
 
 class LayoutFeatures(Closed):

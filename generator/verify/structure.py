@@ -15,6 +15,7 @@ from typing import Any
 from hopvista.augment.structures import (
     item_attributes,
     layout_problem,
+    note_texts,
     structure_problem,
     structured_layout,
 )
@@ -49,6 +50,16 @@ def check_structure(item: dict[str, Any]) -> list[str]:
     for where, (got, wanted) in _differences(recorded, computed, "attributes"):
         problems.append(f"{where} is {got!r}, but its table and programs give {wanted!r}")
     return problems
+
+
+def noted_texts(item: dict[str, Any]) -> dict[tuple[int, int], str]:
+    """What a ``text-mixed`` table shows instead of its noted column's labels and values
+    (its notes header and sentences), by logical cell; nothing for any other table."""
+    table = item["inputs"]["table"]
+    if not isinstance(table, dict) or not table.get("structure"):
+        return {}
+    names = {e["id"]: e["name"] for e in item["entities"]}
+    return note_texts(Table.model_validate(table), names)
 
 
 def check_group_headers(item: dict[str, Any], layout: dict[str, Any]) -> str | None:
