@@ -211,8 +211,8 @@ def layout_problem(table: Table, layout: Layout) -> str | None:
     grid_cells = {(c.row, c.col) for row in grid_of_table(table, {}).rows for c in row}
     own: list[tuple[int, int]] = []
     for panel in layout.panels:
-        for row in panel.rows:
-            for cell in row:
+        for shown in panel.rows:
+            for cell in shown:
                 if cell.at is not None and not cell.copy:
                     own.append(cell.at)
                 own.extend(cell.covers)
