@@ -96,6 +96,8 @@ def test_verify_recomputes_attributes_and_checks_structures(
     complex_["attributes"]["skills"]["lookup"] += 1
     multi = next(i for i in items if i["inputs"]["table"]["structure"]["type"] == "multi-table")
     multi["inputs"]["table"]["structure"]["tables"][0]["columns"].pop()
+    bare = next(i for i in items if i is not complex_ and i is not multi)
+    del bare["attributes"]
     reseal(forged, items)
     assert main(["verify", str(forged)]) == 1
     out = "".join(capsys.readouterr())
@@ -104,6 +106,7 @@ def test_verify_recomputes_attributes_and_checks_structures(
             f"programs give {lookup - 1}") in out
     assert (f"{multi['id']}: inputs.table: structure.tables do not show every value cell of "
             "the table once") in out
+    assert f"{bare['id']}: its table has a structure, but it records no attributes" in out
 
 
 def test_eval_breaks_results_down_by_attributes_and_selects_on_them(
