@@ -51,6 +51,8 @@ NOTE_FORMS_WITHOUT_PERIODS = (
 )
 """The sentences of notes in a table without a period axis."""
 NOTES_HEADER = "Notes"
+MEASURE_HEADERS = ("Measure", "Value")
+"""The headers a long-format table adds over its columns' labels and their values."""
 
 RICHNESS_STEPS = (50, 100, 150, 250)
 """Numbers shown (table values, chart points, ten for each passage) above which an item's
@@ -65,6 +67,8 @@ def structured_layout(table: Table, names: Mapping[str, str]) -> Layout:
         return plain(grid)
     if structure.notes is not None:
         return plain(_with_notes(grid, table, names))
+    if structure.long_format:
+        return _long_format(grid)
     if structure.tables:
         return _parts(grid, table, structure.tables)
     if structure.periods_across:
@@ -180,6 +184,27 @@ def _across(grid: Grid, table: Table, groups: Sequence[ColumnGroup]) -> Layout:
     return Layout((Panel((*head, *body), len(head), grid.caption),))
 
 
+def _long_format(grid: Grid) -> Layout:
+    """One row per value cell: the row's labels (entity, period), its column's label and the
+    value, under the row labels' headers and :data:`MEASURE_HEADERS`. A label shown before
+    is a copy."""
+    labels = grid.label_cols
+    header = grid.rows[0]
+    seen: set[tuple[int, int]] = set()
+
+    def show(cell: Cell) -> Shown:
+        at = (cell.row, cell.col)
+        copy = at in seen
+        seen.add(at)
+        return _own(cell, copy=copy)
+
+    top = [show(header[c]) for c in range(labels)]
+    top += [Shown(text, GROUP, None, True) for text in MEASURE_HEADERS]
+    body = [tuple([show(row[c]) for c in range(labels)] + [show(header[c]), show(row[c])])
+            for row in grid.body for c in range(labels, grid.width)]
+    return Layout((Panel((tuple(top), *body), 1, grid.caption),))
+
+
 def _parts(grid: Grid, table: Table, parts: Sequence[TablePart]) -> Layout:
     """One table per part, one above the other: the join keys (the row's label cells) and the
     part's columns for its rows. A cell shown before (a header, a join key) is a copy."""
@@ -260,6 +285,8 @@ def structure_problem(table: Table) -> str | None:
             return "structure.notes.form is not one of the sentence forms notes take"
     elif structure.type == "text-mixed":
         return "a text-mixed structure without structure.notes"
+    if structure.long_format and structure.type != "long":
+        return "structure.long_format, but the structure is not long"
     if structure.type == "complex" and not (structure.groups or structure.periods_across):
         return "a complex structure without header levels (groups or periods_across)"
     return None

@@ -163,8 +163,8 @@ def test_any_domain_gets_text_mixed_long_and_multi_table_structures(
     sentence = next(text for (r, _), text in texts.items() if r == 1)
     assert names[row["entity"]] in sentence or "came to" in sentence
     assert row["values"][column] in sentence and "{" not in sentence
-    assert len(by_type["long"]["entities"]) > 5  # more rows than the pack's five entities
-    assert by_type["long"]["attributes"]["layout"]["rows"] > 5
+    long = by_type["long"]  # more rows than the pack's five entities, or one row per value
+    assert len(long["entities"]) > 5 or long["inputs"]["table"]["structure"]["long_format"]
     assert {p["split"] for p in by_type["multi-table"]["inputs"]["table"]["structure"]
             ["tables"]} <= {"entity", "columns"}
 
@@ -212,6 +212,16 @@ def test_three_level_header_covers_every_logical_cell_once() -> None:
     assert [c.text for c in panel.rows[2]] == ["Year", "2020", "2021", "2020", "2021"]
     assert [c.text for c in panel.rows[3]] == ["One", "1", "1", "2", "2"]
     assert layout_problem(table, layout) is None
+
+
+def test_long_format_shows_one_row_per_value() -> None:
+    table = _tiny({"type": "long", "long_format": True})
+    (panel,) = structured_layout(table, {"E1": "One", "E2": "Two"}).panels
+    assert [c.text for c in panel.rows[0]] == ["Firm", "Year", "Measure", "Value"]
+    assert len(panel.rows) == 1 + 4 * 2  # four rows of two values
+    assert [(c.text, c.copy) for c in panel.rows[2]] == [
+        ("One", True), ("2020", True), ("B", False), ("2", False)]
+    assert layout_problem(table, structured_layout(table, {})) is None
 
 
 def test_skills_are_counted_from_programs() -> None:

@@ -5,7 +5,8 @@ once its statements are made, :func:`choose_structure` draws how its table shows
 
 * ``simple``: one flat grid, as a build without ``--structure`` shows it;
 * ``long``: one flat grid of many rows: the item shows up to :data:`LONG_ENTITIES` entities
-  (:func:`shown_pack`), in its table, chart, texts and question;
+  (:func:`shown_pack`), in its table, chart, texts and question; where its statements allow
+  no more entities than the pack's, its table is shown in long format (one row per value);
 * ``complex``: a header of two or three levels with merged cells: the pack's column groups
   (``group`` in ``domain.yaml``: statement sections) over the columns, and the periods as a
   header level (one row per entity) or each entity named once for its periods;
@@ -44,15 +45,14 @@ LONG_ENTITIES = len(FCMR_PALETTE)
 """The entities a ``long`` item shows at first: as many as a chart has colours for (7)."""
 LONG_STEP = 40
 """Attempts after which a ``long`` item's draw shows one entity fewer."""
+LONG_ATTEMPTS = 200
+"""Attempts after which a ``long`` item shows the pack's entities, one row per value."""
 
 
 def unavailable(kind: str, pack: DomainPack) -> str | None:
     """Why domain ``pack`` cannot show its tables as ``kind``, or ``None``."""
     if kind not in STRUCTURES:
         return f"no such structure (structures: {', '.join(STRUCTURES)})"
-    if kind == "long" and pack.spec.instance.entities >= LONG_ENTITIES:
-        return (f"shows more entities than the pack's {pack.spec.instance.entities}, and a "
-                f"chart draws at most {LONG_ENTITIES} series")
     if kind == "complex" and not pack.has_periods and not _grouped_columns(pack):
         return (f"needs a period axis or column groups ('group' in domain.yaml), and domain "
                 f"{pack.name!r} has neither")
@@ -71,13 +71,15 @@ def shown_pack(kind: str | None, pack: DomainPack, world_entities: int, attempt:
                ) -> DomainPack:
     """The pack attempt ``attempt`` (from 1) of an item of structure ``kind`` draws its
     instance with: for ``long``, one whose instances show :data:`LONG_ENTITIES` entities (at
-    most the world's), one fewer after every :data:`LONG_STEP` attempts down to one more than
+    most the world's), one fewer after every :data:`LONG_STEP` attempts down to two more than
     the pack's, so the table has many rows wherever the data allow the item's statements;
-    the pack itself for every other kind."""
-    if kind != "long":
-        return pack
+    after :data:`LONG_ATTEMPTS` attempts, the pack's own (its table is then shown in long
+    format, as always for a pack of :data:`LONG_ENTITIES` entities or more); the pack
+    itself for every other kind."""
     instance = pack.spec.instance
-    count = min(max(LONG_ENTITIES - (attempt - 1) // LONG_STEP, instance.entities + 1),
+    if kind != "long" or attempt > LONG_ATTEMPTS or instance.entities >= LONG_ENTITIES:
+        return pack
+    count = min(max(LONG_ENTITIES - (attempt - 1) // LONG_STEP, instance.entities + 2),
                 world_entities)
     shown = instance.model_copy(update={"entities": count})
     return replace(pack, spec=pack.spec.model_copy(update={"instance": shown}))
@@ -116,7 +118,10 @@ def choose_structure(kind: str, pack: DomainPack, instance: Instance,
         return _multi_table(instance, groups, statements, rng)
     if kind == "text-mixed":
         return _text_mixed(instance, statements, rng)
-    return TableStructure(type="long" if kind == "long" else "simple")
+    if kind == "long":
+        return TableStructure(type="long", long_format=len(instance.entities)
+                              <= pack.spec.instance.entities)
+    return TableStructure(type="simple")
 
 
 def _complex(groups: tuple[ColumnGroup, ...], periods: bool, rng: np.random.Generator

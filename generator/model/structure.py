@@ -70,6 +70,9 @@ class TableStructure(Closed):
     once."""
     notes: Notes | None = None
     """``text-mixed``: the column whose values the table states in sentences."""
+    long_format: bool = False
+    """``long``: one row per value (entity, period, the column's label, the value), for an
+    item whose statements the data allow with no more entities than the pack's."""
 
 
 class LayoutFeatures(Closed):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from hopvista.augment.structures import (
+    MEASURE_HEADERS,
     item_attributes,
     layout_problem,
     note_texts,
@@ -63,12 +64,14 @@ def noted_texts(item: dict[str, Any]) -> dict[tuple[int, int], str]:
 
 
 def check_group_headers(item: dict[str, Any], layout: dict[str, Any]) -> str | None:
-    """Why the table image's recorded headers over groups of columns (``render.groups``) are
-    not the labels of its structure's groups, in order, each with a box, or ``None``."""
+    """Why the headers the table image records that its structure adds (``render.groups``:
+    the labels of its groups of columns, or a long-format table's measure and value headers)
+    are not those, in order, each with a box, or ``None``."""
     table = item["inputs"]["table"]
     structure = table.get("structure") if isinstance(table, dict) else None
     tables = structure.get("tables") if isinstance(structure, dict) else None
     wanted = [] if not isinstance(structure, dict) or tables else \
+        list(MEASURE_HEADERS) if structure.get("long_format") else \
         [group["label"] for group in structure.get("groups") or ()]
     recorded = layout.get("groups") or []
     if not isinstance(recorded, list) or not all(isinstance(g, dict) for g in recorded):
