@@ -253,14 +253,17 @@ def test_recorded_boxes_show_header_levels_and_merged_cells() -> None:
     style = parse_style(default_style("classic"))
     names = {"E1": "One", "E2": "Two"}
     noted = _tiny({"type": "text-mixed", "notes": {"column": "a", "form": NOTE_FORMS[1]}})
+    long = _tiny({"type": "long", "long_format": True})
     with TableRenderer() as renderer:
         shots = [renderer.shoot(layout_document(structured_layout(t, names), style), style,
-                                "panels")[1] for t in (across, merged, noted)]
+                                "panels")[1] for t in (across, merged, noted, long)]
     every = {(r, c) for r in range(5) for c in range(4)}
     for layout in shots:
         assert sorted((c["row"], c["col"]) for c in layout["cells"]) == sorted(every)
     for layout in shots[:2]:
         assert [g["text"] for g in layout["groups"]] == ["Income", "Cash"]
+    assert [g["text"] for g in shots[3]["groups"]] == ["Measure", "Value"]
+    assert len(shots[3]["copies"]) == 2 * 4 + 2 * 3  # each row's labels, each column's label
     recorded = {(c["row"], c["col"]): c["text"] for c in shots[2]["cells"]}
     assert recorded[(0, 2)] == "Notes"
     assert recorded[(3, 2)] == "In 2020, A came to 1 USD." == note_texts(noted, names)[(3, 2)]
