@@ -25,25 +25,27 @@ from hopvista.model import Item, Table
 
 def check_structure(item: dict[str, Any]) -> list[str]:
     """Problems with an item's table structure and attributes (a well-formed item)."""
+    raw = item["inputs"].get("table")
+    if item.get("attributes") is None and not (isinstance(raw, dict)
+                                              and raw.get("structure") is not None):
+        return []  # a build without --structure
     typed = Item.model_validate(item)
     table = typed.inputs.table
-    structure = table.structure if isinstance(table, Table) else None
-    if structure is None:
-        return ["records attributes, but its table has no structure"] \
-            if typed.attributes is not None else []
-    assert isinstance(table, Table)
+    if not isinstance(table, Table) or table.structure is None:
+        return ["records attributes, but its table has no structure"]
     problem = structure_problem(table)
     if problem is None:
-        shown = layout_problem(table, structured_layout(table, {e.id: e.name
-                                                                 for e in typed.entities}))
-        problem = None if shown is None else f"its table's structure {shown}"
+        names = {e.id: e.name for e in typed.entities}
+        laid_out = layout_problem(table, structured_layout(table, names))
+        problem = None if laid_out is None else f"its table's structure {laid_out}"
     if problem is not None:
         return [f"inputs.table: {problem}"]
+    kind = table.structure.type
     planned = (typed.provenance.plan or {}).get("structure")
     problems = []
-    if planned is not None and planned != structure.type:
-        problems.append(f"inputs.table.structure.type is {structure.type!r}, but the plan "
-                        f"gave {planned!r}")
+    if planned is not None and planned != kind:
+        problems.append(f"inputs.table.structure.type is {kind!r}, but the plan gave "
+                        f"{planned!r}")
     if typed.attributes is None:
         return [*problems, "its table has a structure, but it records no attributes"]
     recorded = typed.attributes.model_dump()
