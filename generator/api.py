@@ -37,8 +37,9 @@ from hopvista.eval.papers import PAPER_METRICS
 from hopvista.eval.prices import Prices
 from hopvista.eval.prompts import DEFAULT_SETTING, read_template
 from hopvista.eval.report import read_run, report_output, write_report
-from hopvista.eval.runner import EvalRequest, Notice, Progress, run_eval
+from hopvista.eval.runner import EvalRequest, Notice, Progress, check_where, run_eval
 from hopvista.eval.stages import PROTOCOLS
+from hopvista.generation.structure import check_structures
 from hopvista.harness import ExportResult, export
 from hopvista.llm.estimate import Estimate
 from hopvista.llm.estimate import estimate as estimate_stage
@@ -103,7 +104,8 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
           llm_concurrency: int = DEFAULT_CONCURRENCY, llm_attempts: int = DEFAULT_ATTEMPTS,
           llm_timeout: float = DEFAULT_TIMEOUT, llm_retries: int = DEFAULT_RETRIES,
           prices: StrPath | None = None, llm_facts: str | None = None,
-          facts_url: str | None = None, llm_facts_only: bool = False) -> dict[str, Any]:
+          facts_url: str | None = None, llm_facts_only: bool = False,
+          structures: tuple[str, ...] = ()) -> dict[str, Any]:
     """Build the dataset of ``domain`` (a built-in name or a pack folder) into ``out``
     (``gen build``).
 
@@ -129,6 +131,10 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
     chunk of the world's documents (docs/llm.md, "LLM facts"): a claim is kept only where the
     chunk proves it, beside the rule-based facts (instead of them with ``llm_facts_only``);
     ``llm_cache``, ``llm_concurrency``, ``llm_timeout`` and ``prices`` apply to it too.
+
+    ``structures`` (``("complex", "multi-table")``) shows each item's table in one of these
+    structure types, shares balanced by the plan, and records every item's attributes
+    (docs/format.md, section 2.6).
 
     ``domain="mmtables"`` builds multimodal tables (docs/mmtables.md): it takes ``count``,
     ``seed``, ``images``, ``workers``, ``overwrite``, ``progress`` and ``notice``, and refuses
@@ -157,7 +163,8 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
                               "--shard": shard is not None, "--executor": executor != "local",
                               "--address": address is not None, "--shards": shards is not None,
                               "--paraphrase": llm is not None,
-                              "--llm-facts": facts is not None})
+                              "--llm-facts": facts is not None,
+                              "--structure": bool(structures)})
         return mmtables_build.build_mmtables(
             Path(out), count=count, seed=seed,
             images=mmtables_build.TABLE_IMAGES if images else None, workers=workers,
@@ -172,7 +179,9 @@ def build(domain: str, out: StrPath, *, hops: tuple[int, ...] = (1, 2, 3),
     config = BuildConfig(domain=str(domain), levels=tuple(hops), count=count, seed=seed,
                          source=source, images=images,
                          data=None if data is None else str(data), years=years,
-                         periods=periods, defences=defences, llm=llm, facts=facts)
+                         periods=periods, defences=defences, llm=llm, facts=facts,
+                         structures=tuple(structures))
+    check_structures(config.structures, config.pack())
     if executor == "ray":
         return build_on_ray(config, Path(out), address=address, shards=shards,
                             workers=workers, overwrite=overwrite, progress=progress,
@@ -390,6 +399,7 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
              error_classes: bool = False, judge: str | None = None,
              judge_url: str | None = None, derenderer: str = "ocr",
              strategy: str = "cot", table_format: str = "json", seed: int | None = None,
+             where: Mapping[str, str] | Sequence[tuple[str, str]] = (),
              progress: Progress | None = None,
              notice: Notice | None = None) -> dict[str, Any]:
     """Ask ``model`` about every item of ``dataset`` (or the first ``limit``), score the
@@ -412,7 +422,9 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
     :mod:`hopvista.eval.derender`); ``strategy`` the prompt strategy (``cot``, ``direct``,
     ``four-stage``, ``modality-integration``, ``one-shot``, ``self-refine`` or a plug-in's:
     :mod:`hopvista.eval.strategies`), ``table_format`` how a table shown as text is written
-    (``json``, ``pipe``, ``markdown``), ``seed`` what draws the ``one-shot`` examples.
+    (``json``, ``pipe``, ``markdown``), ``seed`` what draws the ``one-shot`` examples,
+    ``where`` (``{"structure": "complex", "skill": "aggregation"}``) keeps only the items
+    whose facets have those values (docs/eval.md, "Selecting items").
     ``progress(done, total, accuracy, cost)`` and ``notice(line)`` are told as the run goes.
     Everything is checked before anything is asked or written.
     """
@@ -443,8 +455,16 @@ def evaluate(dataset: StrPath, *, model: str, out: StrPath, setting: str = DEFAU
         metrics=tuple(sorted(set(metrics))), cache=_path(cache), captioner=captioner,
         protocol=protocol, error_classes=error_classes or judge is not None, judge=judge,
         judge_url=judge_url, derenderer=derenderer, strategy=strategy,
-        table_format=table_format, seed=seed)
+        table_format=table_format, seed=seed, where=_where(where))
     return run_eval(request, Path(out), progress=progress, notice=notice)
+
+
+def _where(where: Mapping[str, str] | Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """``--where`` conditions as (facet, value) pairs, checked."""
+    pairs = tuple(where.items()) if isinstance(where, Mapping) else tuple(where)
+    conditions = tuple((str(k), str(v)) for k, v in pairs)
+    check_where(conditions)
+    return conditions
 
 
 def report(runs: Sequence[StrPath], out: StrPath) -> Path:

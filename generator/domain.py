@@ -58,6 +58,10 @@ class ColumnSpec(_Strict):
     unit: str = Field(default="", description="Unit of the values, e.g. 'USD millions'.")
     precision: int = Field(ge=0, le=6, description="Decimals shown in tables and statements.")
     chartable: bool = Field(default=True, description="May be the instance's chart column.")
+    group: str | None = Field(default=None, min_length=1,
+                              description="The header a complex or multi-table structure "
+                                          "shows over this column (a statement section: "
+                                          "'Balance sheet').")
 
 
 class EntityWords(_Strict):

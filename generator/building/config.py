@@ -34,6 +34,9 @@ class BuildConfig:
     """The paraphrase stage (``--paraphrase``, ``--judge``), or ``None`` for none."""
     facts: FactsSettings | None = None
     """LLM fact extraction from the world's documents (``--llm-facts``), or ``None``."""
+    structures: tuple[str, ...] = ()
+    """The structure types items' tables are shown in (``--structure``), shares balanced by
+    the plan; none: every table one flat grid, and no item records attributes."""
 
     def options(self) -> SourceOptions:
         """What the source is told."""
@@ -69,7 +72,8 @@ class BuildConfig:
                 "identities": [identity.text for identity in pack.identities],
                 "related": [list(group) for group in pack.spec.related],
                 "types_enabled": list(pack.types),
-                "wording": pack.wording_json()} | self._llm_json(pack)
+                "wording": pack.wording_json()} | self._llm_json(pack) | (
+                    {"structures": list(self.structures)} if self.structures else {})
 
     def _llm_json(self, pack: DomainPack) -> dict[str, Any]:
         """``llm``: the LLM steps' models, prompts and parameters (nothing without them)."""

@@ -42,7 +42,7 @@ from hopvista.domain import DomainPack
 from hopvista.generation.defences import Defences
 from hopvista.generation.feasibility import Availability, probe_types
 from hopvista.generation.item import build_item
-from hopvista.generation.plan import PlanEntry, check_levels, make_plan
+from hopvista.generation.plan import PlanEntry, check_levels, make_plan, with_structures
 from hopvista.llm.facts import facts_world
 from hopvista.model import Item
 from hopvista.sources import load_world
@@ -244,8 +244,9 @@ def plan_build(config: BuildConfig) -> tuple[list[PlanEntry], Availability]:
     build_defences(config)
     found = availability(config)
     check_levels(config.levels, pack.types, found.available, found.reasons)
-    return make_plan(config.seed, config.count, config.levels, pack.types, found.available,
-                     defences=config.defences), found
+    plan = make_plan(config.seed, config.count, config.levels, pack.types, found.available,
+                     defences=config.defences)
+    return with_structures(plan, config.structures, config.seed), found
 
 
 def _batches(plan: list[PlanEntry], workers: int) -> list[list[PlanEntry]]:

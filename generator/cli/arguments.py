@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from hopvista.errors import excerpt
 from hopvista.generation.plan import parse_levels
+from hopvista.model.structure import STRUCTURES
 
 MAX_COUNT = 10**12
 """Largest count a flag takes (items, workers, shards, problems shown, ...): more than any
@@ -82,6 +83,18 @@ def levels(text: str) -> tuple[int, ...]:
         return parse_levels(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def structures(text: str) -> tuple[str, ...]:
+    """Structure types, comma-separated (``complex,multi-table``), each named once."""
+    names = tuple(part.strip() for part in text.split(","))
+    unknown = [name for name in names if name not in STRUCTURES]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"no structure {excerpt(unknown[0])} (structures: {', '.join(STRUCTURES)})")
+    if len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"a structure is named twice: {excerpt(text)}")
+    return names
 
 
 def shard(text: str) -> tuple[int, int]:

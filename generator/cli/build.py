@@ -15,6 +15,7 @@ from hopvista.cli.arguments import (
     positive_number,
     seed_int,
     shard,
+    structures,
     years,
 )
 from hopvista.errors import UserError
@@ -59,6 +60,12 @@ def register(subparsers: Any) -> None:
                         "(300-600), ... (default: the source's)")
     p.add_argument("--periods", type=int_at_least(2, "at least 2"), default=None,
                    help="periods per instance (default: the domain's, 5 for financial)")
+    p.add_argument("--structure", dest="structures", type=structures, default=(),
+                   metavar="TYPES",
+                   help="show tables as simple, text-mixed (values stated in sentences), "
+                        "complex (multi-level header, merged cells), long (many entities) or "
+                        "multi-table (2-5 related tables), comma-separated: shares balanced "
+                        "by the plan; items then record their attributes (docs/format.md)")
     p.add_argument("--no-images", dest="images", action="store_false",
                    help="skip rendering: items.jsonl and Parquet without table/chart images")
     p.add_argument("--no-defences", dest="defences", action="store_false",
@@ -152,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         progress=sys.stderr.isatty(), defences=args.defences, shard=args.shard,
         executor=args.executor, address=args.address, shards=args.shards,
         llm_facts=args.llm_facts, facts_url=args.facts_url, llm_facts_only=args.llm_facts_only,
-        notice=_stderr, **llm)
+        structures=args.structures, notice=_stderr, **llm)
     if manifest.get("kind") == MMTABLES:
         shares = manifest["shares"]
         print(f"wrote {manifest['counts']['items']} items to {out} (archetypes "

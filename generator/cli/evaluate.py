@@ -77,6 +77,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--concurrency", type=_concurrency, default=4, metavar="C",
                    help=f"requests at once (default 4, at most {MAX_CONCURRENCY})")
     p.add_argument("--variants", metavar="A,B", help="only items of these variants")
+    p.add_argument("--where", type=_option, action="append", default=[], metavar="FACET=VALUE",
+                   help="only items whose FACET (one the summary breaks results down by: "
+                        "structure, skill, steps, difficulty, ...) is VALUE; repeat to ask "
+                        "for all of several")
     p.add_argument("--base-url", metavar="URL",
                    help="endpoint of an openai:NAME model (http:// or https://, a host)")
     p.add_argument("--option", type=_option, action="append", default=[], metavar="KEY=VALUE",
@@ -145,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             captioner=args.captioner, protocol=args.protocol,
             error_classes=args.error_classes, judge=args.judge, judge_url=args.judge_url,
             derenderer=args.derenderer, strategy=args.strategy,
-            table_format=args.table_format, seed=args.seed, progress=bar,
+            table_format=args.table_format, seed=args.seed, where=args.where, progress=bar,
             notice=_notice)
     finally:
         if bar is not None:

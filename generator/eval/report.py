@@ -38,7 +38,14 @@ PLOTTED = (("difficulty", "Accuracy by difficulty"), ("order", "Accuracy by moda
            ("question_type", "Accuracy by question type"),
            ("reasoning", "Accuracy by reasoning type"),
            ("answer_type", "Accuracy by answer type"),
-           ("visual_kind", "Accuracy by kind of picture (an item counts under each it holds)"))
+           ("visual_kind", "Accuracy by kind of picture (an item counts under each it holds)"),
+           ("structure", "Accuracy by table structure"),
+           ("header_levels", "Accuracy by header levels"),
+           ("tables", "Accuracy by number of tables"),
+           ("size", "Accuracy by table size (rows x columns)"),
+           ("richness", "Accuracy by information richness"),
+           ("steps", "Accuracy by reasoning steps"),
+           ("skill", "Accuracy by skill (an item counts under each its statements need)"))
 
 STYLE = """body{font-family:sans-serif;margin:2em auto;max-width:1100px;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.3em .6em;

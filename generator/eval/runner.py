@@ -117,6 +117,9 @@ class EvalRequest:
     limit: int | None = None
     concurrency: int = 4
     variants: tuple[str, ...] | None = None
+    where: tuple[tuple[str, str], ...] = ()
+    """Only items whose facets have these values (``("structure", "complex")``): a facet of
+    a list (``skill``) matches a value it holds; several conditions must all hold."""
     prompt: str | None = None
     """A prompt template's text (every item kind), instead of the built-in ones."""
     prices: Prices | None = None
@@ -292,6 +295,7 @@ def _run_record(request: EvalRequest, dataset: Dataset, items: Sequence[Item],
         "setting": how.name,
         "limit": request.limit,
         "variants": list(request.variants) if request.variants else None,
+        **({"where": [f"{k}={v}" for k, v in request.where]} if request.where else {}),
         "prompts": templates,
         **({"metrics": list(request.metrics)} if request.metrics else {}),
         **({"captioner": request.captioner} if how.pictures == "caption" and
@@ -424,13 +428,43 @@ def _selected(dataset: Dataset, request: EvalRequest) -> list[Item]:
     for item in dataset:
         if request.variants and item.variant.name not in request.variants:
             continue
+        if request.where and not _matches(item, request.where):
+            continue
         items.append(item)
         if request.limit is not None and len(items) >= request.limit:
             break
     if not items:
+        asked = " and ".join(f"--where {k}={v}" for k, v in request.where)
         raise UserError(f"{request.dataset}: no item to evaluate"
-                        + (" (no item of the variants asked for)" if request.variants else ""))
+                        + (" (no item of the variants asked for)" if request.variants else "")
+                        + (f" (no item with {asked})" if asked else ""))
     return items
+
+
+WHERE_FACETS = ("difficulty", "family", "subtask", "order", "chart_library", "chart_kind",
+                "table_theme", "archetype", "question_type", "reasoning", "answer_type",
+                "visual_kind", "structure", "header_levels", "tables", "size", "richness",
+                "steps", "skill")
+"""The facets ``--where`` selects on (what the summary breaks results down by)."""
+
+
+def check_where(where: tuple[tuple[str, str], ...]) -> None:
+    """Refuse a ``--where`` condition on a facet results are not broken down by."""
+    for facet, value in where:
+        if facet not in WHERE_FACETS:
+            raise UserError(f"--where {facet}={value}: no facet {facet!r} (facets: "
+                            f"{', '.join(WHERE_FACETS)})")
+
+
+def _matches(item: Item, where: tuple[tuple[str, str], ...]) -> bool:
+    """Whether every condition of ``where`` holds of the item's facets."""
+    facets = _facets(item) | {"difficulty": item.difficulty}
+    for facet, value in where:
+        found = facets.get(facet)
+        values = found if isinstance(found, list) else [found]
+        if value not in [str(v) for v in values if v is not None]:
+            return False
+    return True
 
 
 def _identity(model: Model | ItemModel) -> dict[str, Any] | None:
@@ -778,7 +812,22 @@ def _facets(item: Item) -> dict[str, Any]:
         "chart_kind": chart.get("kind"),
         "table_theme": table.get("theme"),
         **_picture_facets(item),
+        **_structure_facets(item),
     }
+
+
+def _structure_facets(item: Item) -> dict[str, Any]:
+    """A structured item's attributes as facets (nothing for an item without attributes):
+    its structure, header levels, tables, size (rows x columns), richness, reasoning steps,
+    and the skills its statements need (an item counts under each)."""
+    found = item.attributes
+    if found is None:
+        return {}
+    layout = found.layout
+    return {"structure": found.structure, "header_levels": layout.header_levels,
+            "tables": layout.tables, "size": f"{layout.rows}x{layout.columns}",
+            "richness": found.richness, "steps": found.steps,
+            "skill": [name for name, count in found.skills.model_dump().items() if count]}
 
 
 def _picture_facets(item: Item) -> dict[str, Any]:

@@ -31,6 +31,11 @@ PICTURE_FACETS = ("archetype", "question_type", "reasoning", "answer_type", "vis
 """MMTabReal's breakdowns (its Tables 8–11), in the summary of a run with ``mmtable`` items:
 ``visual_kind`` groups each item under every kind of picture it holds."""
 
+STRUCTURE_FACETS = ("structure", "header_levels", "tables", "size", "richness", "steps",
+                    "skill")
+"""An item's attributes (``gen build --structure``), in the summary of a run with items that
+record them: ``skill`` groups each item under every skill its statements need."""
+
 METRICS = ("set_accuracy", "statement_accuracy", "em", "ss", "f1", "fields",
            "mmtabreal_em", "mmtabreal_ss", "mmtabreal_f1", "tablevista_em")
 
@@ -70,7 +75,7 @@ def summarise(results: Sequence[dict[str, Any]], run: dict[str, Any],
         "metrics": {m: share(_metric(m)) for m in METRICS
                     if any(m in r["metrics"] for r in answered)},
         "by": {facet: _by(answered, facet, boot) for facet in FACETS}
-        | {facet: _by(answered, facet, boot) for facet in PICTURE_FACETS
+        | {facet: _by(answered, facet, boot) for facet in (*PICTURE_FACETS, *STRUCTURE_FACETS)
            if any(facet in r for r in results)},
         "tokens": {side: sum(r["tokens"][side] or 0 for r in results)
                    for side in ("input", "output")},

@@ -9,12 +9,14 @@ from typing import Any
 
 import numpy as np
 
+from hopvista.augment.structures import item_attributes
 from hopvista.domain import DomainPack, render_question
 from hopvista.errors import GenerationError
 from hopvista.generation.defences import Defences, Demands
 from hopvista.generation.feasibility import needs_shared_facts, needs_trend_pair
 from hopvista.generation.instance import Instance, sample_instance
 from hopvista.generation.plan import PlanEntry
+from hopvista.generation.structure import choose_structure, shown_pack
 from hopvista.model import BASE_VARIANT, Item, base_item_id, variant_id
 from hopvista.model.balance import LEVEL_NAMES
 from hopvista.model.kinds import THREE_STATEMENT
@@ -40,7 +42,7 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
     screened = _screened(entry, order)
     draw = _instance_drawer(world, pack, rng, entry, defences)
     for attempt in range(1, max_attempts + 1):
-        instance = draw()
+        instance = draw(attempt)
         if instance is None:
             continue
         inputs_of = functools.cache(instance.to_inputs)
@@ -59,14 +61,18 @@ def build_item(world: World, pack: DomainPack, seed: int, entry: PlanEntry,
 
 
 def _instance_drawer(world: World, pack: DomainPack, rng: np.random.Generator,
-                     entry: PlanEntry, defences: Defences) -> Callable[[], Instance | None]:
-    """Draws the entry's instances from ``rng``, guided as its statement types need."""
-    return functools.partial(
-        sample_instance, world, pack, rng,
+                     entry: PlanEntry, defences: Defences) -> Callable[[int], Instance | None]:
+    """Draws the entry's instances from ``rng`` (the attempt's, numbered from 1), guided as
+    its statement types need, showing as many entities as its structure asks for on that
+    attempt (:func:`hopvista.generation.structure.shown_pack`)."""
+    draw = functools.partial(
+        sample_instance, world, rng=rng,
         trend_pair=any(needs_trend_pair(t) for t in entry.types),
         shared=any(needs_shared_facts(t) for t in entry.types),
         divergence=defences.divergence(entry),
         text=any(STATEMENT_TYPES.get(t).needs_documents for t in entry.types))
+    return lambda attempt: draw(
+        pack=shown_pack(entry.structure, pack, len(world.entities), attempt))
 
 
 def _hardest_first(entry: PlanEntry) -> list[int]:
@@ -153,9 +159,14 @@ def _item(world: World, pack: DomainPack, seed: int, entry: PlanEntry, variant: 
           made: dict[str, Any]) -> Item:
     """The item record; ``made`` holds how it was made (``attempts``, ``agree_waived``)."""
     base_id = base_item_id(pack.name, seed, entry.index)
+    if entry.structure is not None:
+        structure = choose_structure(entry.structure, pack, instance, statements,
+                                     derive(seed, "item", entry.index, variant, "structure"))
+        shown = structure.model_dump()
+        inputs = inputs | {"table": inputs["table"] | {"structure": shown}}
     inputs, style = _styled_inputs(pack, seed, base_id, variant, instance, inputs, statements)
     decide = pack.spec.decidability
-    return Item.model_validate({
+    item = Item.model_validate({
         "id": variant_id(base_id, variant),
         "base_id": base_id,
         "domain": pack.name,
@@ -184,3 +195,6 @@ def _item(world: World, pack: DomainPack, seed: int, entry: PlanEntry, variant: 
             "agree_waived": made["agree_waived"],
         },
     })
+    if entry.structure is None:
+        return item
+    return item.model_copy(update={"attributes": item_attributes(item)})

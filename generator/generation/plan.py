@@ -18,7 +18,7 @@ never the answer. Each axis is balanced on its own and shuffled independently:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain, combinations, product
 from typing import Any, TypeVar
 
@@ -91,6 +91,8 @@ class PlanEntry:
     agree: tuple[tuple[tuple[str, bool], ...], ...] | None = None
     """Per slot, ``(modality, agrees)`` for each proxied modality its type reads; ``None``
     with the defences off."""
+    structure: str | None = None
+    """The structure type its table is shown in (``--structure``); ``None`` without one."""
 
     @property
     def slots(self) -> range:
@@ -112,6 +114,8 @@ class PlanEntry:
                                "order": list(self.order), "types": list(self.types)}
         if self.agree is not None:
             out["agree"] = [dict(slot) for slot in self.agree]
+        if self.structure is not None:
+            out["structure"] = self.structure
         return out
 
 
@@ -223,6 +227,24 @@ def make_plan(seed: int, count: int, levels: tuple[int, ...], types: tuple[str, 
             for i in range(count)]
 
 
+def with_structures(plan: list[PlanEntry], structures: tuple[str, ...], seed: int
+                    ) -> list[PlanEntry]:
+    """The plan with a structure type for every entry (none without ``structures``): each
+    type equal ±1 over the build and within each level, drawn from a stream of its own, so
+    the rest of the plan is the one a build without structures makes."""
+    if not structures:
+        return plan
+    rng = derive(seed, "structure", len(plan))
+    levels = sorted({e.level for e in plan})
+    members = [[e for e in plan if e.level == lv] for lv in levels]
+    chosen: dict[int, str] = {}
+    for entries, kinds in zip(members, balanced_split(list(structures),
+                                                      [len(m) for m in members], rng),
+                              strict=True):
+        chosen.update(zip((e.index for e in entries), kinds, strict=True))
+    return [replace(e, structure=chosen[e.index]) for e in plan]
+
+
 def _agreement(chosen_type: dict[tuple[int, int], str], answer: dict[int, tuple[int, ...]],
                rng: np.random.Generator) -> dict[tuple[int, int], tuple[tuple[str, bool], ...]]:
     """Per slot, whether each proxy reading must agree: every combination equal ±1 among a
@@ -259,6 +281,7 @@ def plan_shares(plan: list[PlanEntry]) -> dict[str, Any]:
         "orders": {LEVEL_NAMES[lv]: tally([" | ".join(e.order) for e in plan if e.level == lv])
                    for lv in sorted({e.level for e in plan}) if lv != 3},
         "types": {name: by_type[name] for name in sorted(by_type)},
-    }
+    } | ({"structures": tally([e.structure for e in plan if e.structure is not None])}
+         if any(e.structure is not None for e in plan) else {})
 
 

@@ -14,6 +14,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, model_serializer, mod
 
 from hopvista.model.base import Closed, Model
 from hopvista.model.mmtable import Visual
+from hopvista.model.structure import TableStructure
 
 
 class TextChunk(Model):
@@ -50,6 +51,17 @@ class Table(Model):
     period_label: str | None
     columns: tuple[Column, ...]
     rows: tuple[TableRow, ...]
+    structure: TableStructure | None = None
+    """How the table is shown (:class:`hopvista.model.structure.TableStructure`): a header
+    of several levels, merged cells, related tables; absent from the JSON of a table built
+    without ``--structure``."""
+
+    @model_serializer(mode="wrap")
+    def _without_absent_structure(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and "structure" in data and data["structure"] is None:
+            del data["structure"]
+        return data
 
 
 class MergedCell(Closed):

@@ -25,6 +25,7 @@ from hopvista.model.inputs import Inputs
 from hopvista.model.kinds import kind_problems
 from hopvista.model.mmtable import Tags
 from hopvista.model.statement import Statement
+from hopvista.model.structure import Attributes
 from hopvista.model.task import Task
 
 BASE_VARIANT = "base"
@@ -116,12 +117,16 @@ class Item(Model):
     program: dict[str, JsonValue] | None = None
     """A multimodal table question's program (kind ``mmtable``,
     :mod:`hopvista.program.cells`); absent from the JSON of every other item."""
+    attributes: Attributes | None = None
+    """The item's structure type, layout features, information richness, skills and
+    reasoning steps (:class:`hopvista.model.structure.Attributes`); absent from the JSON of
+    an item built without ``--structure``."""
 
     @model_serializer(mode="wrap")
     def _without_absent_task(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
         if isinstance(data, dict):
-            for key in ("task", "tags", "program"):
+            for key in ("task", "tags", "program", "attributes"):
                 if data.get(key, 0) is None:
                     del data[key]
         return data

@@ -36,7 +36,9 @@ def dataset_card(manifest: dict[str, Any], title: str, items: Path | None = None
     shares = manifest["shares"]
     levels = ",".join(str(h) for h in _levels(config))
     command = f"gen build {config['domain']} --hops {levels} -n {config['count']} " \
-              f"--seed {config['seed']}" + _llm_flags(config.get("llm"))
+              f"--seed {config['seed']}" + _llm_flags(config.get("llm")) + (
+                  f" --structure {','.join(config['structures'])}"
+                  if config.get("structures") else "")
     return f"""{front}
 
 # {title}
@@ -65,7 +67,8 @@ styles); `items.jsonl` and `images/` hold the same data as files, and
 
 - items: {manifest['counts']['items']}; levels: {json.dumps(shares['levels'])}
 - answer sets: {json.dumps(shares['answers'])}
-- true/false per statement type: {json.dumps(shares['statements'])}
+- true/false per statement type: {json.dumps(shares['statements'])}{
+    _structures_line(shares.get("structures"))}
 {_agreement_line(shares.get("agree"), manifest["counts"]["statements"])}
 
 {audit_section(manifest.get("audit"), manifest["counts"]["items"], BUILD_AUDIT)}{
@@ -207,6 +210,14 @@ def front_matter(*, licence: str, pretty_name: str, tags: Sequence[str],
     front["configs"] = [{"config_name": "default",
                          "data_files": [{"split": SPLIT, "path": f"{DATA_DIR}/*.parquet"}]}]
     return f"---\n{yaml.safe_dump(front, sort_keys=False).strip()}\n---"
+
+
+def _structures_line(structures: dict[str, int] | None) -> str:
+    """The items per table structure (``--structure``; nothing without it)."""
+    if not structures:
+        return ""
+    return (f"\n- table structures: {json.dumps(structures)} (each item's `attributes`: "
+            "structure, layout, richness, skills, reasoning steps)")
 
 
 def _agreement_line(agree: dict[str, Any] | None, statements: int) -> str:

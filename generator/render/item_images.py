@@ -8,7 +8,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from hopvista.model import Image, Item, image_path
+from hopvista.augment.structures import structured_layout
+from hopvista.model import Image, Item, Table, image_path
 from hopvista.model.image import IMAGES_DIR
 from hopvista.output.atomic import write_atomic
 from hopvista.render.browser import uninterrupted
@@ -61,9 +62,14 @@ class ItemRenderer:
         from hopvista.render.chart import ChartRenderer
 
         # heavy: playwright
-        from hopvista.render.table import TableRenderer
+        from hopvista.render.panels import layout_document
+
+        # heavy: playwright
+        from hopvista.render.table import TableRenderer, parse_style
 
         self._table = TableRenderer()
+        self._layout_document = layout_document
+        self._parse_style = parse_style
         self._pages = BrowserPages(self._table)
         # plotly figures are exported in a page of the table browser (one Chromium per
         # process, kaleido's bytes), so on this thread: Playwright's API belongs to it.
@@ -140,8 +146,7 @@ class ItemRenderer:
         plotted: dict[int, tuple[bytes, dict[str, Any]]] = {}
         for k, (item, shown, named) in enumerate(zip(items, inputs, names, strict=True)):
             with uninterrupted():  # an interrupt waits for the screenshot (~0.1 s)
-                tables.append(self._table.render(shown["table"], named,
-                                                 item.variant.style["table"]))
+                tables.append(self._render_table(item, shown["table"], named))
                 if here[k]:
                     plotted[k] = self._chart.render(shown["chart"], named,
                                                     item.variant.style["chart"])
@@ -154,6 +159,20 @@ class ItemRenderer:
             drawn.append(item.with_images(images))
         self._pages.tend(len(items))
         return drawn
+
+
+    def _render_table(self, item: Item, table: dict[str, Any], names: dict[str, str]
+                      ) -> tuple[bytes, dict[str, Any]]:
+        """The item's table image and layout: as its structure shows it (a header of several
+        levels, merged cells, related tables: :func:`hopvista.augment.structures.
+        structured_layout`), else the one flat grid."""
+        style = item.variant.style["table"]
+        typed = item.inputs.table
+        if not isinstance(typed, Table) or typed.structure is None:
+            return self._table.render(table, names, style)
+        parsed = self._parse_style(style)
+        html = self._layout_document(structured_layout(typed, names), parsed)
+        return self._table.shoot(html, parsed, "panels")
 
 
 class BrowserPages:

@@ -346,7 +346,8 @@ def _snapshot_elements(snapshot: Mapping[str, Any]) -> list[_Element]:
             if ("data-row" in attrs or "data-decor" in attrs or "data-visual" in attrs
                     or "data-viewport" in attrs or "data-chart" in attrs
                     or "data-mark-shape" in attrs
-                    or _is_caption(name, attrs) or attrs.get("id") == "hv-root"):
+                    or _is_caption(name, attrs) or attrs.get("id") == "hv-root"
+                    or _is_group(attrs)):
                 wanted[index] = _Element(name, attrs, bounds.get(index), [],
                                          row[index] if row[index] >= 0 else index)
                 owner[index] = index
@@ -358,6 +359,12 @@ def _snapshot_elements(snapshot: Mapping[str, Any]) -> list[_Element]:
 def _is_caption(name: str, attrs: Mapping[str, str]) -> bool:
     """A ``<caption>``, or the element a template marks ``data-caption`` (a sheet's title)."""
     return name == "CAPTION" or "data-caption" in attrs
+
+
+def _is_group(attrs: Mapping[str, str]) -> bool:
+    """A header cell over a group of columns (class ``hv-group``): it stands for no logical
+    cell of the table."""
+    return "hv-group" in attrs.get("class", "").split()
 
 
 def _clean(parts: list[str]) -> str:
@@ -568,7 +575,8 @@ class TableRenderer:
         ``layout["visuals"]`` as ``{"row", "col", "box"}``: where the picture itself is drawn.
         A page's scrolling region (the element with ``data-viewport``) goes to
         ``layout["viewport"]`` and its chart (``data-chart``) to ``layout["chart"]``, their
-        boxes.
+        boxes. A header over a group of columns (class ``hv-group``) goes to
+        ``layout["groups"]`` as ``{"text", "box"}``, in document order.
         """
         self.open()
         self._check_process()
@@ -665,6 +673,8 @@ class TableRenderer:
                            for e in elements if "data-visual" in e.attrs
                            for row, col in [e.attrs["data-visual"].split(",")]),
                           key=lambda p: (p["row"], p["col"]))
+        groups = [{"text": _clean(e.text), "box": box(e.bounds)}
+                  for e in elements if _is_group(e.attrs)]
         captions = [e for e in elements if _is_caption(e.name, e.attrs)]
         caption = (
             {"text": _clean(captions[0].text), "box": box(captions[0].bounds)} if captions else None
@@ -688,6 +698,8 @@ class TableRenderer:
             layout["copies"] = copies
         if pictures:
             layout["visuals"] = pictures
+        if groups:
+            layout["groups"] = groups
         return png, layout
 
     def _capture(self, params: dict[str, Any]) -> bytes:
@@ -729,6 +741,8 @@ class TableRenderer:
             elif "data-row" in element.attrs:
                 head = element.attrs["data-row"] == "0"
                 klass = ("head:" if head else "body:") + element.attrs.get("class", "")
+            elif _is_group(element.attrs):  # a header over a group of columns
+                klass = "head:" + element.attrs.get("class", "")
             elif "data-decor" in element.attrs:  # column letters, row numbers
                 klass = "decor:" + element.attrs.get("class", "")
             else:

@@ -52,6 +52,7 @@ from pydantic import ValidationError
 
 from hopvista.augment.grid import grid_of_table
 from hopvista.augment.recipes import protected_cells
+from hopvista.augment.structures import note_texts
 from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.dataset import load
@@ -114,8 +115,19 @@ def _table_cells(item: Item) -> dict[tuple[int, int], str]:
     return {(c.row, c.col): c.text for row in grid.rows for c in row}
 
 
+def _shown_cells(item: Item) -> dict[tuple[int, int], str]:
+    """What the item's table image shows in each logical cell: a base item built with
+    ``--structure text-mixed`` states one column in sentences; a variant shows the logical
+    cells as its recipe lays them out."""
+    cells = _table_cells(item)
+    table = item.inputs.table
+    if item.variant.name != BASE_VARIANT or not isinstance(table, Table):
+        return cells
+    return cells | note_texts(table, {e.id: e.name for e in item.entities})
+
+
 def _layout_problem(item: Item, render: dict[str, Any], role: str) -> str | None:
-    wanted = _table_cells(item)
+    wanted = _shown_cells(item)
     cells = render.get("cells")
     if not isinstance(cells, list):
         return f"{role} image: render.cells is not a list"

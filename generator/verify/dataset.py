@@ -68,6 +68,7 @@ from hopvista.verify.paraphrase import (
 from hopvista.verify.parquet import Row, compare_row, iter_rows, shard_names
 from hopvista.verify.paths import FILE, file_problem, walk
 from hopvista.verify.schema import check_shape, undeclared_fields
+from hopvista.verify.structure import check_structure
 from hopvista.verify.wording import (
     WordingVerdict,
     check_wording,
@@ -181,6 +182,7 @@ class _Run:
             self.tally.add(item)
             problems += check_identity(item, index, self.expect)
             problems += check_inputs(item) + check_statements(item, self.expect)
+            problems += check_structure(item)
             problems += check_provenance(item, self.expect)
             images = check_images(item, self.root, self.expect.images, self.expect.version,
                                   problems)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hopvista.verify.paths import file_problem, unsafe_name
+from hopvista.verify.structure import check_group_headers, noted_texts
 
 ROLES = ("table", "chart")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -87,7 +88,7 @@ def check_table_layout(item: dict[str, Any], layout: dict[str, Any]) -> str | No
     if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
         return "table image: render.cells is not a list of cells"
     shown = {(c.get("row"), c.get("col")): c.get("text") for c in cells}
-    wanted = _layout_text(item)
+    wanted = _layout_text(item) | noted_texts(item)
     if len(shown) != len(cells) or set(shown) != set(wanted):
         return "table image: render.cells do not cover the table's rows and columns once each"
     for (row, col), text in wanted.items():
@@ -130,7 +131,8 @@ def check_images(item: dict[str, Any], root: Path, with_images: bool | None, ver
         if why is not None:
             problems.append(f"{role} image {name}: {why}")
         if role == "table":
-            layout = check_table_layout(item, image["render"])
+            layout = check_table_layout(item, image["render"]) or \
+                check_group_headers(item, image["render"])
             if layout is not None:
                 problems.append(layout)
         elif image["render"].get("kind") != item["inputs"]["chart"]["kind"]:
