@@ -16,10 +16,13 @@ from PIL import Image
 from hopvista.augment import chart_markup
 from hopvista.augment import markup as table_markup
 from hopvista.augment.contrast import FILL_DELTA_E, STROKE_DELTA_E, ciede2000, delta_e, over
+from hopvista.augment.grid import ENTITY, HEAD, NUM, Cell, Grid, marked, plain
 from hopvista.render.chart import ChartRenderer
+from hopvista.render.panels import layout_document
+from hopvista.render.table import TableRenderer, parse_style
 from hopvista.rng import Streams
 from hopvista.themes.charts import FCMR_PALETTE
-from hopvista.themes.tables import builtin_themes
+from hopvista.themes.tables import builtin_themes, sample_table_style
 from hopvista.themes.tables.policy import cell_backgrounds
 from tests.test_render_chart import chart_for, style_for
 
@@ -80,11 +83,11 @@ def _theme_and_accent(style: dict[str, str]) -> tuple[object, str]:
 
 
 def test_an_emphasis_stroke_stands_out_from_the_marks_it_is_drawn_on() -> None:
-    for marked in permutations(FCMR_PALETTE, 2):
+    for marks in permutations(FCMR_PALETTE, 2):
         for streams in STREAMS[:20]:
-            look = chart_markup.look(streams, "bar", marked)
-            assert min(delta_e(look["colour"], m) for m in marked) >= STROKE_DELTA_E
-            assert look == chart_markup.look(streams, "bar", marked)
+            look = chart_markup.look(streams, "bar", marks)
+            assert min(delta_e(look["colour"], m) for m in marks) >= STROKE_DELTA_E
+            assert look == chart_markup.look(streams, "bar", marks)
 
 
 def test_a_crimson_outline_on_a_red_bar_is_drawn_in_another_colour() -> None:
@@ -121,3 +124,45 @@ def test_the_outline_drawn_on_a_red_bar_measures_as_chosen(renderer: ChartRender
     colours, counts = np.unique(changed, axis=0, return_counts=True)
     stroke = "#" + "".join(f"{int(v):02x}" for v in colours[counts.argmax()])
     assert delta_e(stroke, "#d62728") >= STROKE_DELTA_E, (stroke, meta["emphasis"])
+
+
+def _tiny_grid() -> Grid:
+    heads = (Cell(0, 0, "Company", HEAD), Cell(0, 1, "Revenue", HEAD))
+    body = tuple((Cell(r, 0, name, ENTITY), Cell(r, 1, value, NUM))
+                 for r, (name, value) in enumerate((("Acme", "1,250"), ("Birch", "980"),
+                                                    ("Cedar", "1,010")), start=1))
+    return Grid(None, (heads, *body), 1)
+
+
+def _ground_pixel(png: bytes, box: list[int]) -> str:
+    """The colour at the inner top-left corner of a cell's box (padding, not text)."""
+    x, y, w, h = box
+    rgb = Image.open(io.BytesIO(png)).convert("RGB").getpixel((x + 3, y + 3))
+    assert isinstance(rgb, tuple)
+    return "#" + "".join(f"{v:02x}" for v in rgb[:3])
+
+
+@pytest.mark.slow
+def test_a_highlight_drawn_in_every_table_theme_measures_as_chosen() -> None:
+    grid = _tiny_grid()
+    # pale blue drawn first, at a low opacity: on a blue zebra row it would all but vanish
+    streams = next(s for s in (Streams(2, f"item-{n}", "markup") for n in range(400))
+                   if s.choose(table_markup.COLOURS, "markup.colour") == "#81d4fa"
+                   and s.uniform("markup.opacity") < 0.2)
+    styles = [(theme, theme.accents[0]) for theme in builtin_themes()]
+    styles += [(theme, "#2e75b6") for theme in builtin_themes() if theme.name == "zebra"]
+    with TableRenderer() as renderer:
+        for theme, accent in styles:
+            style = sample_table_style(Streams(1, "contrast"), theme.family) | {
+                "theme": theme.name, "accent": accent, "font": theme.fonts[0]}
+            look = table_markup.look(streams, style)
+            parsed = parse_style(style)
+            shots = [renderer.shoot(layout_document(marked(plain(grid), marks), parsed, look),
+                                    parsed, "panels")
+                     for marks in ({}, {(1, 1): "highlight"}, {(2, 1): "highlight"})]
+            (plain_png, layout), *highlighted = shots
+            boxes = {(c["row"], c["col"]): c["box"] for c in layout["cells"]}
+            for row, (png, _) in enumerate(highlighted, start=1):  # a plain and a striped row
+                before, after = (_ground_pixel(p, boxes[(row, 1)]) for p in (plain_png, png))
+                assert delta_e(before, after) >= FILL_DELTA_E - 0.5, \
+                    (theme.name, accent, look["colour"], before, after)
