@@ -315,14 +315,14 @@ def _markup_recipe(name: str, style: str | None, on: str | None) -> None:
         # variants of a base mark the same cells in the same look.
         shared = Streams(streams.seed, streams.item_id, GROUP)
         cells = choose_cells(base, shared)
-        style = base_style(base, shared)
-        drawn = look(shared, style)
+        table_style = base_style(base, shared)
+        drawn = look(shared, table_style)
         layout = plain(base.grid)
         if style is not None and on is not None:
             at = cells[on]
             layout = marked(layout, {(at["row"], at["col"]): style})
         record = {"style": style, "on": on, **cells, "look": drawn}
-        return Plan(base.grid, layout, style, {"markup": name},
+        return Plan(base.grid, layout, table_style, {"markup": name},
                     mark_look=drawn, markup=record)
 
     plan.__doc__ = ("The table as it is (the markup control)." if style is None else
