@@ -129,11 +129,13 @@ def _shadow_outline(drawn: Mapping[str, Any], width: int, height: int) -> np.nda
     a phone or a hand falls."""
     side = int(drawn["shadow_side"])
     near, far = (float(v) for v in drawn["shadow_reach"])
-    band = {0: [(0, 0), (1, 0), (1, far), (0, near)],
-            1: [(1, 0), (1, 1), (1 - far, 1), (1 - near, 0)],
-            2: [(0, 1), (1, 1), (1, 1 - far), (0, 1 - near)],
-            3: [(0, 0), (0, 1), (far, 1), (near, 0)]}[side]
-    return np.array([[round(x * width), round(y * height)] for x, y in band], dtype=np.int32)
+    bands: dict[int, list[tuple[float, float]]] = {
+        0: [(0, 0), (1, 0), (1, far), (0, near)],
+        1: [(1, 0), (1, 1), (1 - far, 1), (1 - near, 0)],
+        2: [(0, 1), (1, 1), (1, 1 - far), (0, 1 - near)],
+        3: [(0, 0), (0, 1), (far, 1), (near, 0)]}
+    return np.array([[round(x * width), round(y * height)] for x, y in bands[side]],
+                    dtype=np.int32)
 
 
 def _light(fpixel: Any, array: np.ndarray, drawn: Mapping[str, Any]) -> np.ndarray:
