@@ -3,7 +3,8 @@
 :data:`PERTURBATIONS` is the registry of image perturbations (see
 :mod:`hopvista.augment.perturbation` for the entry contract); third-party packages add theirs
 through the ``hopvista.perturbations`` entry-point group. Importing this package registers the
-built-in ones — ``noise``, ``rescale``, ``elastic``, ``photo-screen``, ``photo-paper`` — whose
+built-in ones — ``noise``, ``rescale``, ``elastic``, ``photo-screen``, ``photo-paper``,
+``camera`` — whose
 image libraries (OpenCV, albumentations, augraphy: the ``augment`` extra) load on first use.
 :data:`VARIANTS` is the registry of variant recipes (:mod:`hopvista.augment.recipes`: TableVista's
 ten and any a plug-in adds through ``hopvista.variants``).
@@ -11,6 +12,7 @@ ten and any a plug-in adds through ``hopvista.variants``).
 """
 
 from hopvista.augment import (  # noqa: F401  (registers them)
+    camera,
     chart_markup,
     elastic,
     markup,

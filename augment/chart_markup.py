@@ -25,10 +25,12 @@ stroke's colour and width — is drawn from the base's streams, the same for its
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+from hopvista.augment.contrast import STROKE_DELTA_E, least_delta_e
 from hopvista.augment.grid import plain
 from hopvista.augment.recipes import Base, Params, Plan, Skip, base_style, recipe
 from hopvista.model.statement import ValueCell
@@ -168,17 +170,58 @@ def _hijacked(answer: Any, k: int, swapped: bool | None) -> dict[str, Any]:
             "label": swapped, "reading": EXCHANGED}
 
 
-def look(streams: Streams, kind: str) -> dict[str, Any]:
+def look(streams: Streams, kind: str, marked: Sequence[str] = ()) -> dict[str, Any]:
     """The emphasis look for one base (its three variants share it): how, among those a
-    ``kind`` chart draws, and the stroke's colour and width in points."""
+    ``kind`` chart draws, and the stroke's colour and width in points. A stroke (every way
+    but ``series``, which thickens the line in its own colour) takes a colour that stands out
+    from each of ``marked``, the colours of the marks it may be drawn on
+    (:func:`marked_colours`; :func:`stroke_colour`)."""
     hows = EMPHASIS_HOWS.get(kind)
     if not hows:
         raise Skip(f"no emphasis is drawn on a {kind} chart")
     low, high = WIDTH_RANGE
     width = low + (high - low) * streams.uniform("chart-markup.width")
-    return {"how": streams.choose(hows, "chart-markup.how"),
-            "colour": streams.choose(COLOURS, "chart-markup.colour"),
-            "width": round(round(width * 2) / 2, 1)}
+    how = streams.choose(hows, "chart-markup.how")
+    colour, replaced = stroke_colour(streams, marked if how != "series" else ())
+    drawn = {"how": how, "colour": colour, "width": round(round(width * 2) / 2, 1)}
+    return drawn | ({"replaced": replaced} if replaced else {})
+
+
+def stroke_colour(streams: Streams, marked: Sequence[str]) -> tuple[str, dict[str, Any] | None]:
+    """The stroke colour drawn from :data:`COLOURS` among those that differ from each of
+    ``marked`` by at least :data:`~hopvista.augment.contrast.STROKE_DELTA_E` (ΔE₀₀); with
+    none, the one that differs most. The choice is rendezvous hashing on
+    ``chart-markup.colour``, so a colour first drawn that stands out is kept. Also the record
+    of the colour first drawn when it was replaced (its ΔE₀₀ against the mark nearest it in
+    colour), else ``None``."""
+    def least(colour: str) -> float:
+        return least_delta_e(colour, marked)
+
+    first = streams.choose(COLOURS, "chart-markup.colour")
+    clear = [colour for colour in COLOURS if least(colour) >= STROKE_DELTA_E]
+    colour = streams.choose(clear, "chart-markup.colour") if clear else max(COLOURS, key=least)
+    if colour == first:
+        return colour, None
+    return colour, {"colour": first, "delta_e": math.floor(least(first) * 10) / 10,
+                    "least": STROKE_DELTA_E}
+
+
+def marked_colours(base: Base, style: Mapping[str, Any], points: Mapping[str, Any]
+                   ) -> tuple[str, ...]:
+    """The colours of the marks an emphasis may be drawn on: the target's and the
+    distractor's series in the chart ``style``'s palette (a series takes the palette colour
+    of its place among the chart's series)."""
+    chart = base.item.inputs.chart
+    if chart is None:
+        return ()
+    palette = [str(colour) for colour in style.get("palette", ())]
+    places = {series.entity: n for n, series in enumerate(chart.series)}
+    found = []
+    for on in ("target", "distractor"):
+        place = places.get(points[on]["entity"])
+        if place is not None and place < len(palette):
+            found.append(palette[place])
+    return tuple(dict.fromkeys(found))
 
 
 def shared_chart_style(base: Base, streams: Streams) -> dict[str, Any]:
@@ -206,7 +249,7 @@ def _chart_markup_recipe(name: str, on: str | None) -> None:
         shared = Streams(streams.seed, streams.item_id, GROUP)
         points = choose_points(base, shared)
         style = shared_chart_style(base, shared)
-        drawn = look(shared, str(style["kind"]))
+        drawn = look(shared, str(style["kind"]), marked_colours(base, style, points))
         if on is not None:
             at = points[on]
             style = style | {"emphasis": {"entity": at["entity"], "year": at["year"],

@@ -118,7 +118,12 @@ def sample_elastic(rng: np.random.Generator, size: Size,
             "field_state": generator_state(rng)}
 
 
-@perturbation("elastic", ElasticParams, sample_elastic)
+def elastic_at(strength: float) -> dict[str, Any]:
+    """The parameters at ``strength`` (0–1): the largest displacement 6 × s px."""
+    return {"amplitude": (round(6 * float(strength), 3),) * 2}
+
+
+@perturbation("elastic", ElasticParams, sample_elastic, strength=elastic_at)
 def elastic(image: Image.Image, params: ElasticParams, drawn: Mapping[str, Any]) -> Perturbed:
     """A mild smooth elastic warp; the warp follows the displacement field."""
     cv2 = require("cv2", "elastic")

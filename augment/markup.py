@@ -29,16 +29,20 @@ base's streams, the same for its seven variants.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import math
+from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from hopvista.augment.contrast import FILL_DELTA_E, delta_e, over
 from hopvista.augment.grid import Grid, marked, plain
 from hopvista.augment.recipes import Base, Params, Plan, Skip, base_style, recipe
 from hopvista.model.inputs import Table
 from hopvista.program.executor import Context, Undecidable, decide
 from hopvista.rng import Streams
 from hopvista.themes.marks import MARK_KINDS, ordered_kinds
+from hopvista.themes.tables import get_theme
+from hopvista.themes.tables.policy import cell_backgrounds
 
 
 def _variants() -> dict[str, tuple[str | None, str | None]]:
@@ -316,12 +320,38 @@ def coordinate(base: Base, cells: dict[str, Any]) -> dict[str, Any]:
     return {"answers": answers, "cells": [place for place, _ in found]}
 
 
-def look(streams: Streams) -> dict[str, Any]:
-    """The markup's look for one base (its seven variants share it)."""
-    return {"colour": streams.choose(COLOURS, "markup.colour"),
-            "opacity": round(0.35 + 0.4 * streams.uniform("markup.opacity"), 2),
-            "thickness": float(streams.integer("markup.thickness", 1, 3)),
-            "stroke": round(0.4 + 0.4 * streams.uniform("markup.stroke"), 2)}
+def look(streams: Streams, style: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The markup's look for one base (its seven variants share it); a highlight colour that
+    stands out from every background a body cell of the table ``style`` may have
+    (:func:`highlight_colour`)."""
+    opacity = round(0.35 + 0.4 * streams.uniform("markup.opacity"), 2)
+    grounds = cell_backgrounds(get_theme(style["theme"]), style["accent"]) if style else ()
+    colour, replaced = highlight_colour(streams, opacity, grounds)
+    drawn = {"colour": colour, "opacity": opacity,
+             "thickness": float(streams.integer("markup.thickness", 1, 3)),
+             "stroke": round(0.4 + 0.4 * streams.uniform("markup.stroke"), 2)}
+    return drawn | ({"replaced": replaced} if replaced else {})
+
+
+def highlight_colour(streams: Streams, opacity: float,
+                     grounds: Sequence[str]) -> tuple[str, dict[str, Any] | None]:
+    """The highlight colour drawn from :data:`COLOURS` among those whose highlight, laid at
+    ``opacity`` over each of ``grounds`` (the cell's possible backgrounds), differs from it by
+    at least :data:`~hopvista.augment.contrast.FILL_DELTA_E` (ΔE₀₀); with none, the one that
+    differs most. The choice is rendezvous hashing on ``markup.colour``, so a colour first
+    drawn that stands out is kept. Also the record of the colour first drawn when it was
+    replaced (its ΔE₀₀ against the background nearest it), else ``None``."""
+    def least(colour: str) -> float:
+        return min((delta_e(over(colour, ground, opacity), ground) for ground in grounds),
+                   default=math.inf)
+
+    first = streams.choose(COLOURS, "markup.colour")
+    clear = [colour for colour in COLOURS if least(colour) >= FILL_DELTA_E]
+    colour = streams.choose(clear, "markup.colour") if clear else max(COLOURS, key=least)
+    if colour == first:
+        return colour, None
+    return colour, {"colour": first, "delta_e": math.floor(least(first) * 10) / 10,
+                    "least": FILL_DELTA_E}
 
 
 class MarkupParams(Params):
@@ -334,7 +364,8 @@ def _markup_recipe(name: str, style: str | None, on: str | None) -> None:
         # variants of a base mark the same cells in the same look.
         shared = Streams(streams.seed, streams.item_id, GROUP)
         cells = choose_cells(base, shared)
-        drawn = look(shared)
+        table_style = base_style(base, shared)
+        drawn = look(shared, table_style)
         layout = plain(base.grid)
         shown = drawn
         if style is not None and on is not None:
@@ -344,7 +375,7 @@ def _markup_recipe(name: str, style: str | None, on: str | None) -> None:
             if kind.sample is not None:
                 shown = drawn | kind.sample(shared)
         record = {"style": style, "on": on, **cells, "look": drawn}
-        return Plan(base.grid, layout, base_style(base, shared), {"markup": name},
+        return Plan(base.grid, layout, table_style, {"markup": name},
                     mark_look=shown, markup=record)
 
     plan.__doc__ = ("The table as it is (the markup control)." if style is None else

@@ -68,12 +68,23 @@ def sample_noise(rng: np.random.Generator, size: Size, params: NoiseParams) -> d
             "noise_state": generator_state(rng)}
 
 
+def noise_at(strength: float) -> dict[str, Any]:
+    """The parameters at ``strength`` (0–1): blur σ 1.5 × s px, noise σ 2 + 18 × s grey
+    levels, JPEG quality round(90 − 70 × s), brightness within ±0.15 × s, contrast within
+    [1 − 0.4 × s, 1]."""
+    s = float(strength)
+    return {"blur_sigma": (round(1.5 * s, 3),) * 2, "noise_sigma": (round(2 + 18 * s, 3),) * 2,
+            "jpeg_quality": (round(90 - 70 * s),) * 2,
+            "brightness": (round(-0.15 * s, 4), round(0.15 * s, 4)),
+            "contrast": (round(1 - 0.4 * s, 4), 1.0)}
+
+
 KEEP = {"brightness_contrast": ("brightness", "contrast"), "blur": ("blur_sigma",),
         "noise": ("noise_sigma",), "jpeg": ("jpeg_quality",)}
 """The drawn values each component records when it is applied."""
 
 
-@perturbation("noise", NoiseParams, sample_noise)
+@perturbation("noise", NoiseParams, sample_noise, strength=noise_at)
 def noise(image: Image.Image, params: NoiseParams, drawn: Mapping[str, Any]) -> Perturbed:
     """Blur, sensor noise, JPEG re-encoding and a brightness/contrast change (no warp)."""
     cv2 = require("cv2", "noise")

@@ -15,6 +15,8 @@ JPEG compression, a photo of a screen, ...). It samples, then applies (albumenta
   displacement field) is drawn by ``apply`` from a generator rebuilt from a state ``sample``
   records (:func:`~hopvista.augment._params.generator_state`), as albumentations' ``ISONoise``
   records a seed;
+- ``strength(s) -> params`` (optional) — the parameters at strength ``s`` in [0, 1], so
+  that perturbations can be swept on one scale (:meth:`Perturbation.at_strength`);
 - ``apply(image, params, drawn) -> Perturbed`` — deterministic, with no generator of its own:
   a *new* PIL image, the record of what it used (what a variant stores as ``drawn``: the exact
   angle, the JPEG quality, ...) and, if it moves pixels, a ``warp`` mapping input points to
@@ -81,6 +83,11 @@ Sample = Callable[[np.random.Generator, Size, P], dict[str, Any]]
 Apply = Callable[[Image.Image, P, Mapping[str, Any]], Perturbed]
 """``apply(image, params, drawn) -> Perturbed``: deterministic, no generator."""
 
+Strength = Callable[[float], dict[str, Any]]
+"""``strength(s) -> params``: a perturbation's parameters at strength ``s`` in [0, 1] (0 barely
+perturbs, 1 is the strongest the scale reaches), so perturbations can be compared and swept
+(``scripts/ocr_by_strength.py``)."""
+
 
 def draws_nothing(rng: np.random.Generator, size: Size, params: BaseModel) -> dict[str, Any]:
     """The ``sample`` of a perturbation that draws nothing (its parameters decide it all)."""
@@ -105,6 +112,17 @@ class Perturbation(Generic[P]):
     parameters: type[P]
     apply: Apply[P]
     sample: Sample[P] = draws_nothing
+    strength: Strength | None = None
+
+    def at_strength(self, strength: float) -> P | None:
+        """The parameters at ``strength`` (0: barely perturbed, 1: the strongest its
+        ``strength`` scale reaches), or ``None`` for a perturbation without one; a
+        ``ValueError`` for a strength outside [0, 1]."""
+        if not 0.0 <= strength <= 1.0:
+            raise ValueError(f"perturbation {self.name!r}: strength {strength} is not in [0, 1]")
+        if self.strength is None:
+            return None
+        return self.parse(self.strength(strength))
 
     @property
     def origin(self) -> str:
@@ -208,7 +226,8 @@ PERTURBATIONS: Registry[Perturbation[Any]] = Registry("perturbation", "perturbat
 
 
 def perturbation(name: str, parameters: type[P], sample: Sample[P] | None = None, *,
-                 description: str | None = None) -> Callable[[Apply[P]], Apply[P]]:
+                 description: str | None = None,
+                 strength: Strength | None = None) -> Callable[[Apply[P]], Apply[P]]:
     """Decorator registering ``apply`` as the perturbation ``name``, whose random values
     ``sample`` draws (none when omitted)::
 
@@ -222,12 +241,13 @@ def perturbation(name: str, parameters: type[P], sample: Sample[P] | None = None
         def blur(image, params, drawn):
             return Perturbed(image.filter(GaussianBlur(drawn["radius"])), dict(drawn))
 
-    ``description`` defaults to the first line of the function's docstring.
+    ``description`` defaults to the first line of the function's docstring; ``strength``
+    maps a strength in [0, 1] to parameters (:data:`Strength`).
     """
     def register(apply: Apply[P]) -> Apply[P]:
         text = description or (apply.__doc__ or "").strip().split("\n")[0]
         PERTURBATIONS.register(name, Perturbation(name, text, parameters, apply,
-                                                  sample or draws_nothing))
+                                                  sample or draws_nothing, strength))
         return apply
 
     return register

@@ -164,6 +164,29 @@ def moire(array: np.ndarray, amplitude: float, period: float, angle: float,
     return result
 
 
+def camera_at(strength: float) -> dict[str, Any]:
+    """What both photos take at ``strength`` (0–1): corners moved by 0.1 × s of the shorter
+    side, rotation within ±10 × s degrees, lighting gradient 0.4 × s, blur σ 2 × s px, noise
+    σ 20 × s grey levels, JPEG quality round(95 − 80 × s)."""
+    s = float(strength)
+    return {"tilt": (round(0.1 * s, 4),) * 2, "rotation": (round(-10 * s, 3), round(10 * s, 3)),
+            "lighting": (round(0.4 * s, 4),) * 2, "blur_sigma": (round(2 * s, 3),) * 2,
+            "noise_sigma": (round(20 * s, 3),) * 2, "jpeg_quality": (round(95 - 80 * s),) * 2}
+
+
+def screen_at(strength: float) -> dict[str, Any]:
+    """``photo-screen`` at ``strength`` (0–1): :func:`camera_at` and moiré 0.3 × s deep."""
+    return camera_at(strength) | {"moire_amplitude": (round(0.3 * float(strength), 4),) * 2}
+
+
+def paper_at(strength: float) -> dict[str, Any]:
+    """``photo-paper`` at ``strength`` (0–1): :func:`camera_at`, a shadow 0.8 × s dark and ink
+    bleed 0.2 + 0.8 × s."""
+    s = float(strength)
+    return camera_at(s) | {"shadow_opacity": (round(0.8 * s, 4),) * 2,
+                           "ink_bleed": (round(0.2 + 0.8 * s, 3),) * 2}
+
+
 def sample_screen(rng: np.random.Generator, size: Size,
                   params: ScreenParams) -> dict[str, Any]:
     """Pose, bezel, moiré, lighting, blur, noise and JPEG, in that order."""
@@ -177,7 +200,7 @@ def sample_screen(rng: np.random.Generator, size: Size,
     return {**pose, **screen, **look, "noise_state": generator_state(rng)}
 
 
-@perturbation("photo-screen", ScreenParams, sample_screen)
+@perturbation("photo-screen", ScreenParams, sample_screen, strength=screen_at)
 def photo_screen(image: Image.Image, params: ScreenParams,
                  drawn: Mapping[str, Any]) -> Perturbed:
     """A phone photo of the table on a screen: tilt, bezel, moiré, lighting, blur, noise, JPEG."""
@@ -241,7 +264,7 @@ def sample_paper(rng: np.random.Generator, size: Size,
     return {**pose, **sheet, **look, "noise_state": generator_state(rng)}
 
 
-@perturbation("photo-paper", PaperParams, sample_paper)
+@perturbation("photo-paper", PaperParams, sample_paper, strength=paper_at)
 def photo_paper(image: Image.Image, params: PaperParams,
                 drawn: Mapping[str, Any]) -> Perturbed:
     """A phone photo of the table printed on paper: augraphy ink and paper, tilt, desk, soft

@@ -542,12 +542,19 @@ def screenshot(base: Base, streams: Streams, params: ScreenshotParams) -> Plan:
                 page=setting | {"max_height_px": high})
 
 
+CAMERA_STRENGTH = 0.4
+"""The strength of the camera's effects a ``photo`` variant adds by default."""
+
+
 class PhotoParams(Params):
     """``photo``: what was photographed (``screen``, ``paper`` or ``any``) and the
     perturbation's own parameters."""
 
     surface: str = Field("any", pattern="^(any|screen|paper)$")
     perturbation: dict[str, Any] = Field(default_factory=dict)
+    effects: float = Field(CAMERA_STRENGTH, ge=0.0, le=1.0, description=(
+        "Strength of the camera's effects after the photo (glare, uneven light, defocus, "
+        "motion blur, JPEG artefacts: the 'camera' perturbation); 0 leaves them out."))
 
     @model_validator(mode="after")
     def _known(self) -> PhotoParams:
@@ -565,7 +572,10 @@ def photo(base: Base, streams: Streams, params: PhotoParams) -> Plan:
     """A phone photo of the table and chart, on a screen or on paper."""
     surface = params.surface if params.surface != "any" else \
         streams.choose(("screen", "paper"), "photo.surface")
-    step = ((f"photo-{surface}", dict(params.perturbation)),)
+    step: tuple[tuple[str, dict[str, Any]], ...] = ((f"photo-{surface}",
+                                                      dict(params.perturbation)),)
+    if params.effects > 0:
+        step += (("camera", {"strength": params.effects}),)
     return Plan(base.grid, plain(base.grid), base_style(base, streams), {"surface": surface},
                 table_perturbations=step, chart_perturbations=step)
 

@@ -28,7 +28,12 @@ def sample_rescale(rng: np.random.Generator, size: Size,
     return {"factor": uniform(rng, params.factor, 4)}
 
 
-@perturbation("rescale", RescaleParams, sample_rescale)
+def rescale_at(strength: float) -> dict[str, Any]:
+    """The parameters at ``strength`` (0–1): the image shrunk by the factor 1 − 0.75 × s."""
+    return {"factor": (round(1 - 0.75 * float(strength), 4),) * 2}
+
+
+@perturbation("rescale", RescaleParams, sample_rescale, strength=rescale_at)
 def rescale(image: Image.Image, params: RescaleParams, drawn: Mapping[str, Any]) -> Perturbed:
     """Resize by a drawn factor; the warp scales points by the exact size ratio."""
     factor = float(drawn["factor"])

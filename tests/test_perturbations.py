@@ -22,7 +22,7 @@ from hopvista.augment import PERTURBATIONS, Perturbation, warp_box
 from hopvista.augment._deps import require
 from hopvista.errors import UserError
 
-MOVES = {"noise": False, "rescale": True, "elastic": True, "photo-screen": True,
+MOVES = {"camera": False, "noise": False, "rescale": True, "elastic": True, "photo-screen": True,
          "photo-paper": True}
 """Every built-in perturbation, and whether it moves pixels (returns a warp)."""
 

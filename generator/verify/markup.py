@@ -18,7 +18,7 @@ from typing import Any
 
 from hopvista.augment import chart_markup
 from hopvista.augment import markup as table_markup
-from hopvista.augment.recipes import Skip, base_of_item
+from hopvista.augment.recipes import Skip, base_of_item, base_style
 from hopvista.markup_tasks.subtasks import MARKUP_TASKS, TaskTable, WordingError
 from hopvista.program.marks import ProgramError, execute, grid_and_marks
 from hopvista.rng import Streams
@@ -238,10 +238,12 @@ def _chosen(base: Any, seed: int, modality: str) -> dict[str, Any]:
         points = chart_markup.choose_points(made, shared)
         style = chart_markup.shared_chart_style(made, shared)
         return {"modality": "chart", **points,
-                "look": chart_markup.look(shared, str(style["kind"]))}
+                "look": chart_markup.look(shared, str(style["kind"]),
+                                          chart_markup.marked_colours(made, style, points))}
 
     shared = Streams(seed, base.base_id, table_markup.GROUP)
-    return {**table_markup.choose_cells(made, shared), "look": table_markup.look(shared)}
+    return {**table_markup.choose_cells(made, shared),
+            "look": table_markup.look(shared, base_style(made, shared))}
 
 
 def _first_difference(said: Any, meant: Any, where: str) -> tuple[str, str, str] | None:
