@@ -23,7 +23,7 @@ import math
 import os
 import re
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -427,6 +427,42 @@ def load_json(path: Path) -> Any:
         _JSON_CACHE.clear()
         _JSON_CACHE[key] = parse_json(read_lenient(path))
     return _JSON_CACHE[key]
+
+
+def json_file_problem(path: Path, shape: type, expected: str) -> str | None:
+    """Why the file ``path`` is not a JSON file whose content is a ``shape`` (``list`` or
+    ``dict``), ``expected`` naming it in the message (``None`` when it is)."""
+    if not is_regular(path):
+        return "not a regular file"
+    try:
+        content = load_json(path)
+    except (OSError, ValueError) as exc:
+        return one_line(exc)
+    if not isinstance(content, shape):
+        return f"expected {expected}, found {found(content)}"
+    return None
+
+
+SNIFF_LINES = 5
+"""How many non-blank lines of a JSON Lines file detection reads before it gives up."""
+
+
+def sniff_lines(path: Path, line_problem: Callable[[str], str | None]) -> list[str] | None:
+    """``None`` when one of the first :data:`SNIFF_LINES` non-blank lines of ``path`` has no
+    ``line_problem`` (a broken first line does not hide the format), else the problems of
+    those lines (``line N: …``; empty for an empty file). ``OSError`` / ``ValueError`` when
+    the file cannot be read."""
+    problems: list[str] = []
+    for line in lines(path):
+        if line.text is not None and not line.text.strip():
+            continue
+        problem = line.problem or line_problem(line.text or "")
+        if problem is None:
+            return None
+        problems.append(f"line {line.number}: {problem}")
+        if len(problems) >= SNIFF_LINES:
+            break
+    return problems
 
 
 def found(value: Any) -> str:

@@ -44,7 +44,7 @@ from hopvista.sources.imports.common import (
     RecordError,
     check_values,
     found,
-    is_regular,
+    json_file_problem,
     load_json,
     make_item,
     one_line,
@@ -88,15 +88,7 @@ def _files(path: Path) -> list[Path]:
 
 def _file_problem(path: Path) -> str | None:
     """Why the file ``path`` is not a JSON list (``None`` when it is)."""
-    if not is_regular(path):
-        return "not a regular file"
-    try:
-        content = load_json(path)
-    except (OSError, ValueError) as exc:
-        return one_line(exc)
-    if not isinstance(content, list):
-        return f"expected a list of records, found {found(content)}"
-    return None
+    return json_file_problem(path, list, "a list of records")
 
 
 def _content_problem(path: Path) -> str | None:

@@ -60,6 +60,7 @@ from hopvista.sources.imports.common import (
     parse_json,
     read_lenient,
     relative,
+    sniff_lines,
     typed_answer,
 )
 from hopvista.sources.imports.protect import answer_cells, merge, named_columns, named_rows
@@ -74,7 +75,6 @@ SAMPLE_KEYS = ("table_id", "question", "answer")
 KEPT = ("id", "table_id", "table_source", "sentence_id", "sub_sentence_id", "sub_sentence",
         "question", "answer", "aggregation", "answer_formulas", "reference_cells_map",
         "linked_cells")
-SNIFF_LINES = 5
 _COORDS = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
 
 
@@ -112,19 +112,12 @@ def _sample_problem(text: str) -> str | None:
 def _sniff(path: Path) -> str | None:
     """``None`` when one of the first non-blank lines of ``path`` is a HiTab sample, else what
     the first of them is."""
-    problems: list[str] = []
     try:
-        for line in lines(path):
-            if line.text is not None and not line.text.strip():
-                continue
-            problem = line.problem or _sample_problem(line.text or "")
-            if problem is None:
-                return None
-            problems.append(f"line {line.number}: {problem}")
-            if len(problems) >= SNIFF_LINES:
-                break
+        problems = sniff_lines(path, _sample_problem)
     except (OSError, ValueError) as exc:
         return one_line(exc)
+    if problems is None:
+        return None
     if not problems:
         return "no sample (the file is empty)"
     return f"no HiTab sample in the first {len(problems)} non-blank line(s) ({problems[0]})"

@@ -45,6 +45,7 @@ from hopvista.sources.imports.common import (
     parse_json,
     plain_number,
     relative,
+    sniff_lines,
     typed_answer,
 )
 from hopvista.sources.imports.html import plain_text
@@ -62,8 +63,6 @@ TABLE_FORMS = ("rows", "html", "markdown", "csv")
 TABLE_KEYS = (*TABLE_FORMS, "header", "caption")
 RECORD_KEYS = ("id", "question", "answer", "answer_type", "table", "text", "caption")
 ANSWER_TYPES = ("number", "text", "list", "boolean")
-SNIFF_LINES = 5
-"""How many non-blank lines :func:`detect` looks at."""
 
 
 def _files(path: Path) -> list[Path]:
@@ -89,19 +88,12 @@ def _sniff(path: Path) -> str | None:
     """``None`` when one of the first non-blank lines of ``path`` is an object with a question
     and a table (a broken first line does not hide the format), else what the first of them
     is."""
-    problems: list[str] = []
     try:
-        for line in lines(path):
-            if line.text is not None and not line.text.strip():
-                continue
-            problem = line.problem or _line_problem(line.text or "")
-            if problem is None:
-                return None
-            problems.append(f"line {line.number}: {problem}")
-            if len(problems) >= SNIFF_LINES:
-                break
+        problems = sniff_lines(path, _line_problem)
     except (OSError, ValueError) as exc:
         return one_line(exc)
+    if problems is None:
+        return None
     if not problems:
         return "no record (the file is empty)"
     return (f"no record with a question and a table in the first {len(problems)} non-blank "

@@ -32,8 +32,7 @@ from hopvista.sources.imports.common import (
     RecordError,
     check_values,
     file_in,
-    found,
-    is_regular,
+    json_file_problem,
     load_json,
     make_item,
     one_line,
@@ -68,15 +67,7 @@ def _statement_files(path: Path) -> list[Path]:
 
 def _file_problem(path: Path) -> str | None:
     """Why the file ``path`` is not a JSON object (``None`` when it is)."""
-    if not is_regular(path):
-        return "not a regular file"
-    try:
-        content = load_json(path)
-    except (OSError, ValueError) as exc:
-        return one_line(exc)
-    if not isinstance(content, dict):
-        return f"expected {SHAPE}, found {found(content)}"
-    return None
+    return json_file_problem(path, dict, SHAPE)
 
 
 def _content_problem(path: Path) -> str | None:

@@ -35,8 +35,7 @@ from hopvista.sources.imports.common import (
     Ids,
     RecordError,
     check_values,
-    found,
-    is_regular,
+    json_file_problem,
     load_json,
     make_item,
     one_line,
@@ -63,15 +62,7 @@ def _files(path: Path) -> list[Path]:
 
 def _file_problem(path: Path) -> str | None:
     """Why the file ``path`` is not a JSON list (``None`` when it is)."""
-    if not is_regular(path):
-        return "not a regular file"
-    try:
-        content = load_json(path)
-    except (OSError, ValueError) as exc:
-        return one_line(exc)
-    if not isinstance(content, list):
-        return f"expected a list of documents, found {found(content)}"
-    return None
+    return json_file_problem(path, list, "a list of documents")
 
 
 def _content_problem(path: Path) -> str | None:
