@@ -67,6 +67,28 @@ class RecordError(ValueError):
     """A record that cannot be imported; the reader reports it as skipped with this text."""
 
 
+class TableCache:
+    """A release's tables, each read once by :meth:`load` (a table, or why it cannot be read,
+    which :meth:`get` raises as a :class:`RecordError` for every record that names it)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._read: dict[str, GridTable | str] = {}
+
+    def get(self, name: str) -> GridTable:
+        """The table ``name`` names (read on first use)."""
+        if name not in self._read:
+            self._read[name] = self.load(name)
+        table = self._read[name]
+        if isinstance(table, str):
+            raise RecordError(table)
+        return table
+
+    def load(self, name: str) -> GridTable | str:
+        """Read the table ``name`` names: the table, or why it cannot be read."""
+        raise NotImplementedError
+
+
 class Ids:
     """Base ids of one import: ``{format}-{record id}``, every character outside
     ``[A-Za-z0-9_-]`` replaced by ``-``, at most :data:`MAX_ID_CHARS` long (a longer one is cut

@@ -50,6 +50,7 @@ from hopvista.sources.imports.common import (
     MAX_PART_BYTES,
     Ids,
     RecordError,
+    TableCache,
     check_values,
     file_in,
     found,
@@ -259,22 +260,10 @@ def _spread(cells: list[list[str]], merged: list[MergedCell]) -> tuple[tuple[str
     return tuple(tuple(row) for row in cells)
 
 
-class _Tables:
-    """The release's tables, each read once (a table or why it cannot be read)."""
+class _Tables(TableCache):
+    """The release's tables, by ``table_id``."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._read: dict[str, GridTable | str] = {}
-
-    def get(self, table_id: str) -> GridTable:
-        if table_id not in self._read:
-            self._read[table_id] = self._load(table_id)
-        table = self._read[table_id]
-        if isinstance(table, str):
-            raise RecordError(table)
-        return table
-
-    def _load(self, table_id: str) -> GridTable | str:
+    def load(self, table_id: str) -> GridTable | str:
         if not table_id or Path(table_id).name != table_id:
             return f"table_id {excerpt(table_id)} is not a plain file name"
         name = f"{TABLES}/{table_id}.json"

@@ -31,6 +31,7 @@ from hopvista.sources.imports import IMPORTERS, Imported, Importer, Mismatch, Sk
 from hopvista.sources.imports.common import (
     Ids,
     RecordError,
+    TableCache,
     file_in,
     first_line,
     is_regular,
@@ -154,22 +155,10 @@ def detect(path: Path) -> bool:
     return diagnose(path) is None
 
 
-class _Tables:
-    """The release's tables, each read once."""
+class _Tables(TableCache):
+    """The release's tables, by a question's ``context`` (its table's path)."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._read: dict[str, GridTable | str] = {}
-
-    def get(self, context: str) -> GridTable:
-        if context not in self._read:
-            self._read[context] = self._load(context)
-        found = self._read[context]
-        if isinstance(found, str):
-            raise RecordError(found)
-        return found
-
-    def _load(self, context: str) -> GridTable | str:
+    def load(self, context: str) -> GridTable | str:
         name = context
         if Path(name).suffix in (".tsv", ".table", ".html"):
             name = str(Path(name).with_suffix(".csv"))
