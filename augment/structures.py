@@ -11,7 +11,7 @@ statements' programs; a build records them and ``gen verify`` computes them agai
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -184,12 +184,8 @@ def _across(grid: Grid, table: Table, groups: Sequence[ColumnGroup]) -> Layout:
     return Layout((Panel((*head, *body), len(head), grid.caption),))
 
 
-def _long_format(grid: Grid) -> Layout:
-    """One row per value cell: the row's labels (entity, period), its column's label and the
-    value, under the row labels' headers and :data:`MEASURE_HEADERS`. A label shown before
-    is a copy."""
-    labels = grid.label_cols
-    header = grid.rows[0]
+def _first_shown() -> Callable[[Cell], Shown]:
+    """A function showing a cell as its own, and as a copy once it has been shown."""
     seen: set[tuple[int, int]] = set()
 
     def show(cell: Cell) -> Shown:
@@ -197,6 +193,17 @@ def _long_format(grid: Grid) -> Layout:
         copy = at in seen
         seen.add(at)
         return _own(cell, copy=copy)
+
+    return show
+
+
+def _long_format(grid: Grid) -> Layout:
+    """One row per value cell: the row's labels (entity, period), its column's label and the
+    value, under the row labels' headers and :data:`MEASURE_HEADERS`. A label shown before
+    is a copy."""
+    labels = grid.label_cols
+    header = grid.rows[0]
+    show = _first_shown()
 
     top = [show(header[c]) for c in range(labels)]
     top += [Shown(text, GROUP, None, True) for text in MEASURE_HEADERS]
@@ -210,13 +217,7 @@ def _parts(grid: Grid, table: Table, parts: Sequence[TablePart]) -> Layout:
     part's columns for its rows. A cell shown before (a header, a join key) is a copy."""
     index = _column_index(table)
     labels = grid.label_cols
-    seen: set[tuple[int, int]] = set()
-
-    def show(cell: Cell) -> Shown:
-        at = (cell.row, cell.col)
-        copy = at in seen
-        seen.add(at)
-        return _own(cell, copy=copy)
+    show = _first_shown()
 
     panels = []
     for part in parts:
