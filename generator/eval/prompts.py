@@ -63,6 +63,7 @@ from hopvista.eval.cell_visuals import (
     kind_caption,
     table_markdown,
 )
+from hopvista.eval.structured_text import column_heading, structured_rows
 from hopvista.eval.table_text import DEFAULT_TABLE_FORMAT, table_text
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
@@ -323,7 +324,8 @@ def marked_images(item: Item, how: Setting) -> Setting:
 
 
 def table_json(item: Item) -> str | None:
-    """The item's table as JSON: one object per row, keyed by column heading (with unit)."""
+    """The item's table as JSON: one object per row, keyed by column heading (with unit); a
+    structured table as its structure shows it (:mod:`hopvista.eval.structured_text`)."""
     table = item.inputs.table
     if table is None:
         return None
@@ -334,11 +336,9 @@ def table_json(item: Item) -> str | None:
         else:
             rows = [header, *map(list, table.body_rows)]
         return json.dumps(rows, ensure_ascii=False, indent=1)
-    return json.dumps(_records(item, table), ensure_ascii=False, indent=1)
-
-
-def _heading(label: str, unit: str) -> str:
-    return f"{label} ({unit})" if unit else label
+    structured = structured_rows(item)
+    return json.dumps(_records(item, table) if structured is None else structured,
+                      ensure_ascii=False, indent=1)
 
 
 def _records(item: Item, table: Table) -> list[dict[str, str | int]]:
@@ -350,7 +350,7 @@ def _records(item: Item, table: Table) -> list[dict[str, str | int]]:
             record[table.period_label] = row.year
         for column in table.columns:
             if column.key in row.values:
-                record[_heading(column.label, column.unit)] = row.values[column.key]
+                record[column_heading(column.label, column.unit)] = row.values[column.key]
         records.append(record)
     return records
 
@@ -363,7 +363,7 @@ def chart_json(item: Item) -> str | None:
     if chart is None:
         return None
     names = {e.id: e.name for e in item.entities}
-    heading = _heading(chart.column.label, chart.column.unit)
+    heading = column_heading(chart.column.label, chart.column.unit)
     table = item.inputs.table
     entity_label = table.entity_label if isinstance(table, Table) else "Entity"
     period_label = (table.period_label if isinstance(table, Table) else None) or "Year"
