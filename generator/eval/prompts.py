@@ -29,7 +29,8 @@ image) whatever the setting (:func:`marked_images`). A prompt is a
 Jinja2 template per item kind: ``templates/prompts/KIND.j2`` unless the run names another
 file, rendered in :class:`hopvista.sandbox.PackEnvironment` (no code runs; work, time and size
 are bounded). It sees ``question`` (the item's own question, statements included),
-``names``, ``texts`` (``name``, ``text``), ``table_json``, ``chart_json`` (the chart's exact
+``names``, ``texts`` (``name``, ``text``), ``table_json`` (a table built with a structure as
+its image shows it: :mod:`hopvista.eval.structured_text`), ``chart_json`` (the chart's exact
 data, or in ``chart-derendered`` the table its reader read),
 ``table_markdown`` (an ``mmtable`` item's table as text, its picture cells filled as the
 setting says), ``table_text``, ``chart_text`` and ``table_format`` (the table, and the
