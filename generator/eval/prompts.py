@@ -29,7 +29,8 @@ image) whatever the setting (:func:`marked_images`). A prompt is a
 Jinja2 template per item kind: ``templates/prompts/KIND.j2`` unless the run names another
 file, rendered in :class:`hopvista.sandbox.PackEnvironment` (no code runs; work, time and size
 are bounded). It sees ``question`` (the item's own question, statements included),
-``names``, ``texts`` (``name``, ``text``), ``table_json``, ``chart_json`` (the chart's exact
+``names``, ``texts`` (``name``, ``text``), ``table_json`` (a table built with a structure as
+its image shows it: :mod:`hopvista.eval.structured_text`), ``chart_json`` (the chart's exact
 data, or in ``chart-derendered`` the table its reader read),
 ``table_markdown`` (an ``mmtable`` item's table as text, its picture cells filled as the
 setting says), ``table_text``, ``chart_text`` and ``table_format`` (the table, and the
@@ -63,6 +64,7 @@ from hopvista.eval.cell_visuals import (
     kind_caption,
     table_markdown,
 )
+from hopvista.eval.structured_text import column_heading, structured_rows
 from hopvista.eval.table_text import DEFAULT_TABLE_FORMAT, table_text
 from hopvista.model import Item
 from hopvista.model.dataset import Dataset
@@ -323,7 +325,8 @@ def marked_images(item: Item, how: Setting) -> Setting:
 
 
 def table_json(item: Item) -> str | None:
-    """The item's table as JSON: one object per row, keyed by column heading (with unit)."""
+    """The item's table as JSON: one object per row, keyed by column heading (with unit); a
+    structured table as its structure shows it (:mod:`hopvista.eval.structured_text`)."""
     table = item.inputs.table
     if table is None:
         return None
@@ -334,11 +337,9 @@ def table_json(item: Item) -> str | None:
         else:
             rows = [header, *map(list, table.body_rows)]
         return json.dumps(rows, ensure_ascii=False, indent=1)
-    return json.dumps(_records(item, table), ensure_ascii=False, indent=1)
-
-
-def _heading(label: str, unit: str) -> str:
-    return f"{label} ({unit})" if unit else label
+    structured = structured_rows(item)
+    return json.dumps(_records(item, table) if structured is None else structured,
+                      ensure_ascii=False, indent=1)
 
 
 def _records(item: Item, table: Table) -> list[dict[str, str | int]]:
@@ -350,7 +351,7 @@ def _records(item: Item, table: Table) -> list[dict[str, str | int]]:
             record[table.period_label] = row.year
         for column in table.columns:
             if column.key in row.values:
-                record[_heading(column.label, column.unit)] = row.values[column.key]
+                record[column_heading(column.label, column.unit)] = row.values[column.key]
         records.append(record)
     return records
 
@@ -363,7 +364,7 @@ def chart_json(item: Item) -> str | None:
     if chart is None:
         return None
     names = {e.id: e.name for e in item.entities}
-    heading = _heading(chart.column.label, chart.column.unit)
+    heading = column_heading(chart.column.label, chart.column.unit)
     table = item.inputs.table
     entity_label = table.entity_label if isinstance(table, Table) else "Entity"
     period_label = (table.period_label if isinstance(table, Table) else None) or "Year"
