@@ -39,15 +39,16 @@ GROUP = "group"
 logical cell of the table."""
 
 NOTE_FORMS = (
-    "{entity} reported {label} of {value}{unit} in {period}.",
-    "In {period}, {label} came to {value}{unit}.",
-    "{label} for {period}: {value}{unit}, as reported by {entity}.",
+    "{entity}: {label} of {value}{unit} for {period}.",
+    "For {period}, {label} was {value}{unit}.",
+    "{label} for {period}: {value}{unit} ({entity}).",
 )
 """The sentences a ``text-mixed`` table's notes state a value in (``{unit}`` is the column's
-unit after a space, or nothing)."""
+unit after a space, or nothing). They read right whatever the entities and the period axis
+are (companies and years, materials and temperatures)."""
 NOTE_FORMS_WITHOUT_PERIODS = (
-    "{entity} reported {label} of {value}{unit}.",
-    "{label} came to {value}{unit}.",
+    "{entity}: {label} of {value}{unit}.",
+    "{label} was {value}{unit}.",
 )
 """The sentences of notes in a table without a period axis."""
 NOTES_HEADER = "Notes"

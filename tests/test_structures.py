@@ -161,7 +161,7 @@ def test_any_domain_gets_text_mixed_long_and_multi_table_structures(
     assert column in read or not read  # a column the statements need
     row = noted["inputs"]["table"]["rows"][0]
     sentence = next(text for (r, _), text in texts.items() if r == 1)
-    assert names[row["entity"]] in sentence or "came to" in sentence
+    assert names[row["entity"]] in sentence or " was " in sentence
     assert row["values"][column] in sentence and "{" not in sentence
     long = by_type["long"]  # more rows than the pack's five entities, or one row per value
     assert len(long["entities"]) > 5 or long["inputs"]["table"]["structure"]["long_format"]
@@ -266,7 +266,7 @@ def test_recorded_boxes_show_header_levels_and_merged_cells() -> None:
     assert len(shots[3]["copies"]) == 2 * 4 + 2 * 3  # each row's labels, each column's label
     recorded = {(c["row"], c["col"]): c["text"] for c in shots[2]["cells"]}
     assert recorded[(0, 2)] == "Notes"
-    assert recorded[(3, 2)] == "In 2020, A came to 1 USD." == note_texts(noted, names)[(3, 2)]
+    assert recorded[(3, 2)] == "For 2020, A was 1 USD." == note_texts(noted, names)[(3, 2)]
 
     (income, cash), box = (g["box"] for g in shots[0]["groups"]), \
         {(c["row"], c["col"]): c["box"] for c in shots[0]["cells"]}
