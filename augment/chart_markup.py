@@ -31,7 +31,6 @@ from decimal import Decimal
 from typing import Any
 
 from hopvista.augment.contrast import STROKE_DELTA_E, least_delta_e
-from hopvista.augment.grid import plain
 from hopvista.augment.recipes import Base, Params, Plan, Skip, base_style, recipe
 from hopvista.model.statement import ValueCell
 from hopvista.program.executor import Context, Undecidable, decide, parse_number, picked_by
@@ -257,7 +256,7 @@ def _chart_markup_recipe(name: str, on: str | None) -> None:
                                           "width": drawn["width"]}}
         record = {"style": drawn["how"] if on is not None else None, "on": on,
                   "modality": "chart", **points, "look": drawn}
-        return Plan(base.grid, plain(base.grid), base_style(base, shared), {"markup": name},
+        return Plan(base.grid, base.shown(), base_style(base, shared), {"markup": name},
                     chart_style=style, markup=record)
 
     plan.__doc__ = ("The chart redrawn as it is (the chart markup control)." if on is None

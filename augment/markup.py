@@ -35,7 +35,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from hopvista.augment.contrast import FILL_DELTA_E, delta_e, over
-from hopvista.augment.grid import Grid, marked, plain
+from hopvista.augment.grid import Grid, marked
 from hopvista.augment.recipes import Base, Params, Plan, Skip, base_style, recipe
 from hopvista.model.inputs import Table
 from hopvista.program.executor import Context, Undecidable, decide
@@ -366,7 +366,7 @@ def _markup_recipe(name: str, style: str | None, on: str | None) -> None:
         cells = choose_cells(base, shared)
         table_style = base_style(base, shared)
         drawn = look(shared, table_style)
-        layout = plain(base.grid)
+        layout = base.shown()
         shown = drawn
         if style is not None and on is not None:
             at = cells[on]

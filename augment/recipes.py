@@ -31,7 +31,7 @@ group ``hopvista.variants``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -51,11 +51,20 @@ from hopvista.augment.grid import (
     split_columns,
     split_rows,
     transposed,
+    wrap_columns,
+    wrap_rows,
 )
 from hopvista.augment.perturbation import PERTURBATIONS, parse_params
+from hopvista.augment.structures import (
+    laid_out,
+    note_texts,
+    reshapes,
+    shown_grid,
+)
 from hopvista.errors import UserError
 from hopvista.model import Item
 from hopvista.model.inputs import GridTable, Table
+from hopvista.model.structure import TableStructure
 from hopvista.program.cells import ORDER, PLACE, layout_dependence, read_columns
 from hopvista.program.executor import MISSING_TOKENS
 from hopvista.registry import Registry
@@ -79,7 +88,9 @@ class Base:
     """What a variant is made from. ``protected`` maps logical cells to why no variant may hide
     them; ``chart_png`` is the base's chart image (a hopvista base's, or an imported release's
     whose charts exist only as images) and ``chart_render`` how it was drawn; ``table_style``
-    the base's own table style, if it has one."""
+    the base's own table style, if it has one. ``grid`` holds each logical cell's text as the
+    base shows it and ``layout`` how the base shows its table (a generated table's structure:
+    :func:`hopvista.augment.structures.structured_layout`); without one, the plain grid."""
 
     item: Item
     grid: Grid
@@ -88,6 +99,28 @@ class Base:
     chart_png: bytes | None = None
     min_rank_gap: float | None = None
     chart_render: Mapping[str, Any] = field(default_factory=dict)
+    layout: Layout | None = None
+
+    def shown(self) -> Layout:
+        """The layout the base's table is shown in: a variant that shows the table as it is
+        shows this."""
+        return self.layout if self.layout is not None else plain(self.grid)
+
+    def structure(self) -> TableStructure | None:
+        """The structure of the base's table when it is shown other than as one plain grid
+        (:func:`hopvista.augment.structures.reshapes`), else ``None``."""
+        table = self.item.inputs.table
+        if isinstance(table, Table) and reshapes(table):
+            return table.structure
+        return None
+
+    def lay_out(self, grid: Grid) -> Layout:
+        """``grid`` (the base's, its rows reordered or cells blanked) shown as the base shows
+        its table: in its structure, or as one plain grid."""
+        table = self.item.inputs.table
+        if isinstance(table, Table) and reshapes(table):
+            return laid_out(grid, table)
+        return plain(grid)
 
 
 @dataclass(frozen=True)
@@ -258,7 +291,7 @@ def picture_style(base: Base, streams: Streams, family: str | None) -> dict[str,
 def _style_recipe(family: str) -> MakePlan[Params]:
     def plan(base: Base, streams: Streams, params: Params) -> Plan:
         style = picture_style(base, streams, family)
-        return Plan(base.grid, plain(base.grid), style, {"theme": style["theme"]},
+        return Plan(base.grid, base.shown(), style, {"theme": style["theme"]},
                     chart_style=chart_style(base, streams),
                     chart_perturbations=() if base.item.inputs.chart is not None else RESIZED)
     plan.__doc__ = f"The table in a theme of the {family} family; the chart in another style."
@@ -293,7 +326,7 @@ def _check_perturbation(name: str, params: Mapping[str, Any]) -> None:
 def noise(base: Base, streams: Streams, params: NoiseParams) -> Plan:
     """Blur, sensor noise, JPEG and contrast on the table and chart images."""
     step = (("noise", dict(params.perturbation)),)
-    return Plan(base.grid, plain(base.grid), base_style(base, streams), {},
+    return Plan(base.grid, base.shown(), base_style(base, streams), {},
                 table_perturbations=step, chart_perturbations=step)
 
 
@@ -341,6 +374,9 @@ def structural(base: Base, streams: Streams, params: StructuralParams) -> Plan:
     if unknown:
         raise UserError(f"variant 'structural': ops: unknown {sorted(unknown)}; "
                         f"known: {list(STRUCTURAL_OPS)}")
+    structure = base.structure()
+    if structure is not None:
+        return _structure_kept(base, streams, params, structure.type)
     grid = base.grid
     fitting = [op for op in params.ops if _structural_ok(op, base, params)]
     named = layout_named(base.item)
@@ -381,6 +417,42 @@ def structural(base: Base, streams: Streams, params: StructuralParams) -> Plan:
     return Plan(grid, layout, base_style(base, streams), drawn,
                 table_perturbations=(("elastic", {}),) if warp else (),
                 chart_perturbations=RESIZED)
+
+
+KEEP_STRUCTURE = ("row-order",)
+"""The structural changes a table shown in a structure of its own (header levels, merged cells,
+related tables, long format) is given: they keep that structure. Transposing, pivoting,
+merging or reordering columns would undo it."""
+
+
+def _structure_kept(base: Base, streams: Streams, params: StructuralParams,
+                    structure: str) -> Plan:
+    """``structural`` of a base whose table has a structure of its own: its rows in another
+    order (whole entities moved together) and its related tables in another order, shown in
+    that structure."""
+    if not [op for op in params.ops if op in KEEP_STRUCTURE
+            and _structural_ok(op, base, params)]:
+        raise Skip(f"no structural change asked for keeps the table's {structure} structure "
+                   f"(only {', '.join(KEEP_STRUCTURE)} does, on a table of several rows)")
+    order = _row_order(base.grid, streams)
+    layout = base.lay_out(order_rows(base.grid, order))
+    drawn: dict[str, Any] = {"ops": list(KEEP_STRUCTURE), "row_order": order,
+                             "structure": structure}
+    if len(layout.panels) > 1:
+        tables = _panel_order(len(layout.panels), streams)
+        layout = replace(layout, panels=tuple(layout.panels[i] for i in tables))
+        drawn["table_order"] = tables
+    warp = streams.uniform("structural.elastic") < params.elastic
+    drawn |= {"elastic": warp, "layout": layout_json(layout)}
+    return Plan(base.grid, layout, base_style(base, streams), drawn,
+                table_perturbations=(("elastic", {}),) if warp else (),
+                chart_perturbations=RESIZED)
+
+
+def _panel_order(count: int, streams: Streams) -> list[int]:
+    """A new order of ``count`` related tables (never the one they had)."""
+    order = [int(i) for i in streams.stream("structural.tables").permutation(count)]
+    return order[1:] + order[:1] if order == sorted(order) else order
 
 
 def _structural_ok(op: str, base: Base, params: StructuralParams) -> bool:
@@ -447,10 +519,34 @@ def partial(base: Base, streams: Streams, params: PartialParams) -> Plan:
     if not cuts:
         raise Skip("the table is too small to split")
     cut = streams.choose(cuts, "partial.cut")
-    layout = split_rows(grid, parts) if cut == "rows" else split_columns(grid, parts)
+    structure = base.structure()
+    if structure is None:
+        layout = split_rows(grid, parts) if cut == "rows" else split_columns(grid, parts)
+    else:
+        cut, layout = _structured_panels(base, structure, cut, cuts, parts)
     return Plan(grid, layout, base_style(base, streams),
                 {"cut": cut, "panels": len(layout.panels), "layout": layout_json(layout)},
                 chart_perturbations=RESIZED)
+
+
+def _structured_panels(base: Base, structure: TableStructure, cut: str, cuts: list[str],
+                       parts: int) -> tuple[str, Layout]:
+    """The base's structured layout cut into ``parts`` panels (``cut`` first, then the other
+    of ``cuts``), each repeating the header levels (rows) or the row labels (columns), cut
+    only where no spanning cell is split; ``Skip`` when no cut keeps the structure, or the
+    table is shown as related tables already."""
+    if structure.tables:
+        raise Skip(f"the table is shown as {len(structure.tables)} related tables already "
+                   "(multi-table)")
+    for tried in [cut, *(c for c in cuts if c != cut)]:
+        if tried == "rows":
+            wrapped = wrap_rows(base.shown(), parts)
+        else:
+            wrapped = wrap_columns(base.shown(), parts)
+        if wrapped is not None:
+            return tried, replace(wrapped, arrange="stack" if tried == "rows" else "side")
+    raise Skip(f"no cut into panels keeps the table's {structure.type} structure (each would "
+               "split a spanning cell)")
 
 
 class MissingParams(Params):
@@ -474,8 +570,10 @@ class MissingParams(Params):
 def missing(base: Base, streams: Streams, params: MissingParams) -> Plan:
     """Value cells no answer depends on shown blank or as N/A."""
     grid = base.grid
+    stated = _noted_cells(base.item)
     free = [(c.row, c.col) for row in grid.body for c in row[grid.label_cols:]
-            if (c.row, c.col) not in base.protected and c.text.strip()]
+            if (c.row, c.col) not in base.protected and (c.row, c.col) not in stated
+            and c.text.strip()]
     if not free:
         raise Skip("every value cell is protected")
     low, high = sorted(params.share)
@@ -485,9 +583,18 @@ def missing(base: Base, streams: Streams, params: MissingParams) -> Plan:
     cells = tuple(sorted(free[int(i)] for i in picked))
     token = streams.choose(params.tokens, "missing.token") if params.tokens else ""
     shown = blank(grid, cells, token)
-    return Plan(shown, plain(shown), base_style(base, streams),
+    return Plan(shown, base.lay_out(shown), base_style(base, streams),
                 {"cells": [list(c) for c in cells], "token": token},
                 chart_perturbations=RESIZED, blanked=cells, token=token)
+
+
+def _noted_cells(item: Item) -> set[tuple[int, int]]:
+    """The logical cells a ``text-mixed`` table states in sentences (its notes column): a
+    variant shows each sentence whole, never blanked."""
+    table = item.inputs.table
+    if not isinstance(table, Table):
+        return set()
+    return set(note_texts(table, {e.id: e.name for e in item.entities}))
 
 
 # -- vision only -----------------------------------------------------------------------------
@@ -537,7 +644,7 @@ def screenshot(base: Base, streams: Streams, params: ScreenshotParams) -> Plan:
     height = streams.integer("screenshot.height", low, high)
     setting = {"template": page, "width_px": width, "height_px": height, "zoom": zoom,
                "title": title}
-    return Plan(base.grid, plain(base.grid), picture_style(base, streams, None),
+    return Plan(base.grid, base.shown(), picture_style(base, streams, None),
                 dict(setting),
                 page=setting | {"max_height_px": high})
 
@@ -576,7 +683,7 @@ def photo(base: Base, streams: Streams, params: PhotoParams) -> Plan:
                                                       dict(params.perturbation)),)
     if params.effects > 0:
         step += (("camera", {"strength": params.effects}),)
-    return Plan(base.grid, plain(base.grid), base_style(base, streams), {"surface": surface},
+    return Plan(base.grid, base.shown(), base_style(base, streams), {"surface": surface},
                 table_perturbations=step, chart_perturbations=step)
 
 
@@ -630,7 +737,10 @@ def base_of_item(item: Item, root: Path | None = None) -> Base:
     gap = decide.get("min_rank_gap")
     chart = item.image("chart")
     png = (root / chart.path).read_bytes() if chart is not None and root is not None else None
-    return Base(item, grid_of_table(item.inputs.table, names), protected_cells(item),
+    table = item.inputs.table
+    grid = shown_grid(table, names) if isinstance(table, Table) else grid_of_table(table, names)
+    return Base(item, grid, protected_cells(item),
                 table_style=item.variant.style.get("table") or None, chart_png=png,
                 chart_render=chart.render if chart is not None else {},
-                min_rank_gap=float(gap) if isinstance(gap, (int, float)) else None)
+                min_rank_gap=float(gap) if isinstance(gap, (int, float)) else None,
+                layout=laid_out(grid, table) if isinstance(table, Table) else None)

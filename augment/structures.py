@@ -62,12 +62,35 @@ information richness is 2, 3, 4 and 5."""
 
 def structured_layout(table: Table, names: Mapping[str, str]) -> Layout:
     """The layout showing ``table`` as its ``structure`` says (one plain table without one)."""
+    return laid_out(shown_grid(table, names), table)
+
+
+def shown_grid(table: Table, names: Mapping[str, str]) -> Grid:
+    """The logical grid of ``table`` with each cell's text as its image shows it: a
+    ``text-mixed`` table's noted column holds its sentences and is shown last."""
     grid = grid_of_table(table, names)
+    if table.structure is None or table.structure.notes is None:
+        return grid
+    return _with_notes(grid, table, names)
+
+
+def reshapes(table: Table) -> bool:
+    """Whether ``table``'s structure shows it other than as one plain grid (header levels,
+    merged cells, related tables, long format); a ``text-mixed`` table's notes column does
+    not (:func:`shown_grid`)."""
     structure = table.structure
-    if structure is None:
+    return structure is not None and structure.notes is None and bool(
+        structure.long_format or structure.tables or structure.periods_across
+        or structure.groups or structure.merged_entities)
+
+
+def laid_out(grid: Grid, table: Table) -> Layout:
+    """``grid`` (``table``'s shown grid, its body rows in any order that keeps each entity's
+    rows together and its cells' texts as a variant shows them) laid out as ``table``'s
+    structure says."""
+    structure = table.structure
+    if structure is None or not reshapes(table):
         return plain(grid)
-    if structure.notes is not None:
-        return plain(_with_notes(grid, table, names))
     if structure.long_format:
         return _long_format(grid)
     if structure.tables:
@@ -224,9 +247,10 @@ def _parts(grid: Grid, table: Table, parts: Sequence[TablePart]) -> Layout:
     for part in parts:
         columns = list(range(labels)) + [index[key] for key in part.columns]
         rows = [tuple(show(grid.rows[0][c]) for c in columns)]
-        for r, logical in enumerate(table.rows, start=1):
+        for row in grid.body:
+            logical = table.rows[row[0].row - 1]
             if logical.entity in part.entities and logical.year in part.years:
-                rows.append(tuple(show(grid.rows[r][c]) for c in columns))
+                rows.append(tuple(show(row[c]) for c in columns))
         caption = part.title if grid.caption is None else f"{part.title} ({grid.caption})"
         panels.append(Panel(tuple(rows), 1, caption))
     return Layout(tuple(panels))

@@ -116,12 +116,12 @@ def _table_cells(item: Item) -> dict[tuple[int, int], str]:
 
 
 def _shown_cells(item: Item) -> dict[tuple[int, int], str]:
-    """What the item's table image shows in each logical cell: a base item built with
-    ``--structure text-mixed`` states one column in sentences; a variant shows the logical
-    cells as its recipe lays them out."""
+    """What the item's table image shows in each logical cell: a table built with
+    ``--structure text-mixed`` states one column in sentences, in the base and in every
+    variant of it."""
     cells = _table_cells(item)
     table = item.inputs.table
-    if item.variant.name != BASE_VARIANT or not isinstance(table, Table):
+    if not isinstance(table, Table):
         return cells
     return cells | note_texts(table, {e.id: e.name for e in item.entities})
 
