@@ -41,10 +41,10 @@ def column_heading(label: str, unit: str) -> str:
 
 def structured_rows(item: Item) -> list[Record] | dict[str, list[Record]] | None:
     """The item's table as its structure shows it (the module's docstring), ready for JSON;
-    ``None`` when the table is shown as one flat grid, as a variant ``gen augment`` made shows
-    it (its recipe lays out the logical table, whatever the base's structure)."""
+    ``None`` when the table is shown as one flat grid. A variant ``gen augment`` made of a
+    structured base shows the base's structure too (docs/augment.md, "Structured bases")."""
     table = item.inputs.table
-    if not isinstance(table, Table) or table.structure is None or item.variant.recipe:
+    if not isinstance(table, Table) or table.structure is None:
         return None
     structure = table.structure
     names = {e.id: e.name for e in item.entities}
