@@ -1,7 +1,9 @@
-"""Markup colours stand out from what they mark: a table highlight from every background its
-cell may have in every table theme, a chart emphasis stroke from the marks it is drawn on
-(the crimson outline on a red bar is drawn in another colour, and the record says so);
-measured as CIEDE2000 colour differences, on the colours and on the pixels drawn."""
+"""Markup colours stand out from what they mark: every mark kind's paint (a highlight's or a
+shaded row's fill, the ink of an arrow, a ring, a hand-drawn loop or a column's box, over its
+halo) from every background it may be drawn on in every table theme, a chart emphasis stroke
+from the marks it is drawn on (the crimson outline on a red bar is drawn in another colour,
+and the record says so); measured as CIEDE2000 colour differences, on the colours and on the
+pixels drawn."""
 
 from __future__ import annotations
 
@@ -22,8 +24,9 @@ from hopvista.render.panels import layout_document
 from hopvista.render.table import TableRenderer, parse_style
 from hopvista.rng import Streams
 from hopvista.themes.charts import FCMR_PALETTE
-from hopvista.themes.tables import builtin_themes, sample_table_style
-from hopvista.themes.tables.policy import cell_backgrounds
+from hopvista.themes.marks import HALO, MARK_KINDS, MarkKind, ink_look, ordered_kinds
+from hopvista.themes.tables import builtin_themes, get_theme, sample_table_style
+from hopvista.themes.tables.policy import cell_backgrounds, heading_backgrounds
 from tests.test_render_chart import chart_for, style_for
 
 SHARMA = [  # Sharma, Wu and Dalal (2005), Table 1: pairs 1, 7, 12, 17, 25, 34
@@ -77,9 +80,89 @@ def test_a_highlight_stands_out_from_every_background_of_every_table_theme() -> 
 
 
 def _theme_and_accent(style: dict[str, str]) -> tuple[object, str]:
-    from hopvista.themes.tables import get_theme
-
     return get_theme(style["theme"]), style["accent"]
+
+
+def _grounds(kind: MarkKind, style: dict[str, str]) -> list[str]:
+    """What a mark of ``kind`` lies on: a body cell's backgrounds, a heading's too for a mark
+    that covers a row or column, and for an ink over a halo the halo over each of them."""
+    theme, accent = get_theme(style["theme"]), style["accent"]
+    grounds = list(cell_backgrounds(theme, accent))
+    if kind.scope != "cell":
+        grounds += heading_backgrounds(theme, accent)
+    if kind.paint == "ink" and kind.halo:
+        grounds += [over(HALO[0], ground, HALO[1]) for ground in grounds]
+    return grounds
+
+
+def _stands_out_by(kind: MarkKind, look: dict[str, object], style: dict[str, str]) -> float:
+    """How far the paint of a mark of ``kind`` drawn in ``look`` is, at least, from what it
+    lies on, less the threshold of its paint (negative: it hardly shows)."""
+    grounds = _grounds(kind, style)
+    if kind.paint == "fill":
+        opacity = min(float(str(look["opacity"])), kind.most_opacity)
+        return min(delta_e(over(str(look["colour"]), g, opacity), g) for g in grounds) \
+            - FILL_DELTA_E
+    ink = ink_look(look)["ink"]
+    return min(delta_e(ink, g) for g in grounds) - STROKE_DELTA_E
+
+
+@pytest.mark.parametrize("kind", [k for k in ordered_kinds() if k.paint != "text"],
+                         ids=lambda kind: kind.name)
+def test_every_mark_kind_stands_out_from_everything_it_is_drawn_on(kind: MarkKind) -> None:
+    replaced = 0
+    for style in _styles():
+        for streams in STREAMS[:6]:
+            drawn = table_markup.look(streams, style)
+            paint = table_markup.mark_paint(streams, kind, drawn, style)
+            assert _stands_out_by(kind, drawn | paint, style) >= 0, (style, drawn, paint)
+            assert paint == table_markup.mark_paint(streams, kind, drawn, style)  # seeded
+            if paint:
+                replaced += 1
+                key = "colour" if kind.paint == "fill" else "ink"
+                was = paint["replaced" if key == "colour" else "replaced_ink"]
+                assert was[key] == (drawn["colour"] if key == "colour"
+                                    else ink_look(drawn)["ink"]) != paint[key]
+                assert was["delta_e"] < was["least"]
+                assert _stands_out_by(kind, drawn, style) < 0
+            else:  # a paint that stands out is kept: the variant's bytes stay
+                assert _stands_out_by(kind, drawn, style) >= 0
+    if kind.name == "column":  # a box over a coloured header
+        assert replaced
+
+
+def test_marks_in_the_text_s_own_colour_are_the_underline_and_the_bold() -> None:
+    assert {k.name for k in ordered_kinds() if k.paint == "text"} <= {"underline", "bold"}
+    assert table_markup.mark_paint(STREAMS[0], MARK_KINDS.get("underline"),
+                                   table_markup.look(STREAMS[0]), {"theme": "dark",
+                                                                   "accent": "#4fc3f7"}) == {}
+
+
+def test_a_row_shaded_in_a_zebra_row_s_colour_is_shaded_in_another() -> None:
+    style = {"theme": "zebra", "accent": "#2e75b6"}
+    row = MARK_KINDS.get("row")
+    streams = next(s for s in STREAMS if table_markup.mark_paint(
+        s, row, table_markup.look(s, style), style))
+    drawn = table_markup.look(streams, style)
+    paint = table_markup.mark_paint(streams, row, drawn, style)
+    assert paint["replaced"]["colour"] == drawn["colour"] != paint["colour"]
+    assert paint["replaced"]["least"] == FILL_DELTA_E
+    assert _stands_out_by(row, drawn | paint, style) >= 0
+
+
+def test_a_column_box_on_a_coloured_header_is_drawn_in_another_ink() -> None:
+    style = {"theme": "coloured-header", "accent": "#7f6000"}
+    column = MARK_KINDS.get("column")
+    streams = next(s for s in STREAMS if table_markup.mark_paint(
+        s, column, table_markup.look(s, style), style))
+    drawn = table_markup.look(streams, style)
+    paint = table_markup.mark_paint(streams, column, drawn, style)
+    assert paint["replaced_ink"] == {"ink": ink_look(drawn)["ink"],
+                                     "delta_e": paint["replaced_ink"]["delta_e"],
+                                     "least": STROKE_DELTA_E}
+    assert delta_e(paint["ink"], "#7f6000") >= STROKE_DELTA_E
+    assert table_markup.mark_paint(streams, column, drawn, {"theme": "financial-report",
+                                                            "accent": "#7f6000"}) == {}
 
 
 def test_an_emphasis_stroke_stands_out_from_the_marks_it_is_drawn_on() -> None:
