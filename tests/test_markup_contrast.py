@@ -17,7 +17,13 @@ from PIL import Image
 
 from hopvista.augment import chart_markup
 from hopvista.augment import markup as table_markup
-from hopvista.augment.contrast import FILL_DELTA_E, STROKE_DELTA_E, ciede2000, delta_e, over
+from hopvista.augment.contrast import (
+    FILL_DELTA_E,
+    STROKE_DELTA_E,
+    ciede2000,
+    delta_e,
+        over,
+)
 from hopvista.augment.grid import ENTITY, HEAD, NUM, Cell, Grid, marked, plain
 from hopvista.render.chart import ChartRenderer
 from hopvista.render.panels import layout_document
@@ -225,8 +231,15 @@ def _ground_pixel(png: bytes, box: list[int]) -> str:
     return "#" + "".join(f"{v:02x}" for v in rgb[:3])
 
 
+@pytest.fixture(scope="module")
+def tables() -> Iterator[TableRenderer]:
+    with TableRenderer() as renderer:
+        yield renderer
+
+
 @pytest.mark.slow
-def test_a_highlight_drawn_in_every_table_theme_measures_as_chosen() -> None:
+def test_a_highlight_drawn_in_every_table_theme_measures_as_chosen(
+        tables: TableRenderer) -> None:
     grid = _tiny_grid()
     # pale blue drawn first, at a low opacity: on a blue zebra row it would all but vanish
     streams = next(s for s in (Streams(2, f"item-{n}", "markup") for n in range(400))
@@ -234,18 +247,51 @@ def test_a_highlight_drawn_in_every_table_theme_measures_as_chosen() -> None:
                    and s.uniform("markup.opacity") < 0.2)
     styles = [(theme, theme.accents[0]) for theme in builtin_themes()]
     styles += [(theme, "#2e75b6") for theme in builtin_themes() if theme.name == "zebra"]
-    with TableRenderer() as renderer:
-        for theme, accent in styles:
-            style = sample_table_style(Streams(1, "contrast"), theme.family) | {
-                "theme": theme.name, "accent": accent, "font": theme.fonts[0]}
-            look = table_markup.look(streams, style)
-            parsed = parse_style(style)
-            shots = [renderer.shoot(layout_document(marked(plain(grid), marks), parsed, look),
-                                    parsed, "panels")
-                     for marks in ({}, {(1, 1): "highlight"}, {(2, 1): "highlight"})]
-            (plain_png, layout), *highlighted = shots
-            boxes = {(c["row"], c["col"]): c["box"] for c in layout["cells"]}
-            for row, (png, _) in enumerate(highlighted, start=1):  # a plain and a striped row
-                before, after = (_ground_pixel(p, boxes[(row, 1)]) for p in (plain_png, png))
-                assert delta_e(before, after) >= FILL_DELTA_E - 0.5, \
-                    (theme.name, accent, look["colour"], before, after)
+    for theme, accent in styles:
+        style = sample_table_style(Streams(1, "contrast"), theme.family) | {
+            "theme": theme.name, "accent": accent, "font": theme.fonts[0]}
+        look = table_markup.look(streams, style)
+        parsed = parse_style(style)
+        shots = [tables.shoot(layout_document(marked(plain(grid), marks), parsed, look),
+                              parsed, "panels")
+                 for marks in ({}, {(1, 1): "highlight"}, {(2, 1): "highlight"})]
+        (plain_png, layout), *highlighted = shots
+        boxes = {(c["row"], c["col"]): c["box"] for c in layout["cells"]}
+        for row, (png, _) in enumerate(highlighted, start=1):  # a plain and a striped row
+            before, after = (_ground_pixel(p, boxes[(row, 1)]) for p in (plain_png, png))
+            assert delta_e(before, after) >= FILL_DELTA_E - 0.5, \
+                (theme.name, accent, look["colour"], before, after)
+
+
+def _hex(rgb: np.ndarray) -> str:
+    return "#" + "".join(f"{int(v):02x}" for v in rgb)
+
+
+@pytest.mark.slow
+def test_each_line_kind_s_ink_drawn_on_the_darkest_theme_measures_as_chosen(
+        tables: TableRenderer) -> None:
+    grid = _tiny_grid()
+    theme = get_theme("dark")  # the darkest built-in theme: cells #1e1e1e and #262626
+    style = sample_table_style(Streams(1, "contrast"), theme.family) | {
+        "theme": theme.name, "accent": theme.accents[0], "font": theme.fonts[0]}
+    parsed = parse_style(style)
+    streams = STREAMS[0]
+    drawn = table_markup.look(streams, style)
+    plain_png, layout = tables.shoot(layout_document(plain(grid), parsed, drawn),
+                                     parsed, "panels")
+    ground = _ground_pixel(plain_png, {(c["row"], c["col"]): c["box"]
+                                       for c in layout["cells"]}[(2, 1)])
+    for kind in (k for k in ordered_kinds() if k.paint == "ink"):
+        look = drawn | table_markup.mark_paint(streams, kind, drawn, style)
+        ink = ink_look(look)["ink"]
+        png, _ = tables.shoot(layout_document(marked(plain(grid), {(2, 1): kind.name}),
+                                              parsed, look), parsed, "panels")
+        before, after = (np.asarray(Image.open(io.BytesIO(p)).convert("RGB"))
+                         for p in (plain_png, png))
+        colours, counts = np.unique(after[(before != after).any(axis=2)], axis=0,
+                                    return_counts=True)
+        inked = [_hex(c) for c in colours if delta_e(_hex(c), ink) < 3]  # the line's own
+        assert sum(n for c, n in zip(colours, counts, strict=True)
+                   if _hex(c) in inked) >= 10, (kind.name, ink)
+        measured = min(delta_e(c, ground) for c in inked)
+        assert measured >= STROKE_DELTA_E - 1, (kind.name, ink, ground, measured)
