@@ -25,6 +25,7 @@ from hopvista.augment.contrast import (
         over,
 )
 from hopvista.augment.grid import ENTITY, HEAD, NUM, Cell, Grid, marked, plain
+from hopvista.markup_tasks.build import look as task_look
 from hopvista.render.chart import ChartRenderer
 from hopvista.render.panels import layout_document
 from hopvista.render.table import TableRenderer, parse_style
@@ -142,6 +143,13 @@ def test_marks_in_the_text_s_own_colour_are_the_underline_and_the_bold() -> None
     assert table_markup.mark_paint(STREAMS[0], MARK_KINDS.get("underline"),
                                    table_markup.look(STREAMS[0]), {"theme": "dark",
                                                                    "accent": "#4fc3f7"}) == {}
+
+
+def test_a_markup_task_s_shapes_stand_out_on_every_theme() -> None:
+    drawn = task_look(Streams(1, "T1-000000", "markup"))
+    for kind in (k for k in ordered_kinds() if k.paint == "ink" and k.scope == "cell"):
+        for style in _styles():
+            assert _stands_out_by(kind, drawn, style) >= 0, (kind.name, style)
 
 
 def test_a_row_shaded_in_a_zebra_row_s_colour_is_shaded_in_another() -> None:
