@@ -334,7 +334,7 @@ def coordinate(base: Base, cells: dict[str, Any]) -> dict[str, Any]:
 
 
 def look(streams: Streams, style: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The markup's look for one base (its seven variants share it); a highlight colour that
+    """The markup's look for one base (its variants share it); a highlight colour that
     stands out from every background a body cell of the table ``style`` may have
     (:func:`highlight_colour`)."""
     opacity = round(0.35 + 0.4 * streams.uniform("markup.opacity"), 2)
@@ -427,8 +427,8 @@ class MarkupParams(Params):
 
 def _markup_recipe(name: str, style: str | None, on: str | None) -> None:
     def plan(base: Base, streams: Streams, params: MarkupParams) -> Plan:
-        # Cells and look come from the base's own streams (variant "markup"), so the seven
-        # variants of a base mark the same cells in the same look.
+        # Cells and look come from the base's own streams (variant "markup"), so every
+        # variant of a base marks the same cells in the same look (a kind's paint apart).
         shared = Streams(streams.seed, streams.item_id, GROUP)
         cells = choose_cells(base, shared)
         table_style = base_style(base, shared)
