@@ -21,8 +21,9 @@ difference is seen at once."""
 
 STROKE_DELTA_E = 20.0
 """The least ΔE₀₀ between a stroke drawn around a chart mark (a bar's or wedge's outline, a
-ring, a marker's edge; 1.5–3.5 pt wide) and the mark's own colour: a thin line needs a larger
-difference to be seen against what it surrounds."""
+ring, a marker's edge; 1.5–3.5 pt wide) and the mark's own colour, and between a table mark's
+ink (an arrow, a ring, a hand-drawn loop, a column's box; 1.5–3.5 px wide) and everything it
+lies on: a thin line needs a larger difference to be seen against what it surrounds."""
 
 _WHITE = (0.95047, 1.0, 1.08883)
 """The D65 white point in XYZ, the reference of sRGB."""
@@ -104,3 +105,19 @@ def delta_e(first: str, second: str) -> float:
 def least_delta_e(colour: str, grounds: Iterable[str]) -> float:
     """The smallest ΔE₀₀ between ``colour`` and any of ``grounds`` (infinity for none)."""
     return min((delta_e(colour, ground) for ground in grounds), default=math.inf)
+
+
+def fill_delta_e(colour: str, opacity: float, grounds: Iterable[str]) -> float:
+    """The smallest ΔE₀₀ between any of ``grounds`` and ``colour`` laid over it at
+    ``opacity`` (infinity for none): how a fill stands out from the cell it fills."""
+    return min((delta_e(over(colour, ground, opacity), ground) for ground in grounds),
+               default=math.inf)
+
+
+def under_ink(grounds: Iterable[str], halo: tuple[str, float] | None) -> tuple[str, ...]:
+    """What a line's ink lies on: ``grounds`` and, with a ``halo`` (colour, opacity) drawn
+    under it, the halo laid over each of them."""
+    found = list(grounds)
+    if halo is not None:
+        found += [over(halo[0], ground, halo[1]) for ground in found]
+    return tuple(dict.fromkeys(found))

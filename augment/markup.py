@@ -24,25 +24,34 @@ reaches beyond its cell).
   same column nearest to it in value (or in position, for text).
 
 The look (highlight colour and opacity, underline weight, stroke of the bold) is drawn from the
-base's streams, the same for its seven variants.
+base's streams, the same for all its variants; a kind whose paint would hardly show on the
+table's theme is drawn in another colour or ink (:func:`mark_paint`), recorded in its
+variants' look.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from hopvista.augment.contrast import FILL_DELTA_E, delta_e, over
+from hopvista.augment.contrast import (
+    FILL_DELTA_E,
+    STROKE_DELTA_E,
+    fill_delta_e,
+    least_delta_e,
+    rgb_of,
+    under_ink,
+)
 from hopvista.augment.grid import Grid, marked
 from hopvista.augment.recipes import Base, Params, Plan, Skip, base_style, recipe
 from hopvista.model.inputs import Table
 from hopvista.program.executor import Context, Undecidable, decide
 from hopvista.rng import Streams
-from hopvista.themes.marks import MARK_KINDS, ordered_kinds
+from hopvista.themes.marks import HALO, MARK_KINDS, MarkKind, ink_look, ink_of, ordered_kinds
 from hopvista.themes.tables import get_theme
-from hopvista.themes.tables.policy import cell_backgrounds
+from hopvista.themes.tables.policy import cell_backgrounds, heading_backgrounds
 
 
 def _variants() -> dict[str, tuple[str | None, str | None]]:
@@ -67,6 +76,10 @@ GROUP = "markup"
 """``--variants markup`` stands for every variant of :data:`VARIANTS`."""
 
 COLOURS = ("#ffd54f", "#fff176", "#aed581", "#81d4fa", "#f48fb1", "#ffab91")
+
+INKS = (*dict.fromkeys(ink_of(*rgb_of(colour)) for colour in COLOURS), "#000000", "#ffeb3b")
+"""The inks a line-drawing mark may be drawn in: each colour's own, black, and a bright
+yellow that shows on a dark theme."""
 
 
 def _number(text: str) -> Decimal | None:
@@ -321,7 +334,7 @@ def coordinate(base: Base, cells: dict[str, Any]) -> dict[str, Any]:
 
 
 def look(streams: Streams, style: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The markup's look for one base (its seven variants share it); a highlight colour that
+    """The markup's look for one base (its variants share it); a highlight colour that
     stands out from every background a body cell of the table ``style`` may have
     (:func:`highlight_colour`)."""
     opacity = round(0.35 + 0.4 * streams.uniform("markup.opacity"), 2)
@@ -342,8 +355,7 @@ def highlight_colour(streams: Streams, opacity: float,
     drawn that stands out is kept. Also the record of the colour first drawn when it was
     replaced (its ΔE₀₀ against the background nearest it), else ``None``."""
     def least(colour: str) -> float:
-        return min((delta_e(over(colour, ground, opacity), ground) for ground in grounds),
-                   default=math.inf)
+        return fill_delta_e(colour, opacity, grounds)
 
     first = streams.choose(COLOURS, "markup.colour")
     clear = [colour for colour in COLOURS if least(colour) >= FILL_DELTA_E]
@@ -354,14 +366,69 @@ def highlight_colour(streams: Streams, opacity: float,
                     "least": FILL_DELTA_E}
 
 
+def mark_grounds(kind: MarkKind, style: Mapping[str, Any]) -> tuple[str, ...]:
+    """Every background a mark of ``kind`` may be drawn on in the table ``style``: a body
+    cell's, and for a row or column mark (which covers the row's heading or the column's
+    header) a heading's too."""
+    theme = get_theme(style["theme"])
+    grounds = cell_backgrounds(theme, style["accent"])
+    if kind.scope != "cell":
+        grounds += heading_backgrounds(theme, style["accent"])
+    return tuple(dict.fromkeys(grounds))
+
+
+def mark_paint(streams: Streams, kind: MarkKind, drawn: Mapping[str, Any],
+               style: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What a mark of ``kind`` draws differently from the base's look ``drawn`` so that it
+    stands out on the table ``style`` (:func:`mark_grounds`); empty when the look's own
+    paint already does, so those variants keep their bytes.
+
+    - a ``fill`` (the colour laid at the look's opacity, at most the kind's): ``colour``
+      drawn from :data:`COLOURS` among those that differ from every ground by at least
+      :data:`~hopvista.augment.contrast.FILL_DELTA_E`, and ``replaced``;
+    - an ``ink`` (lines; over the halo when the kind draws one): ``ink`` drawn from
+      :data:`INKS` among those that differ by at least
+      :data:`~hopvista.augment.contrast.STROKE_DELTA_E` from every ground and the halo laid
+      over it, and ``replaced_ink``;
+    - ``text`` draws in the text's own colour: nothing.
+
+    Each draw is rendezvous hashing on the base's streams; with none that passes, the one
+    that differs most. ``replaced`` / ``replaced_ink`` record the colour or ink the look
+    gave and its ΔE₀₀ against the ground nearest it."""
+    if style is None or kind.paint == "text":
+        return {}
+    grounds = mark_grounds(kind, style)
+    if kind.paint == "fill":
+        opacity = min(float(drawn["opacity"]), kind.most_opacity)
+        return _repainted(streams, "colour", "replaced", str(drawn["colour"]), COLOURS,
+                          lambda colour: fill_delta_e(colour, opacity, grounds), FILL_DELTA_E)
+    lying_on = under_ink(grounds, HALO if kind.halo else None)
+    return _repainted(streams, "ink", "replaced_ink", str(ink_look(drawn)["ink"]), INKS,
+                      lambda ink: least_delta_e(ink, lying_on), STROKE_DELTA_E)
+
+
+def _repainted(streams: Streams, key: str, record: str, given: str, choices: Sequence[str],
+               least: Callable[[str], float], threshold: float) -> dict[str, Any]:
+    """``{}`` when ``given`` stands out by ``threshold``; else ``key``: a choice that does
+    (rendezvous on ``markup.{key}``) and ``record``: what it replaced."""
+    if least(given) >= threshold:
+        return {}
+    clear = [choice for choice in choices if least(choice) >= threshold]
+    chosen = streams.choose(clear, f"markup.{key}") if clear else max(choices, key=least)
+    if chosen == given:
+        return {}
+    return {key: chosen, record: {key: given, "delta_e": math.floor(least(given) * 10) / 10,
+                                  "least": threshold}}
+
+
 class MarkupParams(Params):
     """Markup variants take no parameters."""
 
 
 def _markup_recipe(name: str, style: str | None, on: str | None) -> None:
     def plan(base: Base, streams: Streams, params: MarkupParams) -> Plan:
-        # Cells and look come from the base's own streams (variant "markup"), so the seven
-        # variants of a base mark the same cells in the same look.
+        # Cells and look come from the base's own streams (variant "markup"), so every
+        # variant of a base marks the same cells in the same look (a kind's paint apart).
         shared = Streams(streams.seed, streams.item_id, GROUP)
         cells = choose_cells(base, shared)
         table_style = base_style(base, shared)
@@ -372,8 +439,8 @@ def _markup_recipe(name: str, style: str | None, on: str | None) -> None:
             at = cells[on]
             layout = marked(layout, {(at["row"], at["col"]): style})
             kind = MARK_KINDS.get(style)
-            if kind.sample is not None:
-                shown = drawn | kind.sample(shared)
+            drawn = drawn | mark_paint(shared, kind, drawn, table_style)
+            shown = drawn | (kind.sample(shared) if kind.sample is not None else {})
         record = {"style": style, "on": on, **cells, "look": drawn}
         return Plan(base.grid, layout, table_style, {"markup": name},
                     mark_look=shown, markup=record)

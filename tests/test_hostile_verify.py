@@ -21,7 +21,12 @@ from typing import Any
 import jinja2
 import pytest
 
+from hopvista.augment import markup as table_markup
+from hopvista.augment.recipes import base_of_item, base_style
 from hopvista.cli.main import main
+from hopvista.model import Item
+from hopvista.rng import Streams
+from hopvista.themes.marks import MARK_KINDS
 from hopvista.verify.wording import _pattern, statement_variables
 from tests.conftest import build_dataset, read_items, reseal
 
@@ -1005,6 +1010,11 @@ def _misled_answer(item: dict[str, Any]) -> None:
                               "statement": markup["target"]["statement"]}
 
 
+def _made_up_ink(item: dict[str, Any]) -> None:
+    if item["variant"].get("recipe") == "markup-cc":
+        item["variant"]["markup"]["look"]["ink"] = "#123456"
+
+
 #: Consistent rewrites of markup variants' records (every variant of every base, resealed),
 #: and the words the failure must say.
 REMARKED: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
@@ -1016,6 +1026,8 @@ REMARKED: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "a misled reader's answer made up": (
         _misled_answer, "variant.markup.hijacked.answer is [1, 2, 3, 4], the markup recipe "
         "chooses"),
+    "a column box's ink made up": (
+        _made_up_ink, "variant.markup.look.ink is '#123456', the markup recipe chooses"),
 }
 
 
@@ -1025,6 +1037,38 @@ def test_markup_variants_verify_as_made(marked: Path, capsys: pytest.CaptureFixt
     code, stdout, err = _verify(marked, capsys)
     assert code == 0, err
     assert "target and distractor" not in stdout
+
+
+def _seed_replacing_a_column_ink(built: Path) -> tuple[int, str]:
+    """A variants' seed under which a base of ``built`` has its column box drawn in another
+    ink than its look's (a box over a coloured header), and that base's id."""
+    bases = [base_of_item(Item.model_validate(item)) for item in read_items(built)]
+    for seed in range(100):
+        for base in bases:
+            streams = Streams(seed, base.item.base_id, table_markup.GROUP)
+            style = base_style(base, streams)
+            if table_markup.mark_paint(streams, MARK_KINDS.get("column"),
+                                       table_markup.look(streams, style), style):
+                return seed, base.item.base_id
+    raise AssertionError("no seed replaces a column box's ink")
+
+
+@pytest.mark.slow
+def test_a_column_box_s_replaced_ink_is_re_derived_by_verify(
+        marked: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seed, base_id = _seed_replacing_a_column_ink(marked.parent / "fin")
+    root = tmp_path / "boxed"
+    assert main(["augment", str(marked.parent / "fin"), "--variants", "markup-cc",
+                 "--seed", str(seed), "--out", str(root)]) == 0
+    items = read_items(root)
+    boxed = next(i for i in items if i["base_id"] == base_id and i["variant"]["markup"])
+    look = boxed["variant"]["markup"]["look"]
+    chosen, faint = look["ink"], look["replaced_ink"]["ink"]
+    assert look["replaced_ink"]["least"] == 20.0 and chosen != faint
+    look["ink"] = faint  # the ink that hardly shows on the header
+    reseal(root, items)
+    _fails_naming(root, capsys, f"variant.markup.look.ink is {faint!r}, the markup recipe "
+                  f"chooses {chosen!r}")
 
 
 @pytest.mark.slow

@@ -64,6 +64,8 @@ def test_a_mark_kind_with_a_bad_code_or_scope_is_refused() -> None:
         MarkKind("dot", "n", "dotted", "a dot", lambda look: "")
     with pytest.raises(ValueError, match="scope 'page'"):
         MarkKind("dot", "t", "dotted", "a dot", lambda look: "", scope="page")
+    with pytest.raises(ValueError, match="paint 'glow'"):
+        MarkKind("dot", "t", "dotted", "a dot", lambda look: "", paint="glow")
 
 
 def test_hand_drawn_marks_are_seeded_and_differ_between_items() -> None:

@@ -1,7 +1,9 @@
-"""Markup colours stand out from what they mark: a table highlight from every background its
-cell may have in every table theme, a chart emphasis stroke from the marks it is drawn on
-(the crimson outline on a red bar is drawn in another colour, and the record says so);
-measured as CIEDE2000 colour differences, on the colours and on the pixels drawn."""
+"""Markup colours stand out from what they mark: every mark kind's paint (a highlight's or a
+shaded row's fill, the ink of an arrow, a ring, a hand-drawn loop or a column's box, over its
+halo) from every background it may be drawn on in every table theme, a chart emphasis stroke
+from the marks it is drawn on (the crimson outline on a red bar is drawn in another colour,
+and the record says so); measured as CIEDE2000 colour differences, on the colours and on the
+pixels drawn."""
 
 from __future__ import annotations
 
@@ -15,15 +17,23 @@ from PIL import Image
 
 from hopvista.augment import chart_markup
 from hopvista.augment import markup as table_markup
-from hopvista.augment.contrast import FILL_DELTA_E, STROKE_DELTA_E, ciede2000, delta_e, over
+from hopvista.augment.contrast import (
+    FILL_DELTA_E,
+    STROKE_DELTA_E,
+    ciede2000,
+    delta_e,
+        over,
+)
 from hopvista.augment.grid import ENTITY, HEAD, NUM, Cell, Grid, marked, plain
+from hopvista.markup_tasks.build import look as task_look
 from hopvista.render.chart import ChartRenderer
 from hopvista.render.panels import layout_document
 from hopvista.render.table import TableRenderer, parse_style
 from hopvista.rng import Streams
 from hopvista.themes.charts import FCMR_PALETTE
-from hopvista.themes.tables import builtin_themes, sample_table_style
-from hopvista.themes.tables.policy import cell_backgrounds
+from hopvista.themes.marks import HALO, MARK_KINDS, MarkKind, ink_look, ordered_kinds
+from hopvista.themes.tables import builtin_themes, get_theme, sample_table_style
+from hopvista.themes.tables.policy import cell_backgrounds, heading_backgrounds
 from tests.test_render_chart import chart_for, style_for
 
 SHARMA = [  # Sharma, Wu and Dalal (2005), Table 1: pairs 1, 7, 12, 17, 25, 34
@@ -77,9 +87,96 @@ def test_a_highlight_stands_out_from_every_background_of_every_table_theme() -> 
 
 
 def _theme_and_accent(style: dict[str, str]) -> tuple[object, str]:
-    from hopvista.themes.tables import get_theme
-
     return get_theme(style["theme"]), style["accent"]
+
+
+def _grounds(kind: MarkKind, style: dict[str, str]) -> list[str]:
+    """What a mark of ``kind`` lies on: a body cell's backgrounds, a heading's too for a mark
+    that covers a row or column, and for an ink over a halo the halo over each of them."""
+    theme, accent = get_theme(style["theme"]), style["accent"]
+    grounds = list(cell_backgrounds(theme, accent))
+    if kind.scope != "cell":
+        grounds += heading_backgrounds(theme, accent)
+    if kind.paint == "ink" and kind.halo:
+        grounds += [over(HALO[0], ground, HALO[1]) for ground in grounds]
+    return grounds
+
+
+def _stands_out_by(kind: MarkKind, look: dict[str, object], style: dict[str, str]) -> float:
+    """How far the paint of a mark of ``kind`` drawn in ``look`` is, at least, from what it
+    lies on, less the threshold of its paint (negative: it hardly shows)."""
+    grounds = _grounds(kind, style)
+    if kind.paint == "fill":
+        opacity = min(float(str(look["opacity"])), kind.most_opacity)
+        return min(delta_e(over(str(look["colour"]), g, opacity), g) for g in grounds) \
+            - FILL_DELTA_E
+    ink = ink_look(look)["ink"]
+    return min(delta_e(ink, g) for g in grounds) - STROKE_DELTA_E
+
+
+@pytest.mark.parametrize("kind", [k for k in ordered_kinds() if k.paint != "text"],
+                         ids=lambda kind: kind.name)
+def test_every_mark_kind_stands_out_from_everything_it_is_drawn_on(kind: MarkKind) -> None:
+    replaced = 0
+    for style in _styles():
+        for streams in STREAMS[:6]:
+            drawn = table_markup.look(streams, style)
+            paint = table_markup.mark_paint(streams, kind, drawn, style)
+            assert _stands_out_by(kind, drawn | paint, style) >= 0, (style, drawn, paint)
+            assert paint == table_markup.mark_paint(streams, kind, drawn, style)  # seeded
+            if paint:
+                replaced += 1
+                key = "colour" if kind.paint == "fill" else "ink"
+                was = paint["replaced" if key == "colour" else "replaced_ink"]
+                assert was[key] == (drawn["colour"] if key == "colour"
+                                    else ink_look(drawn)["ink"]) != paint[key]
+                assert was["delta_e"] < was["least"]
+                assert _stands_out_by(kind, drawn, style) < 0
+            else:  # a paint that stands out is kept: the variant's bytes stay
+                assert _stands_out_by(kind, drawn, style) >= 0
+    if kind.name == "column":  # a box over a coloured header
+        assert replaced
+
+
+def test_marks_in_the_text_s_own_colour_are_the_underline_and_the_bold() -> None:
+    assert {k.name for k in ordered_kinds() if k.paint == "text"} <= {"underline", "bold"}
+    assert table_markup.mark_paint(STREAMS[0], MARK_KINDS.get("underline"),
+                                   table_markup.look(STREAMS[0]), {"theme": "dark",
+                                                                   "accent": "#4fc3f7"}) == {}
+
+
+def test_a_markup_task_s_shapes_stand_out_on_every_theme() -> None:
+    drawn = task_look(Streams(1, "T1-000000", "markup"))
+    for kind in (k for k in ordered_kinds() if k.paint == "ink" and k.scope == "cell"):
+        for style in _styles():
+            assert _stands_out_by(kind, drawn, style) >= 0, (kind.name, style)
+
+
+def test_a_row_shaded_in_a_zebra_row_s_colour_is_shaded_in_another() -> None:
+    style = {"theme": "zebra", "accent": "#2e75b6"}
+    row = MARK_KINDS.get("row")
+    streams = next(s for s in STREAMS if table_markup.mark_paint(
+        s, row, table_markup.look(s, style), style))
+    drawn = table_markup.look(streams, style)
+    paint = table_markup.mark_paint(streams, row, drawn, style)
+    assert paint["replaced"]["colour"] == drawn["colour"] != paint["colour"]
+    assert paint["replaced"]["least"] == FILL_DELTA_E
+    assert _stands_out_by(row, drawn | paint, style) >= 0
+
+
+def test_a_column_box_on_a_coloured_header_is_drawn_in_another_ink() -> None:
+    style = {"theme": "coloured-header", "accent": "#7f6000"}
+    column = MARK_KINDS.get("column")
+    streams = next(s for s in STREAMS if table_markup.mark_paint(
+        s, column, table_markup.look(s, style), style))
+    drawn = table_markup.look(streams, style)
+    paint = table_markup.mark_paint(streams, column, drawn, style)
+    assert paint["replaced_ink"] == {"ink": ink_look(drawn)["ink"],
+                                     "delta_e": paint["replaced_ink"]["delta_e"],
+                                     "least": STROKE_DELTA_E}
+    assert delta_e(paint["ink"], "#7f6000") >= STROKE_DELTA_E
+    assert table_markup.mark_paint(streams, column, drawn, {"theme": "financial-report",
+                                                            "accent": "#7f6000"}) == {}
 
 
 def test_an_emphasis_stroke_stands_out_from_the_marks_it_is_drawn_on() -> None:
@@ -142,8 +239,15 @@ def _ground_pixel(png: bytes, box: list[int]) -> str:
     return "#" + "".join(f"{v:02x}" for v in rgb[:3])
 
 
+@pytest.fixture(scope="module")
+def tables() -> Iterator[TableRenderer]:
+    with TableRenderer() as renderer:
+        yield renderer
+
+
 @pytest.mark.slow
-def test_a_highlight_drawn_in_every_table_theme_measures_as_chosen() -> None:
+def test_a_highlight_drawn_in_every_table_theme_measures_as_chosen(
+        tables: TableRenderer) -> None:
     grid = _tiny_grid()
     # pale blue drawn first, at a low opacity: on a blue zebra row it would all but vanish
     streams = next(s for s in (Streams(2, f"item-{n}", "markup") for n in range(400))
@@ -151,18 +255,51 @@ def test_a_highlight_drawn_in_every_table_theme_measures_as_chosen() -> None:
                    and s.uniform("markup.opacity") < 0.2)
     styles = [(theme, theme.accents[0]) for theme in builtin_themes()]
     styles += [(theme, "#2e75b6") for theme in builtin_themes() if theme.name == "zebra"]
-    with TableRenderer() as renderer:
-        for theme, accent in styles:
-            style = sample_table_style(Streams(1, "contrast"), theme.family) | {
-                "theme": theme.name, "accent": accent, "font": theme.fonts[0]}
-            look = table_markup.look(streams, style)
-            parsed = parse_style(style)
-            shots = [renderer.shoot(layout_document(marked(plain(grid), marks), parsed, look),
-                                    parsed, "panels")
-                     for marks in ({}, {(1, 1): "highlight"}, {(2, 1): "highlight"})]
-            (plain_png, layout), *highlighted = shots
-            boxes = {(c["row"], c["col"]): c["box"] for c in layout["cells"]}
-            for row, (png, _) in enumerate(highlighted, start=1):  # a plain and a striped row
-                before, after = (_ground_pixel(p, boxes[(row, 1)]) for p in (plain_png, png))
-                assert delta_e(before, after) >= FILL_DELTA_E - 0.5, \
-                    (theme.name, accent, look["colour"], before, after)
+    for theme, accent in styles:
+        style = sample_table_style(Streams(1, "contrast"), theme.family) | {
+            "theme": theme.name, "accent": accent, "font": theme.fonts[0]}
+        look = table_markup.look(streams, style)
+        parsed = parse_style(style)
+        shots = [tables.shoot(layout_document(marked(plain(grid), marks), parsed, look),
+                              parsed, "panels")
+                 for marks in ({}, {(1, 1): "highlight"}, {(2, 1): "highlight"})]
+        (plain_png, layout), *highlighted = shots
+        boxes = {(c["row"], c["col"]): c["box"] for c in layout["cells"]}
+        for row, (png, _) in enumerate(highlighted, start=1):  # a plain and a striped row
+            before, after = (_ground_pixel(p, boxes[(row, 1)]) for p in (plain_png, png))
+            assert delta_e(before, after) >= FILL_DELTA_E - 0.5, \
+                (theme.name, accent, look["colour"], before, after)
+
+
+def _hex(rgb: np.ndarray) -> str:
+    return "#" + "".join(f"{int(v):02x}" for v in rgb)
+
+
+@pytest.mark.slow
+def test_each_line_kind_s_ink_drawn_on_the_darkest_theme_measures_as_chosen(
+        tables: TableRenderer) -> None:
+    grid = _tiny_grid()
+    theme = get_theme("dark")  # the darkest built-in theme: cells #1e1e1e and #262626
+    style = sample_table_style(Streams(1, "contrast"), theme.family) | {
+        "theme": theme.name, "accent": theme.accents[0], "font": theme.fonts[0]}
+    parsed = parse_style(style)
+    streams = STREAMS[0]
+    drawn = table_markup.look(streams, style)
+    plain_png, layout = tables.shoot(layout_document(plain(grid), parsed, drawn),
+                                     parsed, "panels")
+    ground = _ground_pixel(plain_png, {(c["row"], c["col"]): c["box"]
+                                       for c in layout["cells"]}[(2, 1)])
+    for kind in (k for k in ordered_kinds() if k.paint == "ink"):
+        look = drawn | table_markup.mark_paint(streams, kind, drawn, style)
+        ink = ink_look(look)["ink"]
+        png, _ = tables.shoot(layout_document(marked(plain(grid), {(2, 1): kind.name}),
+                                              parsed, look), parsed, "panels")
+        before, after = (np.asarray(Image.open(io.BytesIO(p)).convert("RGB"))
+                         for p in (plain_png, png))
+        colours, counts = np.unique(after[(before != after).any(axis=2)], axis=0,
+                                    return_counts=True)
+        inked = [_hex(c) for c in colours if delta_e(_hex(c), ink) < 3]  # the line's own
+        assert sum(n for c, n in zip(colours, counts, strict=True)
+                   if _hex(c) in inked) >= 10, (kind.name, ink)
+        measured = min(delta_e(c, ground) for c in inked)
+        assert measured >= STROKE_DELTA_E - 1, (kind.name, ink, ground, measured)

@@ -118,9 +118,9 @@ def scope_css(layout: Layout, look: dict[str, Any]) -> str:
     for at, kind in _marked_cells(layout):
         row, col = at
         if kind.scope == "row":
+            shade = rgba(bounded, min(bounded["opacity"], kind.most_opacity))
             rules.append(f".hv-table [data-row=\"{row}\"]:not([data-copy]) {{ "
-                         f"background-color: {rgba(bounded, min(bounded['opacity'], 0.45))} "
-                         "!important; }\n")
+                         f"background-color: {shade} !important; }}\n")
         elif kind.scope == "column":
             width = f"{bounded['thickness'] + 0.5:.1f}px"
             ink = bounded["ink"]

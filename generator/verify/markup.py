@@ -199,6 +199,7 @@ class RecipeRecords:
             return [f"variant.markup marks a base its recipe cannot mark ({shared})"]
         recorded = dict(markup)
         expected = dict(shared)
+        paints = expected.pop("paints", {})
         if modality == "chart":
             if item.variant.recipe not in chart_markup.VARIANTS:
                 return [f"chart markup on a variant of recipe "
@@ -206,8 +207,10 @@ class RecipeRecords:
             on = chart_markup.VARIANTS[item.variant.recipe]
             expected |= {"on": on, "style": shared["look"]["how"] if on is not None else None}
         else:  # style and on: variant_markup_problems
-            recorded.pop("style", None)
+            style = recorded.pop("style", None)
             recorded.pop("on", None)
+            if isinstance(style, str) and style in paints:
+                expected["look"] = expected["look"] | paints[style]
         found = _first_difference(recorded, expected, "variant.markup")
         if found is None:
             return []
@@ -242,8 +245,11 @@ def _chosen(base: Any, seed: int, modality: str) -> dict[str, Any]:
                                           chart_markup.marked_colours(made, style, points))}
 
     shared = Streams(seed, base.base_id, table_markup.GROUP)
-    return {**table_markup.choose_cells(made, shared),
-            "look": table_markup.look(shared, base_style(made, shared))}
+    style = base_style(made, shared)
+    drawn = table_markup.look(shared, style)
+    return {**table_markup.choose_cells(made, shared), "look": drawn,
+            "paints": {name: table_markup.mark_paint(shared, kind, drawn, style)
+                       for name, kind in MARK_KINDS.items()}}
 
 
 def _first_difference(said: Any, meant: Any, where: str) -> tuple[str, str, str] | None:

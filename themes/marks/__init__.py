@@ -11,7 +11,11 @@ lines are drawn in), without moving anything:
 - ``scope``: what the mark covers: the cell, its whole ``row`` (a shaded row) or its whole
   ``column`` (a boxed column), drawn by :func:`hopvista.render.panels.scope_css`;
 - ``sample(streams)``: the kind's own look drawn from an item's streams (a hand-drawn
-  stroke's jitter), added to the look its shape receives.
+  stroke's jitter), added to the look its shape receives;
+- ``paint``: what the mark is seen by, so that its colour can be measured against what it
+  lies on: ``fill`` (the look's colour laid at its opacity, at most ``most_opacity``, over
+  the cells it covers), ``ink`` (lines in the look's ink; over a light halo, :data:`HALO`,
+  when ``halo``), or ``text`` (drawn in the text's own colour, as legible as the text).
 
 Every kind's pixels lie inside the box the renderer records for the marked cell (the cell's
 own box, or ``mark_box`` for a shape or a row or column mark), which ``gen verify`` and the
@@ -36,6 +40,12 @@ from hopvista.rng import Streams
 SCOPES = ("cell", "row", "column")
 """What a mark covers."""
 
+PAINTS = ("fill", "ink", "text")
+"""What a mark is seen by (see the module docstring)."""
+
+HALO = ("#ffffff", 0.6)
+"""The colour and opacity of the halo drawn under a shape's ink."""
+
 
 @dataclass(frozen=True)
 class MarkKind:
@@ -51,6 +61,9 @@ class MarkKind:
     scope: str = "cell"
     sample: Callable[[Streams], dict[str, Any]] | None = None
     order: int = 100
+    paint: str = "ink"
+    halo: bool = False
+    most_opacity: float = 1.0
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z][a-z0-9-]*", self.name):
@@ -62,6 +75,12 @@ class MarkKind:
         if self.scope not in SCOPES:
             raise ValueError(f"mark kind {self.name!r}: scope {self.scope!r} is not one of "
                              f"{', '.join(SCOPES)}")
+        if self.paint not in PAINTS:
+            raise ValueError(f"mark kind {self.name!r}: paint {self.paint!r} is not one of "
+                             f"{', '.join(PAINTS)}")
+        if not 0.05 <= self.most_opacity <= 1:
+            raise ValueError(f"mark kind {self.name!r}: most_opacity {self.most_opacity!r} is "
+                             "not between 0.05 and 1")
 
     @property
     def reaches_beyond_cell(self) -> bool:
@@ -85,17 +104,21 @@ def ordered_kinds() -> list[MarkKind]:
 
 def ink_look(look: Mapping[str, Any]) -> dict[str, Any]:
     """A markup look with its values bounded: ``rgb`` of ``colour`` (``#rrggbb``),
-    ``opacity`` (0.05–1), ``thickness`` and ``stroke`` in px, and ``ink``: the colour, dark
-    and saturated, that lines (arrows, rings, boxes) are drawn in. Other keys are kept."""
+    ``opacity`` (0.05–1), ``thickness`` and ``stroke`` in px, and ``ink``: the colour that
+    lines (arrows, rings, boxes) are drawn in, the look's own ``ink`` if it has one, else the
+    colour's (:func:`ink_of`). Other keys are kept."""
     colour = str(look.get("colour", "#ffd54f"))
     if not re.fullmatch(r"#[0-9a-fA-F]{6}", colour):
         raise ValueError(f"markup colour {colour!r} is not #rrggbb")
+    ink = look.get("ink")
+    if ink is not None and not re.fullmatch(r"#[0-9a-fA-F]{6}", str(ink)):
+        raise ValueError(f"markup ink {ink!r} is not #rrggbb")
     red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
     return {**look, "rgb": (red, green, blue),
             "opacity": min(max(float(look.get("opacity", 0.5)), 0.05), 1.0),
             "thickness": min(max(float(look.get("thickness", 2.0)), 0.5), 6.0),
             "stroke": min(max(float(look.get("stroke", 0.6)), 0.2), 2.0),
-            "ink": ink_of(red, green, blue)}
+            "ink": str(ink) if ink is not None else ink_of(red, green, blue)}
 
 
 def ink_of(red: int, green: int, blue: int) -> str:
@@ -126,10 +149,16 @@ def shape_css(name: str, look: Mapping[str, Any], width: float) -> str:
     return (f"{cell(name)} .hv-mark-anchor, {cell(name)} .hv-label {{ position: relative; }}\n"
             f"{cell(name)} .hv-mark-shape {{ position: absolute; overflow: hidden; "
             "pointer-events: none; margin: 0; padding: 0; border: 0; }\n"
-            f"{cell(name)} .hv-mark-shape .hv-halo {{ {lines} stroke: rgba(255, 255, 255, 0.6); "
+            f"{cell(name)} .hv-mark-shape .hv-halo {{ {lines} stroke: {_halo_rgba()}; "
             f"stroke-width: {width + 2:.1f}px; }}\n"
             f"{cell(name)} .hv-mark-shape .hv-ink {{ {lines} stroke: {look['ink']}; "
             f"stroke-width: {width:.1f}px; }}\n")
+
+
+def _halo_rgba() -> str:
+    colour, opacity = HALO
+    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({red}, {green}, {blue}, {opacity:g})"
 
 
 def halo_and_ink(element: str) -> str:

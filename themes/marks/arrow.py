@@ -33,4 +33,4 @@ def shape(look: Mapping[str, Any], before: bool) -> str:
 
 MARK_KINDS.register("arrow", MarkKind(
     "arrow", "a", "pointed at by an arrow", "an arrow pointing at the cell", css, shape,
-    order=4))
+    order=4, halo=True))

@@ -16,4 +16,5 @@ def css(look: Mapping[str, Any]) -> str:
 
 
 MARK_KINDS.register("bold", MarkKind(
-    "bold", "b", "in bold", "the cell's text in bold", css, order=3))
+    "bold", "b", "in bold", "the cell's text in bold", css, order=3,
+    paint="text"))

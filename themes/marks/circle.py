@@ -32,4 +32,5 @@ def shape(look: Mapping[str, Any], before: bool) -> str:
 
 
 MARK_KINDS.register("circle", MarkKind(
-    "circle", "o", "circled", "a ring around the cell's text", css, shape, order=7))
+    "circle", "o", "circled", "a ring around the cell's text", css, shape, order=7,
+    halo=True))

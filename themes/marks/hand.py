@@ -59,4 +59,4 @@ def shape(look: Mapping[str, Any], before: bool) -> str:
 
 MARK_KINDS.register("hand", MarkKind(
     "hand", "d", "circled by hand", "a wobbly loop drawn by hand around the cell's text",
-    css, shape, sample=sample, order=8))
+    css, shape, sample=sample, order=8, halo=True))

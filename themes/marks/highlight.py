@@ -14,4 +14,5 @@ def css(look: Mapping[str, Any]) -> str:
 
 
 MARK_KINDS.register("highlight", MarkKind(
-    "highlight", "h", "highlighted", "the cell's background in a colour", css, order=1))
+    "highlight", "h", "highlighted", "the cell's background in a colour", css, order=1,
+    paint="fill"))

@@ -15,4 +15,4 @@ def css(look: Mapping[str, Any]) -> str:
 
 MARK_KINDS.register("row", MarkKind(
     "row", "r", "in the shaded row", "the cell's whole row shaded", css, scope="row",
-    order=5))
+    order=5, paint="fill", most_opacity=0.45))

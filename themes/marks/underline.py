@@ -17,4 +17,5 @@ def css(look: Mapping[str, Any]) -> str:
 
 
 MARK_KINDS.register("underline", MarkKind(
-    "underline", "u", "underlined", "a line under the cell's text", css, order=2))
+    "underline", "u", "underlined", "a line under the cell's text", css, order=2,
+    paint="text"))

@@ -52,7 +52,8 @@ if TYPE_CHECKING:
     from hopvista.themes.tables import Theme
 
 __all__ = ["MAX_TEXT_PX", "MIN_CONTRAST", "MIN_TEXT_PX", "PROPERTIES", "SYMBOL_FONT_WORDS",
-           "cell_backgrounds", "check_theme_css", "contrast", "theme_css_problems"]
+           "cell_backgrounds", "check_theme_css", "contrast", "heading_backgrounds",
+           "theme_css_problems"]
 
 MIN_CONTRAST = 3.0
 """The least contrast ratio (WCAG 2) between text and the background it is drawn on."""
@@ -1053,11 +1054,14 @@ def check_theme_css(theme: Theme, css: str, origin: str, line_offset: int = 0) -
 
 
 @cache
-def _theme_backgrounds(theme: Theme) -> dict[str, tuple[str, ...]]:
+def _theme_backgrounds(theme: Theme) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Per accent, the backgrounds a body cell (``td``) and a heading (a ``th`` of class
+    ``hv-head``) may be drawn on."""
     rules = _parse(_BASE_CSS, _Problems("(base)", 0), trusted=True) + \
         _parse(theme.stylesheet(), _Problems(theme.name, 0), trusted=True)
     ordered = [_Rule(r.selectors, r.declarations, i) for i, r in enumerate(rules)]
-    found: dict[str, set[str]] = {accent: set() for accent in theme.accents}
+    found: dict[str, dict[str, set[str]]] = {accent: {"td": set(), "th": set()}
+                                             for accent in theme.accents}
     for document in _sample_documents(theme):
         elements = [document.html, *document.html.find_all(True)]
         ids = {id(e): i for i, e in enumerate(elements)}
@@ -1079,9 +1083,11 @@ def _theme_backgrounds(theme: Theme) -> dict[str, tuple[str, ...]]:
                 declared, sure = _possible(index, matches, backs)
                 back[index] = _dedupe(_resolve(declared, behind, palette, memo) +
                                       ([] if sure else behind))
-                if element.name == "td":
-                    found[accent] |= {_hex(value.value) for value in back[index]}
-    return {accent: tuple(sorted(colours)) for accent, colours in found.items()}
+                if element.name == "td" or (element.name == "th"
+                                            and "hv-head" in element.get("class", [])):
+                    found[accent][element.name] |= {_hex(value.value) for value in back[index]}
+    return {accent: {tag: tuple(sorted(colours)) for tag, colours in tags.items()}
+            for accent, tags in found.items()}
 
 
 def cell_backgrounds(theme: Theme, accent: str) -> tuple[str, ...]:
@@ -1089,7 +1095,18 @@ def cell_backgrounds(theme: Theme, accent: str) -> tuple[str, ...]:
     accent colour ``accent`` (one of the theme's): the page's, the table's, a row's or the
     cell's own, as the theme's rules may paint them (conservatively: a rule that may apply
     counts)."""
+    return _backgrounds_of(theme, accent, "td")
+
+
+def heading_backgrounds(theme: Theme, accent: str) -> tuple[str, ...]:
+    """Every background (``#rrggbb``) a heading cell (a column's header, a row's heading) of
+    ``theme`` may be drawn on with the accent colour ``accent``, as :func:`cell_backgrounds`
+    finds a body cell's."""
+    return _backgrounds_of(theme, accent, "th")
+
+
+def _backgrounds_of(theme: Theme, accent: str, tag: str) -> tuple[str, ...]:
     backgrounds = _theme_backgrounds(theme)
     if accent not in backgrounds:
         raise ValueError(f"table theme {theme.name!r} has no accent {accent!r}")
-    return backgrounds[accent]
+    return backgrounds[accent][tag]
