@@ -25,12 +25,11 @@ stroke's colour and width — is drawn from the base's streams, the same for its
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from hopvista.augment.contrast import STROKE_DELTA_E, least_delta_e
+from hopvista.augment.contrast import STROKE_DELTA_E, least_delta_e, standing_out
 from hopvista.augment.recipes import Base, Params, Plan, Skip, base_style, recipe
 from hopvista.model.statement import ValueCell
 from hopvista.program.executor import Context, Undecidable, decide, parse_number, picked_by
@@ -193,16 +192,10 @@ def stroke_colour(streams: Streams, marked: Sequence[str]) -> tuple[str, dict[st
     ``chart-markup.colour``, so a colour first drawn that stands out is kept. Also the record
     of the colour first drawn when it was replaced (its ΔE₀₀ against the mark nearest it in
     colour), else ``None``."""
-    def least(colour: str) -> float:
-        return least_delta_e(colour, marked)
-
     first = streams.choose(COLOURS, "chart-markup.colour")
-    clear = [colour for colour in COLOURS if least(colour) >= STROKE_DELTA_E]
-    colour = streams.choose(clear, "chart-markup.colour") if clear else max(COLOURS, key=least)
-    if colour == first:
-        return colour, None
-    return colour, {"colour": first, "delta_e": math.floor(least(first) * 10) / 10,
-                    "least": STROKE_DELTA_E}
+    colour, replaced = standing_out(streams, "chart-markup.colour", first, COLOURS,
+                                    lambda c: least_delta_e(c, marked), STROKE_DELTA_E)
+    return colour, None if replaced is None else {"colour": first, **replaced}
 
 
 def marked_colours(base: Base, style: Mapping[str, Any], points: Mapping[str, Any]

@@ -12,7 +12,10 @@ apart (16, 18 and 56).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from hopvista.rng import Streams
 
 FILL_DELTA_E = 10.0
 """The least ΔE₀₀ between a highlighted cell (the highlight over the cell's background, at
@@ -121,3 +124,19 @@ def under_ink(grounds: Iterable[str], halo: tuple[str, float] | None) -> tuple[s
     if halo is not None:
         found += [over(halo[0], ground, halo[1]) for ground in found]
     return tuple(dict.fromkeys(found))
+
+
+def standing_out(streams: Streams, stream: str, given: str, choices: Sequence[str],
+                 least: Callable[[str], float], threshold: float
+                 ) -> tuple[str, dict[str, Any] | None]:
+    """``given`` when it differs from what it marks by ``threshold`` (``least``: its smallest
+    ΔE₀₀ against all it may lie on); else a choice among ``choices`` that does (rendezvous
+    hashing on ``stream``; with none, the one that differs most), with the record of what it
+    replaced: ``{"delta_e": given's ΔE₀₀ (floored to a tenth), "least": threshold}``."""
+    if least(given) >= threshold:
+        return given, None
+    clear = [choice for choice in choices if least(choice) >= threshold]
+    chosen = streams.choose(clear, stream) if clear else max(choices, key=least)
+    if chosen == given:
+        return given, None
+    return chosen, {"delta_e": math.floor(least(given) * 10) / 10, "least": threshold}

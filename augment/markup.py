@@ -31,7 +31,6 @@ variants' look.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -42,6 +41,7 @@ from hopvista.augment.contrast import (
     fill_delta_e,
     least_delta_e,
     rgb_of,
+    standing_out,
     under_ink,
 )
 from hopvista.augment.grid import Grid, marked
@@ -354,16 +354,10 @@ def highlight_colour(streams: Streams, opacity: float,
     differs most. The choice is rendezvous hashing on ``markup.colour``, so a colour first
     drawn that stands out is kept. Also the record of the colour first drawn when it was
     replaced (its ΔE₀₀ against the background nearest it), else ``None``."""
-    def least(colour: str) -> float:
-        return fill_delta_e(colour, opacity, grounds)
-
     first = streams.choose(COLOURS, "markup.colour")
-    clear = [colour for colour in COLOURS if least(colour) >= FILL_DELTA_E]
-    colour = streams.choose(clear, "markup.colour") if clear else max(COLOURS, key=least)
-    if colour == first:
-        return colour, None
-    return colour, {"colour": first, "delta_e": math.floor(least(first) * 10) / 10,
-                    "least": FILL_DELTA_E}
+    colour, replaced = standing_out(streams, "markup.colour", first, COLOURS,
+                                    lambda c: fill_delta_e(c, opacity, grounds), FILL_DELTA_E)
+    return colour, None if replaced is None else {"colour": first, **replaced}
 
 
 def mark_grounds(kind: MarkKind, style: Mapping[str, Any]) -> tuple[str, ...]:
@@ -411,14 +405,8 @@ def _repainted(streams: Streams, key: str, record: str, given: str, choices: Seq
                least: Callable[[str], float], threshold: float) -> dict[str, Any]:
     """``{}`` when ``given`` stands out by ``threshold``; else ``key``: a choice that does
     (rendezvous on ``markup.{key}``) and ``record``: what it replaced."""
-    if least(given) >= threshold:
-        return {}
-    clear = [choice for choice in choices if least(choice) >= threshold]
-    chosen = streams.choose(clear, f"markup.{key}") if clear else max(choices, key=least)
-    if chosen == given:
-        return {}
-    return {key: chosen, record: {key: given, "delta_e": math.floor(least(given) * 10) / 10,
-                                  "least": threshold}}
+    chosen, replaced = standing_out(streams, f"markup.{key}", given, choices, least, threshold)
+    return {} if replaced is None else {key: chosen, record: {key: given, **replaced}}
 
 
 class MarkupParams(Params):
