@@ -82,30 +82,22 @@ def summarise(results: Sequence[dict[str, Any]], run: dict[str, Any],
         "cost": _cost(results),
         "cached": sum(bool(r["cached"]) for r in results),
     }
-    with_statements = [r for r in answered if r.get("statements")]
-    if with_statements:
-        summary["statements"] = _statement_figures(answered, boot)
-    variants = _consistency(answered)
-    if variants:
-        summary["variants"] = variants
-    markup = _markup(answered)
-    if markup:
-        summary["markup"] = markup
-    stages = stage_summary(answered)
-    if stages:
-        summary["stages"] = stages
-    papers = _papers(answered, seed)
-    if papers:
-        summary["papers"] = papers
-    errors = error_summary(results, run)
-    if errors is not None:
-        summary["error_classes"] = errors
-    derendered = reading_summary(results)
-    if derendered:
-        summary["derendered"] = derendered
-    seconds = _seconds(answered)
-    if seconds:
-        summary["seconds"] = seconds
+    # Sections a run has only when its items or options give them, in this order.
+    sections: dict[str, Callable[[], Any]] = {
+        "statements": lambda: _statement_figures(answered, boot)
+        if any(r.get("statements") for r in answered) else None,
+        "variants": lambda: _consistency(answered),
+        "markup": lambda: _markup(answered),
+        "stages": lambda: stage_summary(answered),
+        "papers": lambda: _papers(answered, seed),
+        "error_classes": lambda: error_summary(results, run),
+        "derendered": lambda: reading_summary(results),
+        "seconds": lambda: _seconds(answered),
+    }
+    for key, figure in sections.items():
+        value = figure()
+        if value or (key == "error_classes" and value is not None):
+            summary[key] = value
     return summary
 
 
