@@ -325,8 +325,13 @@ def test_markup_tasks_and_prompts_read_a_hitab_table_under_one_header_row(
     from hopvista.rng import Streams
 
     named = json.loads(json.dumps(HITAB_TABLE))
-    named["texts"][0][0] = "group"  # a corner with a name: every column has a header
     named["merged_regions"] = named["merged_regions"][:2]
+    root = write_hitab(tmp_path / "bare", [hitab_sample("s1")], tables={"t1": named})
+    cells = imported_tables(root, None).draw(Streams(0, "t", "v"), 0).cells
+    # HiTab's corner above the row labels is mostly empty: no task names it, so it is kept
+    assert cells[0] == ("", "2019 / men", "2019 / women", "2020 / men", "2020 / women")
+
+    named["texts"][0][0] = "group"  # a corner with a name: every column has a header
     root = write_hitab(tmp_path / "HiTab", [hitab_sample("s1")], tables={"t1": named})
     cells = imported_tables(root, None).draw(Streams(0, "t", "v"), 0).cells
     assert cells[0] == ("group", "2019 / men", "2019 / women", "2020 / men", "2020 / women")

@@ -5,7 +5,8 @@ fresh table per task from the domain's source: four to eight entities, and eithe
 five columns of one period or one column over the periods. ``--tables PATH`` reads an
 existing dataset (:mod:`hopvista.sources.imports`, any format it knows) and uses the tables
 of its records that a task can be drawn on: at least three body rows and a value column,
-distinct non-empty row labels and headers (a multi-level header read as one row: each
+distinct non-empty row labels and column headers, the corner above the labels
+possibly empty (a multi-level header read as one row: each
 column's header texts top to bottom, ``2019 / men``). A larger table is cut to its first
 :data:`MAX_ROWS` rows and :data:`MAX_COLS` columns (the task is about the table it shows).
 """
@@ -50,7 +51,7 @@ def usable(cells: list[list[str]], caption: str | None, source: str) -> TaskTabl
     if any(len(row) != width for row in cells):
         return None
     labels = [row[0] for row in cells[1:]]
-    headers = cells[0]
+    headers = cells[0][1:]  # the corner above the row labels may be empty (no task names it)
     if not all(labels) or len(set(labels)) != len(labels) or not all(headers) or \
             len(set(headers)) != len(headers):
         return None
