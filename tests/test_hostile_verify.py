@@ -984,10 +984,12 @@ def test_verify_words_every_subtask_s_question_as_the_build_does() -> None:
 
 @pytest.fixture(scope="module")
 def marked(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The seven markup variants of two financial items."""
+    """Markup variants of two financial items: the control, a highlight and a column box on
+    either cell (the records the rewrites below tamper with)."""
     root = tmp_path_factory.mktemp("marked")
     build_dataset(root / "fin", "--hops", "1", "-n", "2", "--no-images")
-    assert main(["augment", str(root / "fin"), "--variants", "markup",
+    assert main(["augment", str(root / "fin"), "--variants",
+                 "markup-n,markup-hc,markup-hi,markup-cc,markup-ci",
                  "--out", str(root / "variants")]) == 0
     return root / "variants"
 
