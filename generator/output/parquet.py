@@ -35,29 +35,61 @@ row["question"], row["answer"], json.loads(row["item_json"])"""
 """How the dataset card shows loading the Parquet shards (``{split}`` is filled in)."""
 
 
-def _features(paraphrased: bool = False) -> Any:
-    from datasets import Features, Image, List, Value
+# The row's columns as ``datasets`` features, written out: a build need not import
+# ``datasets`` (about a second) to write them. A value is a dtype name, "image", a list of one
+# value, or a struct (a dict). tests/test_parquet_schema.py holds it to what ``datasets``
+# declares for the same features.
+_STATEMENT: dict[str, Any] = {"text": "string", "label": "bool", "type": "string"}
+_PARAPHRASE: dict[str, Any] = {"template": "string", "kept": "int32"}
+_COLUMNS: dict[str, Any] = {
+    "id": "string", "base_id": "string", "variant": "string", "domain": "string",
+    "kind": "string", "difficulty": "string", "hops": "int32",
+    "entities": [{"id": "string", "name": "string"}], "question": "string",
+    "statements": [_STATEMENT], "answer": "string", "answer_type": "string",
+    "images": ["image"], "image_roles": ["string"], "item_json": "string",
+}
 
-    statement = {"text": Value("string"), "label": Value("bool"), "type": Value("string")}
-    if paraphrased:
-        statement["paraphrase"] = {"template": Value("string"), "kept": Value("int32")}
-    return Features({
-        "id": Value("string"),
-        "base_id": Value("string"),
-        "variant": Value("string"),
-        "domain": Value("string"),
-        "kind": Value("string"),
-        "difficulty": Value("string"),
-        "hops": Value("int32"),
-        "entities": [{"id": Value("string"), "name": Value("string")}],
-        "question": Value("string"),
-        "statements": [statement],
-        "answer": Value("string"),
-        "answer_type": Value("string"),
-        "images": List(Image()),
-        "image_roles": List(Value("string")),
-        "item_json": Value("string"),
-    })
+
+def columns(paraphrased: bool = False) -> dict[str, Any]:
+    """The row's columns as features (the module's comment above); ``paraphrased`` adds each
+    statement's ``paraphrase``."""
+    if not paraphrased:
+        return _COLUMNS
+    return _COLUMNS | {"statements": [_STATEMENT | {"paraphrase": _PARAPHRASE}]}
+
+
+def _arrow_type(feature: Any) -> Any:
+    import pyarrow as pa
+
+    if isinstance(feature, dict):
+        return pa.struct([(name, _arrow_type(inner)) for name, inner in feature.items()])
+    if isinstance(feature, list):
+        return pa.list_(_arrow_type(feature[0]))
+    if feature == "image":
+        return pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+    return pa.type_for_alias(feature)
+
+
+def _declared(feature: Any) -> Any:
+    """A feature as ``datasets`` records it in the schema's ``huggingface`` metadata."""
+    if isinstance(feature, dict):
+        return {name: _declared(inner) for name, inner in feature.items()}
+    if isinstance(feature, list):
+        return {"feature": _declared(feature[0]), "_type": "List"}
+    if feature == "image":
+        return {"_type": "Image"}
+    return {"dtype": feature, "_type": "Value"}
+
+
+def arrow_schema(paraphrased: bool = False) -> Any:
+    """The shards' Arrow schema, with the ``huggingface`` metadata through which
+    ``datasets.load_dataset`` reads ``images`` as images."""
+    import pyarrow as pa
+
+    features = columns(paraphrased)
+    metadata = {"info": {"features": {name: _declared(f) for name, f in features.items()}}}
+    return pa.schema([(name, _arrow_type(f)) for name, f in features.items()],
+                     metadata={"huggingface": json.dumps(metadata)})
 
 
 def item_line(item: Item) -> str:
@@ -109,7 +141,7 @@ class ParquetShards:
         self._group_bytes = group_bytes
         self._bytes = 0  # of the images in self._rows
         self._paraphrased = paraphrased
-        self._features = _features(paraphrased)
+        self._schema = arrow_schema(paraphrased)
         self._rows: list[dict[str, Any]] = []
         self._writer: Any = None
         self._in_shard = 0
@@ -127,7 +159,7 @@ class ParquetShards:
             self._open()
         row = _row(item, self._root, item_line(item) if line is None else line,
                    self._paraphrased)
-        self._rows.append(self._features.encode_example(row))
+        self._rows.append(row)
         self._bytes += sum(len(image["bytes"]) for image in row["images"])
         self._added += 1
         self._in_shard += 1
@@ -148,7 +180,7 @@ class ParquetShards:
         import pyarrow.parquet as pq
 
         name = f"{DATA_DIR}/{SPLIT}-{len(self.written):05d}-of-{self._shards:05d}.parquet"
-        self._writer = pq.ParquetWriter(self._root / name, self._features.arrow_schema,
+        self._writer = pq.ParquetWriter(self._root / name, self._schema,
                                         compression="zstd")
         self.written.append(name)
         self._in_shard = 0
@@ -158,7 +190,7 @@ class ParquetShards:
 
         if self._rows:
             rows, self._rows, self._bytes = self._rows, [], 0
-            table = pa.Table.from_pylist(rows, schema=self._features.arrow_schema)
+            table = pa.Table.from_pylist(rows, schema=self._schema)
             del rows  # the images' bytes are in the table now: one copy less while it is written
             self._writer.write_table(table)
             del table
