@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -485,6 +485,31 @@ def sniff_lines(path: Path, line_problem: Callable[[str], str | None]) -> list[s
         if len(problems) >= SNIFF_LINES:
             break
     return problems
+
+
+_Record = TypeVar("_Record")
+
+
+def json_line_record(text: str, number: int,
+                     check: Callable[[dict[str, Any], str | int], _Record]) -> _Record:
+    """The record on one line of a JSON Lines file (line ``number``): a JSON object whose
+    ``id`` (the line number when it has none) is a text or an integer, its values checked
+    (:func:`check_values`), then ``check(record, id)``. A :class:`RecordError` names the
+    record's own ``id`` when it gives one."""
+    record = parse_json(text, line=True)
+    if not isinstance(record, dict):
+        raise RecordError(f"expected a JSON object, found {found(record)}")
+    record_id = record.get("id", number)
+    if not isinstance(record_id, (str, int)) or isinstance(record_id, bool) \
+            or not str(record_id).strip():
+        raise RecordError("id is not a text or an integer")
+    try:
+        check_values(record)
+        return check(record, record_id)
+    except ValueError as exc:  # a RecordError, a table's TableError, a field's value
+        if "id" in record:
+            raise RecordError(f"id {excerpt(record_id)}: {one_line(exc)}") from None
+        raise
 
 
 def found(value: Any) -> str:

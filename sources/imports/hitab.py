@@ -55,6 +55,7 @@ from hopvista.sources.imports.common import (
     file_in,
     found,
     is_regular,
+    json_line_record,
     lines,
     make_item,
     one_line,
@@ -330,20 +331,8 @@ def answer_of(sample: dict[str, Any]) -> tuple[Any, str]:
 
 
 def _sample(text: str, number: int, where: str, ids: Ids, tables: _Tables) -> Imported:
-    sample = parse_json(text, line=True)
-    if not isinstance(sample, dict):
-        raise RecordError(f"expected a JSON object, found {found(sample)}")
-    sample_id = sample.get("id", number)
-    if not isinstance(sample_id, (str, int)) or isinstance(sample_id, bool) \
-            or not str(sample_id).strip():
-        raise RecordError("id is not a text or an integer")
-    try:
-        check_values(sample)
-        return _checked(sample, sample_id, where, ids, tables)
-    except (RecordError, TableError, ValueError) as exc:
-        if "id" in sample:
-            raise RecordError(f"id {excerpt(sample_id)}: {one_line(exc)}") from None
-        raise
+    return json_line_record(text, number, lambda sample, sample_id: _checked(
+        sample, sample_id, where, ids, tables))
 
 
 def _checked(sample: dict[str, Any], sample_id: str | int, where: str, ids: Ids,

@@ -36,9 +36,9 @@ from hopvista.sources.imports import IMPORTERS, Imported, Importer, Mismatch, Sk
 from hopvista.sources.imports.common import (
     Ids,
     RecordError,
-    check_values,
     found,
     is_regular,
+    json_line_record,
     lines,
     make_item,
     one_line,
@@ -191,20 +191,8 @@ def text_of(record: dict[str, Any]) -> list[TextChunk]:
 
 
 def _record(line: str, number: int, where: str, ids: Ids) -> Imported:
-    record = parse_json(line, line=True)
-    if not isinstance(record, dict):
-        raise RecordError(f"expected a JSON object, found {found(record)}")
-    record_id = record.get("id", number)
-    if not isinstance(record_id, (str, int)) or isinstance(record_id, bool) \
-            or not str(record_id).strip():
-        raise RecordError("id is not a text or an integer")
-    try:
-        check_values(record)
-        return _checked(record, record_id, where, ids)
-    except (RecordError, TableError, ValueError) as exc:
-        if "id" in record:
-            raise RecordError(f"id {excerpt(record_id)}: {one_line(exc)}") from None
-        raise
+    return json_line_record(line, number, lambda record, record_id: _checked(
+        record, record_id, where, ids))
 
 
 def _checked(record: dict[str, Any], record_id: str | int, where: str, ids: Ids) -> Imported:
